@@ -1,0 +1,83 @@
+# cql_fdw: PostgreSQL foreign-data wrapper for Apache Cassandra (CQL native protocol)
+#
+# make / make install        build and install the extension (PGXS)
+# make unit                  build C unit tests of the protocol library (ASan+UBSan)
+# make integration           build C programs that test the library against a live node
+# make fuzz                  build libFuzzer targets (needs clang)
+# make tools                 build the cqlcli command-line client
+# make test                  everything: services, all suites, one summary line
+# make demo                  the main job: services + demo
+
+EXTENSION  = cql_fdw
+EXTVERSION = 0.1
+MODULE_big = cql_fdw
+DATA       = cql_fdw--$(EXTVERSION).sql
+PGFILEDESC = "cql_fdw - foreign-data wrapper for Apache Cassandra"
+
+CQL_SRCS := $(sort $(wildcard src/cql/*.c))
+FDW_SRCS := $(sort $(wildcard src/fdw/*.c))
+CQL_HDRS := $(wildcard src/cql/*.h)
+OBJS      = $(CQL_SRCS:.c=.o) $(FDW_SRCS:.c=.o)
+
+PG_CPPFLAGS = -I$(srcdir)/src/cql -I$(srcdir)/src/fdw
+SHLIB_LINK  = -llz4
+
+# pg_regress suites, in order (sql/NAME.sql -> expected/NAME.out)
+REGRESS      = $(shell cat $(srcdir)/sql/schedule.txt 2>/dev/null)
+REGRESS_OPTS = --inputdir=$(srcdir) --outputdir=$(srcdir)/build/regress
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# ---------------------------------------------------------------------------
+# Protocol library builds outside the server: sanitizers on, no PG headers.
+# ---------------------------------------------------------------------------
+BUILD      ?= build
+HOSTCC     ?= gcc
+SAN_FLAGS  ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LIB_CFLAGS  = -std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Isrc/cql -Itests/unit $(SAN_FLAGS)
+
+LIB_OBJS := $(patsubst src/cql/%.c,$(BUILD)/lib/%.o,$(CQL_SRCS))
+
+$(BUILD)/lib/%.o: src/cql/%.c $(CQL_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libcql.a: $(LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(sort $(wildcard tests/unit/test_*.c)))
+INTEG_BINS := $(patsubst tests/integration/%.c,$(BUILD)/integration/%,$(sort $(wildcard tests/integration/test_*.c)))
+
+$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcql.a tests/unit/tap.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(LIB_CFLAGS) -o $@ $< $(BUILD)/libcql.a -llz4
+
+$(BUILD)/integration/%: tests/integration/%.c $(BUILD)/libcql.a tests/unit/tap.h $(wildcard tests/integration/*.h)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(LIB_CFLAGS) -Itests/integration -o $@ $< $(BUILD)/libcql.a -llz4
+
+$(BUILD)/cqlcli: src/tools/cqlcli.c $(BUILD)/libcql.a
+	$(HOSTCC) $(LIB_CFLAGS) -o $@ $< $(BUILD)/libcql.a -llz4
+
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(CQL_SRCS) $(CQL_HDRS)
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -g -O1 -Isrc/cql -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(CQL_SRCS) -llz4
+
+.PHONY: unit integration fuzz tools test demo
+unit: $(UNIT_BINS)
+integration: $(INTEG_BINS)
+fuzz: $(FUZZ_BINS)
+tools: $(BUILD)/cqlcli
+
+test:
+	bash scripts/test.sh
+
+demo:
+	bash scripts/demo.sh
+
+EXTRA_CLEAN = $(BUILD)

@@ -1,0 +1,569 @@
+#!/usr/bin/env bash
+#
+# scripts/cassandra.sh - run real Apache Cassandra 5.0 test nodes from the
+# Maven Central jars (no tarball, no Docker).
+#
+# Usage:
+#   cassandra.sh fetch                     resolve the jars into the cache
+#   cassandra.sh start single|auth|cluster|NODE... [--keep-data] [--reuse]
+#   cassandra.sh stop [all|single|auth|cluster|NODE...]
+#   cassandra.sh status
+#   cassandra.sh wait [single|auth|cluster|all]
+#   cassandra.sh probe HOST [PORT]         v4 OPTIONS -> SUPPORTED check
+#   cassandra.sh login HOST PORT USER PASS SASL PLAIN login check
+#   cassandra.sh nodetool NODE ARGS...     needs CASSANDRA_JMX=1 at start
+#   cassandra.sh cqlsh NODE [ARGS...]      cqlsh from the cache venv
+#   cassandra.sh logs NODE                 tail the node's system.log
+#
+# Nodes (all ports 9042 CQL / 7000 storage, one loopback address each):
+#   single  127.0.0.1           one node, no authentication
+#   node1..node3 127.0.0.1-3    "cluster": all seeds, balanced tokens
+#   auth    127.0.0.4           PasswordAuthenticator, cassandra/cassandra
+#   scratch 127.0.0.5           spare single node for experiments
+# single and node1 share 127.0.0.1, so starting one stops the other.
+#
+# Environment:
+#   CQL_FDW_CACHE              cache dir (default ~/.cache/cql_fdw)
+#   CASSANDRA_VERSION          cassandra-all version (default: cassandra/pom.xml)
+#   CASSANDRA_RUN_DIR          node state (default $CQL_FDW_CACHE/run)
+#   CASSANDRA_HEAP             heap per node (default 1G)
+#   CASSANDRA_RING_DELAY_MS    gossip ring delay (default 1000)
+#   CASSANDRA_JMX=1            enable local JMX (7199/7299/7399, auth 7499)
+#   CASSANDRA_JVM_OPTS         extra JVM options, appended last
+#   CASSANDRA_MLOCK=1          as root, let mlockall lock the heap (default:
+#                              CAP_IPC_LOCK dropped, see launch_node)
+#   CASSANDRA_KEEP_DATA=1      same as --keep-data
+#   CASSANDRA_START_TIMEOUT    seconds (default 180, cluster 300)
+#   CASSANDRA_STOP_TIMEOUT     seconds before SIGKILL (default 30)
+#
+set -euo pipefail
+
+# shellcheck source=lib_common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib_common.sh"
+# shellcheck source=lib_cqlprobe.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib_cqlprobe.sh"
+
+POM=$REPO/cassandra/pom.xml
+if [ -z "${CASSANDRA_VERSION:-}" ]; then
+	CASSANDRA_VERSION=$(sed -n 's:.*<cassandra.version>\(.*\)</cassandra.version>.*:\1:p' "$POM" | head -n1)
+fi
+KIT=$CACHE/cassandra-$CASSANDRA_VERSION
+LIB=$KIT/lib
+RUN_DIR=${CASSANDRA_RUN_DIR:-$CACHE/run}
+HEAP=${CASSANDRA_HEAP:-1G}
+RING_DELAY_MS=${CASSANDRA_RING_DELAY_MS:-1000}
+STOP_TIMEOUT=${CASSANDRA_STOP_TIMEOUT:-30}
+KEEP_DATA=${CASSANDRA_KEEP_DATA:-0}
+REUSE=0
+
+ALL_NODES="single node1 node2 node3 auth scratch"
+CLUSTER_NODES="node1 node2 node3"
+CLUSTER_SEEDS="127.0.0.1:7000,127.0.0.2:7000,127.0.0.3:7000"
+
+# node_attr NODE -> sets ADDR CLUSTER SEEDS TOKEN AUTH JMX_PORT
+node_attr()
+{
+	AUTH=0
+	case $1 in
+		single)
+			ADDR=127.0.0.1 CLUSTER="cql_fdw single" SEEDS=127.0.0.1:7000
+			TOKEN=-9223372036854775808 JMX_PORT=7199 ;;
+		node1)
+			ADDR=127.0.0.1 CLUSTER="cql_fdw cluster" SEEDS=$CLUSTER_SEEDS
+			TOKEN=-9223372036854775808 JMX_PORT=7199 ;;
+		node2)
+			ADDR=127.0.0.2 CLUSTER="cql_fdw cluster" SEEDS=$CLUSTER_SEEDS
+			TOKEN=-3074457345618258603 JMX_PORT=7299 ;;
+		node3)
+			ADDR=127.0.0.3 CLUSTER="cql_fdw cluster" SEEDS=$CLUSTER_SEEDS
+			TOKEN=3074457345618258602 JMX_PORT=7399 ;;
+		auth)
+			ADDR=127.0.0.4 CLUSTER="cql_fdw auth" SEEDS=127.0.0.4:7000
+			TOKEN=-9223372036854775808 JMX_PORT=7499 AUTH=1 ;;
+		scratch)
+			ADDR=127.0.0.5 CLUSTER="cql_fdw scratch" SEEDS=127.0.0.5:7000
+			TOKEN=-9223372036854775808 JMX_PORT=7599 ;;
+		*)
+			die "unknown node '$1' (nodes: $ALL_NODES)" ;;
+	esac
+}
+
+# expand GROUP|NODE... -> node names
+expand_nodes()
+{
+	local a out=""
+	for a in "$@"; do
+		case $a in
+			all) out="$out $ALL_NODES" ;;
+			cluster) out="$out $CLUSTER_NODES" ;;
+			single|node1|node2|node3|auth|scratch) out="$out $a" ;;
+			*) die "unknown node or group '$a'" ;;
+		esac
+	done
+	echo $out
+}
+
+node_dir() { echo "$RUN_DIR/$1"; }
+
+# Pid of the node's JVM if it is alive and really is that node's JVM (the
+# pid file may be stale and the pid reused by another process).
+node_pid()
+{
+	local dir pid
+	dir=$(node_dir "$1")
+	[ -f "$dir/pid" ] || return 1
+	pid=$(cat "$dir/pid" 2>/dev/null) || return 1
+	[ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
+	tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "file://$dir/conf/cassandra.yaml" || return 1
+	echo "$pid"
+}
+
+# JVMs started from this run dir that no pid file knows about (e.g. a pid
+# file removed by hand): found by their config path, never by name.
+stray_pids()
+{
+	local p
+	for p in /proc/[0-9]*; do
+		[ -r "$p/cmdline" ] || continue
+		if tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -qF -- "-Dcassandra.config=file://$RUN_DIR/"; then
+			echo "${p#/proc/}"
+		fi
+	done
+}
+
+# ---------------------------------------------------------------------------
+# Jars
+# ---------------------------------------------------------------------------
+
+lib_complete()
+{
+	local f n=0
+	[ -f "$LIB/.complete" ] || return 1
+	while read -r f; do
+		[ -s "$LIB/$f" ] || return 1
+		n=$((n + 1))
+	done < "$LIB/.complete"
+	[ "$n" -gt 50 ] && compgen -G "$LIB/cassandra-all-*.jar" > /dev/null
+}
+
+fetch_jars()
+{
+	local t0 tmp
+	if lib_complete; then
+		return 0
+	fi
+	command -v mvn > /dev/null || die "mvn not found: run scripts/deps.sh"
+	say "resolving cassandra-all $CASSANDRA_VERSION from Maven Central into $LIB"
+	t0=$(now)
+	tmp=$KIT/lib.tmp
+	rm -rf "$tmp"
+	mkdir -p "$KIT"
+	# .mvn/maven.config (jmc/visualvm paths for sjk's poms) is found from cwd.
+	(cd "$REPO/cassandra" &&
+		mvn -B -q dependency:copy-dependencies \
+			-Dcassandra.version="$CASSANDRA_VERSION" -Dcassandra.lib="$tmp") \
+		> "$KIT/mvn.log" 2>&1 || {
+		tail -n 40 "$KIT/mvn.log" >&2
+		die "maven could not resolve cassandra-all $CASSANDRA_VERSION (log: $KIT/mvn.log)"
+	}
+	(cd "$tmp" && ls -1 *.jar > .complete)
+	rm -rf "$LIB"
+	mv "$tmp" "$LIB"
+	say "jars ready: $(wc -l < "$LIB/.complete") jars, $(du -sh "$LIB" | cut -f1), $(elapsed "$t0") s"
+}
+
+# ---------------------------------------------------------------------------
+# Start
+# ---------------------------------------------------------------------------
+
+render_yaml()
+{
+	local node=$1 dir=$2 authn=AllowAllAuthenticator authz=AllowAllAuthorizer
+	node_attr "$node"
+	if [ "$AUTH" = 1 ]; then
+		authn=PasswordAuthenticator authz=CassandraAuthorizer
+	fi
+	sed -e "s|@CLUSTER_NAME@|$CLUSTER|g" \
+		-e "s|@INITIAL_TOKEN@|$TOKEN|g" \
+		-e "s|@SEEDS@|$SEEDS|g" \
+		-e "s|@ADDRESS@|$ADDR|g" \
+		-e "s|@STORAGE_PORT@|7000|g" \
+		-e "s|@CQL_PORT@|9042|g" \
+		-e "s|@AUTHENTICATOR@|$authn|g" \
+		-e "s|@AUTHORIZER@|$authz|g" \
+		-e "s|@DATA_DIR@|$dir/data|g" \
+		"$REPO/cassandra/cassandra.yaml.in" > "$dir/conf/cassandra.yaml"
+	grep -q '@[A-Z_]*@' "$dir/conf/cassandra.yaml" && die "unreplaced placeholder in $dir/conf/cassandra.yaml"
+	return 0
+}
+
+launch_node()
+{
+	local node=$1 dir jamm cp
+	local -a jvm extra
+	dir=$(node_dir "$node")
+	node_attr "$node"
+
+	if bash -c "</dev/tcp/$ADDR/9042" 2> /dev/null; then
+		die "$ADDR:9042 is already in use by another process (not node '$node'): stop it first"
+	fi
+
+	mkdir -p "$dir/conf/triggers" "$dir/logs"
+	if [ "$KEEP_DATA" != 1 ]; then
+		rm -rf "$dir/data"
+		touch "$dir/fresh"
+	else
+		rm -f "$dir/fresh"
+	fi
+	mkdir -p "$dir/data"
+	# Keep one generation of old logs for debugging.
+	rm -rf "$dir/logs.prev"
+	if [ -n "$(ls -A "$dir/logs" 2>/dev/null)" ]; then
+		mv "$dir/logs" "$dir/logs.prev"
+		mkdir -p "$dir/logs"
+	fi
+	render_yaml "$node" "$dir"
+	cp "$REPO/cassandra/logback.xml" "$dir/conf/logback.xml"
+
+	jamm=$(compgen -G "$LIB/jamm-*.jar" | head -n1) || die "no jamm jar in $LIB"
+	cp="$dir/conf:$LIB/*"
+
+	jvm=(
+		-Xms"$HEAP" -Xmx"$HEAP" -Xss256k
+		-XX:+UseG1GC -XX:+ParallelRefProcEnabled -XX:MaxTenuringThreshold=1
+		-XX:G1RSetUpdatingPauseTimePercent=5 -XX:MaxGCPauseMillis=300
+		-XX:InitiatingHeapOccupancyPercent=70
+		-XX:+UseThreadPriorities -XX:+ExitOnOutOfMemoryError
+		-XX:+HeapDumpOnOutOfMemoryError -XX:HeapDumpPath="$dir/logs"
+		-ea -da:net.openhft...
+		-Djava.net.preferIPv4Stack=true -Dchronicle.analytics.disable=true
+		# JPMS: conf/jvm17-server.options of the 5.0 tarball + bin/cassandra.in.sh
+		-Djdk.attach.allowAttachSelf=true
+		--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED
+		--add-exports=java.management.rmi/com.sun.jmx.remote.internal.rmi=ALL-UNNAMED
+		--add-exports=java.management/com.sun.jmx.remote.security=ALL-UNNAMED
+		--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED
+		--add-exports=java.rmi/sun.rmi.server=ALL-UNNAMED
+		--add-exports=java.sql/java.sql=ALL-UNNAMED
+		--add-exports=java.base/java.lang.ref=ALL-UNNAMED
+		--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED
+		--add-exports=jdk.attach/sun.tools.attach=ALL-UNNAMED
+		--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED
+		--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED
+		--add-opens=java.base/java.lang.module=ALL-UNNAMED
+		--add-opens=java.base/jdk.internal.loader=ALL-UNNAMED
+		--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED
+		--add-opens=java.base/jdk.internal.reflect=ALL-UNNAMED
+		--add-opens=java.base/jdk.internal.math=ALL-UNNAMED
+		--add-opens=java.base/jdk.internal.module=ALL-UNNAMED
+		--add-opens=java.base/jdk.internal.util.jar=ALL-UNNAMED
+		--add-opens=jdk.management/com.sun.management.internal=ALL-UNNAMED
+		--add-opens=java.base/sun.nio.ch=ALL-UNNAMED
+		--add-opens=java.base/java.io=ALL-UNNAMED
+		--add-opens=java.base/java.lang.reflect=ALL-UNNAMED
+		--add-opens=java.base/java.lang=ALL-UNNAMED
+		--add-opens=java.base/java.util=ALL-UNNAMED
+		--add-opens=java.base/java.nio=ALL-UNNAMED
+		-Dio.netty.tryReflectionSetAccessible=true
+		-Dio.netty.allocator.useCacheForAllThreads=true
+		-Dio.netty.allocator.maxOrder=11
+		# where things are
+		-Dcassandra.config="file://$dir/conf/cassandra.yaml"
+		-Dcassandra.storagedir="$dir/data"
+		-Dcassandra.logdir="$dir/logs"
+		-Dcassandra.triggers_dir="$dir/conf/triggers"
+		-Dlogback.configurationFile="$dir/conf/logback.xml"
+		-Dcassandra-foreground=yes
+		# fast, disposable test node
+		-Dcassandra.libjemalloc=-
+		-Dcassandra.skip_wait_for_gossip_to_settle=0
+		-Dcassandra.ring_delay_ms="$RING_DELAY_MS"
+		-Dcassandra.superuser_setup_delay_ms=0
+		-Dcassandra.unsafesystem=true
+		-Dcassandra.skip_sync=true
+		-javaagent:"$jamm"
+	)
+	# extra options last: a later -D wins, so this can override the above
+	if [ -n "${CASSANDRA_JVM_OPTS:-}" ]; then
+		read -r -a extra <<< "$CASSANDRA_JVM_OPTS"
+		jvm+=("${extra[@]}")
+	fi
+	if [ "${CASSANDRA_JMX:-0}" = 1 ]; then
+		jvm+=(-Dcassandra.jmx.local.port="$JMX_PORT" -Dcom.sun.management.jmxremote.authenticate=false)
+	fi
+
+	rm -f "$dir/pid"
+	echo "$(now)" > "$dir/started_at"
+	# setsid: the node survives the terminal or script that started it; it
+	# is stopped only by 'cassandra.sh stop'.  The inner shell writes its own
+	# pid and then becomes the JVM, so the pid file is the JVM's pid.
+	# As root, Cassandra's mlockall(MCL_CURRENT) succeeds and faults in the
+	# whole committed heap: ~1.4 GB RSS per idle node instead of ~0.4 GB.
+	# Dropping CAP_IPC_LOCK makes it fail harmlessly (a WARN), as it does
+	# for any non-root user with the default 8 MB memlock limit.
+	local -a nolock=()
+	if [ "$(id -u)" -eq 0 ] && [ "${CASSANDRA_MLOCK:-0}" != 1 ] && command -v setpriv > /dev/null; then
+		nolock=(setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock)
+	fi
+	setsid "${nolock[@]}" bash -c 'echo $$ > "$0"; exec "$@"' "$dir/pid" \
+		java "${jvm[@]}" -cp "$cp" org.apache.cassandra.service.CassandraDaemon \
+		> "$dir/logs/stdout.log" 2>&1 < /dev/null &
+	local i
+	for i in $(seq 50); do
+		[ -s "$dir/pid" ] && break
+		sleep 0.1
+	done
+	say "started $node ($ADDR:9042) pid $(cat "$dir/pid" 2>/dev/null || echo '?'), logs $dir/logs"
+}
+
+# Is NODE ready?  0 ready, 1 not yet, 2 dead.
+node_ready()
+{
+	local node=$1 dir log pid peer
+	dir=$(node_dir "$node")
+	log=$dir/logs/system.log
+	node_attr "$node"
+	pid=$(node_pid "$node") || return 2
+	[ -f "$log" ] || return 1
+	grep -q 'Starting listening for CQL clients' "$log" || return 1
+	cql_options_probe "$ADDR" 9042 || return 1
+	if [ "$AUTH" = 1 ]; then
+		if [ -f "$dir/fresh" ]; then
+			grep -q 'Created default superuser role' "$log" || return 1
+		fi
+		cql_login_probe "$ADDR" 9042 cassandra cassandra > /dev/null 2>&1 || return 1
+	fi
+	case $node in
+		node1|node2|node3)
+			# every peer must be seen UP, or early queries at CL>ONE fail
+			for peer in 127.0.0.1 127.0.0.2 127.0.0.3; do
+				[ "$peer" = "$ADDR" ] && continue
+				grep -q "/$peer:7000 is now UP" "$log" || return 1
+			done ;;
+	esac
+	return 0
+}
+
+# wait_nodes TIMEOUT NODE...
+wait_nodes()
+{
+	local timeout=$1 node dir rc t0 pending left
+	shift
+	t0=$(now)
+	pending="$*"
+	while [ -n "$pending" ]; do
+		left=""
+		for node in $pending; do
+			rc=0
+			node_ready "$node" || rc=$?
+			dir=$(node_dir "$node")
+			case $rc in
+				0)
+					say "$node ready after $(awk -v a="$(cat "$dir/started_at")" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s (since start)"
+					echo "$(now)" > "$dir/ready_at" ;;
+				2)
+					say "$node died during startup; last log lines:"
+					tail -n 25 "$dir/logs/system.log" >&2 2>/dev/null || true
+					tail -n 25 "$dir/logs/stdout.log" >&2 2>/dev/null || true
+					return 1 ;;
+				*)
+					left="$left $node" ;;
+			esac
+		done
+		pending=${left# }
+		[ -z "$pending" ] && break
+		if awk -v a="$t0" -v b="$(now)" -v t="$timeout" 'BEGIN { exit !(b - a > t) }'; then
+			for node in $pending; do
+				say "$node not ready after $timeout s; last log lines:"
+				tail -n 25 "$(node_dir "$node")/logs/system.log" >&2 2>/dev/null || true
+			done
+			return 1
+		fi
+		sleep 1
+	done
+	return 0
+}
+
+cmd_start()
+{
+	local -a args=()
+	local a nodes node to_start="" timeout
+	for a in "$@"; do
+		case $a in
+			--keep-data) KEEP_DATA=1 ;;
+			--reuse) REUSE=1 ;;
+			*) args+=("$a") ;;
+		esac
+	done
+	[ "${#args[@]}" -gt 0 ] || die "usage: cassandra.sh start single|auth|cluster|NODE... [--keep-data] [--reuse]"
+	nodes=$(expand_nodes "${args[@]}")
+	fetch_jars
+	command -v java > /dev/null || die "java not found: run scripts/deps.sh"
+
+	# single and node1 both want 127.0.0.1:9042
+	case " $nodes " in
+		*" single "*) stop_nodes node1 node2 node3 ;;
+	esac
+	case " $nodes " in
+		*" node1 "*) stop_nodes single ;;
+	esac
+
+	for node in $nodes; do
+		if node_pid "$node" > /dev/null; then
+			if [ "$REUSE" = 1 ] && node_ready "$node"; then
+				say "$node already running and ready: reused"
+				continue
+			fi
+			stop_nodes "$node"
+		fi
+		to_start="$to_start $node"
+	done
+	# Launch all first (a cluster starts together, every node is a seed),
+	# then wait for all.
+	for node in $to_start; do
+		launch_node "$node"
+	done
+	timeout=${CASSANDRA_START_TIMEOUT:-180}
+	case " $nodes " in
+		*" node2 "*|*" node3 "*) timeout=${CASSANDRA_START_TIMEOUT:-300} ;;
+	esac
+	wait_nodes "$timeout" $nodes
+}
+
+cmd_wait()
+{
+	local nodes node running="" timeout=${CASSANDRA_START_TIMEOUT:-180}
+	nodes=$(expand_nodes "${@:-all}")
+	for node in $nodes; do
+		node_pid "$node" > /dev/null && running="$running $node"
+	done
+	[ -n "$running" ] || die "no running node among: $nodes"
+	case " $running " in
+		*" node2 "*|*" node3 "*) timeout=${CASSANDRA_START_TIMEOUT:-300} ;;
+	esac
+	wait_nodes "$timeout" $running
+}
+
+# ---------------------------------------------------------------------------
+# Stop
+# ---------------------------------------------------------------------------
+
+# Send SIGTERM (the shutdown hook drains the node), wait, then SIGKILL.
+stop_pids()
+{
+	local pids="$*" p alive i
+	[ -n "$pids" ] || return 0
+	kill -TERM $pids 2> /dev/null || true
+	for i in $(seq $((STOP_TIMEOUT * 5))); do
+		alive=""
+		for p in $pids; do
+			kill -0 "$p" 2> /dev/null && alive="$alive $p"
+		done
+		[ -z "$alive" ] && return 0
+		sleep 0.2
+	done
+	say "pids$alive still alive after ${STOP_TIMEOUT}s: SIGKILL"
+	kill -KILL $alive 2> /dev/null || true
+	sleep 0.5
+}
+
+stop_nodes()
+{
+	local node pid pids="" names=""
+	for node in "$@"; do
+		if pid=$(node_pid "$node"); then
+			pids="$pids $pid"
+			names="$names $node"
+		fi
+		rm -f "$(node_dir "$node")/ready_at"
+	done
+	if [ -n "$pids" ]; then
+		say "stopping$names"
+		stop_pids $pids
+	fi
+	for node in "$@"; do
+		rm -f "$(node_dir "$node")/pid"
+	done
+}
+
+cmd_stop()
+{
+	local nodes strays
+	nodes=$(expand_nodes "${@:-all}")
+	stop_nodes $nodes
+	if [ "${1:-all}" = all ]; then
+		strays=$(stray_pids)
+		if [ -n "$strays" ]; then
+			say "stopping stray test JVMs:" $strays
+			stop_pids $strays
+		fi
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# Status and tools
+# ---------------------------------------------------------------------------
+
+cmd_status()
+{
+	local node pid state rss any=1
+	printf '%-7s %-16s %-8s %-8s %s\n' NODE ADDRESS PID RSS_MB STATE
+	for node in $ALL_NODES; do
+		node_attr "$node"
+		if pid=$(node_pid "$node"); then
+			rss=$(awk '/VmRSS/ { printf "%d", $2 / 1024 }' "/proc/$pid/status" 2>/dev/null || echo '?')
+			if node_ready "$node"; then state=ready; else state=starting; fi
+			any=0
+		else
+			pid=- rss=- state=stopped
+		fi
+		printf '%-7s %-16s %-8s %-8s %s\n' "$node" "$ADDR:9042" "$pid" "$rss" "$state"
+	done
+	echo "jars: $LIB ($(lib_complete && echo complete || echo missing))"
+	echo "run dir: $RUN_DIR"
+	return $any
+}
+
+cmd_nodetool()
+{
+	local node=${1:?node}
+	shift
+	node_attr "$node"
+	fetch_jars
+	exec java -Xmx128m \
+		--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED \
+		--add-exports=java.rmi/sun.rmi.server=ALL-UNNAMED \
+		--add-exports=java.management.rmi/com.sun.jmx.remote.internal.rmi=ALL-UNNAMED \
+		--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED \
+		--add-opens=java.base/java.lang=ALL-UNNAMED \
+		-Dcassandra.logdir=/tmp -Dlogback.configurationFile="$REPO/cassandra/logback.xml" \
+		-cp "$LIB/*" org.apache.cassandra.tools.NodeTool -h 127.0.0.1 -p "$JMX_PORT" "$@"
+}
+
+cmd_cqlsh()
+{
+	local node=${1:?node}
+	shift
+	node_attr "$node"
+	[ -x "$VENV/bin/cqlsh" ] || die "cqlsh not installed: run scripts/deps.sh"
+	if [ "$AUTH" = 1 ]; then
+		exec "$VENV/bin/cqlsh" -u "${CQL_USER:-cassandra}" -p "${CQL_PASSWORD:-cassandra}" "$ADDR" 9042 "$@"
+	fi
+	exec "$VENV/bin/cqlsh" "$ADDR" 9042 "$@"
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case $cmd in
+	fetch) fetch_jars ;;
+	start) cmd_start "$@" ;;
+	stop) cmd_stop "$@" ;;
+	status) cmd_status ;;
+	wait) cmd_wait "$@" ;;
+	probe) cql_options_probe "${1:?host}" "${2:-9042}" && echo "CQL ready at $1:${2:-9042}" ;;
+	login) cql_login_probe "${1:?host}" "${2:?port}" "${3:?user}" "${4:?password}" && echo "login ok" ;;
+	nodetool) cmd_nodetool "$@" ;;
+	cqlsh) cmd_cqlsh "$@" ;;
+	logs) tail -n "${2:-50}" "$(node_dir "${1:?node}")/logs/system.log" ;;
+	*) sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
+esac

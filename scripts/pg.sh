@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+#
+# scripts/pg.sh - a throwaway PostgreSQL 15 cluster for tests and the demo.
+#
+# Usage:
+#   pg.sh start [--keep]   initdb (fresh unless --keep) and start
+#   pg.sh stop             fast shutdown
+#   pg.sh status
+#   pg.sh install          make install of the extension (root or sudo)
+#   pg.sh env              print export lines: eval "$(scripts/pg.sh env)"
+#   pg.sh psql [ARGS...]   psql against the throwaway cluster
+#
+# The server binaries are always taken from pg_config --bindir of PG 15
+# (/usr/lib/postgresql/15/bin): a pg_ctl found first in PATH may be a
+# wrapper, not the real one.  As root, the cluster runs as the 'postgres'
+# user in a directory it owns (root's cache dir is not traversable for
+# it); as a normal user it runs as that user under the cache dir.
+#
+# Environment:
+#   CQL_PG_PORT   TCP port on 127.0.0.1 (default 54329)
+#   CQL_PG_DIR    cluster directory (default: $CQL_FDW_CACHE/pg, or
+#                 /tmp/cql_fdw_pg when root)
+#   CQL_PG_DB     database created at start (default cql_fdw_test)
+#
+set -euo pipefail
+
+# shellcheck source=lib_common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib_common.sh"
+
+PORT=${CQL_PG_PORT:-54329}
+DB=${CQL_PG_DB:-cql_fdw_test}
+BINDIR=$("$PG_CONFIG" --bindir 2>/dev/null || echo "$PG_BINDIR")
+if [ "$(id -u)" -eq 0 ]; then
+	OWNER=postgres
+	PGDIR=${CQL_PG_DIR:-${TMPDIR:-/tmp}/cql_fdw_pg}
+else
+	OWNER=$(id -un)
+	PGDIR=${CQL_PG_DIR:-$CACHE/pg}
+fi
+DATA=$PGDIR/data
+LOG=$PGDIR/postgres.log
+
+# Run a PostgreSQL program as the cluster owner.
+as_owner()
+{
+	if [ "$(id -u)" -eq 0 ]; then
+		runuser -u "$OWNER" -- "$@"
+	else
+		"$@"
+	fi
+}
+
+print_env()
+{
+	echo "export PGHOST=$PGDIR"
+	echo "export PGPORT=$PORT"
+	echo "export PGUSER=$OWNER"
+	echo "export PGDATABASE=$DB"
+}
+
+is_running()
+{
+	[ -f "$DATA/postmaster.pid" ] && as_owner "$BINDIR/pg_ctl" -D "$DATA" status > /dev/null 2>&1
+}
+
+cmd_start()
+{
+	local keep=0
+	[ "${1:-}" = --keep ] && keep=1
+	[ -x "$BINDIR/pg_ctl" ] || die "no pg_ctl in $BINDIR: run scripts/deps.sh"
+	if is_running; then
+		[ "$keep" = 1 ] && { say "PostgreSQL already running on port $PORT"; return 0; }
+		cmd_stop
+	fi
+	if [ "$keep" = 0 ] || [ ! -f "$DATA/PG_VERSION" ]; then
+		rm -rf "$PGDIR"
+		mkdir -p "$PGDIR"
+		[ "$(id -u)" -eq 0 ] && chown "$OWNER:" "$PGDIR"
+		chmod 700 "$PGDIR"
+		as_owner "$BINDIR/initdb" -D "$DATA" -U "$OWNER" --auth=trust \
+			--encoding=UTF8 --locale=C.UTF-8 > "$PGDIR/initdb.log" 2>&1 || {
+			cat "$PGDIR/initdb.log" >&2
+			die "initdb failed"
+		}
+		cat >> "$DATA/postgresql.conf" <<-EOF
+			# cql_fdw throwaway test cluster
+			port = $PORT
+			listen_addresses = '127.0.0.1'
+			unix_socket_directories = '$PGDIR'
+			fsync = off
+			synchronous_commit = off
+			full_page_writes = off
+			shared_buffers = 64MB
+			max_connections = 40
+			log_min_messages = warning
+			log_min_error_statement = error
+		EOF
+	fi
+	if ! as_owner "$BINDIR/pg_ctl" -D "$DATA" -l "$LOG" -w -t 60 start > /dev/null; then
+		tail -n 30 "$LOG" >&2 || true
+		die "PostgreSQL did not start (log: $LOG)"
+	fi
+	as_owner "$BINDIR/psql" -h "$PGDIR" -p "$PORT" -U "$OWNER" -d postgres -qAt \
+		-c "SELECT 1 FROM pg_database WHERE datname = '$DB'" | grep -q 1 ||
+		as_owner "$BINDIR/createdb" -h "$PGDIR" -p "$PORT" -U "$OWNER" "$DB"
+	say "PostgreSQL $("$BINDIR/postgres" -V | awk '{print $3}') running: port $PORT, socket dir $PGDIR, user $OWNER, db $DB"
+}
+
+cmd_stop()
+{
+	if [ -f "$DATA/postmaster.pid" ]; then
+		as_owner "$BINDIR/pg_ctl" -D "$DATA" -m fast -w -t 60 stop > /dev/null 2>&1 ||
+			as_owner "$BINDIR/pg_ctl" -D "$DATA" -m immediate -w stop > /dev/null 2>&1 || true
+		say "PostgreSQL on port $PORT stopped"
+	fi
+}
+
+cmd_install()
+{
+	# Build as the invoking user, copy into the server's directories as root.
+	make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" > /dev/null
+	as_root make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" install > /dev/null
+	say "extension installed into $("$PG_CONFIG" --sharedir)/extension and $("$PG_CONFIG" --pkglibdir)"
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case $cmd in
+	start) cmd_start "$@" ;;
+	stop) cmd_stop ;;
+	status)
+		if is_running; then
+			echo "PostgreSQL running: port $PORT, dir $PGDIR"
+		else
+			echo "PostgreSQL not running (dir $PGDIR)"
+			exit 1
+		fi ;;
+	install) cmd_install ;;
+	env) print_env ;;
+	psql) exec "$BINDIR/psql" -h "$PGDIR" -p "$PORT" -U "$OWNER" -d "$DB" "$@" ;;
+	*) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
+esac

@@ -1,0 +1,338 @@
+#!/usr/bin/env bash
+#
+# scripts/test.sh - the whole test run (`make test`, `.ci/run`).
+#
+#   deps -> build -> Cassandra + PostgreSQL -> suites -> one summary line
+#
+# Suites, each counting its own results:
+#   unit         build/unit/test_*              TAP, no services needed
+#   integration  build/integration/test_*, tests/integration/*.py|*.sh
+#                                               TAP, against live Cassandra
+#   fuzz         build/fuzz/fuzz_*              FUZZ_SECONDS each, pass/fail
+#   pg_regress   make installcheck              one result per test
+#   pgtap        pg_prove tests/pgtap/*.sql     one result per assertion
+# The last line printed is "N passed, N failed"; the exit status is
+# non-zero if anything failed.  Services this script started are stopped on
+# every exit path (also failure and Ctrl-C).
+#
+# Environment:
+#   CQL_TOPOLOGY=cluster|single  Cassandra topology (default cluster); the
+#                                auth node (127.0.0.4) is always started
+#   FUZZ_SECONDS                 per fuzz target (default 60)
+#   CQL_REUSE=1                  reuse already running Cassandra nodes and
+#                                leave them running afterwards
+#   CQL_KEEP_SERVICES=1          do not stop anything at the end
+#   CQL_SKIP_DEPS=1              do not run scripts/deps.sh
+#   TEST_TIMEOUT                 seconds per test program (default 600)
+#
+set -uo pipefail
+
+# shellcheck source=lib_common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib_common.sh"
+cd "$REPO" || exit 1
+
+TOPOLOGY=${CQL_TOPOLOGY:-cluster}
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+LOGDIR=$REPO/build/test-logs
+T_START=$(now)
+
+case $TOPOLOGY in
+	cluster) CLUSTER_HOSTS=127.0.0.1,127.0.0.2,127.0.0.3 ;;
+	single) CLUSTER_HOSTS=127.0.0.1 ;;
+	*) die "CQL_TOPOLOGY must be 'cluster' or 'single', not '$TOPOLOGY'" ;;
+esac
+
+rm -rf "$LOGDIR"
+mkdir -p "$LOGDIR"
+
+# --- bookkeeping ------------------------------------------------------------
+declare -A PASS FAIL
+SUITES=(setup unit integration fuzz pg_regress pgtap)
+for s in "${SUITES[@]}"; do PASS[$s]=0; FAIL[$s]=0; done
+FAILED_ITEMS=()
+
+pass() { PASS[$1]=$((PASS[$1] + ${3:-1})); }
+fail()
+{
+	FAIL[$1]=$((FAIL[$1] + ${3:-1}))
+	FAILED_ITEMS+=("$1: $2")
+}
+section() { printf '\n==== %s ====\n' "$*"; }
+
+# --- cleanup ------------------------------------------------------------------
+CASS_STARTED=0
+PG_STARTED=0
+CASS_BG=""
+CLEANED=0
+cleanup()
+{
+	[ "$CLEANED" = 1 ] && return
+	CLEANED=1
+	if [ -n "$CASS_BG" ] && kill -0 "$CASS_BG" 2> /dev/null; then
+		kill "$CASS_BG" 2> /dev/null
+		wait "$CASS_BG" 2> /dev/null
+	fi
+	[ "${CQL_KEEP_SERVICES:-0}" = 1 ] && { say "CQL_KEEP_SERVICES=1: services left running"; return; }
+	if [ "$PG_STARTED" = 1 ]; then
+		bash scripts/pg.sh stop || true
+	fi
+	if [ "$CASS_STARTED" = 1 ] && [ "${CQL_REUSE:-0}" != 1 ]; then
+		if [ "$TOPOLOGY" = cluster ]; then
+			bash scripts/cassandra.sh stop cluster auth || true
+		else
+			bash scripts/cassandra.sh stop single auth || true
+		fi
+	fi
+}
+trap cleanup EXIT
+trap 'say "interrupted"; exit 130' INT TERM HUP
+
+# run_logged NAME CMD... : run, output to $LOGDIR/NAME.log, return status
+run_logged()
+{
+	local name=$1
+	shift
+	"$@" > "$LOGDIR/$name.log" 2>&1
+}
+
+# show_tail FILE [N]: the first N lines of FILE (or of stdin if FILE is -)
+show_tail()
+{
+	awk -v max="${2:-60}" -v f="$1" '
+		NR <= max { print "    | " $0 }
+		END { if (NR > max) printf "    | ... (%d lines%s)\n", NR, (f == "-" ? "" : ", full log: " f) }
+	' "$1"
+}
+
+# --- 1. dependencies ------------------------------------------------------------
+section "dependencies"
+if [ "${CQL_SKIP_DEPS:-0}" = 1 ]; then
+	say "CQL_SKIP_DEPS=1: not checking dependencies"
+elif bash scripts/deps.sh; then
+	pass setup
+else
+	fail setup "scripts/deps.sh"
+fi
+
+# --- 2. Cassandra in the background while we build ------------------------------
+section "Cassandra ($TOPOLOGY + auth) starting in the background"
+reuse_flag=""
+[ "${CQL_REUSE:-0}" = 1 ] && reuse_flag=--reuse
+CASS_STARTED=1
+bash scripts/cassandra.sh start "$TOPOLOGY" auth $reuse_flag > "$LOGDIR/cassandra-start.log" 2>&1 &
+CASS_BG=$!
+
+# --- 3. build -----------------------------------------------------------------
+section "build"
+build_step()
+{
+	local name=$1
+	shift
+	if run_logged "build-$name" "$@"; then
+		say "build $name: ok"
+		pass setup
+		return 0
+	fi
+	say "build $name: FAILED"
+	show_tail "$LOGDIR/build-$name.log" 80
+	fail setup "build $name"
+	return 1
+}
+MAKE=(make -s PG_CONFIG="$PG_CONFIG")
+build_step extension "${MAKE[@]}"
+build_step install bash scripts/pg.sh install
+build_step unit "${MAKE[@]}" unit
+build_step integration "${MAKE[@]}" integration
+if [ -f src/tools/cqlcli.c ]; then
+	build_step tools "${MAKE[@]}" tools
+fi
+HAVE_FUZZ=0
+if command -v clang > /dev/null; then
+	build_step fuzz "${MAKE[@]}" fuzz && HAVE_FUZZ=1
+else
+	say "clang not found: fuzz targets not built"
+	fail setup "clang missing (fuzz)"
+fi
+
+# --- TAP counting -------------------------------------------------------------------
+# tap_result SUITE NAME LOGFILE EXITCODE
+#	Count "ok"/"not ok" lines; a non-zero exit, a missing or wrong plan,
+#	or no test at all counts as (at least) one more failure.
+tap_result()
+{
+	local suite=$1 name=$2 log=$3 rc=$4 okn notok plan planned="" extra=0 why=""
+	okn=$(grep -cE '^[[:space:]]*ok [0-9]+' "$log")
+	notok=$(grep -cE '^[[:space:]]*not ok [0-9]+' "$log")
+	plan=$(grep -E '^[[:space:]]*1\.\.[0-9]+' "$log" | tail -n1)
+	[ -n "$plan" ] && planned=$(sed -E 's/^[[:space:]]*1\.\.([0-9]+).*/\1/' <<< "$plan")
+	if [ "$rc" -ne 0 ] && [ "$notok" -eq 0 ]; then
+		extra=1 why="exit status $rc"
+	elif [ -z "$planned" ]; then
+		extra=1 why="no TAP plan"
+	elif [ "$planned" = 0 ] && grep -q 'SKIP' <<< "$plan"; then
+		why="skipped: ${plan#*SKIP}"
+	elif [ "$planned" -ne $((okn + notok)) ]; then
+		extra=1 why="planned $planned, ran $((okn + notok))"
+	fi
+	pass "$suite" "$name" "$okn"
+	[ "$notok" -gt 0 ] && fail "$suite" "$name ($notok not ok)" "$notok"
+	[ "$extra" -gt 0 ] && fail "$suite" "$name ($why)" 1
+	if [ "$notok" -gt 0 ] || [ "$extra" -gt 0 ]; then
+		printf '  %-40s %4d ok %4d not ok  FAILED %s\n' "$name" "$okn" "$notok" "$why"
+		grep -vE '^[[:space:]]*ok [0-9]+' "$log" | show_tail - 60
+	else
+		printf '  %-40s %4d ok %s\n' "$name" "$okn" "${why:+($why)}"
+	fi
+}
+
+# run_tap SUITE NAME CMD...
+run_tap()
+{
+	local suite=$1 name=$2 rc=0 log
+	shift 2
+	log=$LOGDIR/$suite-$(basename "$name").log
+	timeout -k 10 "$TEST_TIMEOUT" "$@" > "$log" 2>&1 || rc=$?
+	[ "$rc" -eq 124 ] && echo "# killed after $TEST_TIMEOUT s" >> "$log"
+	tap_result "$suite" "$name" "$log" "$rc"
+}
+
+# --- 4. unit ------------------------------------------------------------------------
+section "unit"
+shopt -s nullglob
+for t in build/unit/test_*; do
+	[ -x "$t" ] && run_tap unit "$t" "$t"
+done
+[ -e "$(compgen -G 'build/unit/test_*' | head -n1)" ] || fail unit "no unit test binaries"
+
+# --- 5. services ------------------------------------------------------------------
+section "services"
+CASS_OK=0
+if wait "$CASS_BG"; then
+	CASS_OK=1
+	pass setup
+else
+	fail setup "Cassandra ($TOPOLOGY + auth) did not start"
+fi
+CASS_BG=""
+cat "$LOGDIR/cassandra-start.log"
+
+PG_OK=0
+PG_STARTED=1
+if bash scripts/pg.sh start; then
+	PG_OK=1
+	pass setup
+else
+	fail setup "PostgreSQL did not start"
+fi
+eval "$(bash scripts/pg.sh env)"
+
+export CQL_HOST=127.0.0.1 CQL_PORT=9042
+export CQL_AUTH_HOST=127.0.0.4 CQL_AUTH_PORT=9042
+export CQL_USER=cassandra CQL_PASSWORD=cassandra
+export CQL_CLUSTER_HOSTS=$CLUSTER_HOSTS CQL_TOPOLOGY=$TOPOLOGY
+export CQLSH=$VENV/bin/cqlsh
+
+# --- 6. integration ---------------------------------------------------------------
+section "integration (CQL_TOPOLOGY=$TOPOLOGY, hosts $CLUSTER_HOSTS, auth 127.0.0.4)"
+PY=$VENV/bin/python
+[ -x "$PY" ] || PY=$SYS_PYTHON
+integ=(build/integration/test_* tests/integration/*.py tests/integration/*.sh)
+for t in "${integ[@]}"; do
+	if [ "$CASS_OK" != 1 ]; then
+		printf '  %-40s not run: Cassandra is not up  FAILED\n' "$t"
+		fail integration "$t (Cassandra not up)"
+		continue
+	fi
+	case $t in
+		*.py) run_tap integration "$t" "$PY" "$t" ;;
+		*.sh) run_tap integration "$t" bash "$t" ;;
+		*) [ -x "$t" ] && run_tap integration "$t" "$t" ;;
+	esac
+done
+[ "${#integ[@]}" -gt 0 ] || say "no integration tests yet"
+
+# --- 7. fuzz ------------------------------------------------------------------------
+section "fuzz (${FUZZ_SECONDS}s per target)"
+mkdir -p build/fuzz/artifacts
+for f in build/fuzz/fuzz_*; do
+	[ -x "$f" ] || continue
+	name=$(basename "$f")
+	work=$(mktemp -d "${TMPDIR:-/tmp}/cql_fdw_fuzz.XXXXXX")
+	seeds=()
+	# per-target seed dir if present (corpus/fuzz_x or corpus/x), else all
+	for d in "tests/fuzz/corpus/$name" "tests/fuzz/corpus/${name#fuzz_}"; do
+		[ -d "$d" ] && seeds+=("$d")
+	done
+	[ "${#seeds[@]}" -gt 0 ] || [ ! -d tests/fuzz/corpus ] || seeds=(tests/fuzz/corpus)
+	rc=0
+	# New inputs go to the temp dir first, so the repo's corpus is only read.
+	timeout -k 10 $((FUZZ_SECONDS + 120)) "$f" -max_total_time="$FUZZ_SECONDS" \
+		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="build/fuzz/artifacts/$name-" "$work" "${seeds[@]}" \
+		> "$LOGDIR/fuzz-$name.log" 2>&1 || rc=$?
+	rm -rf "$work"
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$LOGDIR/fuzz-$name.log" | tail -n1)
+	if [ "$rc" -eq 0 ]; then
+		printf '  %-40s ok (%s runs)\n' "$name" "${runs:-?}"
+		pass fuzz
+	else
+		printf '  %-40s FAILED (exit %s)\n' "$name" "$rc"
+		tail -n 40 "$LOGDIR/fuzz-$name.log" | sed 's/^/    | /'
+		fail fuzz "$name"
+	fi
+done
+
+# --- 8. pg_regress ------------------------------------------------------------------
+section "pg_regress (make installcheck)"
+if [ "$PG_OK" != 1 ]; then
+	fail pg_regress "PostgreSQL not up"
+else
+	mkdir -p build/regress
+	rc=0
+	make -s PG_CONFIG="$PG_CONFIG" installcheck > "$LOGDIR/pg_regress.log" 2>&1 || rc=$?
+	okn=$(grep -cE '\.\.\. ok' "$LOGDIR/pg_regress.log")
+	badn=$(grep -cE '\.\.\. (FAILED|failed)' "$LOGDIR/pg_regress.log")
+	grep -E '\.\.\. (ok|FAILED|failed)' "$LOGDIR/pg_regress.log" | sed 's/^/  /'
+	pass pg_regress x "$okn"
+	[ "$badn" -gt 0 ] && fail pg_regress "$badn test(s)" "$badn"
+	if [ "$rc" -ne 0 ] && [ "$badn" -eq 0 ]; then
+		fail pg_regress "make installcheck exit $rc"
+		show_tail "$LOGDIR/pg_regress.log" 40
+	fi
+	[ "$okn" -eq 0 ] && [ "$badn" -eq 0 ] && [ "$rc" -eq 0 ] && say "no pg_regress tests in sql/schedule.txt"
+	if [ -s build/regress/regression.diffs ] && [ "$rc" -ne 0 ]; then
+		echo "  regression.diffs:"
+		show_tail build/regress/regression.diffs 200
+	fi
+fi
+
+# --- 9. pgTAP -----------------------------------------------------------------------
+section "pgTAP (pg_prove)"
+pgtap=(tests/pgtap/*.sql)
+if [ "${#pgtap[@]}" -eq 0 ]; then
+	say "no pgTAP files"
+elif [ "$PG_OK" != 1 ]; then
+	fail pgtap "PostgreSQL not up" "${#pgtap[@]}"
+else
+	for t in "${pgtap[@]}"; do
+		run_tap pgtap "$t" pg_prove --verbose --failures -d "$PGDATABASE" "$t"
+	done
+fi
+
+# --- summary ---------------------------------------------------------------------
+section "summary"
+cleanup
+tp=0 tf=0
+for s in "${SUITES[@]}"; do
+	printf '  %-12s %5d passed, %d failed\n' "$s" "${PASS[$s]}" "${FAIL[$s]}"
+	tp=$((tp + PASS[$s]))
+	tf=$((tf + FAIL[$s]))
+done
+if [ "${#FAILED_ITEMS[@]}" -gt 0 ]; then
+	echo "  failures:"
+	printf '    %s\n' "${FAILED_ITEMS[@]}"
+fi
+echo "  wall time $(elapsed "$T_START") s; logs in $LOGDIR"
+echo "$tp passed, $tf failed"
+[ "$tf" -eq 0 ]

@@ -1,0 +1,320 @@
+/*-------------------------------------------------------------------------
+ *
+ * cql_conn.h
+ *		One connection to one Cassandra node: non-blocking socket, the
+ *		STARTUP/auth handshake, many requests in flight matched by stream
+ *		id, synchronous helpers, prepared statements and paging.
+ *
+ * Threading: a cql_conn is used by one thread at a time.
+ *
+ * Waiting: the library never blocks in the kernel except in getaddrinfo()
+ * (pass numeric addresses to avoid DNS).  Every wait goes through the
+ * caller's wait hook, which returns CQL_OK when the socket may be ready
+ * (spurious wakeups are fine), CQL_ERR_TIMEOUT, or CQL_ERR_INTERRUPTED.
+ *
+ * Interrupts and timeouts: when the hook returns CQL_ERR_INTERRUPTED (or a
+ * request's deadline passes) the call returns promptly with that status and
+ * the connection STAYS USABLE: the request is still in flight and keeps its
+ * stream id.  The caller may await it again, or free it with
+ * cql_request_free(), which orphans it: its late response is drained and
+ * discarded by later I/O on the connection, and only then is the stream id
+ * reused, so responses can never be matched to the wrong request.  Bytes of
+ * a request that were only partly written stay queued and are completed by
+ * the next I/O.  The synchronous helpers orphan their request themselves.
+ * (An interrupt during cql_connect() simply fails the connect.)
+ *
+ * Broken connections: a transport or protocol failure (peer closed, I/O
+ * error, garbage bytes, CRC or size violations) marks the connection
+ * broken: every request in flight completes with that status and every
+ * later call returns CQL_ERR_STATE, with the original reason in the
+ * message.  The caller closes it and opens a new one.
+ *
+ * IDENTIFICATION
+ *		src/cql/cql_conn.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQL_CONN_H
+#define CQL_CONN_H
+
+#include "cql_core.h"
+#include "cql_types.h"
+#include "cql_wire.h"
+
+/* Events for the wait hook */
+#define CQL_WAIT_READ	0x01
+#define CQL_WAIT_WRITE	0x02
+
+typedef cql_status (*cql_wait_fn) (void *ctx, int fd, int events, int timeout_ms);
+
+/* Default wait hook: poll() on the socket (tools and tests). */
+extern cql_status cql_wait_poll(void *ctx, int fd, int events, int timeout_ms);
+
+typedef enum cql_compression
+{
+	CQL_COMPRESSION_NONE = 0,
+	CQL_COMPRESSION_LZ4 = 1		/* v4: LZ4 bodies; v5: LZ4 frame format */
+} cql_compression;
+
+/*
+ * Server-pushed EVENT (stream -1).  'ev' and everything it points to is
+ * valid during the call only.
+ */
+typedef void (*cql_event_fn) (void *ctx, const cql_event *ev);
+
+typedef struct cql_conn_options
+{
+	const char *host;			/* name or numeric address */
+	int			port;			/* 0 = 9042 */
+	int			protocol_version;	/* 0 = auto (v5, falling back to v4), 4, 5 */
+	cql_compression compression;
+	const char *username;		/* NULL = no credentials */
+	const char *password;
+	int			connect_timeout_ms; /* TCP connect + handshake; 0 = 10000 */
+	int			request_timeout_ms; /* per request; 0 = 12000, < 0 = none */
+	const char *keyspace;		/* optional: USE after connecting */
+	const char *driver_name;	/* STARTUP DRIVER_NAME (NULL = "cql_fdw") */
+	const char *driver_version; /* STARTUP DRIVER_VERSION */
+	const cql_allocator *alloc; /* NULL = malloc */
+	cql_wait_fn wait;			/* NULL = cql_wait_poll */
+	void	   *wait_ctx;
+	int			max_in_flight;	/* stream ids 0..max-1; 0 = 1024, <= 32768 */
+	size_t		max_body;		/* largest response body; 0 = 256 MB */
+	cql_event_fn on_event;		/* NULL: events are dropped */
+	void	   *event_ctx;
+} cql_conn_options;
+
+/* Zero everything and set the defaults documented above. */
+extern void cql_conn_options_init(cql_conn_options *o);
+
+typedef struct cql_conn cql_conn;
+typedef struct cql_request cql_request;
+
+/*
+ * Open a connection: TCP connect, OPTIONS/SUPPORTED, STARTUP, optional
+ * authentication, optional USE.  Failures fill err (status, message, host
+ * "addr:port"; the password never appears):
+ *	CQL_ERR_RESOLVE/CONNECT/TIMEOUT/INTERRUPTED/IO/CLOSED: transport
+ *	CQL_ERR_PROTOCOL_VERSION: the server refused the version asked for
+ *	CQL_ERR_AUTH: bad credentials (server message kept) or credentials
+ *		required but not given
+ *	CQL_ERR_UNSUPPORTED: lz4 asked for but not offered by the server
+ *	CQL_ERR_SERVER: an ERROR answer to USE, etc.
+ */
+extern cql_status cql_connect(const cql_conn_options *o, cql_conn **out, cql_error *err);
+
+/* Close the socket and free everything, including orphaned requests and
+ * prepared statements.  Requests not yet freed become invalid too. */
+extern void cql_conn_close(cql_conn *c);
+
+/* ---------------------------------------------------------------------
+ * Connection info
+ * ---------------------------------------------------------------------
+ */
+extern int	cql_conn_protocol_version(const cql_conn *c);
+extern cql_compression cql_conn_compression(const cql_conn *c);
+extern const cql_supported *cql_conn_supported(const cql_conn *c);	/* SUPPORTED */
+extern int	cql_conn_fd(const cql_conn *c);
+extern const char *cql_conn_host(const cql_conn *c);	/* as given */
+extern int	cql_conn_port(const cql_conn *c);
+extern const char *cql_conn_peer(const cql_conn *c);	/* "addr:port" */
+extern const cql_allocator *cql_conn_allocator(const cql_conn *c);
+/* Did the server ask for authentication (AUTHENTICATE) at STARTUP? */
+extern bool cql_conn_authenticated(const cql_conn *c);
+/* Authenticator class name announced by the server, or NULL. */
+extern const char *cql_conn_authenticator(const cql_conn *c);
+/* CQL_OK while usable; otherwise the status that broke it. */
+extern cql_status cql_conn_status(const cql_conn *c);
+/* Requests currently holding a stream id (including orphans). */
+extern int	cql_conn_in_flight(const cql_conn *c);
+/* Keyspace of the last successful USE (NULL if none). */
+extern const char *cql_conn_keyspace(const cql_conn *c);
+extern void cql_conn_set_request_timeout(cql_conn *c, int timeout_ms);
+extern int	cql_conn_request_timeout(const cql_conn *c);
+
+/* ---------------------------------------------------------------------
+ * Asynchronous requests
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Queue a request with an already built body and try to send it without
+ * waiting.  CQL_ERR_BUSY when all stream ids are taken (pump or await
+ * something first); CQL_ERR_STATE on a broken connection.  The request's
+ * deadline is now + request timeout.
+ */
+extern cql_status cql_conn_submit(cql_conn *c, uint8_t opcode, const cql_buf *body,
+								  cql_request **req, cql_error *err);
+
+/* Typed senders: build the body for the negotiated version and submit. */
+extern cql_status cql_send_query(cql_conn *c, const char *query,
+								 const cql_query_params *params,
+								 cql_request **req, cql_error *err);
+extern cql_status cql_send_prepare(cql_conn *c, const char *query,
+								   cql_request **req, cql_error *err);
+
+typedef struct cql_prepared cql_prepared;
+
+/*
+ * EXECUTE a prepared statement.  SKIP_METADATA is set when result columns
+ * are cached; the result of the await is decoded with the columns cached
+ * at send time.  The prepared statement must stay alive (it does while the
+ * connection is open).
+ */
+extern cql_status cql_send_execute(cql_conn *c, cql_prepared *p,
+								   const cql_query_params *params,
+								   cql_request **req, cql_error *err);
+extern cql_status cql_send_batch(cql_conn *c, uint8_t batch_type,
+								 const cql_batch_stmt *stmts, int nstmts,
+								 const cql_query_params *params,
+								 cql_request **req, cql_error *err);
+
+/*
+ * Pump I/O until 'req' completes, its deadline passes (CQL_ERR_TIMEOUT) or
+ * the wait hook says CQL_ERR_INTERRUPTED.  Responses to other requests
+ * arriving meanwhile are stored on them.  On a RESULT, *res is filled
+ * (free it with cql_result_free); on an ERROR, CQL_ERR_SERVER and err has
+ * every field.  For an EXECUTE, Rows metadata changes are applied to the
+ * prepared statement.  After completion (success or not) the request may
+ * only be freed.  res may be NULL (result discarded).
+ */
+extern cql_status cql_conn_await(cql_conn *c, cql_request *req,
+								 cql_result *res, cql_error *err);
+
+/*
+ * Like cql_conn_await but hands out the raw response (any opcode), e.g.
+ * SUPPORTED for OPTIONS or READY for REGISTER.  The body (prefixes not
+ * stripped, flags say which are present) stays owned by the request.
+ */
+extern cql_status cql_conn_await_raw(cql_conn *c, cql_request *req,
+									 uint8_t *opcode, uint8_t *flags,
+									 const uint8_t **body, size_t *len,
+									 cql_error *err);
+
+/*
+ * Make progress without blocking longer than timeout_ms (0 = just do what
+ * is possible now, < 0 = wait until something arrives): flush queued
+ * bytes, read and dispatch responses and events.  Returns CQL_OK also when
+ * nothing happened.
+ */
+extern cql_status cql_conn_pump(cql_conn *c, int timeout_ms, cql_error *err);
+
+extern bool cql_request_done(const cql_request *req);
+extern int16_t cql_request_stream(const cql_request *req);
+
+/* Free a request; a request still in flight is orphaned (see header). */
+extern void cql_request_free(cql_request *req);
+
+/* ---------------------------------------------------------------------
+ * Synchronous helpers.  'params' may be NULL (consistency ONE, no paging).
+ * Each fills *res (free with cql_result_free) and err.
+ * ---------------------------------------------------------------------
+ */
+extern cql_status cql_query(cql_conn *c, const char *query,
+							const cql_query_params *params,
+							cql_result *res, cql_error *err);
+
+/* ---------------------------------------------------------------------
+ * Prepared statements.  cql_prepare() looks the text up in the
+ * connection's cache first; a cql_prepared is owned by the connection and
+ * valid until it is closed.  Re-preparing (after Unprepared) updates it in
+ * place.
+ * ---------------------------------------------------------------------
+ */
+struct cql_prepared
+{
+	char	   *query;
+	uint8_t    *id;
+	uint16_t	id_len;
+	uint8_t    *result_metadata_id; /* v5 */
+	uint16_t	result_metadata_id_len;
+	int32_t		nbind;			/* bind markers */
+	cql_column *bind;
+	int32_t		npk;			/* partition-key components bound */
+	uint16_t   *pk_indexes;
+	int32_t		ncols;			/* result columns (0 for non-SELECT) */
+	cql_column *cols;
+	int			reprepares;		/* times re-prepared after Unprepared */
+	int			metadata_changes;	/* result metadata replacements */
+	/* private */
+	struct cql_prepared *next;
+	struct cql_retired_cols *retired;
+	bool		evicted;		/* dropped from the lookup cache */
+};
+
+extern cql_status cql_prepare(cql_conn *c, const char *query,
+							  cql_prepared **out, cql_error *err);
+
+/* Force a new PREPARE of p's text and update p (ids, bind and columns). */
+extern cql_status cql_reprepare(cql_conn *c, cql_prepared *p, cql_error *err);
+
+/*
+ * EXECUTE with SKIP_METADATA and the cached result metadata; applies
+ * METADATA_CHANGED (v5) and full metadata (v4); on ERROR Unprepared
+ * re-prepares and retries exactly once.
+ */
+extern cql_status cql_execute(cql_conn *c, cql_prepared *p,
+							  const cql_query_params *params,
+							  cql_result *res, cql_error *err);
+
+/* Make cql_prepare() forget every cached statement (the next call
+ * prepares again).  Pointers handed out earlier stay valid until the
+ * connection closes. */
+extern void cql_prepared_cache_clear(cql_conn *c);
+
+/*
+ * BATCH (CQL_BATCH_LOGGED/UNLOGGED/COUNTER).  Statements refer to query
+ * text or prepared ids (fill with cql_batch_stmt_prepared).  An Unprepared
+ * error for a statement prepared on this connection re-prepares it and
+ * retries once.
+ */
+extern cql_status cql_batch(cql_conn *c, uint8_t batch_type,
+							const cql_batch_stmt *stmts, int nstmts,
+							const cql_query_params *params,
+							cql_result *res, cql_error *err);
+extern void cql_batch_stmt_prepared(cql_batch_stmt *s, const cql_prepared *p,
+									const cql_value_ref *values, int nvalues);
+extern void cql_batch_stmt_query(cql_batch_stmt *s, const char *query,
+								 const cql_value_ref *values, int nvalues);
+
+/* ---------------------------------------------------------------------
+ * Paging: a pager re-issues a QUERY or EXECUTE with the paging state of
+ * the previous page until the server reports no more pages.  Only one page
+ * is held at a time, so memory stays bounded by the page size.
+ * ---------------------------------------------------------------------
+ */
+typedef struct cql_pager
+{
+	cql_conn   *conn;
+	const char *query;			/* or: */
+	cql_prepared *prepared;
+	cql_query_params params;	/* copied; values borrowed */
+	uint8_t    *state;			/* paging state of the last page */
+	int32_t		state_len;
+	bool		done;			/* last page seen */
+	int64_t		pages;
+	int64_t		rows;
+} cql_pager;
+
+/* page_size in params (must be > 0 for paging to happen). */
+extern void cql_pager_init(cql_pager *pg, cql_conn *c, const char *query,
+						   cql_prepared *prepared, const cql_query_params *params);
+
+/*
+ * Fetch the next page into *page (freeing nothing: the caller frees each
+ * page).  Returns CQL_OK with pg->done set after the last page; calling
+ * again when done returns CQL_ERR_STATE.
+ */
+extern cql_status cql_pager_next(cql_pager *pg, cql_result *page, cql_error *err);
+extern void cql_pager_free(cql_pager *pg);
+
+/* Does a Rows result announce another page? */
+static inline bool
+cql_result_has_more_pages(const cql_result *res)
+{
+	return res->kind == CQL_RESULT_ROWS &&
+		(res->meta.flags & CQL_ROWS_HAS_MORE_PAGES) != 0 &&
+		res->meta.paging_state != NULL;
+}
+
+#endif							/* CQL_CONN_H */

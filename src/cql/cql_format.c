@@ -1,0 +1,624 @@
+/*-------------------------------------------------------------------------
+ *
+ * cql_format.c
+ *		Render CQL values as CQL literals or as JSON.
+ *
+ * The exact forms are documented in cql_types.h next to cql_value_format;
+ * cql_parse.c accepts everything produced here, so format followed by parse
+ * reproduces the original bytes (cross-checked by the unit tests).
+ *
+ * IDENTIFICATION
+ *		src/cql/cql_format.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "cql_values_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------
+ * Floating point: shortest round-trip text
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Given the digits of "%.Ne" output ("d.ddde[+-]x"), build the final text:
+ * plain notation for decimal exponents -5..16, otherwise scientific.
+ */
+static void
+put_float_digits(const char *e_text, cql_buf *out)
+{
+	char		digits[40];
+	int			nd = 0;
+	int			exp10;
+	const char *p = e_text;
+	const char *e;
+	char		tmp[64];
+
+	if (*p == '-')
+	{
+		cql_buf_u8(out, '-');
+		p++;
+	}
+	e = strchr(p, 'e');
+	if (!e)
+		return;					/* cannot happen for finite values */
+	for (const char *c = p; c < e && nd < (int) sizeof(digits) - 1; c++)
+		if (cql_is_digit(*c))
+			digits[nd++] = *c;
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	digits[nd] = '\0';
+	exp10 = atoi(e + 1);
+
+	if (exp10 >= -5 && exp10 <= 16)
+	{
+		if (exp10 >= nd - 1)
+		{
+			/* integral: digits, zeros, ".0" */
+			cql_buf_put(out, digits, (size_t) nd);
+			for (int i = nd - 1; i < exp10; i++)
+				cql_buf_u8(out, '0');
+			cql_buf_str(out, ".0");
+		}
+		else if (exp10 >= 0)
+		{
+			cql_buf_put(out, digits, (size_t) exp10 + 1);
+			cql_buf_u8(out, '.');
+			cql_buf_put(out, digits + exp10 + 1, (size_t) (nd - exp10 - 1));
+		}
+		else
+		{
+			cql_buf_str(out, "0.");
+			for (int i = -1; i > exp10; i--)
+				cql_buf_u8(out, '0');
+			cql_buf_put(out, digits, (size_t) nd);
+		}
+	}
+	else
+	{
+		cql_buf_u8(out, (uint8_t) digits[0]);
+		if (nd > 1)
+		{
+			cql_buf_u8(out, '.');
+			cql_buf_put(out, digits + 1, (size_t) nd - 1);
+		}
+		snprintf(tmp, sizeof(tmp), "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+		cql_buf_str(out, tmp);
+	}
+}
+
+void
+cql_double_format(double v, cql_buf *out)
+{
+	char		s[64];
+
+	if (isnan(v))
+	{
+		cql_buf_str(out, "NaN");
+		return;
+	}
+	if (isinf(v))
+	{
+		cql_buf_str(out, v < 0 ? "-Infinity" : "Infinity");
+		return;
+	}
+	for (int prec = 0; prec <= 16; prec++)
+	{
+		snprintf(s, sizeof(s), "%.*e", prec, v);
+		if (strtod(s, NULL) == v)
+			break;
+	}
+	put_float_digits(s, out);
+}
+
+void
+cql_float_format(float v, cql_buf *out)
+{
+	char		s[64];
+
+	if (isnan(v))
+	{
+		cql_buf_str(out, "NaN");
+		return;
+	}
+	if (isinf(v))
+	{
+		cql_buf_str(out, v < 0 ? "-Infinity" : "Infinity");
+		return;
+	}
+	for (int prec = 0; prec <= 8; prec++)
+	{
+		snprintf(s, sizeof(s), "%.*e", prec, (double) v);
+		if (strtof(s, NULL) == v)
+			break;
+	}
+	put_float_digits(s, out);
+}
+
+/* ---------------------------------------------------------------------
+ * Strings
+ * ---------------------------------------------------------------------
+ */
+static void
+put_cql_string(const uint8_t *p, int32_t n, cql_buf *out)
+{
+	int32_t		start = 0;
+
+	cql_buf_u8(out, '\'');
+	for (int32_t i = 0; i < n; i++)
+	{
+		if (p[i] == '\'')
+		{
+			cql_buf_put(out, p + start, (size_t) (i - start + 1));
+			cql_buf_u8(out, '\'');
+			start = i + 1;
+		}
+	}
+	cql_buf_put(out, p + start, (size_t) (n - start));
+	cql_buf_u8(out, '\'');
+}
+
+static void
+put_json_string(const uint8_t *p, size_t n, cql_buf *out)
+{
+	size_t		start = 0;
+
+	cql_buf_u8(out, '"');
+	for (size_t i = 0; i < n; i++)
+	{
+		uint8_t		c = p[i];
+		const char *esc = NULL;
+		char		u[8];
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		switch (c)
+		{
+			case '"':
+				esc = "\\\"";
+				break;
+			case '\\':
+				esc = "\\\\";
+				break;
+			case '\b':
+				esc = "\\b";
+				break;
+			case '\f':
+				esc = "\\f";
+				break;
+			case '\n':
+				esc = "\\n";
+				break;
+			case '\r':
+				esc = "\\r";
+				break;
+			case '\t':
+				esc = "\\t";
+				break;
+			default:
+				snprintf(u, sizeof(u), "\\u%04x", c);
+				esc = u;
+				break;
+		}
+		cql_buf_put(out, p + start, i - start);
+		cql_buf_str(out, esc);
+		start = i + 1;
+	}
+	cql_buf_put(out, p + start, n - start);
+	cql_buf_u8(out, '"');
+}
+
+static void
+put_hex(const uint8_t *p, int32_t n, cql_buf *out)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	cql_buf_str(out, "0x");
+	if (!cql_buf_reserve(out, (size_t) n * 2))
+		return;
+	for (int32_t i = 0; i < n; i++)
+	{
+		out->data[out->len++] = (uint8_t) hex[p[i] >> 4];
+		out->data[out->len++] = (uint8_t) hex[p[i] & 15];
+	}
+}
+
+/*
+ * Emit the text in 'tmp' quoted as the style requires: CQL string literal
+ * or JSON string (the text is plain ASCII here).
+ */
+static void
+put_quoted_ascii(const cql_buf *tmp, cql_format_style style, cql_buf *out)
+{
+	if (style == CQL_FORMAT_JSON)
+		put_json_string(tmp->data, tmp->len, out);
+	else
+		put_cql_string(tmp->data, (int32_t) tmp->len, out);
+}
+
+static bool
+is_text_type(const cql_type *t)
+{
+	return t && (t->id == CQL_TYPE_VARCHAR || t->id == CQL_TYPE_ASCII);
+}
+
+/* ---------------------------------------------------------------------
+ * Generic formatter
+ * ---------------------------------------------------------------------
+ */
+static cql_status format_value(const cql_type *t, const uint8_t *p, int32_t n,
+							   cql_format_style style, cql_buf *out, int depth);
+
+static cql_status
+format_composite(const cql_type *t, const uint8_t *p, int32_t n,
+				 cql_format_style style, cql_buf *out, int depth)
+{
+	const cql_allocator *a = out->alloc;
+	cql_elem   *el = NULL;
+	int32_t		cnt = 0;
+	cql_status	st;
+	bool		json = style == CQL_FORMAT_JSON;
+	const char *open,
+			   *close;
+	bool		map_object = false;
+
+	if (t->id == CQL_TYPE_VECTOR && n == 0)
+	{
+		cql_buf_str(out, "null");
+		return CQL_OK;
+	}
+	if ((st = cql_split_value(t, p, n, a, &el, &cnt)) != CQL_OK)
+		return st;
+
+	switch (t->id)
+	{
+		case CQL_TYPE_LIST:
+		case CQL_TYPE_VECTOR:
+			open = "[";
+			close = "]";
+			break;
+		case CQL_TYPE_SET:
+			open = json ? "[" : "{";
+			close = json ? "]" : "}";
+			break;
+		case CQL_TYPE_TUPLE:
+			open = json ? "[" : "(";
+			close = json ? "]" : ")";
+			break;
+		case CQL_TYPE_MAP:
+			map_object = !json || is_text_type(t->sub[0]);
+			open = map_object ? "{" : "[";
+			close = map_object ? "}" : "]";
+			break;
+		default:				/* UDT */
+			open = "{";
+			close = "}";
+			break;
+	}
+
+	cql_buf_str(out, open);
+	if (t->id == CQL_TYPE_MAP)
+	{
+		for (int32_t i = 0; i + 1 < cnt && st == CQL_OK; i += 2)
+		{
+			if (i > 0)
+				cql_buf_str(out, ", ");
+			if (!map_object)
+				cql_buf_u8(out, '[');
+			st = format_value(t->sub[0], el[i].p, el[i].n, style, out, depth + 1);
+			if (st != CQL_OK)
+				break;
+			cql_buf_str(out, map_object ? ": " : ", ");
+			st = format_value(t->sub[1], el[i + 1].p, el[i + 1].n, style, out, depth + 1);
+			if (!map_object)
+				cql_buf_u8(out, ']');
+		}
+	}
+	else
+	{
+		for (int32_t i = 0; i < cnt && st == CQL_OK; i++)
+		{
+			const cql_type *et;
+
+			if (i > 0)
+				cql_buf_str(out, ", ");
+			if (t->id == CQL_TYPE_UDT)
+			{
+				const char *fname = (t->field_names && t->field_names[i]) ?
+				t->field_names[i] : "";
+
+				if (json)
+					put_json_string((const uint8_t *) fname, strlen(fname), out);
+				else
+					cql_format_ident(out, fname);
+				cql_buf_str(out, ": ");
+			}
+			et = (t->id == CQL_TYPE_TUPLE || t->id == CQL_TYPE_UDT) ? t->sub[i] : t->sub[0];
+			st = format_value(et, el[i].p, el[i].n, style, out, depth + 1);
+		}
+	}
+	cql_buf_str(out, close);
+	cql_free(a, el);
+	return st;
+}
+
+static cql_status
+format_value(const cql_type *t, const uint8_t *p, int32_t n,
+			 cql_format_style style, cql_buf *out, int depth)
+{
+	bool		json = style == CQL_FORMAT_JSON;
+	char		s[64];
+	cql_status	st = CQL_OK;
+
+	if (!t)
+		return CQL_ERR_INVALID_ARG;
+	if (depth > CQL_MAX_TYPE_DEPTH + 1)
+		return CQL_ERR_TOO_LARGE;
+	if (n < 0)
+	{
+		cql_buf_str(out, "null");
+		return cql_buf_status(out);
+	}
+	if (n > 0 && !p)
+		return CQL_ERR_INVALID_ARG;
+
+	/*
+	 * A zero-length value of a type that has no empty form (Cassandra's
+	 * "empty" int, uuid, ...) has no literal; show it as null.
+	 */
+	if (n == 0)
+	{
+		switch (t->id)
+		{
+			case CQL_TYPE_ASCII:
+			case CQL_TYPE_VARCHAR:
+			case CQL_TYPE_BLOB:
+			case CQL_TYPE_CUSTOM:
+			case CQL_TYPE_LIST:
+			case CQL_TYPE_SET:
+			case CQL_TYPE_MAP:
+			case CQL_TYPE_TUPLE:
+			case CQL_TYPE_UDT:
+				break;
+			default:
+				cql_buf_str(out, "null");
+				return cql_buf_status(out);
+		}
+	}
+
+	switch (t->id)
+	{
+		case CQL_TYPE_ASCII:
+		case CQL_TYPE_VARCHAR:
+			if (t->id == CQL_TYPE_ASCII)
+			{
+				for (int32_t i = 0; i < n; i++)
+					if (p[i] >= 0x80)
+						return CQL_ERR_TYPE;
+			}
+			else if (!cql_utf8_valid(p, (size_t) n))
+				return CQL_ERR_TYPE;
+			if (json)
+				put_json_string(p, (size_t) n, out);
+			else
+				put_cql_string(p, n, out);
+			break;
+
+		case CQL_TYPE_BLOB:
+		case CQL_TYPE_CUSTOM:
+			if (json)
+				cql_buf_u8(out, '"');
+			put_hex(p, n, out);
+			if (json)
+				cql_buf_u8(out, '"');
+			break;
+
+		case CQL_TYPE_BOOLEAN:
+			{
+				bool		v;
+
+				if ((st = cql_decode_boolean(p, n, &v)) != CQL_OK)
+					return st;
+				cql_buf_str(out, v ? "true" : "false");
+				break;
+			}
+		case CQL_TYPE_TINYINT:
+			{
+				int8_t		v;
+
+				if ((st = cql_decode_tinyint(p, n, &v)) != CQL_OK)
+					return st;
+				snprintf(s, sizeof(s), "%d", v);
+				cql_buf_str(out, s);
+				break;
+			}
+		case CQL_TYPE_SMALLINT:
+			{
+				int16_t		v;
+
+				if ((st = cql_decode_smallint(p, n, &v)) != CQL_OK)
+					return st;
+				snprintf(s, sizeof(s), "%d", v);
+				cql_buf_str(out, s);
+				break;
+			}
+		case CQL_TYPE_INT:
+			{
+				int32_t		v;
+
+				if ((st = cql_decode_int(p, n, &v)) != CQL_OK)
+					return st;
+				snprintf(s, sizeof(s), "%d", v);
+				cql_buf_str(out, s);
+				break;
+			}
+		case CQL_TYPE_BIGINT:
+		case CQL_TYPE_COUNTER:
+			{
+				int64_t		v;
+
+				if ((st = cql_decode_bigint(p, n, &v)) != CQL_OK)
+					return st;
+				snprintf(s, sizeof(s), "%lld", (long long) v);
+				cql_buf_str(out, s);
+				break;
+			}
+		case CQL_TYPE_VARINT:
+			if ((st = cql_varint_to_string(p, n, out)) != CQL_OK)
+				return st;
+			break;
+		case CQL_TYPE_DECIMAL:
+			if ((st = cql_decimal_to_string(p, n, out)) != CQL_OK)
+				return st;
+			break;
+
+		case CQL_TYPE_FLOAT:
+		case CQL_TYPE_DOUBLE:
+			{
+				cql_buf		tmp;
+				bool		special;
+
+				cql_buf_init(&tmp, out->alloc);
+				if (t->id == CQL_TYPE_FLOAT)
+				{
+					float		v;
+
+					if ((st = cql_decode_float(p, n, &v)) != CQL_OK)
+						return st;
+					special = isnan(v) || isinf(v);
+					cql_float_format(v, &tmp);
+				}
+				else
+				{
+					double		v;
+
+					if ((st = cql_decode_double(p, n, &v)) != CQL_OK)
+						return st;
+					special = isnan(v) || isinf(v);
+					cql_double_format(v, &tmp);
+				}
+				if ((st = cql_buf_status(&tmp)) == CQL_OK)
+				{
+					if (json && special)
+						put_json_string(tmp.data, tmp.len, out);
+					else
+						cql_buf_put(out, tmp.data, tmp.len);
+				}
+				cql_buf_free(&tmp);
+				if (st != CQL_OK)
+					return st;
+				break;
+			}
+
+		case CQL_TYPE_UUID:
+		case CQL_TYPE_TIMEUUID:
+			{
+				uint8_t		u[16];
+				char		us[37];
+
+				if ((st = cql_decode_uuid(p, n, u)) != CQL_OK)
+					return st;
+				cql_uuid_to_string(u, us);
+				if (json)
+					cql_buf_u8(out, '"');
+				cql_buf_str(out, us);
+				if (json)
+					cql_buf_u8(out, '"');
+				break;
+			}
+
+		case CQL_TYPE_INET:
+		case CQL_TYPE_DATE:
+		case CQL_TYPE_TIME:
+		case CQL_TYPE_TIMESTAMP:
+		case CQL_TYPE_DURATION:
+			{
+				cql_buf		tmp;
+
+				cql_buf_init(&tmp, out->alloc);
+				if (t->id == CQL_TYPE_INET)
+				{
+					int			fam;
+					uint8_t		addr[16];
+					char		as[46];
+
+					if ((st = cql_decode_inet(p, n, &fam, addr)) == CQL_OK &&
+						(st = cql_inet_to_string(fam, addr, as)) == CQL_OK)
+						cql_buf_str(&tmp, as);
+				}
+				else if (t->id == CQL_TYPE_DATE)
+				{
+					int64_t		days;
+
+					if ((st = cql_decode_date(p, n, &days)) == CQL_OK)
+						st = cql_date_format(days, &tmp);
+				}
+				else if (t->id == CQL_TYPE_TIME)
+				{
+					int64_t		ns;
+
+					if ((st = cql_decode_bigint(p, n, &ns)) == CQL_OK)
+						st = cql_time_format(ns, &tmp);
+				}
+				else if (t->id == CQL_TYPE_TIMESTAMP)
+				{
+					int64_t		ms;
+
+					if ((st = cql_decode_bigint(p, n, &ms)) == CQL_OK)
+						st = cql_timestamp_format(ms, &tmp);
+				}
+				else
+				{
+					cql_duration d;
+
+					if ((st = cql_decode_duration(p, n, &d)) == CQL_OK)
+						st = cql_duration_format(&d, &tmp);
+				}
+				if (st == CQL_OK)
+					st = cql_buf_status(&tmp);
+				if (st == CQL_OK)
+				{
+					/* durations are bare CQL literals; the rest are strings */
+					if (t->id == CQL_TYPE_DURATION && !json)
+						cql_buf_put(out, tmp.data, tmp.len);
+					else
+						put_quoted_ascii(&tmp, style, out);
+				}
+				cql_buf_free(&tmp);
+				if (st != CQL_OK)
+					return st;
+				break;
+			}
+
+		case CQL_TYPE_LIST:
+		case CQL_TYPE_SET:
+		case CQL_TYPE_MAP:
+		case CQL_TYPE_TUPLE:
+		case CQL_TYPE_UDT:
+		case CQL_TYPE_VECTOR:
+			if ((st = format_composite(t, p, n, style, out, depth)) != CQL_OK)
+				return st;
+			break;
+
+		default:
+			return CQL_ERR_UNSUPPORTED;
+	}
+	return cql_buf_status(out);
+}
+
+cql_status
+cql_value_format(const cql_type *t, const uint8_t *p, int32_t n,
+				 cql_format_style style, cql_buf *out)
+{
+	size_t		mark = out->len;
+	cql_status	st = format_value(t, p, n, style, out, 1);
+
+	/* leave no half-written value behind on failure */
+	if (st != CQL_OK && !out->failed)
+		out->len = mark;
+	return st;
+}

@@ -1,0 +1,1122 @@
+/*-------------------------------------------------------------------------
+ *
+ * cql_schema.c
+ *		Keyspace, table, column and UDT metadata from system_schema.
+ *
+ * The loader runs a handful of single-partition queries on one
+ * connection (the cluster's control connection in practice) and turns
+ * the rows into cql_table_meta.  Assembly and type resolution are pure
+ * functions, so they are tested on fixtures as well as against a node.
+ *
+ * UDT resolution is recursive (a UDT field may itself be a UDT) and the
+ * definitions come from the server, so it is bounded twice: by nesting
+ * depth (a type that contains itself never ends) and by the total number
+ * of type nodes created (ten fields of a type with ten fields of a type
+ * ... is small to describe and huge to expand).
+ *
+ * IDENTIFICATION
+ *		src/cql/cql_schema.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "cql_schema.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *
+cql_column_kind_name(cql_column_kind k)
+{
+	switch (k)
+	{
+		case CQL_COLUMN_PARTITION_KEY:
+			return "partition_key";
+		case CQL_COLUMN_CLUSTERING:
+			return "clustering";
+		case CQL_COLUMN_STATIC:
+			return "static";
+		case CQL_COLUMN_REGULAR:
+			return "regular";
+	}
+	return "unknown";
+}
+
+const char *
+cql_clustering_order_name(cql_clustering_order o)
+{
+	switch (o)
+	{
+		case CQL_ORDER_NONE:
+			return "none";
+		case CQL_ORDER_ASC:
+			return "asc";
+		case CQL_ORDER_DESC:
+			return "desc";
+	}
+	return "unknown";
+}
+
+/* ---------------------------------------------------------------------
+ * Type resolution
+ * ---------------------------------------------------------------------
+ */
+typedef struct udt_ctx
+{
+	const char *keyspace;
+	const cql_udt_meta *udts;
+	int			nudts;
+	int			depth;
+	long		budget;			/* type strings parsed / UDT nodes left */
+	cql_status	failure;		/* why the resolver returned NULL */
+} udt_ctx;
+
+static cql_type *resolve_udt(void *vctx, const char *keyspace, const char *name,
+							 const cql_allocator *a);
+
+static cql_status
+parse_with_ctx(udt_ctx *ctx, const char *text, const cql_allocator *a,
+			   cql_type **out)
+{
+	cql_status	st;
+
+	if (--ctx->budget < 0)
+	{
+		ctx->failure = CQL_ERR_TOO_LARGE;
+		return CQL_ERR_TOO_LARGE;
+	}
+	st = cql_type_parse(text, ctx->keyspace, resolve_udt, ctx, a, out);
+	/* the parser reports a NULL resolver answer as UNSUPPORTED; be precise */
+	if (st != CQL_OK && ctx->failure != CQL_OK)
+		st = ctx->failure;
+	return st;
+}
+
+static cql_type *
+resolve_udt(void *vctx, const char *keyspace, const char *name,
+			const cql_allocator *a)
+{
+	udt_ctx    *ctx = vctx;
+	const cql_udt_meta *u = NULL;
+	cql_type   *t;
+
+	if (ctx->failure != CQL_OK)
+		return NULL;
+	if (!name || !keyspace || strcmp(keyspace, ctx->keyspace) != 0)
+	{
+		/* UDTs can only be used in their own keyspace */
+		ctx->failure = CQL_ERR_UNSUPPORTED;
+		return NULL;
+	}
+	for (int i = 0; i < ctx->nudts; i++)
+		if (strcmp(ctx->udts[i].name, name) == 0)
+		{
+			u = &ctx->udts[i];
+			break;
+		}
+	if (!u)
+	{
+		ctx->failure = CQL_ERR_UNSUPPORTED;
+		return NULL;
+	}
+	if (ctx->depth >= CQL_MAX_TYPE_DEPTH)
+	{
+		ctx->failure = CQL_ERR_TOO_LARGE;	/* or a UDT containing itself */
+		return NULL;
+	}
+	if (!(t = cql_type_new(a, CQL_TYPE_UDT, u->nfields)))
+	{
+		ctx->failure = CQL_ERR_NOMEM;
+		return NULL;
+	}
+	if (!(t->keyspace = cql_strdup(a, u->keyspace)) ||
+		!(t->name = cql_strdup(a, u->name)))
+		goto nomem;
+	ctx->depth++;
+	for (int i = 0; i < u->nfields; i++)
+	{
+		if (!(t->field_names[i] = cql_strdup(a, u->field_names[i])))
+		{
+			ctx->depth--;
+			goto nomem;
+		}
+		if (parse_with_ctx(ctx, u->field_types[i], a, &t->sub[i]) != CQL_OK)
+		{
+			if (ctx->failure == CQL_OK)
+				ctx->failure = CQL_ERR_MALFORMED;
+			ctx->depth--;
+			cql_type_free(t, a);
+			return NULL;
+		}
+	}
+	ctx->depth--;
+	return t;
+
+nomem:
+	ctx->failure = CQL_ERR_NOMEM;
+	cql_type_free(t, a);
+	return NULL;
+}
+
+cql_status
+cql_schema_parse_type(const char *text, const char *keyspace,
+					  const cql_udt_meta *udts, int nudts,
+					  const cql_allocator *a, cql_type **out)
+{
+	udt_ctx		ctx;
+
+	*out = NULL;
+	if (!text || !keyspace || nudts < 0 || (nudts > 0 && !udts))
+		return CQL_ERR_INVALID_ARG;
+	ctx.keyspace = keyspace;
+	ctx.udts = udts;
+	ctx.nudts = nudts;
+	ctx.depth = 0;
+	ctx.budget = CQL_SCHEMA_MAX_TYPE_NODES;
+	ctx.failure = CQL_OK;
+	return parse_with_ctx(&ctx, text, a, out);
+}
+
+/* ---------------------------------------------------------------------
+ * UDT and table metadata
+ * ---------------------------------------------------------------------
+ */
+static void
+udt_clear(cql_udt_meta *u, const cql_allocator *a)
+{
+	cql_free(a, u->keyspace);
+	cql_free(a, u->name);
+	for (int i = 0; i < u->nfields; i++)
+	{
+		if (u->field_names)
+			cql_free(a, u->field_names[i]);
+		if (u->field_types)
+			cql_free(a, u->field_types[i]);
+	}
+	cql_free(a, u->field_names);
+	cql_free(a, u->field_types);
+	memset(u, 0, sizeof(*u));
+}
+
+void
+cql_schema_udts_free(cql_udt_meta *udts, int n, const cql_allocator *a)
+{
+	if (!udts)
+		return;
+	for (int i = 0; i < n; i++)
+		udt_clear(&udts[i], a);
+	cql_free(a, udts);
+}
+
+static cql_status
+udts_copy(const cql_udt_meta *src, int n, const cql_allocator *a,
+		  cql_udt_meta **out)
+{
+	cql_udt_meta *d;
+
+	*out = NULL;
+	if (n == 0)
+		return CQL_OK;
+	if (!(d = cql_alloc0(a, sizeof(*d) * (size_t) n)))
+		return CQL_ERR_NOMEM;
+	for (int i = 0; i < n; i++)
+	{
+		const cql_udt_meta *s = &src[i];
+
+		d[i].nfields = s->nfields;
+		if (!(d[i].keyspace = cql_strdup(a, s->keyspace)) ||
+			!(d[i].name = cql_strdup(a, s->name)) ||
+			!(d[i].field_names = cql_alloc0(a, sizeof(char *) * (size_t) (s->nfields + 1))) ||
+			!(d[i].field_types = cql_alloc0(a, sizeof(char *) * (size_t) (s->nfields + 1))))
+			goto nomem;
+		for (int f = 0; f < s->nfields; f++)
+			if (!(d[i].field_names[f] = cql_strdup(a, s->field_names[f])) ||
+				!(d[i].field_types[f] = cql_strdup(a, s->field_types[f])))
+				goto nomem;
+	}
+	*out = d;
+	return CQL_OK;
+
+nomem:
+	cql_schema_udts_free(d, n, a);
+	return CQL_ERR_NOMEM;
+}
+
+void
+cql_table_meta_free(cql_table_meta *t)
+{
+	const cql_allocator *a;
+
+	if (!t)
+		return;
+	a = t->alloc;
+	for (int i = 0; i < t->ncolumns; i++)
+	{
+		cql_free(a, t->columns[i].name);
+		cql_free(a, t->columns[i].type_text);
+		cql_type_free(t->columns[i].type, a);
+	}
+	cql_free(a, t->columns);
+	cql_free(a, t->partition_key);
+	cql_free(a, t->clustering_key);
+	cql_schema_udts_free(t->udts, t->nudts, a);
+	cql_free(a, t->keyspace);
+	cql_free(a, t->name);
+	cql_free(a, t);
+}
+
+const cql_column_meta *
+cql_table_meta_column(const cql_table_meta *t, const char *name)
+{
+	if (!t || !name)
+		return NULL;
+	for (int i = 0; i < t->ncolumns; i++)
+		if (strcmp(t->columns[i].name, name) == 0)
+			return &t->columns[i];
+	return NULL;
+}
+
+static int
+kind_rank(cql_column_kind k)
+{
+	return (int) k;				/* enum is declared in output order */
+}
+
+static int
+cmp_column(const void *x, const void *y)
+{
+	const cql_column_meta *a = x;
+	const cql_column_meta *b = y;
+
+	if (a->kind != b->kind)
+		return kind_rank(a->kind) - kind_rank(b->kind);
+	if (a->kind == CQL_COLUMN_PARTITION_KEY || a->kind == CQL_COLUMN_CLUSTERING)
+		return a->position < b->position ? -1 : a->position > b->position;
+	return strcmp(a->name, b->name);
+}
+
+static bool
+parse_kind(const char *s, cql_column_kind *k)
+{
+	if (!s)
+		return false;
+	if (strcmp(s, "partition_key") == 0)
+		*k = CQL_COLUMN_PARTITION_KEY;
+	else if (strcmp(s, "clustering") == 0)
+		*k = CQL_COLUMN_CLUSTERING;
+	else if (strcmp(s, "static") == 0)
+		*k = CQL_COLUMN_STATIC;
+	else if (strcmp(s, "regular") == 0)
+		*k = CQL_COLUMN_REGULAR;
+	else
+		return false;
+	return true;
+}
+
+static bool
+parse_order(const char *s, cql_clustering_order *o)
+{
+	if (!s || strcmp(s, "none") == 0)
+		*o = CQL_ORDER_NONE;
+	else if (strcmp(s, "asc") == 0)
+		*o = CQL_ORDER_ASC;
+	else if (strcmp(s, "desc") == 0)
+		*o = CQL_ORDER_DESC;
+	else
+		return false;
+	return true;
+}
+
+cql_status
+cql_schema_build_table(const char *keyspace, const char *table,
+					   const cql_column_row *rows, int nrows,
+					   const cql_udt_meta *udts, int nudts,
+					   const cql_allocator *a,
+					   cql_table_meta **out, cql_error *err)
+{
+	cql_table_meta *t;
+	cql_status	st;
+	int			np = 0,
+				nc = 0;
+
+	*out = NULL;
+	if (!keyspace || !table || nrows < 0 || (nrows > 0 && !rows) ||
+		nudts < 0 || (nudts > 0 && !udts))
+	{
+		cql_error_setf(err, CQL_ERR_INVALID_ARG, "invalid arguments to cql_schema_build_table");
+		return CQL_ERR_INVALID_ARG;
+	}
+	if (nrows > CQL_SCHEMA_MAX_COLUMNS)
+	{
+		cql_error_setf(err, CQL_ERR_TOO_LARGE, "table \"%s\".\"%s\" has %d columns",
+					   keyspace, table, nrows);
+		return CQL_ERR_TOO_LARGE;
+	}
+	if (!(t = cql_alloc0(a, sizeof(*t))))
+		goto nomem;
+	t->alloc = a;
+	if (!(t->keyspace = cql_strdup(a, keyspace)) || !(t->name = cql_strdup(a, table)) ||
+		!(t->columns = cql_alloc0(a, sizeof(cql_column_meta) * (size_t) (nrows + 1))))
+		goto nomem;
+	if ((st = udts_copy(udts, nudts, a, &t->udts)) != CQL_OK)
+		goto nomem;
+	t->nudts = nudts;
+
+	for (int i = 0; i < nrows; i++)
+	{
+		const cql_column_row *r = &rows[i];
+		cql_column_meta *c = &t->columns[i];
+
+		t->ncolumns = i + 1;	/* so that the fail path frees this one */
+		if (!r->name || !r->name[0] || !r->type || !r->type[0])
+		{
+			cql_error_setf(err, CQL_ERR_MALFORMED,
+						   "table \"%s\".\"%s\": column %d has no name or type",
+						   keyspace, table, i);
+			st = CQL_ERR_MALFORMED;
+			goto fail;
+		}
+		if (!parse_kind(r->kind, &c->kind) || !parse_order(r->clustering_order, &c->order))
+		{
+			cql_error_setf(err, CQL_ERR_MALFORMED,
+						   "table \"%s\".\"%s\": column \"%s\" has kind \"%s\" / order \"%s\"",
+						   keyspace, table, r->name, r->kind ? r->kind : "(null)",
+						   r->clustering_order ? r->clustering_order : "(null)");
+			st = CQL_ERR_MALFORMED;
+			goto fail;
+		}
+		c->position = r->position;
+		if (c->kind == CQL_COLUMN_PARTITION_KEY || c->kind == CQL_COLUMN_CLUSTERING)
+		{
+			if (r->position < 0 || r->position >= nrows)
+			{
+				cql_error_setf(err, CQL_ERR_MALFORMED,
+							   "table \"%s\".\"%s\": key column \"%s\" has position %d",
+							   keyspace, table, r->name, r->position);
+				st = CQL_ERR_MALFORMED;
+				goto fail;
+			}
+			if (c->kind == CQL_COLUMN_PARTITION_KEY)
+				np++;
+			else
+				nc++;
+		}
+		else
+			c->position = -1;
+		if (!(c->name = cql_strdup(a, r->name)) || !(c->type_text = cql_strdup(a, r->type)))
+			goto nomem;
+		c->type_status = cql_schema_parse_type(r->type, keyspace, udts, nudts, a, &c->type);
+		if (c->type_status == CQL_ERR_NOMEM)
+			goto nomem;
+	}
+	if (np == 0)
+	{
+		cql_error_setf(err, CQL_ERR_MALFORMED,
+					   "table \"%s\".\"%s\" has no partition key column", keyspace, table);
+		st = CQL_ERR_MALFORMED;
+		goto fail;
+	}
+
+	qsort(t->columns, (size_t) t->ncolumns, sizeof(cql_column_meta), cmp_column);
+	for (int i = 1; i < t->ncolumns; i++)
+		for (int j = 0; j < i; j++)
+			if (strcmp(t->columns[i].name, t->columns[j].name) == 0)
+			{
+				cql_error_setf(err, CQL_ERR_MALFORMED,
+							   "table \"%s\".\"%s\": column \"%s\" appears twice",
+							   keyspace, table, t->columns[i].name);
+				st = CQL_ERR_MALFORMED;
+				goto fail;
+			}
+
+	/* after sorting, key columns must sit at positions 0..n-1, no holes */
+	if (!(t->partition_key = cql_alloc0(a, sizeof(int) * (size_t) (np + 1))) ||
+		!(t->clustering_key = cql_alloc0(a, sizeof(int) * (size_t) (nc + 1))))
+		goto nomem;
+	for (int i = 0; i < np + nc; i++)
+	{
+		const cql_column_meta *c = &t->columns[i];
+		int			want = i < np ? i : i - np;
+		cql_column_kind k = i < np ? CQL_COLUMN_PARTITION_KEY : CQL_COLUMN_CLUSTERING;
+
+		if (c->kind != k || c->position != want)
+		{
+			cql_error_setf(err, CQL_ERR_MALFORMED,
+						   "table \"%s\".\"%s\": %s key positions are not 0..%d",
+						   keyspace, table, cql_column_kind_name(k),
+						   (k == CQL_COLUMN_PARTITION_KEY ? np : nc) - 1);
+			st = CQL_ERR_MALFORMED;
+			goto fail;
+		}
+		if (i < np)
+			t->partition_key[t->npartition++] = i;
+		else
+			t->clustering_key[t->nclustering++] = i;
+	}
+	*out = t;
+	return CQL_OK;
+
+nomem:
+	cql_error_setf(err, CQL_ERR_NOMEM, "out of memory");
+	st = CQL_ERR_NOMEM;
+fail:
+	cql_table_meta_free(t);
+	return st;
+}
+
+/* ---------------------------------------------------------------------
+ * Queries
+ * ---------------------------------------------------------------------
+ */
+
+/* Run a query with up to two text values bound; no paging. */
+static cql_status
+run(cql_conn *c, const char *q, const char *v1, const char *v2,
+	cql_result *res, cql_error *err)
+{
+	cql_query_params p;
+	cql_value_ref v[2];
+
+	cql_query_params_init(&p);
+	if (v1)
+	{
+		v[0].p = (const uint8_t *) v1;
+		v[0].n = (int32_t) strlen(v1);
+		p.nvalues = 1;
+	}
+	if (v2)
+	{
+		v[1].p = (const uint8_t *) v2;
+		v[1].n = (int32_t) strlen(v2);
+		p.nvalues = 2;
+	}
+	p.values = v;
+	memset(res, 0, sizeof(*res));
+	cql_error_clear(err);
+	return cql_query(c, q, &p, res, err);
+}
+
+static int
+col_index(const cql_result *r, const char *name)
+{
+	if (r->kind != CQL_RESULT_ROWS || !r->meta.cols)
+		return -1;
+	for (int i = 0; i < r->meta.ncols; i++)
+		if (r->meta.cols[i].name && strcmp(r->meta.cols[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static const cql_elem *
+get_cell(const cql_result *r, int row, int col)
+{
+	const cql_elem *e;
+
+	if (col < 0 || row < 0 || row >= r->rows_count || !r->cells)
+		return NULL;
+	e = cql_result_cell(r, row, col);
+	return (e->n < 0 || (e->n > 0 && !e->p)) ? NULL : e;
+}
+
+/* Text cell -> new string; NULL when absent or containing NUL bytes. */
+static char *
+cell_text(const cql_allocator *a, const cql_result *r, int row, int col,
+		  bool *nomem)
+{
+	const cql_elem *e = get_cell(r, row, col);
+	char	   *s;
+
+	if (!e || (e->n > 0 && memchr(e->p, 0, (size_t) e->n)))
+		return NULL;
+	if (!(s = cql_strndup(a, (const char *) e->p, (size_t) e->n)))
+		*nomem = true;
+	return s;
+}
+
+/*
+ * list<text> / set<text> cell -> array of strings.  CQL_ERR_MALFORMED for
+ * an undecodable cell or null elements, CQL_ERR_TOO_LARGE over 'max'.
+ */
+static cql_status
+cell_text_list(const cql_allocator *a, const cql_result *r, int row, int col,
+			   int max, char ***out, int *n)
+{
+	const cql_elem *e = get_cell(r, row, col);
+	cql_reader	rd;
+	int32_t		cnt;
+	char	  **v;
+
+	*out = NULL;
+	*n = 0;
+	if (!e)
+		return CQL_ERR_MALFORMED;
+	cql_reader_init(&rd, e->p, (size_t) e->n);
+	if (cql_read_i32(&rd, &cnt) != CQL_OK || cnt < 0 ||
+		(size_t) cnt > cql_reader_remaining(&rd) / 4)
+		return CQL_ERR_MALFORMED;
+	if (cnt > max)
+		return CQL_ERR_TOO_LARGE;
+	if (!(v = cql_alloc0(a, sizeof(char *) * (size_t) (cnt + 1))))
+		return CQL_ERR_NOMEM;
+	for (int32_t i = 0; i < cnt; i++)
+	{
+		const uint8_t *p;
+		int32_t		len;
+
+		if (cql_read_bytes(&rd, &p, &len) != CQL_OK || len < 0 ||
+			memchr(p, 0, (size_t) len))
+		{
+			cql_schema_names_free(v, i, a);
+			return CQL_ERR_MALFORMED;
+		}
+		if (!(v[i] = cql_strndup(a, (const char *) p, (size_t) len)))
+		{
+			cql_schema_names_free(v, i, a);
+			return CQL_ERR_NOMEM;
+		}
+	}
+	*out = v;
+	*n = cnt;
+	return CQL_OK;
+}
+
+void
+cql_schema_names_free(char **names, int n, const cql_allocator *a)
+{
+	if (!names)
+		return;
+	for (int i = 0; i < n; i++)
+		cql_free(a, names[i]);
+	cql_free(a, names);
+}
+
+/* One text column of every row -> names. */
+static cql_status
+collect_names(const cql_result *r, const char *column, const cql_allocator *a,
+			  char ***names, int *n, cql_error *err)
+{
+	int			col = col_index(r, column);
+	char	  **v;
+	int			k = 0;
+
+	*names = NULL;
+	*n = 0;
+	if (col < 0)
+	{
+		cql_error_setf(err, CQL_ERR_MALFORMED, "result has no column \"%s\"", column);
+		return CQL_ERR_MALFORMED;
+	}
+	if (!(v = cql_alloc0(a, sizeof(char *) * (size_t) (r->rows_count + 1))))
+		goto nomem;
+	for (int row = 0; row < r->rows_count; row++)
+	{
+		bool		nomem = false;
+		char	   *s = cell_text(a, r, row, col, &nomem);
+
+		if (nomem)
+		{
+			cql_schema_names_free(v, k, a);
+			goto nomem;
+		}
+		if (s)
+			v[k++] = s;			/* null names are skipped */
+	}
+	*names = v;
+	*n = k;
+	return CQL_OK;
+
+nomem:
+	cql_error_setf(err, CQL_ERR_NOMEM, "out of memory");
+	return CQL_ERR_NOMEM;
+}
+
+static cql_status
+missing_keyspace(const char *ks, cql_error *err)
+{
+	cql_error_setf(err, CQL_ERR_INVALID_ARG, "keyspace \"%s\" does not exist", ks);
+	return CQL_ERR_INVALID_ARG;
+}
+
+bool
+cql_schema_missing(cql_status st, const cql_error *err)
+{
+	size_t		len;
+	const char *tail = "\" does not exist";
+
+	if (st != CQL_ERR_INVALID_ARG || !err)
+		return false;
+	len = strlen(err->message);
+	return (strncmp(err->message, "keyspace \"", 10) == 0 ||
+			strncmp(err->message, "table \"", 7) == 0) &&
+		len > strlen(tail) && strcmp(err->message + len - strlen(tail), tail) == 0;
+}
+
+/*
+ * Where does a keyspace live: 1 = system_schema, 2 = system_virtual_schema
+ * (virtual tables, 4.0+), 0 = nowhere.
+ */
+static cql_status
+keyspace_home(cql_conn *c, const char *ks, int *home, cql_error *err)
+{
+	cql_result	res;
+	cql_status	st;
+
+	*home = 0;
+	st = run(c, "SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?",
+			 ks, NULL, &res, err);
+	if (st == CQL_OK && res.kind == CQL_RESULT_ROWS && res.rows_count > 0)
+		*home = 1;
+	cql_result_free(&res);
+	if (st != CQL_OK || *home)
+		return st;
+	st = run(c, "SELECT keyspace_name FROM system_virtual_schema.keyspaces WHERE keyspace_name = ?",
+			 ks, NULL, &res, err);
+	if (st == CQL_OK && res.kind == CQL_RESULT_ROWS && res.rows_count > 0)
+		*home = 2;
+	cql_result_free(&res);
+	if (st == CQL_ERR_SERVER)
+	{
+		/* no virtual schema before 4.0: just "not there" */
+		cql_error_clear(err);
+		st = CQL_OK;
+	}
+	return st;
+}
+
+cql_status
+cql_schema_keyspace_exists(cql_conn *c, const char *keyspace, bool *exists,
+						   cql_error *err)
+{
+	int			home = 0;
+	cql_status	st;
+
+	*exists = false;
+	if (!keyspace)
+	{
+		cql_error_setf(err, CQL_ERR_INVALID_ARG, "no keyspace given");
+		return CQL_ERR_INVALID_ARG;
+	}
+	st = keyspace_home(c, keyspace, &home, err);
+	*exists = home != 0;
+	return st;
+}
+
+cql_status
+cql_schema_list_keyspaces(cql_conn *c, const cql_allocator *a,
+						  char ***names, int *n, cql_error *err)
+{
+	cql_result	res;
+	cql_status	st;
+
+	*names = NULL;
+	*n = 0;
+	st = run(c, "SELECT keyspace_name FROM system_schema.keyspaces", NULL, NULL, &res, err);
+	if (st == CQL_OK)
+		st = collect_names(&res, "keyspace_name", a, names, n, err);
+	cql_result_free(&res);
+	return st;
+}
+
+cql_status
+cql_schema_list_tables(cql_conn *c, const char *keyspace, const cql_allocator *a,
+					   char ***names, int *n, cql_error *err)
+{
+	cql_result	res;
+	cql_status	st;
+	int			home;
+
+	*names = NULL;
+	*n = 0;
+	if (!keyspace)
+	{
+		cql_error_setf(err, CQL_ERR_INVALID_ARG, "no keyspace given");
+		return CQL_ERR_INVALID_ARG;
+	}
+	if ((st = keyspace_home(c, keyspace, &home, err)) != CQL_OK)
+		return st;
+	if (!home)
+		return missing_keyspace(keyspace, err);
+	st = run(c, home == 1 ?
+			 "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?" :
+			 "SELECT table_name FROM system_virtual_schema.tables WHERE keyspace_name = ?",
+			 keyspace, NULL, &res, err);
+	if (st == CQL_OK)
+		st = collect_names(&res, "table_name", a, names, n, err);
+	cql_result_free(&res);
+	return st;
+}
+
+static cql_status
+udts_from_rows(const cql_result *r, const char *keyspace, const cql_allocator *a,
+			   cql_udt_meta **out, int *n, cql_error *err)
+{
+	int			c_name = col_index(r, "type_name");
+	int			c_fn = col_index(r, "field_names");
+	int			c_ft = col_index(r, "field_types");
+	cql_udt_meta *u;
+	int			k = 0;
+	cql_status	st = CQL_OK;
+
+	*out = NULL;
+	*n = 0;
+	if (r->rows_count == 0)
+		return CQL_OK;
+	if (c_name < 0 || c_fn < 0 || c_ft < 0)
+	{
+		cql_error_setf(err, CQL_ERR_MALFORMED, "system_schema.types result lacks columns");
+		return CQL_ERR_MALFORMED;
+	}
+	if (r->rows_count > CQL_SCHEMA_MAX_UDTS)
+	{
+		cql_error_setf(err, CQL_ERR_TOO_LARGE, "keyspace \"%s\" has %d types",
+					   keyspace, (int) r->rows_count);
+		return CQL_ERR_TOO_LARGE;
+	}
+	if (!(u = cql_alloc0(a, sizeof(*u) * (size_t) r->rows_count)))
+		goto nomem;
+	for (int row = 0; row < r->rows_count; row++)
+	{
+		bool		nomem = false;
+		int			nn = 0,
+					nt = 0;
+		cql_udt_meta *d = &u[k];
+
+		d->name = cell_text(a, r, row, c_name, &nomem);
+		if (nomem || !(d->keyspace = cql_strdup(a, keyspace)))
+		{
+			udt_clear(d, a);
+			goto nomem_free;
+		}
+		if (!d->name || !d->name[0])
+		{
+			st = CQL_ERR_MALFORMED;
+			cql_error_setf(err, st, "keyspace \"%s\": a type without a name", keyspace);
+			udt_clear(d, a);
+			goto fail;
+		}
+		k++;
+		if ((st = cell_text_list(a, r, row, c_fn, CQL_SCHEMA_MAX_FIELDS, &d->field_names, &nn)) != CQL_OK ||
+			(st = cell_text_list(a, r, row, c_ft, CQL_SCHEMA_MAX_FIELDS, &d->field_types, &nt)) != CQL_OK ||
+			nn != nt)
+		{
+			/* keep counts consistent so udt_clear frees what is there */
+			if (d->field_names && !d->field_types)
+			{
+				cql_schema_names_free(d->field_names, nn, a);
+				d->field_names = NULL;
+			}
+			else if (d->field_names && d->field_types)
+			{
+				cql_schema_names_free(d->field_names, nn, a);
+				cql_schema_names_free(d->field_types, nt, a);
+				d->field_names = d->field_types = NULL;
+			}
+			if (st == CQL_ERR_NOMEM)
+				goto nomem_free;
+			if (st == CQL_OK)
+				st = CQL_ERR_MALFORMED;
+			cql_error_setf(err, st, "type \"%s\".\"%s\": unusable field lists",
+						   keyspace, d->name);
+			goto fail;
+		}
+		d->nfields = nn;
+	}
+	*out = u;
+	*n = k;
+	return CQL_OK;
+
+nomem_free:
+	st = CQL_ERR_NOMEM;
+	cql_error_setf(err, st, "out of memory");
+fail:
+	cql_schema_udts_free(u, k, a);
+	return st;
+nomem:
+	cql_error_setf(err, CQL_ERR_NOMEM, "out of memory");
+	return CQL_ERR_NOMEM;
+}
+
+static cql_status
+load_udts_home(cql_conn *c, const char *keyspace, int home, const cql_allocator *a,
+			   cql_udt_meta **udts, int *n, cql_error *err)
+{
+	cql_result	res;
+	cql_status	st;
+
+	*udts = NULL;
+	*n = 0;
+	if (home != 1)
+		return CQL_OK;			/* virtual keyspaces have no UDTs */
+	st = run(c, "SELECT type_name, field_names, field_types FROM system_schema.types "
+			 "WHERE keyspace_name = ?", keyspace, NULL, &res, err);
+	if (st == CQL_OK)
+		st = udts_from_rows(&res, keyspace, a, udts, n, err);
+	cql_result_free(&res);
+	return st;
+}
+
+cql_status
+cql_schema_load_udts(cql_conn *c, const char *keyspace, const cql_allocator *a,
+					 cql_udt_meta **udts, int *n, cql_error *err)
+{
+	int			home;
+	cql_status	st;
+
+	*udts = NULL;
+	*n = 0;
+	if (!keyspace)
+	{
+		cql_error_setf(err, CQL_ERR_INVALID_ARG, "no keyspace given");
+		return CQL_ERR_INVALID_ARG;
+	}
+	if ((st = keyspace_home(c, keyspace, &home, err)) != CQL_OK)
+		return st;
+	if (!home)
+		return missing_keyspace(keyspace, err);
+	return load_udts_home(c, keyspace, home, a, udts, n, err);
+}
+
+/* Does a set<text> cell contain 'word'? */
+static bool
+set_contains(const cql_result *r, int row, int col, const char *word)
+{
+	const cql_elem *e = get_cell(r, row, col);
+	cql_reader	rd;
+	int32_t		cnt;
+	size_t		wl = strlen(word);
+
+	if (!e)
+		return false;
+	cql_reader_init(&rd, e->p, (size_t) e->n);
+	if (cql_read_i32(&rd, &cnt) != CQL_OK || cnt < 0)
+		return false;
+	for (int32_t i = 0; i < cnt; i++)
+	{
+		const uint8_t *p;
+		int32_t		len;
+
+		if (cql_read_bytes(&rd, &p, &len) != CQL_OK)
+			return false;
+		if (len == (int32_t) wl && memcmp(p, word, wl) == 0)
+			return true;
+	}
+	return false;
+}
+
+cql_status
+cql_schema_load_table(cql_conn *c, const char *keyspace, const char *table,
+					  const cql_allocator *a, cql_table_meta **out, cql_error *err)
+{
+	cql_result	res;
+	cql_status	st;
+	int			home;
+	bool		found = false,
+				is_view = false,
+				is_counter = false;
+	cql_udt_meta *udts = NULL;
+	int			nudts = 0;
+	cql_column_row *rows = NULL;
+	int			nrows = 0;
+	char	  **strs = NULL;	/* every string of 'rows', for freeing */
+	int			nstrs = 0;
+
+	*out = NULL;
+	cql_error_clear(err);
+	if (!keyspace || !table)
+	{
+		cql_error_setf(err, CQL_ERR_INVALID_ARG, "no keyspace or table given");
+		return CQL_ERR_INVALID_ARG;
+	}
+	if ((st = keyspace_home(c, keyspace, &home, err)) != CQL_OK)
+		return st;
+	if (!home)
+		return missing_keyspace(keyspace, err);
+
+	/* a table, or else a materialized view */
+	st = run(c, home == 1 ?
+			 "SELECT table_name, flags FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?" :
+			 "SELECT table_name FROM system_virtual_schema.tables WHERE keyspace_name = ? AND table_name = ?",
+			 keyspace, table, &res, err);
+	if (st == CQL_OK && res.kind == CQL_RESULT_ROWS && res.rows_count > 0)
+	{
+		found = true;
+		is_counter = set_contains(&res, 0, col_index(&res, "flags"), "counter");
+	}
+	cql_result_free(&res);
+	if (st != CQL_OK)
+		return st;
+	if (!found && home == 1)
+	{
+		st = run(c, "SELECT view_name FROM system_schema.views WHERE keyspace_name = ? AND view_name = ?",
+				 keyspace, table, &res, err);
+		found = is_view = (st == CQL_OK && res.kind == CQL_RESULT_ROWS && res.rows_count > 0);
+		cql_result_free(&res);
+		if (st != CQL_OK)
+			return st;
+	}
+	if (!found)
+	{
+		cql_error_setf(err, CQL_ERR_INVALID_ARG, "table \"%s\".\"%s\" does not exist",
+					   keyspace, table);
+		return CQL_ERR_INVALID_ARG;
+	}
+
+	if ((st = load_udts_home(c, keyspace, home, a, &udts, &nudts, err)) != CQL_OK)
+		return st;
+
+	st = run(c, home == 1 ?
+			 "SELECT column_name, kind, position, clustering_order, type FROM system_schema.columns "
+			 "WHERE keyspace_name = ? AND table_name = ?" :
+			 "SELECT column_name, kind, position, clustering_order, type FROM system_virtual_schema.columns "
+			 "WHERE keyspace_name = ? AND table_name = ?",
+			 keyspace, table, &res, err);
+	if (st == CQL_OK)
+	{
+		int			c_name = col_index(&res, "column_name");
+		int			c_kind = col_index(&res, "kind");
+		int			c_pos = col_index(&res, "position");
+		int			c_ord = col_index(&res, "clustering_order");
+		int			c_type = col_index(&res, "type");
+
+		if (res.rows_count > CQL_SCHEMA_MAX_COLUMNS)
+		{
+			st = CQL_ERR_TOO_LARGE;
+			cql_error_setf(err, st, "table \"%s\".\"%s\" has %d columns",
+						   keyspace, table, (int) res.rows_count);
+		}
+		else if (!(rows = cql_alloc0(a, sizeof(*rows) * (size_t) (res.rows_count + 1))) ||
+				 !(strs = cql_alloc0(a, sizeof(char *) * (size_t) (4 * res.rows_count + 1))))
+		{
+			st = CQL_ERR_NOMEM;
+			cql_error_setf(err, st, "out of memory");
+		}
+		for (int row = 0; st == CQL_OK && row < res.rows_count; row++)
+		{
+			bool		nomem = false;
+			cql_column_row *cr = &rows[nrows++];
+			const cql_elem *pe = get_cell(&res, row, c_pos);
+			int32_t		pos = -1;
+
+			cr->name = strs[nstrs++] = cell_text(a, &res, row, c_name, &nomem);
+			cr->kind = strs[nstrs++] = cell_text(a, &res, row, c_kind, &nomem);
+			cr->clustering_order = strs[nstrs++] = cell_text(a, &res, row, c_ord, &nomem);
+			cr->type = strs[nstrs++] = cell_text(a, &res, row, c_type, &nomem);
+			if (pe && cql_decode_int(pe->p, pe->n, &pos) != CQL_OK)
+				pos = INT32_MIN;	/* wrong size: refused below for keys */
+			cr->position = pos;
+			if (nomem)
+			{
+				st = CQL_ERR_NOMEM;
+				cql_error_setf(err, st, "out of memory");
+			}
+		}
+	}
+	cql_result_free(&res);
+	if (st == CQL_OK && nrows == 0)
+	{
+		/* dropped between our two queries */
+		st = CQL_ERR_INVALID_ARG;
+		cql_error_setf(err, st, "table \"%s\".\"%s\" does not exist", keyspace, table);
+	}
+	if (st == CQL_OK)
+		st = cql_schema_build_table(keyspace, table, rows, nrows, udts, nudts, a, out, err);
+	if (st == CQL_OK)
+	{
+		(*out)->is_view = is_view;
+		(*out)->is_counter = is_counter;
+	}
+	cql_schema_names_free(strs, nstrs, a);
+	cql_free(a, rows);
+	cql_schema_udts_free(udts, nudts, a);
+	return st;
+}
+
+/* ---------------------------------------------------------------------
+ * Schema agreement
+ * ---------------------------------------------------------------------
+ */
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Collect distinct schema versions of a result into v (up to 2 kept). */
+static void
+collect_versions(const cql_result *r, uint8_t v[2][16], int *nv)
+{
+	int			col = col_index(r, "schema_version");
+
+	for (int row = 0; col >= 0 && row < r->rows_count; row++)
+	{
+		const cql_elem *e = get_cell(r, row, col);
+		bool		seen = false;
+
+		if (!e || e->n != 16)
+			continue;
+		for (int i = 0; i < *nv && i < 2; i++)
+			seen |= memcmp(v[i], e->p, 16) == 0;
+		if (!seen)
+		{
+			if (*nv < 2)
+				memcpy(v[*nv], e->p, 16);
+			(*nv)++;
+		}
+	}
+}
+
+cql_status
+cql_schema_await_agreement(cql_conn *c, int timeout_ms, cql_error *err)
+{
+	int64_t		deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	bool		use_v2 = true;
+
+	for (;;)
+	{
+		cql_result	res;
+		cql_status	st;
+		uint8_t		v[2][16];
+		int			nv = 0;
+
+		st = run(c, "SELECT schema_version FROM system.local WHERE key = 'local'",
+				 NULL, NULL, &res, err);
+		if (st == CQL_OK)
+			collect_versions(&res, v, &nv);
+		cql_result_free(&res);
+		if (st != CQL_OK)
+			return st;
+		st = run(c, use_v2 ? "SELECT schema_version FROM system.peers_v2" :
+				 "SELECT schema_version FROM system.peers", NULL, NULL, &res, err);
+		if (st == CQL_ERR_SERVER && use_v2)
+		{
+			cql_result_free(&res);
+			use_v2 = false;
+			continue;
+		}
+		if (st == CQL_OK)
+			collect_versions(&res, v, &nv);
+		cql_result_free(&res);
+		if (st != CQL_OK)
+			return st;
+		if (nv <= 1)
+			return CQL_OK;
+		if (mono_ms() >= deadline)
+		{
+			cql_error_setf(err, CQL_ERR_TIMEOUT,
+						   "schema versions did not agree within %d ms (%d versions)",
+						   timeout_ms, nv);
+			return CQL_ERR_TIMEOUT;
+		}
+		/*
+		 * Pause through the connection's wait hook (not a sleep): it is
+		 * interruptible, so a query cancel is honoured while we wait.
+		 */
+		st = cql_conn_pump(c, 200, err);
+		if (st != CQL_OK)
+			return st;
+	}
+}

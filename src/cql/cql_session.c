@@ -1,0 +1,506 @@
+/*-------------------------------------------------------------------------
+ *
+ * cql_session.c
+ *		Typed request senders (QUERY, PREPARE, EXECUTE, BATCH) and the
+ *		synchronous helpers built on them: query, prepare, execute with
+ *		transparent re-prepare, batch, and paging.
+ *
+ * The synchronous helpers are "submit + await + free": if the await ends
+ * early (timeout, interrupt) the request is orphaned by cql_request_free,
+ * so the connection stays usable and the late answer is discarded.
+ *
+ * IDENTIFICATION
+ *		src/cql/cql_session.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "cql_conn_int.h"
+
+#include <string.h>
+
+static const cql_query_params *
+params_or_default(const cql_query_params *params, cql_query_params *dflt)
+{
+	if (params)
+		return params;
+	cql_query_params_init(dflt);
+	return dflt;
+}
+
+/* Submit a body built into b (which is freed). */
+static cql_status
+submit_built(cql_conn *c, uint8_t opcode, cql_buf *b, cql_status build_st,
+			 cql_request **req, cql_error *err)
+{
+	cql_status	st = build_st;
+
+	if (st == CQL_OK)
+		st = cql_buf_status(b);
+	if (st != CQL_OK)
+	{
+		cql_conn_set_error(c, err, st, 0, "could not build %s request: %s",
+						   cql_opcode_name(opcode), cql_status_message(st));
+		cql_buf_free(b);
+		return st;
+	}
+	st = cql_conn_submit_internal(c, opcode, b->data, b->len, false, req, err);
+	cql_buf_free(b);
+	return st;
+}
+
+static cql_status
+check_ready(cql_conn *c, cql_request **req, cql_error *err)
+{
+	if (req)
+		*req = NULL;
+	if (err)
+		cql_error_clear(err);
+	return cql_conn_check(c, err);
+}
+
+cql_status
+cql_send_query(cql_conn *c, const char *query, const cql_query_params *params,
+			   cql_request **req, cql_error *err)
+{
+	cql_query_params dflt;
+	cql_buf		b;
+	cql_status	st;
+
+	if ((st = check_ready(c, req, err)) != CQL_OK)
+		return st;
+	if (query == NULL)
+	{
+		cql_conn_set_error(c, err, CQL_ERR_INVALID_ARG, 0, "no query text");
+		return CQL_ERR_INVALID_ARG;
+	}
+	cql_buf_init(&b, c->alloc);
+	st = cql_write_query(&b, c->version, query, params_or_default(params, &dflt));
+	return submit_built(c, CQL_OP_QUERY, &b, st, req, err);
+}
+
+cql_status
+cql_send_prepare(cql_conn *c, const char *query, cql_request **req, cql_error *err)
+{
+	cql_buf		b;
+	cql_status	st;
+
+	if ((st = check_ready(c, req, err)) != CQL_OK)
+		return st;
+	if (query == NULL)
+	{
+		cql_conn_set_error(c, err, CQL_ERR_INVALID_ARG, 0, "no query text");
+		return CQL_ERR_INVALID_ARG;
+	}
+	cql_buf_init(&b, c->alloc);
+	st = cql_write_prepare(&b, c->version, query, NULL);
+	return submit_built(c, CQL_OP_PREPARE, &b, st, req, err);
+}
+
+cql_status
+cql_send_execute(cql_conn *c, cql_prepared *p, const cql_query_params *params,
+				 cql_request **req, cql_error *err)
+{
+	cql_query_params dflt;
+	cql_query_params prm;
+	cql_buf		b;
+	cql_status	st;
+
+	if ((st = check_ready(c, req, err)) != CQL_OK)
+		return st;
+	if (p == NULL || p->id == NULL)
+	{
+		cql_conn_set_error(c, err, CQL_ERR_INVALID_ARG, 0, "no prepared statement");
+		return CQL_ERR_INVALID_ARG;
+	}
+	prm = *params_or_default(params, &dflt);
+
+	/*
+	 * With result columns cached, ask the server to leave them out.  v5
+	 * tells us through METADATA_CHANGED when our copy is stale (the id we
+	 * send identifies it); v4 silently sends full metadata instead, which
+	 * the decoder notices (no NO_METADATA flag).
+	 */
+	prm.skip_metadata = p->ncols > 0 && p->cols != NULL;
+
+	cql_buf_init(&b, c->alloc);
+	st = cql_write_execute(&b, c->version, p->id, p->id_len,
+						   p->result_metadata_id ? p->result_metadata_id : (const uint8_t *) "",
+						   p->result_metadata_id_len, &prm);
+	st = submit_built(c, CQL_OP_EXECUTE, &b, st, req, err);
+	if (st == CQL_OK)
+	{
+		(*req)->prepared = p;
+		(*req)->cached_cols = prm.skip_metadata ? p->cols : NULL;
+		(*req)->ncached = prm.skip_metadata ? p->ncols : 0;
+	}
+	return st;
+}
+
+cql_status
+cql_send_batch(cql_conn *c, uint8_t batch_type, const cql_batch_stmt *stmts,
+			   int nstmts, const cql_query_params *params,
+			   cql_request **req, cql_error *err)
+{
+	cql_query_params dflt;
+	cql_buf		b;
+	cql_status	st;
+
+	if ((st = check_ready(c, req, err)) != CQL_OK)
+		return st;
+	cql_buf_init(&b, c->alloc);
+	st = cql_write_batch(&b, c->version, batch_type, stmts, nstmts,
+						 params_or_default(params, &dflt));
+	return submit_built(c, CQL_OP_BATCH, &b, st, req, err);
+}
+
+/* ---------------------------------------------------------------------
+ * Synchronous helpers
+ * ---------------------------------------------------------------------
+ */
+
+/* Await, then free (orphaning it if unfinished) the request. */
+static cql_status
+finish(cql_conn *c, cql_request *req, cql_result *res, cql_error *err)
+{
+	cql_status	st = cql_conn_await(c, req, res, err);
+
+	cql_request_free(req);
+	return st;
+}
+
+static void
+remember_keyspace(cql_conn *c, const cql_result *res)
+{
+	char	   *ks;
+
+	if (res->kind != CQL_RESULT_SET_KEYSPACE || res->keyspace == NULL)
+		return;
+	ks = cql_strdup(c->alloc, res->keyspace);
+	if (ks == NULL)
+		return;
+	cql_free(c->alloc, c->keyspace);
+	c->keyspace = ks;
+}
+
+cql_status
+cql_query(cql_conn *c, const char *query, const cql_query_params *params,
+		  cql_result *res, cql_error *err)
+{
+	cql_result	tmp;
+	cql_result *r = res ? res : &tmp;
+	cql_request *req;
+	cql_status	st;
+
+	memset(r, 0, sizeof(*r));
+	st = cql_send_query(c, query, params, &req, err);
+	if (st != CQL_OK)
+		return st;
+	st = finish(c, req, r, err);
+	if (st == CQL_OK)
+		remember_keyspace(c, r);
+	if (r == &tmp)
+		cql_result_free(&tmp);
+	return st;
+}
+
+/* PREPARE p->query and (re)fill p. */
+static cql_status
+do_prepare(cql_conn *c, cql_prepared *p, cql_error *err)
+{
+	cql_request *req;
+	cql_result	res;
+	cql_status	st;
+
+	memset(&res, 0, sizeof(res));
+	st = cql_send_prepare(c, p->query, &req, err);
+	if (st != CQL_OK)
+		return st;
+	st = finish(c, req, &res, err);
+	if (st == CQL_OK)
+		st = cql_prepared_from_result(c, p, &res, err);
+	cql_result_free(&res);
+	return st;
+}
+
+cql_status
+cql_prepare(cql_conn *c, const char *query, cql_prepared **out, cql_error *err)
+{
+	cql_prepared *p;
+	cql_status	st;
+
+	*out = NULL;
+	if (err)
+		cql_error_clear(err);
+	if ((st = cql_conn_check(c, err)) != CQL_OK)
+		return st;
+	if (query == NULL)
+	{
+		cql_conn_set_error(c, err, CQL_ERR_INVALID_ARG, 0, "no query text");
+		return CQL_ERR_INVALID_ARG;
+	}
+	if ((p = cql_prepared_lookup(c, query)) != NULL)
+	{
+		*out = p;
+		return CQL_OK;
+	}
+	p = cql_alloc0(c->alloc, sizeof(*p));
+	if (p == NULL || (p->query = cql_strdup(c->alloc, query)) == NULL)
+	{
+		cql_free(c->alloc, p);
+		cql_conn_set_error(c, err, CQL_ERR_NOMEM, 0, "out of memory");
+		return CQL_ERR_NOMEM;
+	}
+	st = do_prepare(c, p, err);
+	if (st != CQL_OK)
+	{
+		cql_free(c->alloc, p->query);
+		cql_free(c->alloc, p->id);
+		cql_free(c->alloc, p->result_metadata_id);
+		cql_columns_free(p->bind, p->nbind, c->alloc);
+		cql_free(c->alloc, p->pk_indexes);
+		cql_columns_free(p->cols, p->ncols, c->alloc);
+		cql_free(c->alloc, p);
+		return st;
+	}
+	p->next = c->prepared;
+	c->prepared = p;
+	*out = p;
+	return CQL_OK;
+}
+
+cql_status
+cql_reprepare(cql_conn *c, cql_prepared *p, cql_error *err)
+{
+	cql_status	st;
+
+	if (err)
+		cql_error_clear(err);
+	if ((st = cql_conn_check(c, err)) != CQL_OK)
+		return st;
+	st = do_prepare(c, p, err);
+	if (st == CQL_OK)
+		p->reprepares++;
+	return st;
+}
+
+cql_status
+cql_execute(cql_conn *c, cql_prepared *p, const cql_query_params *params,
+			cql_result *res, cql_error *err)
+{
+	cql_result	tmp;
+	cql_result *r = res ? res : &tmp;
+	cql_status	st;
+	cql_error	local;
+
+	if (err == NULL)
+		err = &local;
+	for (int attempt = 0;; attempt++)
+	{
+		cql_request *req;
+
+		memset(r, 0, sizeof(*r));
+		st = cql_send_execute(c, p, params, &req, err);
+		if (st != CQL_OK)
+			return st;
+		st = finish(c, req, r, err);
+
+		/*
+		 * The node forgot the statement (restart, or the table was
+		 * dropped and re-created): prepare it again and retry, once.
+		 */
+		if (st == CQL_ERR_SERVER && err->code == CQL_ERRCODE_UNPREPARED &&
+			attempt == 0)
+		{
+			if ((st = cql_reprepare(c, p, err)) != CQL_OK)
+				return st;
+			continue;
+		}
+		break;
+	}
+	if (st == CQL_OK && r == &tmp)
+		cql_result_free(&tmp);
+	return st;
+}
+
+void
+cql_batch_stmt_prepared(cql_batch_stmt *s, const cql_prepared *p,
+						const cql_value_ref *values, int nvalues)
+{
+	memset(s, 0, sizeof(*s));
+	s->id = p->id;
+	s->id_len = p->id_len;
+	s->values = values;
+	s->nvalues = nvalues;
+}
+
+void
+cql_batch_stmt_query(cql_batch_stmt *s, const char *query,
+					 const cql_value_ref *values, int nvalues)
+{
+	memset(s, 0, sizeof(*s));
+	s->query = query;
+	s->values = values;
+	s->nvalues = nvalues;
+}
+
+/* The cached statement whose id the server reported as unknown. */
+static cql_prepared *
+find_by_id(cql_conn *c, const cql_error *err)
+{
+	size_t		n = err->unprepared_id_len;
+
+	if (n == 0 || n > sizeof(err->unprepared_id))
+		return NULL;
+	for (cql_prepared *p = c->prepared; p != NULL; p = p->next)
+		if (p->id_len == n && memcmp(p->id, err->unprepared_id, n) == 0)
+			return p;
+	return NULL;
+}
+
+cql_status
+cql_batch(cql_conn *c, uint8_t batch_type, const cql_batch_stmt *stmts,
+		  int nstmts, const cql_query_params *params,
+		  cql_result *res, cql_error *err)
+{
+	cql_result	tmp;
+	cql_result *r = res ? res : &tmp;
+	cql_request *req;
+	cql_status	st;
+	cql_prepared *p;
+	uint8_t		old_id[64];
+	uint16_t	old_len;
+	cql_batch_stmt *copy;
+	cql_error	local;
+
+	if (err == NULL)
+		err = &local;
+	memset(r, 0, sizeof(*r));
+	st = cql_send_batch(c, batch_type, stmts, nstmts, params, &req, err);
+	if (st != CQL_OK)
+		return st;
+	st = finish(c, req, r, err);
+	if (st != CQL_ERR_SERVER ||
+		err->code != CQL_ERRCODE_UNPREPARED || (p = find_by_id(c, err)) == NULL)
+		goto out;
+
+	/* re-prepare the forgotten statement and resend with its new id */
+	old_len = p->id_len;
+	memcpy(old_id, p->id, old_len);
+	if ((st = cql_reprepare(c, p, err)) != CQL_OK)
+		return st;
+	copy = cql_alloc(c->alloc, sizeof(*copy) * (size_t) (nstmts > 0 ? nstmts : 1));
+	if (copy == NULL)
+	{
+		cql_conn_set_error(c, err, CQL_ERR_NOMEM, 0, "out of memory");
+		return CQL_ERR_NOMEM;
+	}
+	for (int i = 0; i < nstmts; i++)
+	{
+		copy[i] = stmts[i];
+		if (copy[i].query == NULL && copy[i].id_len == old_len &&
+			memcmp(copy[i].id, old_id, old_len) == 0)
+		{
+			copy[i].id = p->id;
+			copy[i].id_len = p->id_len;
+		}
+	}
+	st = cql_send_batch(c, batch_type, copy, nstmts, params, &req, err);
+	if (st == CQL_OK)
+		st = finish(c, req, r, err);
+	cql_free(c->alloc, copy);
+
+out:
+	if (st == CQL_OK && r == &tmp)
+		cql_result_free(&tmp);
+	return st;
+}
+
+/* ---------------------------------------------------------------------
+ * Paging
+ * ---------------------------------------------------------------------
+ */
+void
+cql_pager_init(cql_pager *pg, cql_conn *c, const char *query,
+			   cql_prepared *prepared, const cql_query_params *params)
+{
+	memset(pg, 0, sizeof(*pg));
+	pg->conn = c;
+	pg->query = query;
+	pg->prepared = prepared;
+	if (params)
+		pg->params = *params;
+	else
+		cql_query_params_init(&pg->params);
+	/* the pager owns the paging state; a caller-supplied one starts it */
+	pg->params.paging_state = NULL;
+	pg->params.paging_state_len = 0;
+	if (params && params->paging_state && params->paging_state_len > 0)
+	{
+		pg->state = cql_alloc(cql_conn_allocator(c), (size_t) params->paging_state_len);
+		if (pg->state)
+		{
+			memcpy(pg->state, params->paging_state, (size_t) params->paging_state_len);
+			pg->state_len = params->paging_state_len;
+		}
+	}
+}
+
+cql_status
+cql_pager_next(cql_pager *pg, cql_result *page, cql_error *err)
+{
+	cql_query_params prm = pg->params;
+	cql_conn   *c = pg->conn;
+	cql_status	st;
+
+	memset(page, 0, sizeof(*page));
+	if (pg->done)
+	{
+		if (err)
+		{
+			cql_conn_set_error(c, err, CQL_ERR_STATE, 0, "no more pages");
+		}
+		return CQL_ERR_STATE;
+	}
+	if (pg->state)
+	{
+		prm.paging_state = pg->state;
+		prm.paging_state_len = pg->state_len;
+	}
+	if (pg->prepared)
+		st = cql_execute(c, pg->prepared, &prm, page, err);
+	else
+		st = cql_query(c, pg->query, &prm, page, err);
+	if (st != CQL_OK)
+		return st;
+
+	pg->pages++;
+	if (page->kind == CQL_RESULT_ROWS)
+		pg->rows += page->rows_count;
+	cql_free(c->alloc, pg->state);
+	pg->state = NULL;
+	pg->state_len = 0;
+	if (cql_result_has_more_pages(page) && page->meta.paging_state_len > 0)
+	{
+		pg->state = cql_alloc(c->alloc, (size_t) page->meta.paging_state_len);
+		if (pg->state == NULL)
+		{
+			cql_result_free(page);
+			cql_conn_set_error(c, err, CQL_ERR_NOMEM, 0, "out of memory");
+			return CQL_ERR_NOMEM;
+		}
+		memcpy(pg->state, page->meta.paging_state, (size_t) page->meta.paging_state_len);
+		pg->state_len = page->meta.paging_state_len;
+	}
+	else
+		pg->done = true;
+	return CQL_OK;
+}
+
+void
+cql_pager_free(cql_pager *pg)
+{
+	if (pg->conn)
+		cql_free(cql_conn_allocator(pg->conn), pg->state);
+	pg->state = NULL;
+	pg->state_len = 0;
+}

@@ -1,0 +1,313 @@
+/*-------------------------------------------------------------------------
+ *
+ * cql_socket.c
+ *		Non-blocking TCP sockets, the monotonic clock and the default
+ *		poll()-based wait hook of the CQL connection layer.
+ *
+ * Nothing here ever blocks except getaddrinfo(): every other wait goes
+ * through the caller's wait hook, so that inside a PostgreSQL backend the
+ * glue can wait on its latch and the socket together and stop when a query
+ * cancel is pending.  Name resolution has no portable non-blocking form;
+ * callers that care should pass numeric addresses (then getaddrinfo does
+ * not touch the network).
+ *
+ * IDENTIFICATION
+ *		src/cql/cql_socket.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "cql_conn_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * cql_now_ms
+ *		Milliseconds on the monotonic clock.  Deadlines must not move when
+ *		the wall clock is stepped.
+ */
+int64_t
+cql_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * cql_remaining_ms
+ *		Time left until 'deadline' (0 when passed); -1 for "no deadline".
+ */
+int
+cql_remaining_ms(int64_t deadline)
+{
+	int64_t		left;
+
+	if (deadline <= 0)
+		return -1;
+	left = deadline - cql_now_ms();
+	if (left <= 0)
+		return 0;
+	if (left > INT32_MAX)
+		return INT32_MAX;
+	return (int) left;
+}
+
+/*
+ * cql_wait_poll
+ *		Default wait hook: poll() on the one socket.  EINTR counts as a
+ *		spurious wakeup (the caller loops and re-checks its deadline).
+ */
+cql_status
+cql_wait_poll(void *ctx, int fd, int events, int timeout_ms)
+{
+	struct pollfd pfd;
+	int			rc;
+
+	(void) ctx;
+	pfd.fd = fd;
+	pfd.events = 0;
+	pfd.revents = 0;
+	if (events & CQL_WAIT_READ)
+		pfd.events |= POLLIN;
+	if (events & CQL_WAIT_WRITE)
+		pfd.events |= POLLOUT;
+	rc = poll(&pfd, 1, timeout_ms);
+	if (rc == 0)
+		return CQL_ERR_TIMEOUT;
+	/* errors and hangups are reported by the following recv/send */
+	return CQL_OK;
+}
+
+static void
+set_sock_options(int fd)
+{
+	int			one = 1;
+
+	/*
+	 * Requests are small and latency-bound; Nagle would hold the second
+	 * pipelined request back until the first is acknowledged.
+	 */
+	(void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* Detect dead peers on idle pooled connections eventually. */
+	(void) setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+#ifdef TCP_KEEPIDLE
+	{
+		int			idle = 60,
+					intvl = 10,
+					cnt = 6;
+
+		(void) setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+		(void) setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+		(void) setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+	}
+#endif
+}
+
+/*
+ * connect_one
+ *		Non-blocking connect to one resolved address, waiting through the
+ *		hook until 'deadline'.
+ */
+static cql_status
+connect_one(const struct addrinfo *ai, int64_t deadline,
+			cql_wait_fn wait, void *wait_ctx, int *fd_out, int *err_no)
+{
+	int			fd;
+	int			flags;
+
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+	if (fd < 0)
+	{
+		*err_no = errno;
+		return CQL_ERR_CONNECT;
+	}
+	flags = fcntl(fd, F_GETFL, 0);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+	{
+		*err_no = errno;
+		close(fd);
+		return CQL_ERR_CONNECT;
+	}
+	set_sock_options(fd);
+
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0)
+	{
+		if (errno != EINPROGRESS && errno != EINTR)
+		{
+			*err_no = errno;
+			close(fd);
+			return CQL_ERR_CONNECT;
+		}
+		for (;;)
+		{
+			struct pollfd pfd;
+			int			soerr = 0;
+			socklen_t	len = sizeof(soerr);
+			int			left = cql_remaining_ms(deadline);
+			cql_status	st;
+
+			if (left == 0)
+			{
+				*err_no = ETIMEDOUT;
+				close(fd);
+				return CQL_ERR_TIMEOUT;
+			}
+			st = wait(wait_ctx, fd, CQL_WAIT_WRITE, left);
+			if (st == CQL_ERR_INTERRUPTED)
+			{
+				*err_no = EINTR;
+				close(fd);
+				return st;
+			}
+			if (st != CQL_OK && st != CQL_ERR_TIMEOUT)
+			{
+				*err_no = 0;
+				close(fd);
+				return st;
+			}
+
+			/* Spurious wakeups are allowed: check writability ourselves. */
+			pfd.fd = fd;
+			pfd.events = POLLOUT;
+			pfd.revents = 0;
+			if (poll(&pfd, 1, 0) <= 0)
+				continue;
+			if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
+				soerr = errno;
+			if (soerr != 0)
+			{
+				*err_no = soerr;
+				close(fd);
+				return CQL_ERR_CONNECT;
+			}
+			break;
+		}
+	}
+	*fd_out = fd;
+	return CQL_OK;
+}
+
+/*
+ * cql_sock_connect
+ *		Resolve host:port and connect to the first address that answers.
+ *
+ * On failure *err_no holds the errno of the last attempt (or a getaddrinfo
+ * code negated, for CQL_ERR_RESOLVE) so the caller can build a message.
+ */
+cql_status
+cql_sock_connect(const char *host, int port, int64_t deadline,
+				 cql_wait_fn wait, void *wait_ctx, int *fd_out, int *err_no)
+{
+	struct addrinfo hints;
+	struct addrinfo *res = NULL;
+	struct addrinfo *ai;
+	char		portstr[16];
+	int			rc;
+	cql_status	st = CQL_ERR_CONNECT;
+
+	*fd_out = -1;
+	*err_no = 0;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	snprintf(portstr, sizeof(portstr), "%d", port);
+
+	/* Blocking, see the file header. */
+	rc = getaddrinfo(host, portstr, &hints, &res);
+	if (rc != 0 || res == NULL)
+	{
+		*err_no = -rc;
+		return CQL_ERR_RESOLVE;
+	}
+	for (ai = res; ai != NULL; ai = ai->ai_next)
+	{
+		st = connect_one(ai, deadline, wait, wait_ctx, fd_out, err_no);
+		if (st == CQL_OK || st == CQL_ERR_TIMEOUT || st == CQL_ERR_INTERRUPTED)
+			break;
+	}
+	freeaddrinfo(res);
+	return st;
+}
+
+/*
+ * cql_sock_send
+ *		Write what the kernel accepts now.  *sent may be 0 (would block).
+ */
+cql_status
+cql_sock_send(int fd, const uint8_t *p, size_t n, size_t *sent, int *err_no)
+{
+	ssize_t		rc;
+
+	*sent = 0;
+	for (;;)
+	{
+		rc = send(fd, p, n, MSG_NOSIGNAL);
+		if (rc >= 0)
+		{
+			*sent = (size_t) rc;
+			return CQL_OK;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return CQL_OK;
+		*err_no = errno;
+		if (errno == EPIPE || errno == ECONNRESET)
+			return CQL_ERR_CLOSED;
+		return CQL_ERR_IO;
+	}
+}
+
+/*
+ * cql_sock_recv
+ *		Read what is available now.  *got == 0 means "would block"; an
+ *		orderly shutdown by the peer is CQL_ERR_CLOSED.
+ */
+cql_status
+cql_sock_recv(int fd, uint8_t *p, size_t cap, size_t *got, int *err_no)
+{
+	ssize_t		rc;
+
+	*got = 0;
+	for (;;)
+	{
+		rc = recv(fd, p, cap, 0);
+		if (rc > 0)
+		{
+			*got = (size_t) rc;
+			return CQL_OK;
+		}
+		if (rc == 0)
+		{
+			*err_no = 0;
+			return CQL_ERR_CLOSED;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return CQL_OK;
+		*err_no = errno;
+		if (errno == ECONNRESET)
+			return CQL_ERR_CLOSED;
+		return CQL_ERR_IO;
+	}
+}
+
+void
+cql_sock_close(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}

@@ -1,0 +1,594 @@
+/*-------------------------------------------------------------------------
+ *
+ * connection.c
+ *		Connection management for cql_fdw: one cluster handle (control
+ *		connection plus lazily opened per-host connections) per user mapping.
+ *
+ * Modelled on postgres_fdw's connection.c: the cache is keyed by user
+ * mapping OID, entries are invalidated when the server or user mapping
+ * changes (closed at once when idle, otherwise at the end of the
+ * transaction), and every wait for the network goes through a hook that
+ * waits on the process latch and the socket together, so that query cancel,
+ * statement_timeout and backend termination interrupt a slow Cassandra
+ * request within a moment.
+ *
+ * The protocol library allocates with malloc: its objects are released
+ * explicitly (or by memory-context reset callbacks of the scans that hold
+ * them), and an out-of-memory inside the library is an error code, never a
+ * longjmp through its frames.
+ *
+ * IDENTIFICATION
+ *		src/fdw/connection.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_user_mapping.h"
+#include "commands/defrem.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/latch.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+#include "cql_fdw.h"
+#include "connection.h"
+#include "cql_cluster.h"
+#include "cql_conn.h"
+
+static HTAB *ConnectionHash = NULL;
+
+static void cql_inval_callback(Datum arg, int cacheid, uint32 hashvalue);
+static void cql_xact_callback(XactEvent event, void *arg);
+
+/*
+ * cqlfdw_wait
+ *		Wait hook of the protocol library: latch + socket.
+ *
+ * A set latch with a pending interrupt makes the library return
+ * CQL_ERR_INTERRUPTED; the caller then leaves the library's frames and runs
+ * CHECK_FOR_INTERRUPTS() itself, so no longjmp ever crosses library code.
+ * While interrupts are held (e.g. during abort cleanup) we keep waiting.
+ */
+static cql_status
+cqlfdw_wait(void *ctx, int fd, int events, int timeout_ms)
+{
+	int			wl = WL_LATCH_SET | WL_EXIT_ON_PM_DEATH;
+	int			rc;
+
+	if (events & CQL_WAIT_READ)
+		wl |= WL_SOCKET_READABLE;
+	if (events & CQL_WAIT_WRITE)
+		wl |= WL_SOCKET_WRITEABLE;
+	if (timeout_ms >= 0)
+		wl |= WL_TIMEOUT;
+
+	rc = WaitLatchOrSocket(MyLatch, wl, fd, timeout_ms, PG_WAIT_EXTENSION);
+	if (rc & WL_LATCH_SET)
+	{
+		ResetLatch(MyLatch);
+		if (InterruptPending && INTERRUPTS_CAN_BE_PROCESSED())
+			return CQL_ERR_INTERRUPTED;
+	}
+	if ((rc & WL_TIMEOUT) && !(rc & (WL_SOCKET_READABLE | WL_SOCKET_WRITEABLE)))
+		return CQL_ERR_TIMEOUT;
+	return CQL_OK;
+}
+
+/*
+ * cqlfdw_check_interrupts
+ *		After the library returned CQL_ERR_INTERRUPTED: process the
+ *		interrupt (this normally throws the cancel error).
+ */
+void
+cqlfdw_check_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+static void
+close_entry(CqlConnEntry *entry)
+{
+	if (entry->cluster)
+	{
+		elog(DEBUG3, "cql_fdw: closing connection for user mapping %u", entry->key);
+		cql_cluster_free(entry->cluster);
+		entry->cluster = NULL;
+		entry->generation++;
+	}
+	entry->invalidated = false;
+}
+
+static void
+ensure_hash(void)
+{
+	HASHCTL		ctl;
+
+	if (ConnectionHash != NULL)
+		return;
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(CqlConnEntry);
+	ConnectionHash = hash_create("cql_fdw connections", 8, &ctl,
+								 HASH_ELEM | HASH_BLOBS);
+	CacheRegisterSyscacheCallback(FOREIGNSERVEROID, cql_inval_callback, (Datum) 0);
+	CacheRegisterSyscacheCallback(USERMAPPINGOID, cql_inval_callback, (Datum) 0);
+	RegisterXactCallback(cql_xact_callback, NULL);
+}
+
+/*
+ * Non-superusers must authenticate with a password, as with postgres_fdw:
+ * otherwise they would act with whatever access the PostgreSQL host has.
+ */
+static void
+check_conn_params(const CqlFdwOptions *opts, UserMapping *user)
+{
+	if (superuser_arg(user->userid))
+		return;
+	if (!opts->password_required)
+		return;
+	if (opts->password == NULL || opts->password[0] == '\0' || opts->username == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
+				 errmsg("password is required"),
+				 errdetail("Non-superusers must provide a username and password in the user mapping.")));
+}
+
+static CqlConnEntry *
+connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts)
+{
+	cql_conn_options co;
+	cql_cluster_options clo;
+	cql_cluster *cluster = NULL;
+	cql_error	err;
+	cql_status	st;
+	ForeignServer *server = GetForeignServer(user->serverid);
+
+	check_conn_params(opts, user);
+
+	cql_conn_options_init(&co);
+	co.port = opts->port;
+	co.protocol_version = opts->protocol_version;
+	co.compression = opts->compression ? CQL_COMPRESSION_LZ4 : CQL_COMPRESSION_NONE;
+	co.username = opts->username;
+	co.password = opts->password;
+	co.connect_timeout_ms = opts->connect_timeout_ms;
+	co.request_timeout_ms = opts->request_timeout_ms;
+	co.driver_name = "cql_fdw";
+	co.driver_version = CQLFDW_VERSION;
+	co.wait = cqlfdw_wait;
+	co.wait_ctx = NULL;
+
+	cql_cluster_options_init(&clo);
+	clo.conn = &co;
+	clo.hosts = opts->host;
+	clo.local_dc = opts->local_dc;
+
+	cql_error_clear(&err);
+	st = cql_cluster_connect_opts(&clo, &cluster, &err);
+	if (st == CQL_ERR_INTERRUPTED)
+	{
+		cqlfdw_check_interrupts();
+		/* interrupt already processed elsewhere: still a failure */
+	}
+	if (st != CQL_OK)
+		ereport(ERROR,
+				(errcode(st == CQL_ERR_INVALID_ARG ? ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE
+						 : ERRCODE_FDW_UNABLE_TO_ESTABLISH_CONNECTION),
+				 errmsg("could not connect to Cassandra server \"%s\"", server->servername),
+				 errdetail("%s", err.message[0] ? err.message : cql_status_message(st)),
+				 st == CQL_ERR_AUTH
+				 ? errhint("Check the username and password of the user mapping for server \"%s\".",
+						   server->servername)
+				 : errhint("Check the host and port options of server \"%s\" and that Cassandra is running.",
+						   server->servername)));
+
+	/*
+	 * A non-superuser's connection must really have been authenticated:
+	 * a server without authentication would accept any password.
+	 */
+	if (!superuser_arg(user->userid) && opts->password_required &&
+		!cql_conn_authenticated(cql_cluster_control(cluster)))
+	{
+		cql_cluster_free(cluster);
+		ereport(ERROR,
+				(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
+				 errmsg("password is required"),
+				 errdetail("The Cassandra server did not ask for authentication."),
+				 errhint("Target server's authentication method must be changed or password_required=false set in the user mapping attributes.")));
+	}
+
+	entry->cluster = cluster;
+	entry->invalidated = false;
+	entry->server_hashvalue =
+		GetSysCacheHashValue1(FOREIGNSERVEROID, ObjectIdGetDatum(server->serverid));
+	entry->mapping_hashvalue =
+		GetSysCacheHashValue1(USERMAPPINGOID, ObjectIdGetDatum(user->umid));
+	entry->serverid = server->serverid;
+	return entry;
+}
+
+/*
+ * cqlfdw_get_connection
+ *		The cluster handle for a user mapping, connecting if necessary.
+ */
+CqlConnEntry *
+cqlfdw_get_connection(UserMapping *user, const CqlFdwOptions *opts)
+{
+	CqlConnEntry *entry;
+	bool		found;
+
+	ensure_hash();
+	entry = hash_search(ConnectionHash, &user->umid, HASH_ENTER, &found);
+	if (!found)
+	{
+		entry->cluster = NULL;
+		entry->invalidated = false;
+		entry->busy = 0;
+		entry->pending_writes = false;
+		entry->generation = 0;
+	}
+
+	/* options changed, or the control connection broke while idle */
+	if (entry->cluster && entry->busy == 0 &&
+		(entry->invalidated ||
+		 cql_conn_status(cql_cluster_control(entry->cluster)) != CQL_OK))
+		close_entry(entry);
+
+	if (entry->cluster == NULL)
+		connect_entry(entry, user, opts);
+	return entry;
+}
+
+static void
+cql_inval_callback(Datum arg, int cacheid, uint32 hashvalue)
+{
+	HASH_SEQ_STATUS scan;
+	CqlConnEntry *entry;
+
+	hash_seq_init(&scan, ConnectionHash);
+	while ((entry = (CqlConnEntry *) hash_seq_search(&scan)))
+	{
+		if (entry->cluster == NULL)
+			continue;
+		if (hashvalue == 0 ||
+			(cacheid == FOREIGNSERVEROID && entry->server_hashvalue == hashvalue) ||
+			(cacheid == USERMAPPINGOID && entry->mapping_hashvalue == hashvalue))
+		{
+			if (entry->busy == 0)
+				close_entry(entry);
+			else
+				entry->invalidated = true;
+		}
+	}
+}
+
+/*
+ * At the end of a transaction no scan can still use a connection: reset the
+ * busy counts (an aborted scan does not decrement) and close what was
+ * invalidated meanwhile.
+ */
+static void
+cql_xact_callback(XactEvent event, void *arg)
+{
+	HASH_SEQ_STATUS scan;
+	CqlConnEntry *entry;
+
+	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
+		event != XACT_EVENT_PARALLEL_COMMIT && event != XACT_EVENT_PARALLEL_ABORT)
+		return;
+	hash_seq_init(&scan, ConnectionHash);
+	while ((entry = (CqlConnEntry *) hash_seq_search(&scan)))
+	{
+		entry->busy = 0;
+		if (entry->cluster && entry->invalidated)
+			close_entry(entry);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Error reporting
+ * ---------------------------------------------------------------------
+ */
+
+/* SQLSTATE for a Cassandra error code, in one place (like oracle_fdw) */
+static int
+sqlstate_for_server_error(int32_t code)
+{
+	switch (code)
+	{
+		case CQL_ERRCODE_SYNTAX_ERROR:
+			return ERRCODE_SYNTAX_ERROR;
+		case CQL_ERRCODE_UNAUTHORIZED:
+			return ERRCODE_INSUFFICIENT_PRIVILEGE;
+		case CQL_ERRCODE_AUTH_ERROR:
+			return ERRCODE_FDW_UNABLE_TO_ESTABLISH_CONNECTION;
+		case CQL_ERRCODE_ALREADY_EXISTS:
+			return ERRCODE_DUPLICATE_OBJECT;
+		case CQL_ERRCODE_FUNCTION_FAILURE:
+			return ERRCODE_EXTERNAL_ROUTINE_EXCEPTION;
+		case CQL_ERRCODE_UNAVAILABLE:
+		case CQL_ERRCODE_OVERLOADED:
+		case CQL_ERRCODE_IS_BOOTSTRAPPING:
+		case CQL_ERRCODE_TRUNCATE_ERROR:
+		case CQL_ERRCODE_WRITE_TIMEOUT:
+		case CQL_ERRCODE_READ_TIMEOUT:
+		case CQL_ERRCODE_READ_FAILURE:
+		case CQL_ERRCODE_WRITE_FAILURE:
+		case CQL_ERRCODE_CDC_WRITE_FAILURE:
+		case CQL_ERRCODE_CAS_WRITE_UNKNOWN:
+			return ERRCODE_FDW_UNABLE_TO_CREATE_EXECUTION;
+		case CQL_ERRCODE_INVALID:
+		case CQL_ERRCODE_CONFIG_ERROR:
+		case CQL_ERRCODE_UNPREPARED:
+		case CQL_ERRCODE_SERVER_ERROR:
+		case CQL_ERRCODE_PROTOCOL_ERROR:
+		default:
+			return ERRCODE_FDW_ERROR;
+	}
+}
+
+static int
+sqlstate_for_status(cql_status st)
+{
+	switch (st)
+	{
+		case CQL_ERR_NOMEM:
+			return ERRCODE_FDW_OUT_OF_MEMORY;
+		case CQL_ERR_RESOLVE:
+		case CQL_ERR_CONNECT:
+		case CQL_ERR_NO_HOST:
+		case CQL_ERR_AUTH:
+		case CQL_ERR_PROTOCOL_VERSION:
+			return ERRCODE_FDW_UNABLE_TO_ESTABLISH_CONNECTION;
+		case CQL_ERR_IO:
+		case CQL_ERR_CLOSED:
+		case CQL_ERR_STATE:
+		case CQL_ERR_MALFORMED:
+		case CQL_ERR_TRUNCATED:
+		case CQL_ERR_CRC:
+		case CQL_ERR_COMPRESSION:
+		case CQL_ERR_TOO_LARGE:
+		case CQL_ERR_UNSUPPORTED:
+			return ERRCODE_CONNECTION_FAILURE;
+		case CQL_ERR_TIMEOUT:
+			return ERRCODE_FDW_UNABLE_TO_CREATE_EXECUTION;
+		case CQL_ERR_TYPE:
+			return ERRCODE_FDW_INVALID_DATA_TYPE;
+		default:
+			return ERRCODE_FDW_ERROR;
+	}
+}
+
+/* Extra facts of the error for errdetail */
+static void
+describe_server_error(StringInfo buf, const cql_error *err)
+{
+	appendStringInfo(buf, "Cassandra error %s (0x%04X)",
+					 cql_error_code_name(err->code), (unsigned) err->code);
+	if (err->host[0])
+		appendStringInfo(buf, " from %s", err->host);
+	switch (err->code)
+	{
+		case CQL_ERRCODE_UNAVAILABLE:
+			appendStringInfo(buf, ": consistency %s needs %d replicas, %d alive",
+							 cql_consistency_name(err->consistency) ?
+							 cql_consistency_name(err->consistency) : "?",
+							 err->blockfor, err->alive);
+			break;
+		case CQL_ERRCODE_WRITE_TIMEOUT:
+		case CQL_ERRCODE_WRITE_FAILURE:
+			appendStringInfo(buf, ": consistency %s, %d of %d replicas acknowledged, write type %s",
+							 cql_consistency_name(err->consistency) ?
+							 cql_consistency_name(err->consistency) : "?",
+							 err->received, err->blockfor, err->write_type);
+			break;
+		case CQL_ERRCODE_READ_TIMEOUT:
+		case CQL_ERRCODE_READ_FAILURE:
+			appendStringInfo(buf, ": consistency %s, %d of %d replicas responded",
+							 cql_consistency_name(err->consistency) ?
+							 cql_consistency_name(err->consistency) : "?",
+							 err->received, err->blockfor);
+			break;
+		default:
+			break;
+	}
+	appendStringInfoChar(buf, '.');
+}
+
+/*
+ * cqlfdw_report
+ *		Raise an error (or lower-level message) for a failed library call.
+ *
+ * 'cql' is the statement, shown as context; it never contains values
+ * (they are bound), so no secrets can leak through it.  A library call
+ * that was interrupted processes the interrupt instead.
+ */
+void
+cqlfdw_report(int elevel, cql_status st, const cql_error *err, const char *cql)
+{
+	StringInfoData detail;
+
+	if (st == CQL_ERR_INTERRUPTED)
+		cqlfdw_check_interrupts();
+
+	initStringInfo(&detail);
+	if (st == CQL_ERR_SERVER)
+	{
+		describe_server_error(&detail, err);
+		ereport(elevel,
+				(errcode(sqlstate_for_server_error(err->code)),
+				 errmsg("%s", err->message[0] ? err->message : "Cassandra returned an error"),
+				 errdetail("%s", detail.data),
+				 err->code == CQL_ERRCODE_UNAVAILABLE
+				 ? errhint("Lower the consistency level (options consistency and write_consistency) or bring more replicas up.")
+				 : 0,
+				 cql ? errcontext("remote CQL: %s", cql) : 0));
+	}
+	else
+	{
+		if (err && err->host[0])
+			appendStringInfo(&detail, "Host %s: %s.", err->host, cql_status_message(st));
+		else
+			appendStringInfo(&detail, "%s.", cql_status_message(st));
+		ereport(elevel,
+				(errcode(sqlstate_for_status(st)),
+				 errmsg("%s", (err && err->message[0]) ? err->message : cql_status_message(st)),
+				 errdetail("%s", detail.data),
+				 st == CQL_ERR_TIMEOUT
+				 ? errhint("Raise the server option request_timeout (milliseconds) if Cassandra needs longer.")
+				 : 0,
+				 cql ? errcontext("remote CQL: %s", cql) : 0));
+	}
+	pfree(detail.data);
+}
+
+/* ---------------------------------------------------------------------
+ * SQL-callable functions
+ * ---------------------------------------------------------------------
+ */
+PG_FUNCTION_INFO_V1(cqlfdw_execute_sql);
+PG_FUNCTION_INFO_V1(cql_fdw_get_connections);
+PG_FUNCTION_INFO_V1(cql_fdw_disconnect);
+PG_FUNCTION_INFO_V1(cql_fdw_disconnect_all);
+
+/*
+ * cql_execute(server_name text, cql text) returns void
+ *		Run one CQL statement through the current user's mapping.
+ *
+ * Schema changes are followed by a schema-agreement wait in Cassandra's
+ * coordinator, so a following statement on the same server sees them.
+ */
+Datum
+cqlfdw_execute_sql(PG_FUNCTION_ARGS)
+{
+	char	   *servername = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *cql = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	ForeignServer *server = GetForeignServerByName(servername, false);
+	UserMapping *user;
+	CqlFdwOptions opts;
+	CqlConnEntry *entry;
+	cql_conn   *conn;
+	cql_query_params params;
+	cql_result	res;
+	cql_error	err;
+	cql_status	st;
+
+	if (GetForeignDataWrapper(server->fdwid)->fdwhandler !=
+		GetForeignDataWrapperByName("cql_fdw", false)->fdwhandler)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("server \"%s\" is not a cql_fdw server", servername)));
+
+	user = GetUserMapping(GetUserId(), server->serverid);
+	cqlfdw_get_options(server->serverid, GetUserId(), InvalidOid, &opts);
+	entry = cqlfdw_get_connection(user, &opts);
+	conn = cql_cluster_control(entry->cluster);
+
+	cql_query_params_init(&params);
+	params.consistency = opts.write_consistency;
+	memset(&res, 0, sizeof(res));
+	cql_error_clear(&err);
+	st = cql_query(conn, cql, &params, &res, &err);
+	if (st == CQL_OK)
+	{
+		/* keyspace/table created: let the router see it */
+		if (res.kind == CQL_RESULT_SCHEMA_CHANGE)
+			(void) cql_cluster_refresh_keyspaces(entry->cluster, &err);
+		cql_result_free(&res);
+		PG_RETURN_VOID();
+	}
+	if (st != CQL_ERR_SERVER)
+		cql_cluster_report_failure(entry->cluster, conn, st);
+	cqlfdw_report(ERROR, st, &err, cql);
+	PG_RETURN_VOID();
+}
+
+/*
+ * cql_fdw_get_connections()
+ *		One row per open connection of this backend.
+ */
+Datum
+cql_fdw_get_connections(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HASH_SEQ_STATUS scan;
+	CqlConnEntry *entry;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (ConnectionHash == NULL)
+		PG_RETURN_VOID();
+
+	hash_seq_init(&scan, ConnectionHash);
+	while ((entry = (CqlConnEntry *) hash_seq_search(&scan)))
+	{
+		Datum		values[5];
+		bool		nulls[5] = {false, false, false, false, false};
+		ForeignServer *server;
+		cql_conn   *control;
+
+		if (entry->cluster == NULL)
+			continue;
+		server = GetForeignServerExtended(entry->serverid, FSV_MISSING_OK);
+		control = cql_cluster_control(entry->cluster);
+		if (server)
+			values[0] = CStringGetTextDatum(server->servername);
+		else
+			nulls[0] = true;
+		values[1] = CStringGetTextDatum(cql_conn_peer(control));
+		values[2] = Int32GetDatum(cql_conn_protocol_version(control));
+		values[3] = CStringGetTextDatum(cql_conn_compression(control) == CQL_COMPRESSION_LZ4
+										? "lz4" : "none");
+		values[4] = BoolGetDatum(!entry->invalidated &&
+								 cql_conn_status(control) == CQL_OK);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	PG_RETURN_VOID();
+}
+
+static bool
+disconnect_where(Oid serverid)
+{
+	HASH_SEQ_STATUS scan;
+	CqlConnEntry *entry;
+	bool		result = false;
+
+	if (ConnectionHash == NULL)
+		return false;
+	hash_seq_init(&scan, ConnectionHash);
+	while ((entry = (CqlConnEntry *) hash_seq_search(&scan)))
+	{
+		if (entry->cluster == NULL)
+			continue;
+		if (OidIsValid(serverid) && entry->serverid != serverid)
+			continue;
+		if (entry->busy > 0)
+		{
+			ereport(WARNING,
+					(errmsg("cannot close a connection to server in use by the current query")));
+			continue;
+		}
+		close_entry(entry);
+		result = true;
+	}
+	return result;
+}
+
+Datum
+cql_fdw_disconnect(PG_FUNCTION_ARGS)
+{
+	ForeignServer *server = GetForeignServerByName(text_to_cstring(PG_GETARG_TEXT_PP(0)), false);
+
+	PG_RETURN_BOOL(disconnect_where(server->serverid));
+}
+
+Datum
+cql_fdw_disconnect_all(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(disconnect_where(InvalidOid));
+}

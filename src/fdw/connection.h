@@ -1,0 +1,46 @@
+/*-------------------------------------------------------------------------
+ *
+ * connection.h
+ *		Connection cache of cql_fdw (connection.c).
+ *
+ * IDENTIFICATION
+ *		src/fdw/connection.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQL_FDW_CONNECTION_H
+#define CQL_FDW_CONNECTION_H
+
+#include "foreign/foreign.h"
+
+#include "cql_cluster.h"
+#include "cql_fdw.h"
+#include "cql_wire.h"
+
+#define CQLFDW_VERSION "0.1"
+
+/* One cached cluster handle per user mapping */
+typedef struct CqlConnEntry
+{
+	Oid			key;			/* user mapping OID (hash key) */
+	cql_cluster *cluster;		/* NULL when closed */
+	Oid			serverid;
+	bool		invalidated;	/* options changed: close when idle */
+	int			busy;			/* scans/modifies using it right now */
+	bool		pending_writes; /* on_commit writes queued (write path) */
+	uint64		generation;		/* bumped on close: stale handles detectable */
+	uint32		server_hashvalue;
+	uint32		mapping_hashvalue;
+} CqlConnEntry;
+
+extern CqlConnEntry *cqlfdw_get_connection(UserMapping *user,
+										   const CqlFdwOptions *opts);
+extern void cqlfdw_check_interrupts(void);
+
+/* in schema_cache.c */
+extern void cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
+								   const CqlFdwOptions *opts);
+extern void cqlfdw_report(int elevel, cql_status st, const cql_error *err,
+						  const char *cql);
+
+#endif							/* CQL_FDW_CONNECTION_H */

@@ -1,0 +1,865 @@
+/*-------------------------------------------------------------------------
+ *
+ * convert.c
+ *		The one place where CQL values become PostgreSQL Datums and back.
+ *
+ * Default mapping (what IMPORT FOREIGN SCHEMA declares):
+ *	ascii, text, varchar -> text         int -> integer
+ *	bigint, counter -> bigint            smallint, tinyint -> smallint
+ *	boolean -> boolean                   float -> real, double -> double precision
+ *	decimal, varint -> numeric (exact)   uuid, timeuuid -> uuid
+ *	timestamp -> timestamptz (ms, UTC)   date -> date, time -> time
+ *	duration -> interval                 blob -> bytea, inet -> inet
+ *	list/set of a scalar -> array        vector<float, n> -> real[]
+ *	map, tuple, UDT, nested collections -> jsonb
+ * A column may also be declared wider (integer types into wider integers
+ * or numeric, float into double), as text (CQL literal form) or as jsonb
+ * or json (JSON form) for any CQL type.  Anything else is refused when the
+ * table is first used, naming the table and column.
+ *
+ * Binary conversions never depend on DateStyle, TimeZone or extra_float_
+ * digits: timestamps are milliseconds since the epoch in UTC both ways.
+ * Precision that PostgreSQL cannot hold is documented: CQL time and
+ * duration carry nanoseconds, PostgreSQL microseconds (truncated on read).
+ *
+ * IDENTIFICATION
+ *		src/fdw/convert.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+#include <sys/socket.h>
+
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "datatype/timestamp.h"
+#include "mb/pg_wchar.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/inet.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+#include "convert.h"
+#include "cql_fdw.h"
+
+/* Microseconds between the Unix epoch and the PostgreSQL epoch */
+#define PG_EPOCH_OFFSET_US \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+#define PG_EPOCH_OFFSET_DAYS (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE)
+
+/*
+ * Allocator over palloc in the current memory context, for the pure
+ * functions of the protocol library (split, format, parse): they keep no
+ * state, so an out-of-memory longjmp through them loses nothing.
+ */
+static void *
+palloc_alloc(void *ctx, size_t size)
+{
+	return palloc_extended(size ? size : 1, MCXT_ALLOC_HUGE);
+}
+
+static void *
+palloc_realloc(void *ctx, void *ptr, size_t size)
+{
+	return repalloc_huge(ptr, size ? size : 1);
+}
+
+static void
+palloc_free(void *ctx, void *ptr)
+{
+	pfree(ptr);
+}
+
+const cql_allocator cqlfdw_palloc_allocator = {
+	palloc_alloc, palloc_realloc, palloc_free, NULL
+};
+
+static bool
+is_text_like(cql_type_id id)
+{
+	return id == CQL_TYPE_ASCII || id == CQL_TYPE_VARCHAR;
+}
+
+/* The CQL type as a string, for messages */
+char *
+cqlfdw_cql_type_string(const cql_type *t)
+{
+	cql_buf		b;
+	char	   *s;
+
+	cql_buf_init(&b, &cqlfdw_palloc_allocator);
+	if (t == NULL || cql_type_format(t, &b) != CQL_OK)
+		return pstrdup("?");
+	s = pnstrdup((const char *) b.data, b.len);
+	cql_buf_free(&b);
+	return s;
+}
+
+static void
+prepare_io(CqlConv *cv)
+{
+	Oid			infunc;
+	Oid			outfunc;
+	bool		isvarlena;
+
+	getTypeInputInfo(cv->pgtype, &infunc, &cv->ioparam);
+	fmgr_info(infunc, &cv->infunc);
+	getTypeOutputInfo(cv->pgtype, &outfunc, &isvarlena);
+	fmgr_info(outfunc, &cv->outfunc);
+}
+
+/*
+ * cqlfdw_conv_init
+ *		Decide how CQL type 'ctype' converts to PostgreSQL type 'pgtype'.
+ *		Returns false if they are incompatible.
+ */
+bool
+cqlfdw_conv_init(CqlConv *cv, const cql_type *ctype, Oid pgtype, int32 typmod)
+{
+	cql_type_id id = ctype->id;
+	Oid			base = getBaseType(pgtype);
+
+	memset(cv, 0, sizeof(*cv));
+	cv->ctype = ctype;
+	cv->pgtype = pgtype;
+	cv->typmod = typmod;
+
+	switch (base)
+	{
+		case BOOLOID:
+			cv->method = CONV_BOOL;
+			return id == CQL_TYPE_BOOLEAN;
+		case INT2OID:
+			cv->method = CONV_INT2;
+			return id == CQL_TYPE_SMALLINT || id == CQL_TYPE_TINYINT;
+		case INT4OID:
+			cv->method = CONV_INT4;
+			return id == CQL_TYPE_INT || id == CQL_TYPE_SMALLINT ||
+				id == CQL_TYPE_TINYINT;
+		case INT8OID:
+			cv->method = CONV_INT8;
+			return id == CQL_TYPE_BIGINT || id == CQL_TYPE_COUNTER ||
+				id == CQL_TYPE_INT || id == CQL_TYPE_SMALLINT ||
+				id == CQL_TYPE_TINYINT;
+		case FLOAT4OID:
+			cv->method = CONV_FLOAT4;
+			return id == CQL_TYPE_FLOAT;
+		case FLOAT8OID:
+			cv->method = CONV_FLOAT8;
+			return id == CQL_TYPE_DOUBLE || id == CQL_TYPE_FLOAT;
+		case NUMERICOID:
+			cv->method = CONV_NUMERIC;
+			prepare_io(cv);
+			return id == CQL_TYPE_DECIMAL || id == CQL_TYPE_VARINT ||
+				id == CQL_TYPE_BIGINT || id == CQL_TYPE_COUNTER ||
+				id == CQL_TYPE_INT || id == CQL_TYPE_SMALLINT ||
+				id == CQL_TYPE_TINYINT;
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+			prepare_io(cv);
+			cv->use_infunc = (base != TEXTOID || typmod >= 0);
+			cv->method = is_text_like(id) ? CONV_TEXT : CONV_TEXT_LITERAL;
+			return true;
+		case BYTEAOID:
+			cv->method = CONV_BYTEA;
+			return id == CQL_TYPE_BLOB;
+		case UUIDOID:
+			cv->method = CONV_UUID;
+			return id == CQL_TYPE_UUID || id == CQL_TYPE_TIMEUUID;
+		case TIMESTAMPTZOID:
+			cv->method = CONV_TIMESTAMPTZ;
+			return id == CQL_TYPE_TIMESTAMP;
+		case TIMESTAMPOID:
+			cv->method = CONV_TIMESTAMP;
+			return id == CQL_TYPE_TIMESTAMP;
+		case DATEOID:
+			cv->method = CONV_DATE;
+			return id == CQL_TYPE_DATE;
+		case TIMEOID:
+			cv->method = CONV_TIME;
+			return id == CQL_TYPE_TIME;
+		case INTERVALOID:
+			cv->method = CONV_INTERVAL;
+			return id == CQL_TYPE_DURATION;
+		case INETOID:
+			cv->method = CONV_INET;
+			return id == CQL_TYPE_INET;
+		case JSONBOID:
+			cv->method = CONV_JSONB;
+			prepare_io(cv);
+			return true;
+		case JSONOID:
+			cv->method = CONV_JSON;
+			prepare_io(cv);
+			return true;
+		default:
+			break;
+	}
+
+	/* arrays: list, set or vector of something the element type takes */
+	if (OidIsValid(get_element_type(base)) &&
+		(id == CQL_TYPE_LIST || id == CQL_TYPE_SET || id == CQL_TYPE_VECTOR) &&
+		ctype->nsub == 1)
+	{
+		const cql_type *et = ctype->sub[0];
+
+		/* nested collections only go to jsonb */
+		if (et->id == CQL_TYPE_LIST || et->id == CQL_TYPE_SET ||
+			et->id == CQL_TYPE_MAP || et->id == CQL_TYPE_VECTOR)
+			return false;
+		cv->method = CONV_ARRAY;
+		cv->elemtype = get_element_type(base);
+		get_typlenbyvalalign(cv->elemtype, &cv->elmlen, &cv->elmbyval, &cv->elmalign);
+		cv->elem = palloc(sizeof(CqlConv));
+		return cqlfdw_conv_init(cv->elem, et, cv->elemtype, -1);
+	}
+	return false;
+}
+
+void
+cqlfdw_conv_init_or_error(CqlConv *cv, const cql_type *ctype, Oid pgtype,
+						  int32 typmod, const char *relname, const char *colname)
+{
+	if (!cqlfdw_conv_init(cv, ctype, pgtype, typmod))
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
+				 errmsg("column \"%s\" of foreign table \"%s\" has type %s, which cannot hold Cassandra type %s",
+						colname, relname, format_type_be(pgtype),
+						cqlfdw_cql_type_string(ctype)),
+				 errhint("Declare the column with a compatible type (IMPORT FOREIGN SCHEMA shows the default mapping), or as jsonb or text.")));
+}
+
+/* ---------------------------------------------------------------------
+ * Reading
+ * ---------------------------------------------------------------------
+ */
+static void
+bad_value(CqlConv *cv, cql_status st)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
+			 errmsg("invalid %s value received from Cassandra: %s",
+					cqlfdw_cql_type_string(cv->ctype), cql_status_message(st))));
+}
+
+static void
+out_of_range(CqlConv *cv)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("Cassandra %s value is out of range for type %s",
+					cqlfdw_cql_type_string(cv->ctype), format_type_be(cv->pgtype))));
+}
+
+/* Integer of any CQL integer type, widened to int64 */
+static int64
+read_integer(CqlConv *cv, const uint8_t *p, int32_t n)
+{
+	cql_status	st;
+
+	switch (cv->ctype->id)
+	{
+		case CQL_TYPE_TINYINT:
+			{
+				int8_t		v;
+
+				if ((st = cql_decode_tinyint(p, n, &v)) != CQL_OK)
+					bad_value(cv, st);
+				return v;
+			}
+		case CQL_TYPE_SMALLINT:
+			{
+				int16_t		v;
+
+				if ((st = cql_decode_smallint(p, n, &v)) != CQL_OK)
+					bad_value(cv, st);
+				return v;
+			}
+		case CQL_TYPE_INT:
+			{
+				int32_t		v;
+
+				if ((st = cql_decode_int(p, n, &v)) != CQL_OK)
+					bad_value(cv, st);
+				return v;
+			}
+		default:
+			{
+				int64_t		v;
+
+				if ((st = cql_decode_bigint(p, n, &v)) != CQL_OK)
+					bad_value(cv, st);
+				return v;
+			}
+	}
+}
+
+/* The value rendered by the protocol library, as a palloc'd C string */
+static char *
+format_value(CqlConv *cv, const uint8_t *p, int32_t n, cql_format_style style)
+{
+	cql_buf		b;
+	cql_status	st;
+	char	   *s;
+
+	cql_buf_init(&b, &cqlfdw_palloc_allocator);
+	st = cql_value_format(cv->ctype, p, n, style, &b);
+	if (st == CQL_OK)
+		st = cql_buf_status(&b);
+	if (st != CQL_OK)
+		bad_value(cv, st);
+	s = pnstrdup((const char *) b.data, b.len);
+	cql_buf_free(&b);
+	return s;
+}
+
+static Datum
+text_datum(CqlConv *cv, const char *utf8, int len)
+{
+	char	   *s = pg_any_to_server(utf8, len, PG_UTF8);
+
+	if (cv->use_infunc)
+	{
+		if (s == utf8)
+			s = pnstrdup(utf8, len);
+		return InputFunctionCall(&cv->infunc, s, cv->ioparam, cv->typmod);
+	}
+	return PointerGetDatum(cstring_to_text_with_len(s, s == utf8 ? len : strlen(s)));
+}
+
+static Datum
+read_array(CqlConv *cv, const uint8_t *p, int32_t n)
+{
+	cql_elem   *elems;
+	int32_t		count;
+	cql_status	st;
+	Datum	   *values;
+	bool	   *nulls;
+	int			dims[1];
+	int			lbs[1] = {1};
+
+	st = cql_split_value(cv->ctype, p, n, &cqlfdw_palloc_allocator, &elems, &count);
+	if (st != CQL_OK)
+		bad_value(cv, st);
+	values = palloc(sizeof(Datum) * Max(count, 1));
+	nulls = palloc(sizeof(bool) * Max(count, 1));
+	for (int i = 0; i < count; i++)
+		values[i] = cqlfdw_conv_read(cv->elem, elems[i].p, elems[i].n, &nulls[i]);
+	dims[0] = count;
+	if (count == 0)
+		return PointerGetDatum(construct_empty_array(cv->elemtype));
+	return PointerGetDatum(construct_md_array(values, nulls, 1, dims, lbs,
+											  cv->elemtype, cv->elmlen,
+											  cv->elmbyval, cv->elmalign));
+}
+
+/*
+ * cqlfdw_conv_read
+ *		Datum of one received cell (n == -1: NULL).
+ *
+ * A zero-length value of a type that is not a string, blob or collection is
+ * Cassandra's "empty" value (legal for historical reasons); it reads as NULL.
+ */
+Datum
+cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n, bool *isnull)
+{
+	cql_status	st;
+
+	*isnull = false;
+	if (n < 0)
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	if (n == 0 && !is_text_like(cv->ctype->id) && cv->ctype->id != CQL_TYPE_BLOB &&
+		cv->method != CONV_TEXT_LITERAL)
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+
+	switch (cv->method)
+	{
+		case CONV_BOOL:
+			{
+				bool		v;
+
+				if ((st = cql_decode_boolean(p, n, &v)) != CQL_OK)
+					bad_value(cv, st);
+				return BoolGetDatum(v);
+			}
+		case CONV_INT2:
+			return Int16GetDatum((int16) read_integer(cv, p, n));
+		case CONV_INT4:
+			return Int32GetDatum((int32) read_integer(cv, p, n));
+		case CONV_INT8:
+			return Int64GetDatum(read_integer(cv, p, n));
+		case CONV_FLOAT4:
+			{
+				float		v;
+
+				if ((st = cql_decode_float(p, n, &v)) != CQL_OK)
+					bad_value(cv, st);
+				return Float4GetDatum(v);
+			}
+		case CONV_FLOAT8:
+			if (cv->ctype->id == CQL_TYPE_FLOAT)
+			{
+				float		v;
+
+				if ((st = cql_decode_float(p, n, &v)) != CQL_OK)
+					bad_value(cv, st);
+				return Float8GetDatum((double) v);
+			}
+			else
+			{
+				double		v;
+
+				if ((st = cql_decode_double(p, n, &v)) != CQL_OK)
+					bad_value(cv, st);
+				return Float8GetDatum(v);
+			}
+		case CONV_NUMERIC:
+			{
+				cql_buf		b;
+				char	   *s;
+
+				if (cv->ctype->id != CQL_TYPE_DECIMAL && cv->ctype->id != CQL_TYPE_VARINT)
+					return DirectFunctionCall1(int8_numeric,
+											   Int64GetDatum(read_integer(cv, p, n)));
+				cql_buf_init(&b, &cqlfdw_palloc_allocator);
+				st = (cv->ctype->id == CQL_TYPE_DECIMAL)
+					? cql_decimal_to_string(p, n, &b)
+					: cql_varint_to_string(p, n, &b);
+				if (st == CQL_OK)
+					st = cql_buf_status(&b);
+				if (st != CQL_OK)
+					bad_value(cv, st);
+				s = pnstrdup((const char *) b.data, b.len);
+				return InputFunctionCall(&cv->infunc, s, cv->ioparam, cv->typmod);
+			}
+		case CONV_TEXT:
+			return text_datum(cv, (const char *) p, n);
+		case CONV_TEXT_LITERAL:
+			{
+				char	   *s = format_value(cv, p, n, CQL_FORMAT_LITERAL);
+
+				return text_datum(cv, s, strlen(s));
+			}
+		case CONV_BYTEA:
+			{
+				bytea	   *b = palloc(VARHDRSZ + n);
+
+				SET_VARSIZE(b, VARHDRSZ + n);
+				memcpy(VARDATA(b), p, n);
+				return PointerGetDatum(b);
+			}
+		case CONV_UUID:
+			{
+				pg_uuid_t  *u = palloc(sizeof(pg_uuid_t));
+
+				if ((st = cql_decode_uuid(p, n, u->data)) != CQL_OK)
+					bad_value(cv, st);
+				return UUIDPGetDatum(u);
+			}
+		case CONV_TIMESTAMPTZ:
+		case CONV_TIMESTAMP:
+			{
+				int64_t		ms;
+				int64		us;
+
+				if ((st = cql_decode_bigint(p, n, &ms)) != CQL_OK)
+					bad_value(cv, st);
+				if (pg_mul_s64_overflow(ms, 1000, &us) ||
+					pg_sub_s64_overflow(us, PG_EPOCH_OFFSET_US, &us) ||
+					!IS_VALID_TIMESTAMP(us))
+					out_of_range(cv);
+				return TimestampTzGetDatum(us);
+			}
+		case CONV_DATE:
+			{
+				int64_t		days;
+
+				if ((st = cql_decode_date(p, n, &days)) != CQL_OK)
+					bad_value(cv, st);
+				days -= PG_EPOCH_OFFSET_DAYS;
+				if (days < PG_INT32_MIN || days > PG_INT32_MAX || !IS_VALID_DATE(days))
+					out_of_range(cv);
+				return DateADTGetDatum((DateADT) days);
+			}
+		case CONV_TIME:
+			{
+				int64_t		ns;
+
+				if ((st = cql_decode_bigint(p, n, &ns)) != CQL_OK)
+					bad_value(cv, st);
+				if (ns < 0 || ns >= (int64) USECS_PER_DAY * 1000)
+					bad_value(cv, CQL_ERR_TYPE);
+				return TimeADTGetDatum(ns / 1000);
+			}
+		case CONV_INTERVAL:
+			{
+				cql_duration d;
+				Interval   *iv = palloc(sizeof(Interval));
+
+				if ((st = cql_decode_duration(p, n, &d)) != CQL_OK)
+					bad_value(cv, st);
+				iv->month = d.months;
+				iv->day = d.days;
+				iv->time = d.nanoseconds / 1000;
+				return IntervalPGetDatum(iv);
+			}
+		case CONV_INET:
+			{
+				int			family;
+				uint8_t		addr[16];
+				inet	   *ip = palloc0(sizeof(inet));
+
+				if ((st = cql_decode_inet(p, n, &family, addr)) != CQL_OK)
+					bad_value(cv, st);
+				ip_family(ip) = (family == 4) ? PGSQL_AF_INET : PGSQL_AF_INET6;
+				ip_bits(ip) = (family == 4) ? 32 : 128;
+				memcpy(ip_addr(ip), addr, family == 4 ? 4 : 16);
+				SET_INET_VARSIZE(ip);
+				return InetPGetDatum(ip);
+			}
+		case CONV_JSONB:
+		case CONV_JSON:
+			{
+				char	   *s = format_value(cv, p, n, CQL_FORMAT_JSON);
+				char	   *conv = pg_any_to_server(s, strlen(s), PG_UTF8);
+
+				return InputFunctionCall(&cv->infunc, conv, cv->ioparam, cv->typmod);
+			}
+		case CONV_ARRAY:
+			return read_array(cv, p, n);
+	}
+	elog(ERROR, "unexpected conversion method %d", (int) cv->method);
+	return (Datum) 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Writing
+ * ---------------------------------------------------------------------
+ */
+
+/* Encode an int64 as the column's CQL integer type, if it fits */
+static CqlWriteResult
+write_integer(CqlConv *cv, int64 v, cql_buf *out)
+{
+	switch (cv->ctype->id)
+	{
+		case CQL_TYPE_TINYINT:
+			if (v < PG_INT8_MIN || v > PG_INT8_MAX)
+				return CQLW_UNREPRESENTABLE;
+			cql_encode_tinyint(out, (int8_t) v);
+			return CQLW_OK;
+		case CQL_TYPE_SMALLINT:
+			if (v < PG_INT16_MIN || v > PG_INT16_MAX)
+				return CQLW_UNREPRESENTABLE;
+			cql_encode_smallint(out, (int16_t) v);
+			return CQLW_OK;
+		case CQL_TYPE_INT:
+			if (v < PG_INT32_MIN || v > PG_INT32_MAX)
+				return CQLW_UNREPRESENTABLE;
+			cql_encode_int(out, (int32_t) v);
+			return CQLW_OK;
+		case CQL_TYPE_BIGINT:
+		case CQL_TYPE_COUNTER:
+			cql_encode_bigint(out, v);
+			return CQLW_OK;
+		case CQL_TYPE_VARINT:
+			cql_encode_varint_i64(out, v);
+			return CQLW_OK;
+		case CQL_TYPE_DECIMAL:
+			cql_buf_i32(out, 0);
+			cql_encode_varint_i64(out, v);
+			return CQLW_OK;
+		default:
+			return CQLW_UNREPRESENTABLE;
+	}
+}
+
+static CqlWriteResult
+write_parsed(CqlConv *cv, const char *s, cql_format_style style, cql_buf *out)
+{
+	bool		is_null = false;
+	size_t		before = out->len;
+	cql_status	st;
+
+	st = cql_value_parse(cv->ctype, s, strlen(s), style, out, &is_null);
+	if (st != CQL_OK || is_null)
+	{
+		out->len = before;
+		return CQLW_UNREPRESENTABLE;
+	}
+	return CQLW_OK;
+}
+
+static CqlWriteResult
+write_array(CqlConv *cv, Datum d, cql_buf *out)
+{
+	ArrayType  *arr = DatumGetArrayTypeP(d);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			count;
+	cql_buf		eb;
+
+	if (ARR_NDIM(arr) > 1)
+		return CQLW_UNREPRESENTABLE;
+	deconstruct_array(arr, cv->elemtype, cv->elmlen, cv->elmbyval, cv->elmalign,
+					  &elems, &nulls, &count);
+	if (cv->ctype->id == CQL_TYPE_VECTOR && count != cv->ctype->dimension)
+		return CQLW_UNREPRESENTABLE;
+	if (cv->ctype->id != CQL_TYPE_VECTOR)
+		cql_encode_collection_begin(out, count);
+	cql_buf_init(&eb, &cqlfdw_palloc_allocator);
+	for (int i = 0; i < count; i++)
+	{
+		/* Cassandra has no null elements in collections or vectors */
+		if (nulls[i])
+			return CQLW_UNREPRESENTABLE;
+		cql_buf_reset(&eb);
+		if (cqlfdw_conv_write(cv->elem, elems[i], &eb) != CQLW_OK)
+			return CQLW_UNREPRESENTABLE;
+		if (cv->ctype->id == CQL_TYPE_VECTOR)
+			cql_encode_vector_element(out, cv->ctype->sub[0], eb.data, (int32_t) eb.len);
+		else
+			cql_encode_element(out, eb.data, (int32_t) eb.len);
+	}
+	cql_buf_free(&eb);
+	return CQLW_OK;
+}
+
+/*
+ * cqlfdw_conv_write
+ *		Append the CQL content bytes of non-null Datum d.
+ *
+ * Returns CQLW_UNREPRESENTABLE when no value of the CQL type equals d
+ * (out of range, sub-millisecond timestamp, fractional varint, partial inet
+ * netmask, null collection element, ...): a pushed-down equality then
+ * matches nothing, a write is an error.
+ */
+CqlWriteResult
+cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
+{
+	switch (cv->method)
+	{
+		case CONV_BOOL:
+			cql_encode_boolean(out, DatumGetBool(d));
+			return CQLW_OK;
+		case CONV_INT2:
+			return write_integer(cv, DatumGetInt16(d), out);
+		case CONV_INT4:
+			return write_integer(cv, DatumGetInt32(d), out);
+		case CONV_INT8:
+			return write_integer(cv, DatumGetInt64(d), out);
+		case CONV_FLOAT4:
+			cql_encode_float(out, DatumGetFloat4(d));
+			return CQLW_OK;
+		case CONV_FLOAT8:
+			if (cv->ctype->id == CQL_TYPE_FLOAT)
+			{
+				double		v = DatumGetFloat8(d);
+				float		f = (float) v;
+
+				if ((double) f != v && !isnan(v))
+					return CQLW_UNREPRESENTABLE;
+				cql_encode_float(out, f);
+			}
+			else
+				cql_encode_double(out, DatumGetFloat8(d));
+			return CQLW_OK;
+		case CONV_NUMERIC:
+			{
+				char	   *s = OutputFunctionCall(&cv->outfunc, d);
+				size_t		before = out->len;
+				cql_status	st;
+
+				if (strcmp(s, "NaN") == 0 || strstr(s, "Infinity"))
+					return CQLW_UNREPRESENTABLE;
+				/* integral values only beyond decimal: "12" or "12.000" */
+				if (cv->ctype->id != CQL_TYPE_DECIMAL)
+				{
+					char	   *dot = strchr(s, '.');
+
+					if (dot)
+					{
+						for (char *q = dot + 1; *q; q++)
+							if (*q != '0')
+								return CQLW_UNREPRESENTABLE;
+						*dot = '\0';
+					}
+				}
+				switch (cv->ctype->id)
+				{
+					case CQL_TYPE_DECIMAL:
+						st = cql_decimal_from_string(s, strlen(s), out);
+						break;
+					case CQL_TYPE_VARINT:
+						st = cql_varint_from_string(s, strlen(s), out);
+						break;
+					default:
+						{
+							char	   *end;
+							long long	v;
+
+							errno = 0;
+							v = strtoll(s, &end, 10);
+							if (errno != 0 || *end != '\0')
+								return CQLW_UNREPRESENTABLE;
+							return write_integer(cv, (int64) v, out);
+						}
+				}
+				if (st != CQL_OK)
+				{
+					out->len = before;
+					return CQLW_UNREPRESENTABLE;
+				}
+				return CQLW_OK;
+			}
+		case CONV_TEXT:
+			{
+				text	   *t = DatumGetTextPP(d);
+				const char *s = VARDATA_ANY(t);
+				int			len = VARSIZE_ANY_EXHDR(t);
+				char	   *utf8 = pg_server_to_any(s, len, PG_UTF8);
+				int			ulen = (utf8 == s) ? len : strlen(utf8);
+
+				if (cv->pgtype == BPCHAROID)
+				{
+					/* char(n) pads with spaces that are not part of the value */
+					while (ulen > 0 && utf8[ulen - 1] == ' ')
+						ulen--;
+				}
+				if (cv->ctype->id == CQL_TYPE_ASCII)
+					for (int i = 0; i < ulen; i++)
+						if ((unsigned char) utf8[i] > 0x7F)
+							return CQLW_UNREPRESENTABLE;
+				cql_buf_put(out, utf8, ulen);
+				return CQLW_OK;
+			}
+		case CONV_TEXT_LITERAL:
+			{
+				char	   *s = TextDatumGetCString(d);
+				char	   *utf8 = pg_server_to_any(s, strlen(s), PG_UTF8);
+
+				return write_parsed(cv, utf8, CQL_FORMAT_LITERAL, out);
+			}
+		case CONV_BYTEA:
+			{
+				bytea	   *b = DatumGetByteaPP(d);
+
+				cql_buf_put(out, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+				return CQLW_OK;
+			}
+		case CONV_UUID:
+			{
+				pg_uuid_t  *u = DatumGetUUIDP(d);
+
+				/* a timeuuid must be a version 1 UUID */
+				if (cv->ctype->id == CQL_TYPE_TIMEUUID && (u->data[6] >> 4) != 1)
+					return CQLW_UNREPRESENTABLE;
+				cql_encode_uuid(out, u->data);
+				return CQLW_OK;
+			}
+		case CONV_TIMESTAMPTZ:
+		case CONV_TIMESTAMP:
+			{
+				TimestampTz ts = DatumGetTimestampTz(d);
+				int64		us;
+
+				if (TIMESTAMP_NOT_FINITE(ts) ||
+					pg_add_s64_overflow(ts, PG_EPOCH_OFFSET_US, &us) ||
+					us % 1000 != 0)
+					return CQLW_UNREPRESENTABLE;
+				cql_encode_bigint(out, us / 1000);
+				return CQLW_OK;
+			}
+		case CONV_DATE:
+			{
+				DateADT		dt = DatumGetDateADT(d);
+
+				if (DATE_NOT_FINITE(dt))
+					return CQLW_UNREPRESENTABLE;
+				cql_encode_date(out, (int64) dt + PG_EPOCH_OFFSET_DAYS);
+				return CQLW_OK;
+			}
+		case CONV_TIME:
+			cql_encode_bigint(out, DatumGetTimeADT(d) * 1000);
+			return CQLW_OK;
+		case CONV_INTERVAL:
+			{
+				Interval   *iv = DatumGetIntervalP(d);
+				cql_duration du;
+				int64		ns;
+
+				if (pg_mul_s64_overflow(iv->time, 1000, &ns))
+					return CQLW_UNREPRESENTABLE;
+				du.months = iv->month;
+				du.days = iv->day;
+				du.nanoseconds = ns;
+				if (cql_encode_duration(out, &du) != CQL_OK)
+					return CQLW_UNREPRESENTABLE;
+				return CQLW_OK;
+			}
+		case CONV_INET:
+			{
+				inet	   *ip = DatumGetInetPP(d);
+				bool		v4 = ip_family(ip) == PGSQL_AF_INET;
+
+				/* Cassandra stores addresses, not networks */
+				if (ip_bits(ip) != (v4 ? 32 : 128))
+					return CQLW_UNREPRESENTABLE;
+				if (cql_encode_inet(out, v4 ? 4 : 6, ip_addr(ip)) != CQL_OK)
+					return CQLW_UNREPRESENTABLE;
+				return CQLW_OK;
+			}
+		case CONV_JSONB:
+		case CONV_JSON:
+			{
+				char	   *s = OutputFunctionCall(&cv->outfunc, d);
+				char	   *utf8 = pg_server_to_any(s, strlen(s), PG_UTF8);
+
+				return write_parsed(cv, utf8, CQL_FORMAT_JSON, out);
+			}
+		case CONV_ARRAY:
+			return write_array(cv, d, out);
+	}
+	return CQLW_UNREPRESENTABLE;
+}
+
+/*
+ * cqlfdw_conv_write_or_error
+ *		As cqlfdw_conv_write, for values that must be stored as they are.
+ */
+void
+cqlfdw_conv_write_or_error(CqlConv *cv, Datum d, cql_buf *out)
+{
+	if (cqlfdw_conv_write(cv, d, out) != CQLW_OK)
+	{
+		Oid			outfunc;
+		bool		isvarlena;
+		char	   *s;
+
+		getTypeOutputInfo(cv->pgtype, &outfunc, &isvarlena);
+		s = OidOutputFunctionCall(outfunc, d);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("value %s cannot be stored as Cassandra type %s",
+						s, cqlfdw_cql_type_string(cv->ctype)),
+				 errhint("Cassandra timestamps have millisecond precision, inet holds single addresses, collections cannot contain nulls, and integer types have fixed ranges.")));
+	}
+	if (cql_buf_status(out) != CQL_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory while encoding a value for Cassandra")));
+}

@@ -1,0 +1,86 @@
+/*-------------------------------------------------------------------------
+ *
+ * convert.h
+ *		Conversion between CQL values and PostgreSQL Datums (convert.c).
+ *
+ * IDENTIFICATION
+ *		src/fdw/convert.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQL_FDW_CONVERT_H
+#define CQL_FDW_CONVERT_H
+
+#include "fmgr.h"
+
+#include "cql_core.h"
+#include "cql_types.h"
+
+typedef enum CqlConvMethod
+{
+	CONV_BOOL,
+	CONV_INT2,
+	CONV_INT4,
+	CONV_INT8,
+	CONV_FLOAT4,
+	CONV_FLOAT8,
+	CONV_NUMERIC,
+	CONV_TEXT,					/* text-like CQL types, raw */
+	CONV_TEXT_LITERAL,			/* any CQL type as its CQL literal */
+	CONV_BYTEA,
+	CONV_UUID,
+	CONV_TIMESTAMPTZ,
+	CONV_TIMESTAMP,				/* UTC wall clock */
+	CONV_DATE,
+	CONV_TIME,
+	CONV_INTERVAL,
+	CONV_INET,
+	CONV_JSONB,					/* any CQL type as JSON */
+	CONV_JSON,
+	CONV_ARRAY					/* list, set, vector -> array */
+} CqlConvMethod;
+
+/*
+ * How to convert one column (or array element).  Built once per scan or
+ * modify by cqlfdw_conv_init; ctype is borrowed and must outlive it.
+ */
+typedef struct CqlConv
+{
+	CqlConvMethod method;
+	const cql_type *ctype;
+	Oid			pgtype;
+	int32		typmod;
+	bool		use_infunc;		/* typmod-constrained: go through input */
+	FmgrInfo	infunc;
+	Oid			ioparam;
+	FmgrInfo	outfunc;
+	/* CONV_ARRAY */
+	struct CqlConv *elem;
+	Oid			elemtype;
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+} CqlConv;
+
+/* Outcome of converting a Datum for Cassandra */
+typedef enum CqlWriteResult
+{
+	CQLW_OK = 0,
+	CQLW_UNREPRESENTABLE		/* no CQL value of that type equals it */
+} CqlWriteResult;
+
+/* palloc in the current context, for the library's stateless functions */
+extern const cql_allocator cqlfdw_palloc_allocator;
+
+extern bool cqlfdw_conv_init(CqlConv *cv, const cql_type *ctype, Oid pgtype,
+							 int32 typmod);
+extern void cqlfdw_conv_init_or_error(CqlConv *cv, const cql_type *ctype,
+									  Oid pgtype, int32 typmod,
+									  const char *relname, const char *colname);
+extern Datum cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n,
+							  bool *isnull);
+extern CqlWriteResult cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out);
+extern void cqlfdw_conv_write_or_error(CqlConv *cv, Datum d, cql_buf *out);
+extern char *cqlfdw_cql_type_string(const cql_type *t);
+
+#endif							/* CQL_FDW_CONVERT_H */

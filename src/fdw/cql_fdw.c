@@ -1,0 +1,56 @@
+/*-------------------------------------------------------------------------
+ *
+ * cql_fdw.c
+ *		Foreign-data wrapper handler for Apache Cassandra (CQL).
+ *
+ * This file registers the FDW callbacks and the module's GUCs; the
+ * callbacks themselves live in planner.c (planning, EXPLAIN) and scan.c
+ * (execution).
+ *
+ * IDENTIFICATION
+ *		src/fdw/cql_fdw.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "foreign/fdwapi.h"
+#include "fmgr.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/planmain.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/guc.h"
+
+#include "cql_fdw.h"
+#include "planner.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+PG_FUNCTION_INFO_V1(cql_fdw_handler);
+
+void
+_PG_init(void)
+{
+	MarkGUCPrefixReserved("cql_fdw");
+}
+
+Datum
+cql_fdw_handler(PG_FUNCTION_ARGS)
+{
+	FdwRoutine *routine = makeNode(FdwRoutine);
+
+	routine->GetForeignRelSize = cqlGetForeignRelSize;
+	routine->GetForeignPaths = cqlGetForeignPaths;
+	routine->GetForeignPlan = cqlGetForeignPlan;
+	routine->BeginForeignScan = cqlBeginForeignScan;
+	routine->IterateForeignScan = cqlIterateForeignScan;
+	routine->ReScanForeignScan = cqlReScanForeignScan;
+	routine->EndForeignScan = cqlEndForeignScan;
+	routine->ExplainForeignScan = cqlExplainForeignScan;
+
+	PG_RETURN_POINTER(routine);
+}
+

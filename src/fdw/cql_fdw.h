@@ -1,0 +1,144 @@
+/*-------------------------------------------------------------------------
+ *
+ * cql_fdw.h
+ *		Declarations shared by the PostgreSQL half of cql_fdw.
+ *
+ * Prototypes are grouped by the file that defines them, as in postgres_fdw.
+ * The protocol client (src/cql) is reached only through its own headers; it
+ * never sees a PostgreSQL type.
+ *
+ * IDENTIFICATION
+ *		src/fdw/cql_fdw.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQL_FDW_H
+#define CQL_FDW_H
+
+#include "postgres.h"
+
+#include "foreign/foreign.h"
+#include "nodes/pg_list.h"
+
+#include "cql_core.h"
+
+/*
+ * Options of a foreign server, user mapping and foreign table merged into
+ * one struct (table options override server options).  Filled by
+ * cqlfdw_get_options() in option.c.
+ */
+typedef struct CqlFdwOptions
+{
+	/* server */
+	char	   *host;			/* contact points "h1,h2:9043" */
+	int			port;
+	int			protocol_version;	/* 0 = auto */
+	bool		compression;	/* lz4 */
+	int			connect_timeout_ms;
+	int			request_timeout_ms;
+	char	   *local_dc;
+
+	/* user mapping */
+	char	   *username;
+	char	   *password;
+	bool		password_required;
+
+	/* table (and server defaults for them) */
+	char	   *keyspace;
+	char	   *table;
+	int			consistency;	/* CQL consistency code */
+	int			write_consistency;
+	int			fetch_size;
+	bool		allow_filtering;
+	int			ttl;			/* seconds, 0 = none */
+	int			batch_size;
+	bool		write_on_commit;	/* write_mode 'on_commit' */
+	bool		if_not_exists;
+	bool		truncatable;
+} CqlFdwOptions;
+
+/* Defaults documented in README.md */
+#define CQLFDW_DEFAULT_PORT				9042
+#define CQLFDW_DEFAULT_FETCH_SIZE		5000
+#define CQLFDW_DEFAULT_CONNECT_TIMEOUT	10000
+#define CQLFDW_DEFAULT_REQUEST_TIMEOUT	30000
+#define CQLFDW_DEFAULT_BATCH_SIZE		100
+
+/*
+ * Layout of a foreign table: for every attribute the remote column and its
+ * role in the primary key.  Built from the column options written by IMPORT
+ * FOREIGN SCHEMA (kind, position, clustering_order, cql_type), or, for a
+ * table created by hand without them, from the remote schema.
+ */
+typedef enum CqlColumnKind
+{
+	CQLCOL_REGULAR = 0,
+	CQLCOL_PARTITION_KEY,
+	CQLCOL_CLUSTERING,
+	CQLCOL_STATIC
+} CqlColumnKind;
+
+typedef struct CqlFdwColumn
+{
+	char	   *remote_name;	/* NULL for a dropped attribute */
+	CqlColumnKind kind;
+	int			position;		/* within partition key / clustering key */
+	bool		desc;			/* clustering order DESC */
+	char	   *cql_type;		/* CQL type string, NULL if unknown */
+	Oid			pgtype;
+	int32		pgtypmod;
+	Oid			collation;
+} CqlFdwColumn;
+
+typedef struct CqlFdwTable
+{
+	char	   *keyspace;
+	char	   *table;
+	int			natts;
+	CqlFdwColumn *cols;			/* indexed by attnum - 1 */
+	int			npk;
+	AttrNumber *pk;				/* attnums in partition-key order */
+	int			nck;
+	AttrNumber *ck;				/* attnums in clustering order */
+} CqlFdwTable;
+
+/* How a scan reads the table, decided by deparse.c */
+typedef enum CqlAccess
+{
+	CQLACC_SINGLE_PARTITION = 0,
+	CQLACC_MULTI_PARTITION,		/* IN on the partition key */
+	CQLACC_TOKEN_SCAN			/* no (complete) partition key */
+} CqlAccess;
+
+/*
+ * One "?" of the remote statement, in order.  The value comes from
+ * fdw_exprs[expr_index], evaluated at (re)scan start and converted to the
+ * CQL type of the column.
+ */
+typedef enum CqlBindKind
+{
+	CQLBIND_EQ = 0,				/* col = ? */
+	CQLBIND_IN,					/* partition key: one request per element;
+								 * clustering: col IN ? with a list */
+	CQLBIND_GT,
+	CQLBIND_GE,
+	CQLBIND_LT,
+	CQLBIND_LE,
+	CQLBIND_TOKEN_LOW,			/* token(pk) > ? (token scan) */
+	CQLBIND_TOKEN_HIGH,			/* token(pk) <= ? */
+	CQLBIND_LIMIT				/* LIMIT ? */
+} CqlBindKind;
+
+/* in table_layout.c */
+extern CqlFdwTable *cqlfdw_get_table(Oid relid, const CqlFdwOptions *opts,
+									 bool *complete);
+extern void cqlfdw_build_key_arrays(CqlFdwTable *t, const char *relname);
+extern AttrNumber cqlfdw_column_by_remote_name(const CqlFdwTable *t,
+											   const char *name);
+
+/* in option.c */
+extern void cqlfdw_get_options(Oid serverid, Oid userid, Oid relid,
+							   CqlFdwOptions *opts);
+extern int	cqlfdw_consistency_from_name(const char *name, bool for_write);
+
+#endif							/* CQL_FDW_H */

@@ -1,0 +1,899 @@
+/*-------------------------------------------------------------------------
+ *
+ * deparse.c
+ *		Which restrictions of a query Cassandra can answer exactly, and the
+ *		CQL text of the remote statement.
+ *
+ * Correctness first: a restriction is pushed only when Cassandra's answer
+ * is exactly PostgreSQL's.  Cassandra compares text bytewise, orders uuids
+ * and inets differently, distinguishes -0.0 from 0.0, and stores timestamps
+ * in milliseconds; a comparison whose result could differ stays local.
+ * Values are never written into the CQL text: every pushed comparison
+ * becomes a bind marker whose value is computed by the executor from an
+ * expression in fdw_exprs (a Const, a Param, or an outer-relation Var that
+ * the planner turns into a nestloop Param).
+ *
+ * The shape of a pushed statement follows what CQL accepts without ALLOW
+ * FILTERING:
+ *	- every partition-key column bound by = (or = ANY, run as one request per
+ *	  partition), else a token-range scan of the whole table;
+ *	- within a partition, = on a prefix of the clustering columns, then
+ *	  either IN or one range (lower and/or upper bound) on the next one;
+ *	- regular, static and left-over clustering restrictions only with the
+ *	  table option allow_filtering.
+ *
+ * IDENTIFICATION
+ *		src/fdw/deparse.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/stratnum.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_opclass.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "lib/stringinfo.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/array.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "cql_fdw.h"
+#include "deparse.h"
+
+/* ---------------------------------------------------------------------
+ * Type rules
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Equality of these PostgreSQL types means what Cassandra's equality
+ * means for the CQL types they map to.  float4/float8 are missing on
+ * purpose: Cassandra's Float.compare() tells -0.0 from 0.0.
+ */
+static bool
+eq_pushable_type(Oid typid)
+{
+	switch (typid)
+	{
+		case BOOLOID:
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case NUMERICOID:
+		case TEXTOID:
+		case VARCHAROID:
+		case BYTEAOID:
+		case DATEOID:
+		case TIMEOID:
+		case TIMESTAMPTZOID:
+		case UUIDOID:
+		case INETOID:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * Ordering of these types agrees with Cassandra's.  uuid (Cassandra sorts
+ * by version and time first), inet (family-length first in PostgreSQL) and
+ * boolean are left out; text only under a bytewise collation, checked by
+ * the caller.
+ */
+static bool
+range_pushable_type(Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case NUMERICOID:
+		case TEXTOID:
+		case VARCHAROID:
+		case BYTEAOID:
+		case DATEOID:
+		case TIMEOID:
+		case TIMESTAMPTZOID:
+			return true;
+		default:
+			return false;
+	}
+}
+
+static bool
+is_text_type(Oid typid)
+{
+	return typid == TEXTOID || typid == VARCHAROID;
+}
+
+static bool
+is_integer_type(Oid typid)
+{
+	return typid == INT2OID || typid == INT4OID || typid == INT8OID;
+}
+
+/* Does the CQL type string name a type whose order Cassandra defines
+ * differently (timeuuid: by time, not bytes)? */
+static bool
+cql_type_forbids_range(const CqlFdwColumn *c)
+{
+	return c->cql_type != NULL &&
+		(pg_strcasecmp(c->cql_type, "timeuuid") == 0 ||
+		 pg_strcasecmp(c->cql_type, "uuid") == 0 ||
+		 pg_strcasecmp(c->cql_type, "inet") == 0 ||
+		 pg_strcasecmp(c->cql_type, "float") == 0 ||
+		 pg_strcasecmp(c->cql_type, "double") == 0);
+}
+
+/* Collations under which PostgreSQL compares text bytewise */
+static bool
+is_bytewise_collation(Oid collid)
+{
+	return collid == C_COLLATION_OID || collid == POSIX_COLLATION_OID;
+}
+
+static Oid
+default_btree_opfamily(Oid typid)
+{
+	Oid			opclass = GetDefaultOpClass(typid, BTREE_AM_OID);
+
+	return OidIsValid(opclass) ? get_opclass_family(opclass) : InvalidOid;
+}
+
+/*
+ * A timestamptz constant that is not a whole number of milliseconds cannot
+ * be compared in Cassandra without changing the answer (the bound value
+ * would be truncated).  Runtime values (Params) are adjusted exactly by the
+ * executor instead.
+ */
+static bool
+const_has_submillisecond(Expr *value)
+{
+	Const	   *c;
+
+	if (!IsA(value, Const))
+		return false;
+	c = (Const *) value;
+	if (c->constisnull || c->consttype != TIMESTAMPTZOID)
+		return false;
+	return (DatumGetTimestampTz(c->constvalue) % 1000) != 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Clause matching
+ * ---------------------------------------------------------------------
+ */
+
+/* The Var of our relation under at most a binary-compatible relabeling */
+static Var *
+our_var(Expr *e, Index relid)
+{
+	while (e && IsA(e, RelabelType))
+		e = ((RelabelType *) e)->arg;
+	if (e && IsA(e, Var))
+	{
+		Var		   *v = (Var *) e;
+
+		if (v->varno == relid && v->varlevelsup == 0 && v->varattno > 0)
+			return v;
+	}
+	return NULL;
+}
+
+/*
+ * Can 'value' be evaluated by the executor before the remote request is
+ * sent?  It must not read our relation, must not be volatile (it is
+ * evaluated once per scan, not once per row), and may read other relations
+ * only when they are the outer side of a parameterized path.
+ */
+static bool
+is_safe_value(PlannerInfo *root, Expr *value, Index relid, Relids outer_ok)
+{
+	Relids		varnos;
+
+	if (contain_volatile_functions((Node *) value) ||
+		contain_subplans((Node *) value) ||
+		contain_agg_clause((Node *) value) ||
+		contain_window_function((Node *) value))
+		return false;
+	varnos = pull_varnos(root, (Node *) value);
+	if (bms_is_member(relid, varnos))
+		return false;
+	return bms_is_subset(varnos, outer_ok);
+}
+
+static CqlBindKind
+strategy_to_kind(int strategy, bool commuted)
+{
+	switch (strategy)
+	{
+		case BTEqualStrategyNumber:
+			return CQLBIND_EQ;
+		case BTLessStrategyNumber:
+			return commuted ? CQLBIND_GT : CQLBIND_LT;
+		case BTLessEqualStrategyNumber:
+			return commuted ? CQLBIND_GE : CQLBIND_LE;
+		case BTGreaterStrategyNumber:
+			return commuted ? CQLBIND_LT : CQLBIND_GT;
+		case BTGreaterEqualStrategyNumber:
+			return commuted ? CQLBIND_LE : CQLBIND_GE;
+	}
+	return CQLBIND_EQ;
+}
+
+/*
+ * match_condition
+ *		Is 'clause' a comparison Cassandra can evaluate exactly on one of
+ *		our columns?  Fills *cond on success.
+ */
+static bool
+match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
+				RestrictInfo *rinfo, Relids outer_ok, CqlCond *cond)
+{
+	Expr	   *clause = rinfo->clause;
+	Index		relid = baserel->relid;
+	Var		   *var;
+	Expr	   *value;
+	Oid			opno;
+	Oid			inputcollid;
+	bool		commuted = false;
+	bool		is_in = false;
+	Oid			coltype;
+	Oid			valtype;
+	Oid			opfamily;
+	int			strategy;
+	const CqlFdwColumn *col;
+
+	if (rinfo->pseudoconstant)
+		return false;
+
+	if (IsA(clause, OpExpr))
+	{
+		OpExpr	   *op = (OpExpr *) clause;
+		Expr	   *l,
+				   *r;
+
+		if (list_length(op->args) != 2)
+			return false;
+		l = linitial(op->args);
+		r = lsecond(op->args);
+		if ((var = our_var(l, relid)) != NULL)
+			value = r;
+		else if ((var = our_var(r, relid)) != NULL)
+		{
+			value = l;
+			commuted = true;
+		}
+		else
+			return false;
+		opno = op->opno;
+		inputcollid = op->inputcollid;
+		valtype = exprType((Node *) value);
+	}
+	else if (IsA(clause, ScalarArrayOpExpr))
+	{
+		ScalarArrayOpExpr *saop = (ScalarArrayOpExpr *) clause;
+
+		if (!saop->useOr || list_length(saop->args) != 2)
+			return false;
+		if ((var = our_var(linitial(saop->args), relid)) == NULL)
+			return false;
+		value = lsecond(saop->args);
+		opno = saop->opno;
+		inputcollid = saop->inputcollid;
+		valtype = get_element_type(exprType((Node *) value));
+		if (!OidIsValid(valtype))
+			return false;
+		is_in = true;
+	}
+	else
+		return false;
+
+	if (var->varattno > t->natts)
+		return false;
+	col = &t->cols[var->varattno - 1];
+	if (col->remote_name == NULL)
+		return false;
+	coltype = var->vartype;
+
+	/* the operator must be the type's own btree comparison */
+	opfamily = default_btree_opfamily(coltype);
+	if (!OidIsValid(opfamily))
+		return false;
+	strategy = get_op_opfamily_strategy(opno, opfamily);
+	if (strategy == 0)
+		return false;
+
+	/*
+	 * The value must be of the column's type; across the integer family the
+	 * executor converts (out-of-range values are handled there exactly).
+	 */
+	if (valtype != coltype &&
+		!(is_integer_type(valtype) && is_integer_type(coltype)) &&
+		!(is_text_type(valtype) && is_text_type(coltype)))
+		return false;
+
+	if (strategy == BTEqualStrategyNumber)
+	{
+		if (!eq_pushable_type(coltype))
+			return false;
+		if (is_text_type(coltype) && OidIsValid(inputcollid) &&
+			!get_collation_isdeterministic(inputcollid))
+			return false;
+	}
+	else
+	{
+		if (is_in || !range_pushable_type(coltype) || cql_type_forbids_range(col))
+			return false;
+		if (is_text_type(coltype) && !is_bytewise_collation(inputcollid))
+			return false;
+	}
+
+	if (!is_safe_value(root, value, relid, outer_ok))
+		return false;
+	if (const_has_submillisecond(value))
+		return false;
+
+	cond->rinfo = rinfo;
+	cond->attnum = var->varattno;
+	cond->kind = is_in ? CQLBIND_IN : strategy_to_kind(strategy, commuted);
+	cond->value = value;
+	cond->value_type = valtype;
+	cond->is_join = !bms_is_empty(pull_varnos(root, (Node *) value));
+	return true;
+}
+
+/* Pick the best condition of 'kinds' on attnum from 'conds'. */
+static CqlCond *
+find_cond(List *conds, AttrNumber attnum, CqlBindKind kind, bool prefer_join)
+{
+	ListCell   *lc;
+	CqlCond    *found = NULL;
+
+	foreach(lc, conds)
+	{
+		CqlCond    *c = (CqlCond *) lfirst(lc);
+
+		if (c->attnum != attnum || c->kind != kind || c->used)
+			continue;
+		if (found == NULL || (prefer_join && c->is_join && !found->is_join))
+			found = c;
+	}
+	return found;
+}
+
+static void
+push(CqlScanShape *shape, CqlCond *c)
+{
+	c->used = true;
+	shape->pushed = lappend(shape->pushed, c);
+	shape->remote_conds = lappend(shape->remote_conds, c->rinfo);
+}
+
+/* Push at most one lower and one upper bound on attnum. */
+static bool
+push_range(CqlScanShape *shape, List *conds, AttrNumber attnum)
+{
+	static const CqlBindKind lower[] = {CQLBIND_GT, CQLBIND_GE};
+	static const CqlBindKind upper[] = {CQLBIND_LT, CQLBIND_LE};
+	bool		any = false;
+
+	for (int i = 0; i < 2; i++)
+	{
+		CqlCond    *c = find_cond(conds, attnum, lower[i], false);
+
+		if (c)
+		{
+			push(shape, c);
+			any = true;
+			break;
+		}
+	}
+	for (int i = 0; i < 2; i++)
+	{
+		CqlCond    *c = find_cond(conds, attnum, upper[i], false);
+
+		if (c)
+		{
+			push(shape, c);
+			any = true;
+			break;
+		}
+	}
+	return any;
+}
+
+/*
+ * Number of distinct non-null elements of a constant array, or -1 if the
+ * array is only known at run time.  The executor reads each distinct
+ * partition once, so this is what EXPLAIN reports.
+ */
+static int
+const_array_length(Expr *value)
+{
+	Const	   *c;
+	ArrayType  *arr;
+	Oid			elemtype;
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	int			distinct = 0;
+
+	if (!IsA(value, Const))
+		return -1;
+	c = (Const *) value;
+	if (c->constisnull)
+		return 0;
+	arr = DatumGetArrayTypeP(c->constvalue);
+	elemtype = ARR_ELEMTYPE(arr);
+	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(arr, elemtype, elmlen, elmbyval, elmalign, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		bool		dup = nulls[i];
+
+		for (int j = 0; j < i && !dup; j++)
+			dup = !nulls[j] && datumIsEqual(elems[i], elems[j], elmbyval, elmlen);
+		if (!dup)
+			distinct++;
+	}
+	return distinct;
+}
+
+/*
+ * cqlfdw_classify
+ *		Split 'clauses' (RestrictInfos) into what the remote statement
+ *		answers and what must be checked locally, and decide the access
+ *		method.  'outer_ok' names the relations whose Vars may appear on the
+ *		value side (the required outer rels of a parameterized path).
+ *
+ * prefer_join asks to bind the partition key from join clauses when both
+ * a join clause and a restriction exist (a parameterized path is only
+ * worth building when it uses its join clauses).
+ */
+void
+cqlfdw_classify(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
+				const CqlFdwOptions *opts, List *clauses, Relids outer_ok,
+				bool prefer_join, CqlScanShape *shape)
+{
+	List	   *conds = NIL;
+	ListCell   *lc;
+	bool		all_pk = (t->npk > 0);
+	bool		stop = false;
+
+	memset(shape, 0, sizeof(*shape));
+	shape->npartitions = 1;
+
+	foreach(lc, clauses)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		CqlCond    *c = palloc0(sizeof(CqlCond));
+
+		if (match_condition(root, baserel, t, rinfo, outer_ok, c))
+			conds = lappend(conds, c);
+		else
+			pfree(c);
+	}
+
+	/* partition key: every column by = or IN */
+	for (int i = 0; i < t->npk && all_pk; i++)
+	{
+		AttrNumber	a = t->pk[i];
+
+		if (!find_cond(conds, a, CQLBIND_EQ, prefer_join) &&
+			!find_cond(conds, a, CQLBIND_IN, prefer_join))
+			all_pk = false;
+	}
+
+	if (all_pk)
+	{
+		shape->access = CQLACC_SINGLE_PARTITION;
+		for (int i = 0; i < t->npk; i++)
+		{
+			AttrNumber	a = t->pk[i];
+			CqlCond    *c = find_cond(conds, a, CQLBIND_EQ, prefer_join);
+
+			if (c == NULL)
+			{
+				int			n;
+
+				c = find_cond(conds, a, CQLBIND_IN, prefer_join);
+				shape->access = CQLACC_MULTI_PARTITION;
+				n = const_array_length(c->value);
+				if (n < 0 || shape->npartitions < 0)
+					shape->npartitions = -1;
+				else
+					shape->npartitions *= n;
+			}
+			push(shape, c);
+			if (c->is_join)
+				shape->uses_join = true;
+		}
+
+		/* clustering: = prefix, then IN or one range */
+		for (int i = 0; i < t->nck && !stop; i++)
+		{
+			AttrNumber	a = t->ck[i];
+			CqlCond    *c;
+
+			if ((c = find_cond(conds, a, CQLBIND_EQ, prefer_join)) != NULL)
+			{
+				push(shape, c);
+				if (c->is_join)
+					shape->uses_join = true;
+				shape->ck_eq_prefix++;
+				continue;
+			}
+			if ((c = find_cond(conds, a, CQLBIND_IN, false)) != NULL &&
+				!c->is_join)
+			{
+				push(shape, c);
+				shape->ck_has_in = true;
+				stop = true;
+				continue;
+			}
+			if (push_range(shape, conds, a))
+				shape->ck_has_range = true;
+			stop = true;
+		}
+	}
+	else
+	{
+		shape->access = CQLACC_TOKEN_SCAN;
+		shape->npartitions = -1;
+	}
+
+	/*
+	 * Everything else is a filter: Cassandra evaluates it only with ALLOW
+	 * FILTERING, which the user must ask for (it reads and discards rows).
+	 * Partition-key columns are not filterable next to a token range, and IN
+	 * is kept local.
+	 */
+	if (opts->allow_filtering)
+	{
+		foreach(lc, conds)
+		{
+			CqlCond    *c = (CqlCond *) lfirst(lc);
+
+			if (c->used || c->kind == CQLBIND_IN || c->is_join)
+				continue;
+			if (t->cols[c->attnum - 1].kind == CQLCOL_PARTITION_KEY)
+				continue;
+			/* only one restriction per column and direction */
+			if (cqlfdw_cond_conflicts(shape->pushed, c))
+				continue;
+			push(shape, c);
+			shape->filtering = true;
+		}
+	}
+
+	foreach(lc, clauses)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (!list_member_ptr(shape->remote_conds, rinfo))
+			shape->local_conds = lappend(shape->local_conds, rinfo);
+	}
+}
+
+/*
+ * Would pushing 'c' next to the already pushed conditions give Cassandra
+ * two restrictions of the same kind on one column (which it rejects)?
+ */
+bool
+cqlfdw_cond_conflicts(List *pushed, const CqlCond *c)
+{
+	ListCell   *lc;
+
+	foreach(lc, pushed)
+	{
+		CqlCond    *p = (CqlCond *) lfirst(lc);
+		bool		p_lower = (p->kind == CQLBIND_GT || p->kind == CQLBIND_GE);
+		bool		p_upper = (p->kind == CQLBIND_LT || p->kind == CQLBIND_LE);
+		bool		c_lower = (c->kind == CQLBIND_GT || c->kind == CQLBIND_GE);
+		bool		c_upper = (c->kind == CQLBIND_LT || c->kind == CQLBIND_LE);
+
+		if (p->attnum != c->attnum)
+			continue;
+		if (p->kind == CQLBIND_EQ || c->kind == CQLBIND_EQ ||
+			p->kind == CQLBIND_IN || c->kind == CQLBIND_IN ||
+			(p_lower && c_lower) || (p_upper && c_upper))
+			return true;
+	}
+	return false;
+}
+
+/* ---------------------------------------------------------------------
+ * ORDER BY
+ * ---------------------------------------------------------------------
+ */
+
+/* Does ORDER BY on this column sort as Cassandra's clustering order does? */
+static bool
+order_pushable(const CqlFdwColumn *col, Oid collation)
+{
+	switch (col->pgtype)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case NUMERICOID:
+		case FLOAT4OID:			/* -0.0 = 0.0 in PostgreSQL: either order ok */
+		case FLOAT8OID:
+		case BYTEAOID:
+		case DATEOID:
+		case TIMEOID:
+		case TIMESTAMPTZOID:
+		case BOOLOID:
+			break;
+		case TEXTOID:
+		case VARCHAROID:
+			if (!is_bytewise_collation(collation))
+				return false;
+			break;
+		default:
+			return false;
+	}
+	return !(col->cql_type &&
+			 (pg_strcasecmp(col->cql_type, "timeuuid") == 0 ||
+			  pg_strcasecmp(col->cql_type, "uuid") == 0 ||
+			  pg_strcasecmp(col->cql_type, "inet") == 0));
+}
+
+/*
+ * cqlfdw_order_matches
+ *		Can the scan return rows in the order of 'pathkeys'?  Only within one
+ *		partition, only along the clustering columns (those bound by = may be
+ *		skipped), and only all in declared order or all reversed.
+ *
+ * Returns 0 if not, 1 for the declared order, -1 for the reversed order.
+ */
+int
+cqlfdw_order_matches(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
+					 const CqlScanShape *shape, List *pathkeys)
+{
+	ListCell   *lc;
+	int			next = 0;
+	int			direction = 0;
+
+	if (pathkeys == NIL || shape->access != CQLACC_SINGLE_PARTITION ||
+		shape->ck_has_in || t->nck == 0)
+		return 0;
+
+	foreach(lc, pathkeys)
+	{
+		PathKey    *pk = (PathKey *) lfirst(lc);
+		EquivalenceClass *ec = pk->pk_eclass;
+		ListCell   *lm;
+		AttrNumber	attnum = InvalidAttrNumber;
+		int			idx = -1;
+		bool		asc;
+		int			dir;
+
+		if (ec->ec_has_volatile)
+			return 0;
+		foreach(lm, ec->ec_members)
+		{
+			EquivalenceMember *em = (EquivalenceMember *) lfirst(lm);
+			Var		   *v = our_var(em->em_expr, baserel->relid);
+
+			if (v && bms_equal(em->em_relids, baserel->relids))
+			{
+				attnum = v->varattno;
+				break;
+			}
+		}
+		if (attnum == InvalidAttrNumber)
+			return 0;
+
+		/* skip clustering columns bound by = */
+		for (int i = next; i < t->nck; i++)
+		{
+			if (t->ck[i] == attnum)
+			{
+				idx = i;
+				break;
+			}
+			if (!cqlfdw_shape_binds_eq(shape, t->ck[i]))
+				break;
+		}
+		if (idx < 0)
+			return 0;
+		if (!order_pushable(&t->cols[attnum - 1], ec->ec_collation))
+			return 0;
+		if (pk->pk_opfamily != default_btree_opfamily(t->cols[attnum - 1].pgtype))
+			return 0;
+
+		asc = (pk->pk_strategy == BTLessStrategyNumber);
+		dir = (asc != t->cols[attnum - 1].desc) ? 1 : -1;
+		if (direction != 0 && dir != direction)
+			return 0;
+		direction = dir;
+		next = idx + 1;
+	}
+	return direction;
+}
+
+bool
+cqlfdw_shape_binds_eq(const CqlScanShape *shape, AttrNumber attnum)
+{
+	ListCell   *lc;
+
+	foreach(lc, shape->pushed)
+	{
+		CqlCond    *c = (CqlCond *) lfirst(lc);
+
+		if (c->attnum == attnum && c->kind == CQLBIND_EQ)
+			return true;
+	}
+	return false;
+}
+
+/* ---------------------------------------------------------------------
+ * CQL text
+ * ---------------------------------------------------------------------
+ */
+
+/* Append a double-quoted CQL identifier ("" doubles a quote). */
+void
+cqlfdw_append_ident(StringInfo buf, const char *ident)
+{
+	appendStringInfoChar(buf, '"');
+	for (const char *p = ident; *p; p++)
+	{
+		if (*p == '"')
+			appendStringInfoChar(buf, '"');
+		appendStringInfoChar(buf, *p);
+	}
+	appendStringInfoChar(buf, '"');
+}
+
+void
+cqlfdw_append_table(StringInfo buf, const CqlFdwTable *t)
+{
+	cqlfdw_append_ident(buf, t->keyspace);
+	appendStringInfoChar(buf, '.');
+	cqlfdw_append_ident(buf, t->table);
+}
+
+static void
+append_token_call(StringInfo buf, const CqlFdwTable *t)
+{
+	appendStringInfoString(buf, "token(");
+	for (int i = 0; i < t->npk; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(buf, ", ");
+		cqlfdw_append_ident(buf, t->cols[t->pk[i] - 1].remote_name);
+	}
+	appendStringInfoChar(buf, ')');
+}
+
+static const char *
+bind_operator(CqlBindKind k)
+{
+	switch (k)
+	{
+		case CQLBIND_EQ:
+			return "=";
+		case CQLBIND_IN:
+			return "IN";
+		case CQLBIND_GT:
+			return ">";
+		case CQLBIND_GE:
+			return ">=";
+		case CQLBIND_LT:
+			return "<";
+		case CQLBIND_LE:
+			return "<=";
+		default:
+			return "?";
+	}
+}
+
+/*
+ * cqlfdw_deparse_select
+ *		Build the SELECT for a scan of shape 'shape'.
+ *
+ * retrieved_attrs gets the attnums in SELECT-list order.  order_direction
+ * is the result of cqlfdw_order_matches for the chosen path; with -1 the
+ * whole clustering order is reversed (CQL reverses all columns or none).
+ * Partition-key IN conditions are written as "=": the executor sends one
+ * request per partition.
+ */
+char *
+cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,
+					  Bitmapset *attrs_used, int order_direction,
+					  bool has_limit, List **retrieved_attrs)
+{
+	StringInfoData buf;
+	bool		first = true;
+	ListCell   *lc;
+	bool		whole_row = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber,
+										  attrs_used);
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "SELECT ");
+	*retrieved_attrs = NIL;
+	for (int i = 0; i < t->natts; i++)
+	{
+		AttrNumber	a = i + 1;
+
+		if (t->cols[i].remote_name == NULL)
+			continue;
+		if (!whole_row &&
+			!bms_is_member(a - FirstLowInvalidHeapAttributeNumber, attrs_used))
+			continue;
+		if (!first)
+			appendStringInfoString(&buf, ", ");
+		cqlfdw_append_ident(&buf, t->cols[i].remote_name);
+		*retrieved_attrs = lappend_int(*retrieved_attrs, a);
+		first = false;
+	}
+	if (first)
+	{
+		/* no column needed (e.g. count(*)): fetch the smallest thing */
+		AttrNumber	a = t->npk > 0 ? t->pk[0] : 1;
+
+		cqlfdw_append_ident(&buf, t->cols[a - 1].remote_name);
+	}
+
+	appendStringInfoString(&buf, " FROM ");
+	cqlfdw_append_table(&buf, t);
+
+	first = true;
+	if (shape->access == CQLACC_TOKEN_SCAN && t->npk > 0)
+	{
+		appendStringInfoString(&buf, " WHERE ");
+		append_token_call(&buf, t);
+		appendStringInfoString(&buf, " > ? AND ");
+		append_token_call(&buf, t);
+		appendStringInfoString(&buf, " <= ?");
+		first = false;
+	}
+	foreach(lc, shape->pushed)
+	{
+		CqlCond    *c = (CqlCond *) lfirst(lc);
+		const CqlFdwColumn *col = &t->cols[c->attnum - 1];
+		CqlBindKind k = c->kind;
+
+		if (k == CQLBIND_IN && col->kind == CQLCOL_PARTITION_KEY)
+			k = CQLBIND_EQ;
+		appendStringInfoString(&buf, first ? " WHERE " : " AND ");
+		cqlfdw_append_ident(&buf, col->remote_name);
+		appendStringInfo(&buf, " %s ?", bind_operator(k));
+		first = false;
+	}
+
+	if (order_direction < 0)
+	{
+		appendStringInfoString(&buf, " ORDER BY ");
+		for (int i = 0; i < t->nck; i++)
+		{
+			const CqlFdwColumn *col = &t->cols[t->ck[i] - 1];
+
+			if (i > 0)
+				appendStringInfoString(&buf, ", ");
+			cqlfdw_append_ident(&buf, col->remote_name);
+			appendStringInfoString(&buf, col->desc ? " ASC" : " DESC");
+		}
+	}
+	if (has_limit)
+		appendStringInfoString(&buf, " LIMIT ?");
+	if (shape->filtering)
+		appendStringInfoString(&buf, " ALLOW FILTERING");
+	return buf.data;
+}

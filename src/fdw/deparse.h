@@ -1,0 +1,61 @@
+/*-------------------------------------------------------------------------
+ *
+ * deparse.h
+ *		Pushdown analysis and CQL text generation (deparse.c).
+ *
+ * IDENTIFICATION
+ *		src/fdw/deparse.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQL_FDW_DEPARSE_H
+#define CQL_FDW_DEPARSE_H
+
+#include "lib/stringinfo.h"
+#include "nodes/pathnodes.h"
+
+#include "cql_fdw.h"
+
+/* A restriction Cassandra can evaluate exactly on one column */
+typedef struct CqlCond
+{
+	RestrictInfo *rinfo;
+	AttrNumber	attnum;
+	CqlBindKind kind;			/* EQ, IN, GT, GE, LT, LE */
+	Expr	   *value;			/* value (array for IN) */
+	Oid			value_type;		/* element type for IN */
+	bool		is_join;		/* value reads outer relations */
+	bool		used;			/* pushed */
+} CqlCond;
+
+/* The result of classifying a scan's restrictions */
+typedef struct CqlScanShape
+{
+	CqlAccess	access;
+	List	   *pushed;			/* CqlCond *, in bind-marker order */
+	List	   *remote_conds;	/* RestrictInfos answered remotely */
+	List	   *local_conds;	/* RestrictInfos checked locally */
+	int			npartitions;	/* partitions read; -1 unknown/all */
+	int			ck_eq_prefix;	/* clustering columns bound by = */
+	bool		ck_has_in;
+	bool		ck_has_range;
+	bool		filtering;		/* needs ALLOW FILTERING */
+	bool		uses_join;		/* binds a key from join clauses */
+} CqlScanShape;
+
+extern void cqlfdw_classify(PlannerInfo *root, RelOptInfo *baserel,
+							const CqlFdwTable *t, const CqlFdwOptions *opts,
+							List *clauses, Relids outer_ok, bool prefer_join,
+							CqlScanShape *shape);
+extern bool cqlfdw_cond_conflicts(List *pushed, const CqlCond *c);
+extern bool cqlfdw_shape_binds_eq(const CqlScanShape *shape, AttrNumber attnum);
+extern int	cqlfdw_order_matches(PlannerInfo *root, RelOptInfo *baserel,
+								 const CqlFdwTable *t, const CqlScanShape *shape,
+								 List *pathkeys);
+extern void cqlfdw_append_ident(StringInfo buf, const char *ident);
+extern void cqlfdw_append_table(StringInfo buf, const CqlFdwTable *t);
+extern char *cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,
+								   Bitmapset *attrs_used, int order_direction,
+								   bool has_limit, List **retrieved_attrs);
+
+#endif							/* CQL_FDW_DEPARSE_H */

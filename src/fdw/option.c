@@ -1,0 +1,490 @@
+/*-------------------------------------------------------------------------
+ *
+ * option.c
+ *		Validation and merging of cql_fdw options.
+ *
+ * Every option is checked when it is set (CREATE/ALTER SERVER, USER
+ * MAPPING, FOREIGN TABLE), not at first use, so a typo is reported where it
+ * was made.  Table options override server options of the same name.
+ *
+ * IDENTIFICATION
+ *		src/fdw/option.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/reloptions.h"
+#include "catalog/pg_foreign_server.h"
+#include "catalog/pg_foreign_table.h"
+#include "catalog/pg_user_mapping.h"
+#include "commands/defrem.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/varlena.h"
+
+#include "cql_fdw.h"
+#include "cql_wire.h"
+
+/* What an option is, and where it may appear */
+typedef enum CqlOptionKind
+{
+	OPT_STRING,
+	OPT_HOSTS,
+	OPT_PORT,
+	OPT_INT_POSITIVE,			/* > 0 */
+	OPT_INT_NONNEG,				/* >= 0 */
+	OPT_BOOL,
+	OPT_PROTOCOL,
+	OPT_COMPRESSION,
+	OPT_READ_CONSISTENCY,
+	OPT_WRITE_CONSISTENCY,
+	OPT_WRITE_MODE,
+	OPT_COLUMN_KIND,
+	OPT_CLUSTERING_ORDER
+} CqlOptionKind;
+
+typedef struct CqlOption
+{
+	const char *name;
+	Oid			context;		/* catalog where it may be set */
+	CqlOptionKind kind;
+} CqlOption;
+
+static const CqlOption cql_options[] = {
+	/* connection */
+	{"host", ForeignServerRelationId, OPT_HOSTS},
+	{"port", ForeignServerRelationId, OPT_PORT},
+	{"protocol_version", ForeignServerRelationId, OPT_PROTOCOL},
+	{"compression", ForeignServerRelationId, OPT_COMPRESSION},
+	{"connect_timeout", ForeignServerRelationId, OPT_INT_POSITIVE},
+	{"request_timeout", ForeignServerRelationId, OPT_INT_POSITIVE},
+	{"local_dc", ForeignServerRelationId, OPT_STRING},
+
+	/* credentials */
+	{"username", UserMappingRelationId, OPT_STRING},
+	{"password", UserMappingRelationId, OPT_STRING},
+	{"password_required", UserMappingRelationId, OPT_BOOL},
+
+	/* reads: server default, table override */
+	{"consistency", ForeignServerRelationId, OPT_READ_CONSISTENCY},
+	{"consistency", ForeignTableRelationId, OPT_READ_CONSISTENCY},
+	{"fetch_size", ForeignServerRelationId, OPT_INT_POSITIVE},
+	{"fetch_size", ForeignTableRelationId, OPT_INT_POSITIVE},
+
+	/* writes: server default, table override */
+	{"write_consistency", ForeignServerRelationId, OPT_WRITE_CONSISTENCY},
+	{"write_consistency", ForeignTableRelationId, OPT_WRITE_CONSISTENCY},
+	{"ttl", ForeignServerRelationId, OPT_INT_NONNEG},
+	{"ttl", ForeignTableRelationId, OPT_INT_NONNEG},
+	{"batch_size", ForeignServerRelationId, OPT_INT_POSITIVE},
+	{"batch_size", ForeignTableRelationId, OPT_INT_POSITIVE},
+	{"write_mode", ForeignServerRelationId, OPT_WRITE_MODE},
+	{"write_mode", ForeignTableRelationId, OPT_WRITE_MODE},
+	{"truncatable", ForeignServerRelationId, OPT_BOOL},
+	{"truncatable", ForeignTableRelationId, OPT_BOOL},
+
+	/* table only */
+	{"keyspace", ForeignTableRelationId, OPT_STRING},
+	{"table", ForeignTableRelationId, OPT_STRING},
+	{"allow_filtering", ForeignTableRelationId, OPT_BOOL},
+	{"if_not_exists", ForeignTableRelationId, OPT_BOOL},
+
+	/* columns (IMPORT FOREIGN SCHEMA records the key layout here) */
+	{"column_name", AttributeRelationId, OPT_STRING},
+	{"kind", AttributeRelationId, OPT_COLUMN_KIND},
+	{"position", AttributeRelationId, OPT_INT_NONNEG},
+	{"clustering_order", AttributeRelationId, OPT_CLUSTERING_ORDER},
+	{"cql_type", AttributeRelationId, OPT_STRING},
+
+	{NULL, InvalidOid, OPT_STRING}
+};
+
+/*
+ * cqlfdw_consistency_from_name
+ *		Map a consistency level name to its protocol code; -1 if unknown or
+ *		not allowed for the direction.
+ *
+ * Cassandra rejects ANY and EACH_QUORUM for reads and SERIAL/LOCAL_SERIAL as
+ * the consistency of a plain write, so those are refused here, where the
+ * user set them, instead of failing on every query later.  NODE_LOCAL is a
+ * server-internal level and never accepted.
+ */
+int
+cqlfdw_consistency_from_name(const char *name, bool for_write)
+{
+	uint16_t	code;
+
+	if (cql_consistency_parse(name, &code) != CQL_OK ||
+		code == CQL_CONSISTENCY_NODE_LOCAL)
+		return -1;
+	if (!for_write &&
+		(code == CQL_CONSISTENCY_ANY || code == CQL_CONSISTENCY_EACH_QUORUM))
+		return -1;
+	if (for_write &&
+		(code == CQL_CONSISTENCY_SERIAL || code == CQL_CONSISTENCY_LOCAL_SERIAL))
+		return -1;
+	return code;
+}
+
+/*
+ * Check one entry of a contact point list: "host" or "host:port" or
+ * "[ipv6]:port".  The client library parses it again when it connects; here
+ * we only want errors at CREATE SERVER time.
+ */
+static bool
+valid_contact_point(const char *s, const char **why)
+{
+	const char *colon;
+
+	while (*s == ' ')
+		s++;
+	if (*s == '\0')
+	{
+		*why = "an entry is empty";
+		return false;
+	}
+	if (*s == '[')
+	{
+		const char *close = strchr(s, ']');
+
+		if (close == NULL || close == s + 1)
+		{
+			*why = "an IPv6 address in brackets is not closed";
+			return false;
+		}
+		colon = (close[1] == ':') ? close + 1 : NULL;
+		if (!colon && close[1] != '\0' && close[1] != ' ')
+		{
+			*why = "unexpected text after an IPv6 address";
+			return false;
+		}
+	}
+	else
+	{
+		colon = strchr(s, ':');
+		/* a bare IPv6 address has several colons and no port */
+		if (colon && strchr(colon + 1, ':'))
+			colon = NULL;
+	}
+	if (colon)
+	{
+		char	   *end;
+		long		port = strtol(colon + 1, &end, 10);
+
+		while (*end == ' ')
+			end++;
+		if (colon[1] == '\0' || *end != '\0' || port < 1 || port > 65535)
+		{
+			*why = "a port is not a number between 1 and 65535";
+			return false;
+		}
+	}
+	return true;
+}
+
+static void
+check_hosts(const char *value)
+{
+	char	   *copy = pstrdup(value);
+	char	   *tok;
+	const char *why = NULL;
+
+	/* strtok_r would skip empty entries; split by hand to catch "a,,b" */
+	tok = copy;
+	for (;;)
+	{
+		char	   *comma = strchr(tok, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (!valid_contact_point(tok, &why))
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+					 errmsg("invalid value for option \"host\": \"%s\"", value),
+					 errdetail("In the contact point list, %s.", why),
+					 errhint("Use a comma-separated list such as 'node1,node2:9043,[::1]:9042'.")));
+		if (!comma)
+			break;
+		tok = comma + 1;
+	}
+	pfree(copy);
+}
+
+static int
+parse_int_option(const char *name, const char *value, int min)
+{
+	int			v;
+	char	   *end;
+	long		l;
+
+	errno = 0;
+	l = strtol(value, &end, 10);
+	while (*end == ' ')
+		end++;
+	if (errno != 0 || end == value || *end != '\0' || l < min || l > INT_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("invalid value for option \"%s\": \"%s\"", name, value),
+				 errhint("The value must be an integer between %d and %d.", min, INT_MAX)));
+	v = (int) l;
+	return v;
+}
+
+static void
+validate_value(const CqlOption *opt, DefElem *def)
+{
+	const char *value = defGetString(def);
+
+	switch (opt->kind)
+	{
+		case OPT_STRING:
+			if (value[0] == '\0' && strcmp(opt->name, "password") != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("option \"%s\" must not be empty", opt->name)));
+			break;
+		case OPT_HOSTS:
+			check_hosts(value);
+			break;
+		case OPT_PORT:
+			{
+				int			port = parse_int_option(opt->name, value, 1);
+
+				if (port > 65535)
+					ereport(ERROR,
+							(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+							 errmsg("invalid value for option \"port\": \"%s\"", value),
+							 errhint("The port must be between 1 and 65535.")));
+			}
+			break;
+		case OPT_INT_POSITIVE:
+			(void) parse_int_option(opt->name, value, 1);
+			break;
+		case OPT_INT_NONNEG:
+			(void) parse_int_option(opt->name, value, 0);
+			break;
+		case OPT_BOOL:
+			(void) defGetBoolean(def);
+			break;
+		case OPT_PROTOCOL:
+			if (pg_strcasecmp(value, "auto") != 0 &&
+				strcmp(value, "4") != 0 && strcmp(value, "5") != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid value for option \"protocol_version\": \"%s\"", value),
+						 errhint("Valid values are \"auto\", \"4\" and \"5\".")));
+			break;
+		case OPT_COMPRESSION:
+			if (pg_strcasecmp(value, "lz4") != 0 && pg_strcasecmp(value, "none") != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid value for option \"compression\": \"%s\"", value),
+						 errhint("Valid values are \"lz4\" and \"none\".")));
+			break;
+		case OPT_READ_CONSISTENCY:
+		case OPT_WRITE_CONSISTENCY:
+			{
+				bool		for_write = (opt->kind == OPT_WRITE_CONSISTENCY);
+
+				if (cqlfdw_consistency_from_name(value, for_write) < 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+							 errmsg("invalid value for option \"%s\": \"%s\"", opt->name, value),
+							 for_write ?
+							 errhint("Valid write consistency levels are ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM and LOCAL_ONE.") :
+							 errhint("Valid read consistency levels are ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, SERIAL, LOCAL_SERIAL and LOCAL_ONE.")));
+			}
+			break;
+		case OPT_WRITE_MODE:
+			if (pg_strcasecmp(value, "immediate") != 0 && pg_strcasecmp(value, "on_commit") != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid value for option \"write_mode\": \"%s\"", value),
+						 errhint("Valid values are \"immediate\" (writes are sent as the statement runs) and \"on_commit\" (writes are sent when the transaction commits).")));
+			break;
+		case OPT_COLUMN_KIND:
+			if (strcmp(value, "partition_key") != 0 && strcmp(value, "clustering") != 0 &&
+				strcmp(value, "regular") != 0 && strcmp(value, "static") != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid value for option \"kind\": \"%s\"", value),
+						 errhint("Valid values are \"partition_key\", \"clustering\", \"regular\" and \"static\".")));
+			break;
+		case OPT_CLUSTERING_ORDER:
+			if (pg_strcasecmp(value, "asc") != 0 && pg_strcasecmp(value, "desc") != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid value for option \"clustering_order\": \"%s\"", value),
+						 errhint("Valid values are \"asc\" and \"desc\".")));
+			break;
+	}
+}
+
+static const CqlOption *
+find_option(const char *name, Oid context)
+{
+	for (const CqlOption *o = cql_options; o->name; o++)
+		if (o->context == context && strcmp(o->name, name) == 0)
+			return o;
+	return NULL;
+}
+
+PG_FUNCTION_INFO_V1(cql_fdw_validator);
+
+/*
+ * cql_fdw_validator
+ *		Validate the options of a CREATE/ALTER of a server, user mapping,
+ *		foreign table or column.
+ */
+Datum
+cql_fdw_validator(PG_FUNCTION_ARGS)
+{
+	List	   *options_list = untransformRelOptions(PG_GETARG_DATUM(0));
+	Oid			catalog = PG_GETARG_OID(1);
+	ListCell   *cell;
+
+	foreach(cell, options_list)
+	{
+		DefElem    *def = (DefElem *) lfirst(cell);
+		const CqlOption *opt = find_option(def->defname, catalog);
+
+		if (opt == NULL)
+		{
+			StringInfoData buf;
+
+			initStringInfo(&buf);
+			for (const CqlOption *o = cql_options; o->name; o++)
+			{
+				if (o->context != catalog)
+					continue;
+				appendStringInfo(&buf, "%s%s", buf.len > 0 ? ", " : "", o->name);
+			}
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+					 errmsg("invalid option \"%s\"", def->defname),
+					 buf.len > 0
+					 ? errhint("Valid options in this context are: %s.", buf.data)
+					 : errhint("There are no valid options in this context.")));
+		}
+
+		/*
+		 * Only a superuser may waive the password requirement, as in
+		 * postgres_fdw: otherwise a non-superuser could make the server
+		 * connect with whatever access the PostgreSQL host itself has.
+		 */
+		if (strcmp(opt->name, "password_required") == 0 &&
+			!defGetBoolean(def) && !superuser())
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("password_required=false is superuser-only"),
+					 errhint("User mappings with the password_required option set to false may only be created or modified by the superuser.")));
+
+		validate_value(opt, def);
+	}
+
+	PG_RETURN_VOID();
+}
+
+static void
+apply_option(CqlFdwOptions *o, DefElem *def)
+{
+	const char *name = def->defname;
+	const char *value = defGetString(def);
+
+	if (strcmp(name, "host") == 0)
+		o->host = pstrdup(value);
+	else if (strcmp(name, "port") == 0)
+		o->port = atoi(value);
+	else if (strcmp(name, "protocol_version") == 0)
+		o->protocol_version = (pg_strcasecmp(value, "auto") == 0) ? 0 : atoi(value);
+	else if (strcmp(name, "compression") == 0)
+		o->compression = (pg_strcasecmp(value, "lz4") == 0);
+	else if (strcmp(name, "connect_timeout") == 0)
+		o->connect_timeout_ms = atoi(value);
+	else if (strcmp(name, "request_timeout") == 0)
+		o->request_timeout_ms = atoi(value);
+	else if (strcmp(name, "local_dc") == 0)
+		o->local_dc = pstrdup(value);
+	else if (strcmp(name, "username") == 0)
+		o->username = pstrdup(value);
+	else if (strcmp(name, "password") == 0)
+		o->password = pstrdup(value);
+	else if (strcmp(name, "password_required") == 0)
+		o->password_required = defGetBoolean(def);
+	else if (strcmp(name, "keyspace") == 0)
+		o->keyspace = pstrdup(value);
+	else if (strcmp(name, "table") == 0)
+		o->table = pstrdup(value);
+	else if (strcmp(name, "consistency") == 0)
+		o->consistency = cqlfdw_consistency_from_name(value, false);
+	else if (strcmp(name, "write_consistency") == 0)
+		o->write_consistency = cqlfdw_consistency_from_name(value, true);
+	else if (strcmp(name, "fetch_size") == 0)
+		o->fetch_size = atoi(value);
+	else if (strcmp(name, "allow_filtering") == 0)
+		o->allow_filtering = defGetBoolean(def);
+	else if (strcmp(name, "ttl") == 0)
+		o->ttl = atoi(value);
+	else if (strcmp(name, "batch_size") == 0)
+		o->batch_size = atoi(value);
+	else if (strcmp(name, "write_mode") == 0)
+		o->write_on_commit = (pg_strcasecmp(value, "on_commit") == 0);
+	else if (strcmp(name, "if_not_exists") == 0)
+		o->if_not_exists = defGetBoolean(def);
+	else if (strcmp(name, "truncatable") == 0)
+		o->truncatable = defGetBoolean(def);
+}
+
+/*
+ * cqlfdw_get_options
+ *		Merge server, user mapping and (if relid is valid) table options.
+ *
+ * userid is the user whose mapping is used (the checkAsUser of the scan, not
+ * necessarily the session user).  A missing user mapping is an error only
+ * where a connection is needed, so it is tolerated here when userid is
+ * InvalidOid.
+ */
+void
+cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
+{
+	ForeignServer *server = GetForeignServer(serverid);
+	ListCell   *lc;
+
+	memset(o, 0, sizeof(*o));
+	o->host = "127.0.0.1";
+	o->port = CQLFDW_DEFAULT_PORT;
+	o->protocol_version = 0;
+	o->compression = true;
+	o->connect_timeout_ms = CQLFDW_DEFAULT_CONNECT_TIMEOUT;
+	o->request_timeout_ms = CQLFDW_DEFAULT_REQUEST_TIMEOUT;
+	o->password_required = true;
+	o->consistency = CQL_CONSISTENCY_LOCAL_ONE;
+	o->write_consistency = CQL_CONSISTENCY_LOCAL_ONE;
+	o->fetch_size = CQLFDW_DEFAULT_FETCH_SIZE;
+	o->batch_size = CQLFDW_DEFAULT_BATCH_SIZE;
+
+	foreach(lc, server->options)
+		apply_option(o, (DefElem *) lfirst(lc));
+
+	if (OidIsValid(userid))
+	{
+		UserMapping *um = GetUserMapping(userid, serverid);
+
+		foreach(lc, um->options)
+			apply_option(o, (DefElem *) lfirst(lc));
+	}
+
+	if (OidIsValid(relid))
+	{
+		ForeignTable *table = GetForeignTable(relid);
+
+		foreach(lc, table->options)
+			apply_option(o, (DefElem *) lfirst(lc));
+		if (o->table == NULL)
+			o->table = get_rel_name(relid);
+	}
+}

@@ -1,0 +1,468 @@
+/*-------------------------------------------------------------------------
+ *
+ * planner.c
+ *		Planner callbacks of cql_fdw: size estimates, access paths (plain,
+ *		ordered, parameterized), the plan, and EXPLAIN output.
+ *
+ * The costs encode one idea: reading one partition is a single round trip
+ * to a replica, reading N partitions is N of them (pipelined), and a token
+ * range scan reads the whole table.  Single-partition reads are therefore
+ * far cheaper than multi-partition reads and those far cheaper than token
+ * scans, and a join on the partition key is planned as per-key lookups
+ * (a parameterized path) rather than a scan of the whole table.
+ *
+ * IDENTIFICATION
+ *		src/fdw/planner.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/sysattr.h"
+#include "commands/explain.h"
+#include "miscadmin.h"
+#include "foreign/fdwapi.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
+
+#include "connection.h"
+#include "cql_fdw.h"
+#include "deparse.h"
+#include "planner.h"
+
+/* Cost model (see file header) */
+#define CQL_REQUEST_COST		25.0	/* one round trip to a replica */
+#define CQL_TOKEN_SCAN_COST		10000.0 /* startup of a whole-table scan */
+#define CQL_TUPLE_COST			0.05	/* transfer + conversion per row */
+#define CQL_UNKNOWN_PARTITIONS	10	/* IN list of unknown length */
+#define CQL_DEFAULT_TUPLES		1000.0	/* never analyzed */
+
+/*
+ * Planner state of a foreign base relation (baserel->fdw_private)
+ */
+typedef struct CqlFdwRelationInfo
+{
+	CqlFdwOptions opts;
+	CqlFdwTable *table;
+	Oid			userid;
+	CqlScanShape shape;			/* classification of baserestrictinfo */
+	Bitmapset  *attrs_used;
+} CqlFdwRelationInfo;
+
+/* fdw_private of a ForeignPath */
+enum FdwPathPrivateIndex
+{
+	FdwPathPrivateOrder,		/* 0, 1 (declared) or -1 (reversed) */
+	FdwPathPrivateLimit			/* push LIMIT (0/1) */
+};
+
+static Oid
+rel_userid(PlannerInfo *root, RelOptInfo *baserel)
+{
+	RangeTblEntry *rte = planner_rt_fetch(baserel->relid, root);
+
+	return OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
+}
+
+/*
+ * cqlfdw_table_for_rel
+ *		Layout of a foreign table, completed from the remote schema when
+ *		the table carries no key options.
+ */
+CqlFdwTable *
+cqlfdw_table_for_rel(Oid relid, Oid userid, CqlFdwOptions *opts)
+{
+	ForeignTable *ft = GetForeignTable(relid);
+	bool		complete;
+	CqlFdwTable *t;
+
+	cqlfdw_get_options(ft->serverid, InvalidOid, relid, opts);
+	t = cqlfdw_get_table(relid, opts, &complete);
+	if (!complete)
+	{
+		UserMapping *user = GetUserMapping(userid, ft->serverid);
+
+		cqlfdw_get_options(ft->serverid, userid, relid, opts);
+		cqlfdw_complete_layout(t, relid, user, opts);
+	}
+	return t;
+}
+
+void
+cqlGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
+{
+	CqlFdwRelationInfo *fpinfo = palloc0(sizeof(CqlFdwRelationInfo));
+	ListCell   *lc;
+
+	baserel->fdw_private = fpinfo;
+	fpinfo->userid = rel_userid(root, baserel);
+	fpinfo->table = cqlfdw_table_for_rel(foreigntableid, fpinfo->userid, &fpinfo->opts);
+
+	cqlfdw_classify(root, baserel, fpinfo->table, &fpinfo->opts,
+					baserel->baserestrictinfo, NULL, false, &fpinfo->shape);
+
+	/* columns needed: output plus whatever local filters read */
+	pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid,
+				   &fpinfo->attrs_used);
+	foreach(lc, fpinfo->shape.local_conds)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		pull_varattnos((Node *) rinfo->clause, baserel->relid, &fpinfo->attrs_used);
+	}
+
+	/* ANALYZE gives reltuples; without it assume a modest table */
+	if (baserel->tuples < 0)
+		baserel->tuples = CQL_DEFAULT_TUPLES;
+	set_baserel_size_estimates(root, baserel);
+}
+
+/* Requests a scan of this shape sends before the first row */
+static double
+shape_requests(const CqlScanShape *shape)
+{
+	switch (shape->access)
+	{
+		case CQLACC_SINGLE_PARTITION:
+			return 1;
+		case CQLACC_MULTI_PARTITION:
+			return shape->npartitions >= 0 ? shape->npartitions : CQL_UNKNOWN_PARTITIONS;
+		case CQLACC_TOKEN_SCAN:
+			break;
+	}
+	return 0;
+}
+
+static void
+shape_costs(const CqlScanShape *shape, double rows, double tuples,
+			Cost *startup, Cost *total)
+{
+	if (shape->access == CQLACC_TOKEN_SCAN)
+	{
+		*startup = CQL_TOKEN_SCAN_COST;
+		*total = *startup + tuples * CQL_TUPLE_COST + rows * cpu_tuple_cost;
+	}
+	else
+	{
+		*startup = CQL_REQUEST_COST * shape_requests(shape);
+		*total = *startup + rows * (CQL_TUPLE_COST + cpu_tuple_cost);
+		/* ALLOW FILTERING reads rows it discards */
+		if (shape->filtering)
+			*total += rows * CQL_TUPLE_COST * 10;
+	}
+}
+
+/*
+ * Can LIMIT be sent to Cassandra?  Only when this scan is the whole query
+ * level (no join, grouping, window, DISTINCT, SRF or locking above it) and
+ * every restriction is answered remotely, so that the first N remote rows
+ * are the first N rows of the result.
+ */
+static bool
+limit_pushable(PlannerInfo *root, RelOptInfo *baserel, const CqlScanShape *shape)
+{
+	Query	   *parse = root->parse;
+
+	if (parse->commandType != CMD_SELECT || parse->limitCount == NULL ||
+		parse->limitOption != LIMIT_OPTION_COUNT)
+		return false;
+	if (baserel->reloptkind != RELOPT_BASEREL ||
+		bms_membership(root->all_baserels) != BMS_SINGLETON)
+		return false;
+	if (parse->groupClause || parse->groupingSets || parse->hasAggs ||
+		root->hasHavingQual || parse->hasWindowFuncs || parse->distinctClause ||
+		parse->hasTargetSRFs || parse->setOperations || parse->rowMarks)
+		return false;
+	if (shape->local_conds != NIL)
+		return false;
+	if (contain_volatile_functions(parse->limitCount) ||
+		(parse->limitOffset && contain_volatile_functions(parse->limitOffset)))
+		return false;
+	return true;
+}
+
+/* Member of an equivalence class that is the given Var of ours */
+typedef struct ec_member_arg
+{
+	Var		   *var;
+} ec_member_arg;
+
+static bool
+ec_member_matches_column(PlannerInfo *root, RelOptInfo *rel,
+						 EquivalenceClass *ec, EquivalenceMember *em, void *arg)
+{
+	Expr	   *e = em->em_expr;
+
+	while (e && IsA(e, RelabelType))
+		e = ((RelabelType *) e)->arg;
+	return equal(e, ((ec_member_arg *) arg)->var);
+}
+
+/*
+ * Join clauses that could bind key columns: the rel's movable join clauses
+ * plus equalities implied by equivalence classes on key columns.
+ */
+static List *
+candidate_join_clauses(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, baserel->joininfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (join_clause_is_movable_to(rinfo, baserel))
+			result = lappend(result, rinfo);
+	}
+
+	for (int k = 0; k < t->npk + t->nck; k++)
+	{
+		AttrNumber	a = (k < t->npk) ? t->pk[k] : t->ck[k - t->npk];
+		const CqlFdwColumn *col = &t->cols[a - 1];
+		ec_member_arg arg;
+		List	   *clauses;
+
+		arg.var = makeVar(baserel->relid, a, col->pgtype, col->pgtypmod,
+						  col->collation, 0);
+		clauses = generate_implied_equalities_for_column(root, baserel,
+														 ec_member_matches_column,
+														 &arg,
+														 baserel->lateral_referencers);
+		foreach(lc, clauses)
+		{
+			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+			if (join_clause_is_movable_to(rinfo, baserel))
+				result = list_append_unique_ptr(result, rinfo);
+		}
+	}
+	return result;
+}
+
+/*
+ * Parameterized paths: for each set of outer relations whose join clauses
+ * complete the partition key, a path that reads one partition per outer
+ * row.  postgres_fdw builds these only with use_remote_estimate; for
+ * Cassandra the saving is known locally and large.
+ */
+static void
+add_parameterized_paths(PlannerInfo *root, RelOptInfo *baserel,
+						CqlFdwRelationInfo *fpinfo)
+{
+	List	   *joinclauses = candidate_join_clauses(root, baserel, fpinfo->table);
+	List	   *outers = NIL;
+	ListCell   *lc;
+
+	foreach(lc, joinclauses)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		Relids		outer = bms_union(rinfo->clause_relids, baserel->lateral_relids);
+		ListCell   *lo;
+		bool		seen = false;
+
+		outer = bms_del_members(outer, baserel->relids);
+		if (bms_is_empty(outer))
+			continue;
+		foreach(lo, outers)
+			if (bms_equal((Relids) lfirst(lo), outer))
+				seen = true;
+		if (!seen)
+			outers = lappend(outers, outer);
+	}
+
+	foreach(lc, outers)
+	{
+		Relids		required_outer = (Relids) lfirst(lc);
+		List	   *clauses = list_copy(baserel->baserestrictinfo);
+		ListCell   *lj;
+		CqlScanShape shape;
+		ParamPathInfo *ppi;
+		Cost		startup,
+					total;
+
+		foreach(lj, joinclauses)
+		{
+			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lj);
+			Relids		outer = bms_difference(rinfo->clause_relids, baserel->relids);
+
+			if (bms_is_subset(outer, required_outer))
+				clauses = lappend(clauses, rinfo);
+		}
+		cqlfdw_classify(root, baserel, fpinfo->table, &fpinfo->opts, clauses,
+						required_outer, true, &shape);
+		if (shape.access == CQLACC_TOKEN_SCAN || !shape.uses_join)
+			continue;
+
+		ppi = get_baserel_parampathinfo(root, baserel, required_outer);
+		shape_costs(&shape, ppi->ppi_rows, baserel->tuples, &startup, &total);
+		add_path(baserel, (Path *)
+				 create_foreignscan_path(root, baserel, NULL, ppi->ppi_rows,
+										 startup, total, NIL, required_outer,
+										 NULL,
+										 list_make2(makeInteger(0), makeInteger(0))));
+	}
+}
+
+void
+cqlGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
+{
+	CqlFdwRelationInfo *fpinfo = (CqlFdwRelationInfo *) baserel->fdw_private;
+	CqlScanShape *shape = &fpinfo->shape;
+	Cost		startup,
+				total;
+	bool		limit_ok = limit_pushable(root, baserel, shape);
+	int			direction;
+
+	shape_costs(shape, baserel->rows, baserel->tuples, &startup, &total);
+
+	add_path(baserel, (Path *)
+			 create_foreignscan_path(root, baserel, NULL, baserel->rows,
+									 startup, total, NIL,
+									 baserel->lateral_relids, NULL,
+									 list_make2(makeInteger(0),
+												makeInteger(limit_ok && root->parse->sortClause == NIL))));
+
+	/* rows already in the requested order: no Sort above */
+	direction = cqlfdw_order_matches(root, baserel, fpinfo->table, shape,
+									 root->query_pathkeys);
+	if (direction != 0)
+	{
+		bool		sorted_limit = limit_ok &&
+			pathkeys_contained_in(root->sort_pathkeys, root->query_pathkeys);
+
+		add_path(baserel, (Path *)
+				 create_foreignscan_path(root, baserel, NULL, baserel->rows,
+										 startup, total, root->query_pathkeys,
+										 baserel->lateral_relids, NULL,
+										 list_make2(makeInteger(direction),
+													makeInteger(sorted_limit))));
+	}
+
+	add_parameterized_paths(root, baserel, fpinfo);
+}
+
+ForeignScan *
+cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
+				  ForeignPath *best_path, List *tlist, List *scan_clauses,
+				  Plan *outer_plan)
+{
+	CqlFdwRelationInfo *fpinfo = (CqlFdwRelationInfo *) baserel->fdw_private;
+	Relids		outer_ok = best_path->path.param_info ?
+		best_path->path.param_info->ppi_req_outer : NULL;
+	CqlScanShape shape;
+	List	   *local_exprs = NIL;
+	List	   *fdw_exprs = NIL;
+	List	   *binds = NIL;
+	List	   *retrieved_attrs;
+	Bitmapset  *attrs_used = NULL;
+	int			direction = intVal(list_nth(best_path->fdw_private, FdwPathPrivateOrder));
+	bool		has_limit = intVal(list_nth(best_path->fdw_private, FdwPathPrivateLimit)) != 0;
+	int			limit_index = -1;
+	int			offset_index = -1;
+	char	   *cql;
+	ListCell   *lc;
+	List	   *fdw_private;
+
+	cqlfdw_classify(root, baserel, fpinfo->table, &fpinfo->opts, scan_clauses,
+					outer_ok, outer_ok != NULL, &shape);
+
+	foreach(lc, shape.local_conds)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (rinfo->pseudoconstant)
+			continue;
+		local_exprs = lappend(local_exprs, rinfo->clause);
+	}
+	if (local_exprs != NIL)
+		has_limit = false;		/* the path was costed without them */
+
+	pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid, &attrs_used);
+	pull_varattnos((Node *) local_exprs, baserel->relid, &attrs_used);
+
+	/* bind markers, in the order of the statement text */
+	if (shape.access == CQLACC_TOKEN_SCAN && fpinfo->table->npk > 0)
+	{
+		binds = lappend(binds, list_make3_int(CQLBIND_TOKEN_LOW, 0, -1));
+		binds = lappend(binds, list_make3_int(CQLBIND_TOKEN_HIGH, 0, -1));
+	}
+	foreach(lc, shape.pushed)
+	{
+		CqlCond    *c = (CqlCond *) lfirst(lc);
+
+		fdw_exprs = lappend(fdw_exprs, c->value);
+		binds = lappend(binds, list_make3_int(c->kind, c->attnum,
+											  list_length(fdw_exprs) - 1));
+	}
+	if (has_limit)
+	{
+		fdw_exprs = lappend(fdw_exprs, root->parse->limitCount);
+		limit_index = list_length(fdw_exprs) - 1;
+		if (root->parse->limitOffset)
+		{
+			fdw_exprs = lappend(fdw_exprs, root->parse->limitOffset);
+			offset_index = list_length(fdw_exprs) - 1;
+		}
+		binds = lappend(binds, list_make3_int(CQLBIND_LIMIT, 0, limit_index));
+	}
+
+	cql = cqlfdw_deparse_select(fpinfo->table, &shape, attrs_used, direction,
+								has_limit, &retrieved_attrs);
+
+	fdw_private = NIL;
+	fdw_private = lappend(fdw_private, makeString(cql));	/* FdwScanPrivateCql */
+	fdw_private = lappend(fdw_private, retrieved_attrs); /* RetrievedAttrs */
+	fdw_private = lappend(fdw_private, makeInteger(shape.access));	/* Access */
+	fdw_private = lappend(fdw_private, binds);	/* Binds */
+	fdw_private = lappend(fdw_private, makeInteger(shape.npartitions));
+	fdw_private = lappend(fdw_private, makeInteger(fpinfo->opts.fetch_size));
+	fdw_private = lappend(fdw_private, makeInteger(fpinfo->opts.consistency));
+	fdw_private = lappend(fdw_private, makeInteger(offset_index));
+	fdw_private = lappend(fdw_private, makeInteger(shape.filtering));
+
+	return make_foreignscan(tlist, local_exprs, baserel->relid, fdw_exprs,
+							fdw_private, NIL, NIL, outer_plan);
+}
+
+void
+cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
+{
+	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
+	List	   *fdw_private = plan->fdw_private;
+	CqlAccess	access = intVal(list_nth(fdw_private, FdwScanPrivateAccess));
+	int			npart = intVal(list_nth(fdw_private, FdwScanPrivateNPartitions));
+
+	switch (access)
+	{
+		case CQLACC_SINGLE_PARTITION:
+			ExplainPropertyText("Access", "single partition", es);
+			break;
+		case CQLACC_MULTI_PARTITION:
+			if (npart >= 0)
+			{
+				char		buf[64];
+
+				snprintf(buf, sizeof(buf), "%d partitions", npart);
+				ExplainPropertyText("Access", buf, es);
+			}
+			else
+				ExplainPropertyText("Access", "multiple partitions", es);
+			break;
+		case CQLACC_TOKEN_SCAN:
+			ExplainPropertyText("Access", "token range scan", es);
+			break;
+	}
+	if (es->verbose)
+		ExplainPropertyText("Remote CQL",
+							strVal(list_nth(fdw_private, FdwScanPrivateCql)), es);
+}

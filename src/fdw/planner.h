@@ -1,0 +1,56 @@
+/*-------------------------------------------------------------------------
+ *
+ * planner.h
+ *		Planner and executor callbacks of cql_fdw and the layout of the
+ *		fdw_private list they share.
+ *
+ * IDENTIFICATION
+ *		src/fdw/planner.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQL_FDW_PLANNER_H
+#define CQL_FDW_PLANNER_H
+
+#include "commands/explain.h"
+#include "foreign/fdwapi.h"
+#include "nodes/pathnodes.h"
+
+#include "cql_fdw.h"
+
+/*
+ * fdw_private of a cql_fdw ForeignScan: only Node trees, so that plans can
+ * be copied and serialized.
+ */
+enum FdwScanPrivateIndex
+{
+	FdwScanPrivateCql,			/* String: remote statement */
+	FdwScanPrivateRetrievedAttrs,	/* IntList: attnums in SELECT order */
+	FdwScanPrivateAccess,		/* Integer: CqlAccess */
+	FdwScanPrivateBinds,		/* List of IntList (kind, attnum, expr index) */
+	FdwScanPrivateNPartitions,	/* Integer: partitions read, -1 unknown */
+	FdwScanPrivateFetchSize,	/* Integer: page size */
+	FdwScanPrivateConsistency,	/* Integer: consistency code */
+	FdwScanPrivateOffsetIndex,	/* Integer: fdw_exprs index of OFFSET, -1 */
+	FdwScanPrivateFiltering		/* Integer: ALLOW FILTERING used */
+};
+
+/* in planner.c */
+extern CqlFdwTable *cqlfdw_table_for_rel(Oid relid, Oid userid, CqlFdwOptions *opts);
+extern void cqlGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel,
+								 Oid foreigntableid);
+extern void cqlGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel,
+							   Oid foreigntableid);
+extern ForeignScan *cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel,
+									  Oid foreigntableid, ForeignPath *best_path,
+									  List *tlist, List *scan_clauses,
+									  Plan *outer_plan);
+extern void cqlExplainForeignScan(ForeignScanState *node, ExplainState *es);
+
+/* in scan.c */
+extern void cqlBeginForeignScan(ForeignScanState *node, int eflags);
+extern TupleTableSlot *cqlIterateForeignScan(ForeignScanState *node);
+extern void cqlReScanForeignScan(ForeignScanState *node);
+extern void cqlEndForeignScan(ForeignScanState *node);
+
+#endif							/* CQL_FDW_PLANNER_H */

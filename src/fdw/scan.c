@@ -1,0 +1,939 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan.c
+ *		Executor side of a cql_fdw foreign scan.
+ *
+ * A scan is a list of tasks, each one remote statement execution with its
+ * own bind values and paging state: one task for a single partition, one
+ * per partition of a partition-key IN list (deduplicated, sent to the
+ * replica that owns it, several in flight at once on the connections), or
+ * one per token range of a whole-table scan.  While the rows of one page
+ * are being returned the next page of that task is already requested, so
+ * the network and the executor overlap; at most the pages of the tasks in
+ * flight are held in memory, whatever the size of the table.
+ *
+ * Bound values are converted exactly: a key value that no CQL value can
+ * equal (a NULL, a timestamp with microseconds, an out-of-range integer)
+ * makes an equality match nothing, without a round trip; a range bound that
+ * is not representable is moved to the nearest representable value that
+ * selects the same rows.
+ *
+ * IDENTIFICATION
+ *		src/fdw/scan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
+
+#include "connection.h"
+#include "convert.h"
+#include "cql_conn.h"
+#include "cql_fdw.h"
+#include "planner.h"
+
+/* partition requests in flight at once for an IN list */
+#define MAX_PARTITIONS_IN_FLIGHT 32
+/* token ranges per host of a whole-table scan */
+#define TOKEN_RANGES_PER_HOST	8
+
+/* One remote statement execution (a partition or a token range) */
+typedef struct CqlScanTask
+{
+	cql_value_ref *values;		/* bind values of this task */
+	const uint8_t *routing_key; /* NULL: route by token_high or anywhere */
+	size_t		routing_len;
+	int64		token_high;		/* token scan */
+	cql_conn   *conn;
+	cql_prepared *prep;
+	cql_request *req;			/* page in flight, or NULL */
+	uint8_t    *paging_state;	/* palloc'd in batch_cxt */
+	int32		paging_len;
+	bool		submitted;
+	bool		finished;
+} CqlScanTask;
+
+/* One bind marker as planned */
+typedef struct CqlBindSpec
+{
+	CqlBindKind kind;
+	AttrNumber	attnum;
+	int			expr_index;		/* into param_exprs, -1 for tokens */
+} CqlBindSpec;
+
+typedef struct CqlScanState
+{
+	/* plan */
+	char	   *cql;
+	CqlAccess	access;
+	int			nbinds;
+	CqlBindSpec *binds;
+	int			fetch_size;
+	int			consistency;
+	int			offset_index;
+	List	   *param_exprs;	/* ExprState per fdw_exprs entry */
+	Oid		   *param_types;
+
+	/* relation */
+	Relation	rel;
+	CqlFdwTable *table;
+	CqlFdwOptions opts;
+	int			nretrieved;
+	AttrNumber *retrieved;
+
+	/* connection */
+	CqlConnEntry *entry;
+	uint64		generation;
+	cql_prepared *meta_prep;	/* prepared on the control connection */
+	CqlConv    *convs;			/* per retrieved column */
+	CqlConv    *bind_convs;		/* per bind marker (element conv for IN) */
+	int			meta_changes;	/* prepared->metadata_changes seen */
+
+	/* per (re)scan */
+	MemoryContext batch_cxt;
+	bool		started;
+	bool		empty;			/* no row can match: no request at all */
+	CqlScanTask *tasks;
+	int			ntasks;
+	int			current;		/* task whose rows are being returned */
+	int			next_submit;	/* first task not yet submitted */
+	int			window;			/* tasks in flight at most */
+	cql_result	page;
+	bool		have_page;
+	int32		row;
+
+	/* error context */
+	const char *relname;
+	int			error_col;		/* retrieved index being converted, -1 */
+} CqlScanState;
+
+/* ---------------------------------------------------------------------
+ * Cleanup: requests and pages live outside palloc.
+ * ---------------------------------------------------------------------
+ */
+static bool
+connection_alive(CqlScanState *st)
+{
+	return st->entry && st->entry->cluster &&
+		st->entry->generation == st->generation;
+}
+
+static void
+release_remote(CqlScanState *st)
+{
+	if (st->have_page)
+	{
+		cql_result_free(&st->page);
+		st->have_page = false;
+	}
+	for (int i = 0; i < st->ntasks; i++)
+	{
+		if (st->tasks[i].req && connection_alive(st))
+			cql_request_free(st->tasks[i].req);	/* orphans a late answer */
+		st->tasks[i].req = NULL;
+	}
+}
+
+static void
+scan_reset_callback(void *arg)
+{
+	release_remote((CqlScanState *) arg);
+}
+
+static void
+conversion_error_callback(void *arg)
+{
+	CqlScanState *st = (CqlScanState *) arg;
+
+	if (st->error_col >= 0)
+	{
+		AttrNumber	a = st->retrieved[st->error_col];
+
+		errcontext("column \"%s\" of foreign table \"%s\"",
+				   NameStr(TupleDescAttr(RelationGetDescr(st->rel), a - 1)->attname),
+				   st->relname);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Requests
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Await a request, processing interrupts: a cancel throws from here (the
+ * reset callback orphans what is still in flight); any other wake-up just
+ * waits again.
+ */
+static cql_status
+await_result(cql_conn *conn, cql_request *req, cql_result *res, cql_error *err)
+{
+	for (;;)
+	{
+		cql_status	s = cql_conn_await(conn, req, res, err);
+
+		if (s != CQL_ERR_INTERRUPTED)
+			return s;
+		cqlfdw_check_interrupts();
+	}
+}
+
+static void
+fail(CqlScanState *st, cql_conn *conn, cql_status s, cql_error *err)
+{
+	if (s != CQL_ERR_SERVER && conn && connection_alive(st))
+		cql_cluster_report_failure(st->entry->cluster, conn, s);
+	cqlfdw_report(ERROR, s, err, st->cql);
+}
+
+static cql_prepared *
+prepare_on(CqlScanState *st, cql_conn *conn)
+{
+	cql_prepared *p;
+	cql_error	err;
+	cql_status	s;
+
+	cql_error_clear(&err);
+	for (;;)
+	{
+		s = cql_prepare(conn, st->cql, &p, &err);
+		if (s != CQL_ERR_INTERRUPTED)
+			break;
+		cqlfdw_check_interrupts();
+	}
+	if (s != CQL_OK)
+		fail(st, conn, s, &err);
+	return p;
+}
+
+static void
+choose_connection(CqlScanState *st, CqlScanTask *t)
+{
+	cql_error	err;
+	cql_status	s;
+	cql_cluster *cl = st->entry->cluster;
+
+	cql_error_clear(&err);
+	if (st->access == CQLACC_TOKEN_SCAN)
+		s = cql_cluster_conn_for_token(cl, st->table->keyspace, &t->token_high,
+									   &t->conn, &err);
+	else
+		s = cql_cluster_conn_for_key(cl, st->table->keyspace, t->routing_key,
+									 t->routing_len, &t->conn, &err);
+	if (s == CQL_ERR_INTERRUPTED)
+		cqlfdw_check_interrupts();
+	if (s != CQL_OK)
+		fail(st, NULL, s, &err);
+	t->prep = prepare_on(st, t->conn);
+}
+
+static void
+submit_page(CqlScanState *st, CqlScanTask *t)
+{
+	cql_query_params params;
+	cql_error	err;
+	cql_status	s;
+
+	if (t->conn == NULL || cql_conn_status(t->conn) != CQL_OK)
+		choose_connection(st, t);
+
+	cql_query_params_init(&params);
+	params.consistency = st->consistency;
+	params.page_size = st->fetch_size;
+	params.paging_state = t->paging_state;
+	params.paging_state_len = t->paging_len;
+	params.nvalues = st->nbinds;
+	params.values = t->values;
+
+	cql_error_clear(&err);
+	for (;;)
+	{
+		s = cql_send_execute(t->conn, t->prep, &params, &t->req, &err);
+		if (s != CQL_ERR_BUSY)
+			break;
+		/* all streams taken: let answers arrive, then try again */
+		s = cql_conn_pump(t->conn, 100, &err);
+		if (s == CQL_ERR_INTERRUPTED)
+			cqlfdw_check_interrupts();
+		else if (s != CQL_OK)
+			break;
+	}
+	if (s != CQL_OK)
+		fail(st, t->conn, s, &err);
+	t->submitted = true;
+}
+
+/* Keep up to 'window' tasks in flight ahead of the current one */
+static void
+fill_window(CqlScanState *st)
+{
+	while (st->next_submit < st->ntasks &&
+		   st->next_submit < st->current + st->window)
+		submit_page(st, &st->tasks[st->next_submit++]);
+}
+
+/*
+ * Make the columns of the result (as the prepared statement describes
+ * them) convertible to the foreign table's columns; redone when Cassandra
+ * reports changed result metadata.
+ */
+static void
+setup_convs(CqlScanState *st, cql_prepared *p)
+{
+	TupleDesc	tupdesc = RelationGetDescr(st->rel);
+
+	if (p->ncols != st->nretrieved && st->nretrieved > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INCONSISTENT_DESCRIPTOR_INFORMATION),
+				 errmsg("Cassandra table \"%s\".\"%s\" returned %d columns where foreign table \"%s\" expects %d",
+						st->table->keyspace, st->table->table, p->ncols,
+						st->relname, st->nretrieved),
+				 errhint("The Cassandra table has changed; recreate the foreign table with IMPORT FOREIGN SCHEMA.")));
+	for (int i = 0; i < st->nretrieved; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, st->retrieved[i] - 1);
+
+		cqlfdw_conv_init_or_error(&st->convs[i], p->cols[i].type, att->atttypid,
+								  att->atttypmod, st->relname,
+								  NameStr(att->attname));
+	}
+	st->meta_changes = p->metadata_changes;
+}
+
+/* ---------------------------------------------------------------------
+ * Bind values
+ * ---------------------------------------------------------------------
+ */
+static int64
+datum_to_int64(Datum d, Oid type)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return DatumGetInt16(d);
+		case INT4OID:
+			return DatumGetInt32(d);
+		default:
+			return DatumGetInt64(d);
+	}
+}
+
+/*
+ * The conversion for a value of PostgreSQL type 'pgtype' bound to a marker
+ * of CQL type 'ctype'.  Integers of any width go through int8 (the value
+ * is range-checked against the CQL type when written).
+ */
+static void
+init_bind_conv(CqlScanState *st, CqlConv *cv, const cql_type *ctype, Oid pgtype)
+{
+	Oid			t = (pgtype == INT2OID || pgtype == INT4OID) ? INT8OID : pgtype;
+
+	if (!cqlfdw_conv_init(cv, ctype, t, -1))
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
+				 errmsg("cannot compare Cassandra type %s with a value of type %s",
+						cqlfdw_cql_type_string(ctype), format_type_be(pgtype)),
+				 errcontext("foreign table \"%s\"", st->relname)));
+}
+
+typedef enum BoundOutcome
+{
+	BOUND_OK,
+	BOUND_NO_MATCH				/* equality that nothing can satisfy */
+} BoundOutcome;
+
+/*
+ * Encode one comparison value.  For a range bound that is not exactly
+ * representable, the floor or ceiling selects the same rows: x > 10.5ms is
+ * x > 10ms for millisecond values, x >= 10.5ms is x >= 11ms, and likewise
+ * for integers compared with fractional numerics.
+ */
+static BoundOutcome
+encode_bound(CqlScanState *st, CqlConv *cv, CqlBindKind kind, Datum d, Oid type,
+			 cql_buf *out)
+{
+	bool		use_floor = (kind == CQLBIND_GT || kind == CQLBIND_LE);
+	Datum		adjusted;
+
+	if (type == INT2OID || type == INT4OID)
+		d = Int64GetDatum(datum_to_int64(d, type));
+	if (cqlfdw_conv_write(cv, d, out) == CQLW_OK)
+		return BOUND_OK;
+	if (kind == CQLBIND_EQ || kind == CQLBIND_IN)
+		return BOUND_NO_MATCH;
+
+	switch (type)
+	{
+		case TIMESTAMPTZOID:
+			{
+				TimestampTz ts = DatumGetTimestampTz(d);
+				int64		rem = ts % 1000;
+
+				if (rem < 0)
+					rem += 1000;
+				if (rem != 0)
+				{
+					ts -= rem;
+					if (!use_floor)
+						ts += 1000;
+				}
+				adjusted = TimestampTzGetDatum(ts);
+				break;
+			}
+		case NUMERICOID:
+			adjusted = DirectFunctionCall1(use_floor ? numeric_floor : numeric_ceil, d);
+			break;
+		default:
+			adjusted = d;
+			break;
+	}
+	if (cqlfdw_conv_write(cv, adjusted, out) == CQLW_OK)
+		return BOUND_OK;
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("comparison value is out of range for Cassandra type %s",
+					cqlfdw_cql_type_string(cv->ctype)),
+			 errcontext("foreign table \"%s\"", st->relname)));
+	return BOUND_NO_MATCH;
+}
+
+/* Encoded element of an IN list, for dedup */
+typedef struct InValue
+{
+	uint8_t    *p;
+	int32		n;
+} InValue;
+
+static int
+cmp_invalue(const void *a, const void *b)
+{
+	const InValue *x = a,
+			   *y = b;
+	int			c = memcmp(x->p, y->p, Min(x->n, y->n));
+
+	return c != 0 ? c : (x->n > y->n) - (x->n < y->n);
+}
+
+/*
+ * The distinct encoded elements of an IN array.  Duplicates must go:
+ * reading a partition twice would return its rows twice.
+ */
+static InValue *
+encode_in_list(CqlScanState *st, CqlConv *cv, Datum arr_datum, Oid elemtype,
+			   int *count)
+{
+	ArrayType  *arr = DatumGetArrayTypeP(arr_datum);
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	InValue    *vals;
+	int			k = 0;
+
+	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(arr, elemtype, elmlen, elmbyval, elmalign, &elems, &nulls, &n);
+	vals = palloc(sizeof(InValue) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		cql_buf		b;
+
+		if (nulls[i])
+			continue;
+		cql_buf_init(&b, &cqlfdw_palloc_allocator);
+		if (encode_bound(st, cv, CQLBIND_IN, elems[i], elemtype, &b) != BOUND_OK)
+			continue;
+		vals[k].p = b.data ? b.data : (uint8_t *) palloc(1);
+		vals[k].n = (int32) b.len;
+		k++;
+	}
+	qsort(vals, k, sizeof(InValue), cmp_invalue);
+	n = k;
+	k = 0;
+	for (int i = 0; i < n; i++)
+		if (k == 0 || cmp_invalue(&vals[k - 1], &vals[i]) != 0)
+			vals[k++] = vals[i];
+	*count = k;
+	return vals;
+}
+
+/*
+ * Build the task list of this (re)scan from the current parameter values.
+ */
+static void
+build_tasks(CqlScanState *st, ExprContext *econtext)
+{
+	int			nparams = list_length(st->param_exprs);
+	Datum	   *pvals = palloc0(sizeof(Datum) * Max(nparams, 1));
+	bool	   *pnulls = palloc0(sizeof(bool) * Max(nparams, 1));
+	cql_value_ref *base = palloc0(sizeof(cql_value_ref) * Max(st->nbinds, 1));
+	InValue   **in_lists = palloc0(sizeof(InValue *) * Max(st->nbinds, 1));
+	int		   *in_counts = palloc0(sizeof(int) * Max(st->nbinds, 1));
+	int			ntasks = 1;
+	int			i = 0;
+	ListCell   *lc;
+	int64		limit = -1;
+	int64		offset = 0;
+
+	foreach(lc, st->param_exprs)
+	{
+		ExprState  *es = (ExprState *) lfirst(lc);
+
+		pvals[i] = ExecEvalExpr(es, econtext, &pnulls[i]);
+		i++;
+	}
+
+	for (int b = 0; b < st->nbinds; b++)
+	{
+		CqlBindSpec *bs = &st->binds[b];
+		CqlConv    *cv = &st->bind_convs[b];
+		cql_buf		buf;
+
+		switch (bs->kind)
+		{
+			case CQLBIND_TOKEN_LOW:
+			case CQLBIND_TOKEN_HIGH:
+				continue;		/* per task */
+			case CQLBIND_LIMIT:
+				if (!pnulls[bs->expr_index])
+					limit = DatumGetInt64(pvals[bs->expr_index]);
+				if (st->offset_index >= 0 && !pnulls[st->offset_index])
+					offset = DatumGetInt64(pvals[st->offset_index]);
+				if (limit < 0 || pnulls[bs->expr_index])
+					limit = PG_INT32_MAX;
+				else
+					limit = Min((int64) PG_INT32_MAX, limit + Max(offset, 0));
+				cql_buf_init(&buf, &cqlfdw_palloc_allocator);
+				cql_encode_int(&buf, (int32) limit);
+				base[b].p = buf.data;
+				base[b].n = (int32) buf.len;
+				continue;
+			default:
+				break;
+		}
+
+		/* a NULL comparison value matches nothing */
+		if (pnulls[bs->expr_index])
+		{
+			st->empty = true;
+			return;
+		}
+
+		if (bs->kind == CQLBIND_IN)
+		{
+			Oid			elemtype = get_element_type(st->param_types[bs->expr_index]);
+			InValue    *vals;
+			int			n;
+
+			vals = encode_in_list(st, cv, pvals[bs->expr_index], elemtype, &n);
+			if (n == 0)
+			{
+				st->empty = true;
+				return;
+			}
+			if (st->table->cols[bs->attnum - 1].kind == CQLCOL_PARTITION_KEY)
+			{
+				in_lists[b] = vals;
+				in_counts[b] = n;
+				ntasks *= n;
+				continue;
+			}
+			/* clustering IN: one list value */
+			cql_buf_init(&buf, &cqlfdw_palloc_allocator);
+			cql_encode_collection_begin(&buf, n);
+			for (int k = 0; k < n; k++)
+				cql_encode_element(&buf, vals[k].p, vals[k].n);
+			base[b].p = buf.data;
+			base[b].n = (int32) buf.len;
+			continue;
+		}
+
+		cql_buf_init(&buf, &cqlfdw_palloc_allocator);
+		if (encode_bound(st, cv, bs->kind, pvals[bs->expr_index],
+						 st->param_types[bs->expr_index], &buf) != BOUND_OK)
+		{
+			st->empty = true;
+			return;
+		}
+		base[b].p = buf.data ? buf.data : (uint8_t *) palloc(1);
+		base[b].n = (int32) buf.len;
+	}
+
+	if (st->access == CQLACC_TOKEN_SCAN)
+	{
+		int			nhosts = cql_cluster_hosts(st->entry->cluster, NULL, 0);
+		int			nranges = Max(1, nhosts) * TOKEN_RANGES_PER_HOST;
+		/* split (INT64_MIN, INT64_MAX] into nranges equal parts */
+		uint64		span = (uint64) PG_INT64_MAX - (uint64) PG_INT64_MIN;
+		uint64		step = span / (uint64) nranges;
+
+		st->tasks = palloc0(sizeof(CqlScanTask) * nranges);
+		st->ntasks = nranges;
+		for (int r = 0; r < nranges; r++)
+		{
+			CqlScanTask *t = &st->tasks[r];
+			int64		low = (int64) ((uint64) PG_INT64_MIN + step * (uint64) r);
+			int64		high = (r == nranges - 1) ? PG_INT64_MAX
+				: (int64) ((uint64) PG_INT64_MIN + step * (uint64) (r + 1));
+			cql_buf		buf;
+
+			t->values = palloc(sizeof(cql_value_ref) * Max(st->nbinds, 1));
+			memcpy(t->values, base, sizeof(cql_value_ref) * st->nbinds);
+			t->token_high = high;
+			for (int b = 0; b < st->nbinds; b++)
+			{
+				if (st->binds[b].kind != CQLBIND_TOKEN_LOW &&
+					st->binds[b].kind != CQLBIND_TOKEN_HIGH)
+					continue;
+				cql_buf_init(&buf, &cqlfdw_palloc_allocator);
+				cql_encode_bigint(&buf, st->binds[b].kind == CQLBIND_TOKEN_LOW ? low : high);
+				t->values[b].p = buf.data;
+				t->values[b].n = (int32) buf.len;
+			}
+		}
+		st->window = 2;			/* the current range and the next */
+		return;
+	}
+
+	/* one task per combination of partition-key IN values */
+	st->tasks = palloc0(sizeof(CqlScanTask) * ntasks);
+	st->ntasks = ntasks;
+	for (int t = 0; t < ntasks; t++)
+	{
+		CqlScanTask *task = &st->tasks[t];
+		int			rest = t;
+		cql_elem   *parts = palloc(sizeof(cql_elem) * Max(st->table->npk, 1));
+		int			np = 0;
+
+		task->values = palloc(sizeof(cql_value_ref) * Max(st->nbinds, 1));
+		memcpy(task->values, base, sizeof(cql_value_ref) * st->nbinds);
+		for (int b = 0; b < st->nbinds; b++)
+		{
+			if (in_lists[b] == NULL)
+				continue;
+			task->values[b].p = in_lists[b][rest % in_counts[b]].p;
+			task->values[b].n = in_lists[b][rest % in_counts[b]].n;
+			rest /= in_counts[b];
+		}
+		/* routing key: the partition-key values in key order */
+		for (int b = 0; b < st->nbinds; b++)
+		{
+			if (st->binds[b].attnum > 0 &&
+				st->table->cols[st->binds[b].attnum - 1].kind == CQLCOL_PARTITION_KEY &&
+				(st->binds[b].kind == CQLBIND_EQ || st->binds[b].kind == CQLBIND_IN))
+			{
+				parts[np].p = task->values[b].p;
+				parts[np].n = task->values[b].n;
+				np++;
+			}
+		}
+		if (np == 1)
+		{
+			task->routing_key = parts[0].p;
+			task->routing_len = parts[0].n;
+		}
+		else if (np > 1)
+		{
+			cql_buf		rk;
+
+			cql_buf_init(&rk, &cqlfdw_palloc_allocator);
+			if (cql_routing_key_composite(&rk, parts, np) == CQL_OK)
+			{
+				task->routing_key = rk.data;
+				task->routing_len = rk.len;
+			}
+		}
+	}
+	st->window = Min(MAX_PARTITIONS_IN_FLIGHT, ntasks);
+}
+
+static void
+start_scan(CqlScanState *st, ExprContext *econtext)
+{
+	MemoryContext old;
+
+	MemoryContextCallback *cb;
+
+	release_remote(st);
+	MemoryContextReset(st->batch_cxt);
+
+	/*
+	 * Pages and requests live outside palloc: when the query ends in an
+	 * error the executor's memory goes away without EndForeignScan, and this
+	 * callback (of the batch context, whose memory it reads) orphans what is
+	 * still in flight.  A reset unregisters it, so it is set up per scan.
+	 */
+	cb = MemoryContextAlloc(st->batch_cxt, sizeof(MemoryContextCallback));
+	cb->func = scan_reset_callback;
+	cb->arg = st;
+	MemoryContextRegisterResetCallback(st->batch_cxt, cb);
+
+	st->tasks = NULL;
+	st->ntasks = 0;
+	st->current = 0;
+	st->next_submit = 0;
+	st->empty = false;
+	st->started = true;
+
+	old = MemoryContextSwitchTo(st->batch_cxt);
+	build_tasks(st, econtext);
+	MemoryContextSwitchTo(old);
+	if (st->empty)
+		return;
+
+	old = MemoryContextSwitchTo(st->batch_cxt);
+	fill_window(st);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Get the next page of the current task into st->page, requesting the one
+ * after it at once.  Returns false when every task is finished.
+ */
+static bool
+next_page(CqlScanState *st)
+{
+	while (st->current < st->ntasks)
+	{
+		CqlScanTask *t = &st->tasks[st->current];
+		cql_error	err;
+		cql_status	s;
+		MemoryContext old;
+
+		if (t->finished)
+		{
+			st->current++;
+			old = MemoryContextSwitchTo(st->batch_cxt);
+			fill_window(st);
+			MemoryContextSwitchTo(old);
+			continue;
+		}
+		if (t->req == NULL)
+		{
+			old = MemoryContextSwitchTo(st->batch_cxt);
+			submit_page(st, t);
+			MemoryContextSwitchTo(old);
+		}
+
+		cql_error_clear(&err);
+		memset(&st->page, 0, sizeof(st->page));
+		s = await_result(t->conn, t->req, &st->page, &err);
+		cql_request_free(t->req);
+		t->req = NULL;
+		if (s != CQL_OK)
+			fail(st, t->conn, s, &err);
+		st->have_page = true;
+		st->row = 0;
+		if (st->page.kind != CQL_RESULT_ROWS)
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_ERROR),
+					 errmsg("Cassandra answered a SELECT with a result of kind %d", st->page.kind),
+					 errcontext("remote CQL: %s", st->cql)));
+		if (t->prep->metadata_changes != st->meta_changes)
+			setup_convs(st, t->prep);
+
+		if (cql_result_has_more_pages(&st->page))
+		{
+			old = MemoryContextSwitchTo(st->batch_cxt);
+			t->paging_state = palloc(st->page.meta.paging_state_len);
+			memcpy(t->paging_state, st->page.meta.paging_state,
+				   st->page.meta.paging_state_len);
+			t->paging_len = st->page.meta.paging_state_len;
+			submit_page(st, t); /* prefetch while these rows are used */
+			MemoryContextSwitchTo(old);
+		}
+		else
+			t->finished = true;
+		return true;
+	}
+	return false;
+}
+
+/* ---------------------------------------------------------------------
+ * Callbacks
+ * ---------------------------------------------------------------------
+ */
+void
+cqlBeginForeignScan(ForeignScanState *node, int eflags)
+{
+	ForeignScan *fsplan = (ForeignScan *) node->ss.ps.plan;
+	EState	   *estate = node->ss.ps.state;
+	CqlScanState *st;
+	RangeTblEntry *rte;
+	Oid			userid;
+	ForeignTable *ft;
+	UserMapping *user;
+	List	   *binds;
+	List	   *retrieved;
+	ListCell   *lc;
+	int			i;
+
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return;
+
+	st = palloc0(sizeof(CqlScanState));
+	node->fdw_state = st;
+	st->error_col = -1;
+	st->rel = node->ss.ss_currentRelation;
+	st->relname = pstrdup(RelationGetRelationName(st->rel));
+
+	st->cql = strVal(list_nth(fsplan->fdw_private, FdwScanPrivateCql));
+	retrieved = (List *) list_nth(fsplan->fdw_private, FdwScanPrivateRetrievedAttrs);
+	st->access = intVal(list_nth(fsplan->fdw_private, FdwScanPrivateAccess));
+	binds = (List *) list_nth(fsplan->fdw_private, FdwScanPrivateBinds);
+	st->fetch_size = intVal(list_nth(fsplan->fdw_private, FdwScanPrivateFetchSize));
+	st->consistency = intVal(list_nth(fsplan->fdw_private, FdwScanPrivateConsistency));
+	st->offset_index = intVal(list_nth(fsplan->fdw_private, FdwScanPrivateOffsetIndex));
+
+	st->nretrieved = list_length(retrieved);
+	st->retrieved = palloc(sizeof(AttrNumber) * Max(st->nretrieved, 1));
+	i = 0;
+	foreach(lc, retrieved)
+		st->retrieved[i++] = lfirst_int(lc);
+
+	st->nbinds = list_length(binds);
+	st->binds = palloc0(sizeof(CqlBindSpec) * Max(st->nbinds, 1));
+	i = 0;
+	foreach(lc, binds)
+	{
+		List	   *b = (List *) lfirst(lc);
+
+		st->binds[i].kind = linitial_int(b);
+		st->binds[i].attnum = lsecond_int(b);
+		st->binds[i].expr_index = lthird_int(b);
+		i++;
+	}
+
+	st->param_exprs = ExecInitExprList(fsplan->fdw_exprs, (PlanState *) node);
+	st->param_types = palloc(sizeof(Oid) * Max(list_length(fsplan->fdw_exprs), 1));
+	i = 0;
+	foreach(lc, fsplan->fdw_exprs)
+		st->param_types[i++] = exprType((Node *) lfirst(lc));
+
+	/* the mapping is that of the checkAsUser, as for the permission check */
+	rte = exec_rt_fetch(fsplan->scan.scanrelid, estate);
+	userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
+	ft = GetForeignTable(RelationGetRelid(st->rel));
+	user = GetUserMapping(userid, ft->serverid);
+	st->table = cqlfdw_table_for_rel(RelationGetRelid(st->rel), userid, &st->opts);
+	cqlfdw_get_options(ft->serverid, userid, RelationGetRelid(st->rel), &st->opts);
+
+	st->entry = cqlfdw_get_connection(user, &st->opts);
+	st->generation = st->entry->generation;
+	st->entry->busy++;
+
+	st->batch_cxt = AllocSetContextCreate(estate->es_query_cxt,
+										  "cql_fdw scan batch",
+										  ALLOCSET_DEFAULT_SIZES);
+	/* types of bind markers and result columns, from the control node */
+	st->meta_prep = prepare_on(st, cql_cluster_control(st->entry->cluster));
+	if (st->meta_prep->nbind != st->nbinds)
+		elog(ERROR, "prepared statement has %d bind markers, expected %d",
+			 st->meta_prep->nbind, st->nbinds);
+	st->convs = palloc0(sizeof(CqlConv) * Max(st->nretrieved, 1));
+	setup_convs(st, st->meta_prep);
+
+	st->bind_convs = palloc0(sizeof(CqlConv) * Max(st->nbinds, 1));
+	for (int b = 0; b < st->nbinds; b++)
+	{
+		CqlBindSpec *bs = &st->binds[b];
+		const cql_type *ct = st->meta_prep->bind[b].type;
+		Oid			vtype;
+
+		if (bs->kind == CQLBIND_TOKEN_LOW || bs->kind == CQLBIND_TOKEN_HIGH ||
+			bs->kind == CQLBIND_LIMIT)
+			continue;
+		vtype = st->param_types[bs->expr_index];
+		if (bs->kind == CQLBIND_IN)
+		{
+			vtype = get_element_type(vtype);
+			/* clustering IN ?: the marker is a list of the column type */
+			if (st->table->cols[bs->attnum - 1].kind != CQLCOL_PARTITION_KEY &&
+				(ct->id == CQL_TYPE_LIST || ct->id == CQL_TYPE_SET) && ct->nsub == 1)
+				ct = ct->sub[0];
+		}
+		init_bind_conv(st, &st->bind_convs[b], ct, vtype);
+	}
+}
+
+TupleTableSlot *
+cqlIterateForeignScan(ForeignScanState *node)
+{
+	CqlScanState *st = (CqlScanState *) node->fdw_state;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+	ErrorContextCallback errcb;
+
+	if (!st->started)
+		start_scan(st, node->ss.ps.ps_ExprContext);
+
+	ExecClearTuple(slot);
+	if (st->empty)
+		return slot;
+
+	while (!st->have_page || st->row >= st->page.rows_count)
+	{
+		if (st->have_page)
+		{
+			cql_result_free(&st->page);
+			st->have_page = false;
+		}
+		if (!next_page(st))
+			return slot;
+	}
+
+	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
+	errcb.callback = conversion_error_callback;
+	errcb.arg = st;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	for (int i = 0; i < st->nretrieved; i++)
+	{
+		const cql_elem *cell = cql_result_cell(&st->page, st->row, i);
+		AttrNumber	a = st->retrieved[i];
+
+		st->error_col = i;
+		slot->tts_values[a - 1] = cqlfdw_conv_read(&st->convs[i], cell->p, cell->n,
+												   &slot->tts_isnull[a - 1]);
+	}
+	st->error_col = -1;
+	error_context_stack = errcb.previous;
+	st->row++;
+	return ExecStoreVirtualTuple(slot);
+}
+
+void
+cqlReScanForeignScan(ForeignScanState *node)
+{
+	CqlScanState *st = (CqlScanState *) node->fdw_state;
+
+	if (st == NULL)
+		return;
+	/* parameters may have changed: start over on the next Iterate */
+	release_remote(st);
+	st->started = false;
+}
+
+void
+cqlEndForeignScan(ForeignScanState *node)
+{
+	CqlScanState *st = (CqlScanState *) node->fdw_state;
+
+	if (st == NULL)
+		return;
+	release_remote(st);
+	st->ntasks = 0;
+	if (st->entry && st->entry->busy > 0)
+		st->entry->busy--;
+}

@@ -1,0 +1,468 @@
+/*-------------------------------------------------------------------------
+ *
+ * cqlcli.c
+ *		A small command-line client over the CQL protocol library: runs
+ *		statements given with -e or read from a file and prints rows.
+ *
+ *	cqlcli [-h host] [-p port] [-v auto|4|5] [-z lz4|none] [-u user]
+ *		   [-P password] [-k keyspace] [-c consistency] [-t timeout_ms]
+ *		   [--json] [--info] [-e "CQL"]... [-f file]
+ *
+ * The password may also come from the environment (CQL_PASSWORD), which
+ * keeps it out of the process list.  Statements are split on ';' outside
+ * quotes and comments.  Rows print as a header line of column names and
+ * one line per row, values in CQL literal form separated by " | ", then
+ * "(N rows)"; with --json each row is one JSON object.  Results are paged
+ * (5000 rows a page), so any result size prints in bounded memory.
+ * Exit status: 0 on success, 1 on any error (reported on stderr), 2 for
+ * usage errors.
+ *
+ * IDENTIFICATION
+ *		src/tools/cqlcli.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "cql_conn.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE_SIZE 5000
+
+typedef struct cli_opts
+{
+	cql_conn_options conn;
+	uint16_t	consistency;
+	bool		json;
+	bool		info;
+	int			nstmts;
+	char	  **stmts;
+} cli_opts;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+			"usage: cqlcli [-h host] [-p port] [-v auto|4|5] [-z lz4|none] [-u user]\n"
+			"              [-P password] [-k keyspace] [-c consistency] [-t timeout_ms]\n"
+			"              [--json] [--info] [-e \"CQL\"]... [-f file]\n"
+			"The password can also be given in the environment variable CQL_PASSWORD.\n");
+}
+
+static void
+add_stmt(cli_opts *o, const char *s, size_t n)
+{
+	/* trim blanks */
+	while (n > 0 && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+		s++, n--;
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	if (n == 0)
+		return;
+	o->stmts = realloc(o->stmts, sizeof(char *) * (size_t) (o->nstmts + 1));
+	if (o->stmts == NULL)
+	{
+		fprintf(stderr, "cqlcli: out of memory\n");
+		exit(1);
+	}
+	o->stmts[o->nstmts] = strndup(s, n);
+	o->nstmts++;
+}
+
+/*
+ * split_statements
+ *		Split on ';' that are not inside '...' (with '' escapes), "..."
+ *		identifiers, $$...$$ strings, -- or // line comments, or block
+ *		comments.  Comments are kept in the statement text (the server
+ *		ignores them).
+ */
+static void
+split_statements(cli_opts *o, const char *text)
+{
+	const char *start = text;
+	const char *p = text;
+
+	while (*p)
+	{
+		if (*p == '\'' || *p == '"')
+		{
+			char		q = *p++;
+
+			while (*p)
+			{
+				if (*p == q)
+				{
+					if (p[1] == q)
+					{
+						p += 2;
+						continue;
+					}
+					break;
+				}
+				p++;
+			}
+			if (*p)
+				p++;
+		}
+		else if (p[0] == '$' && p[1] == '$')
+		{
+			const char *end = strstr(p + 2, "$$");
+
+			p = end ? end + 2 : p + strlen(p);
+		}
+		else if ((p[0] == '-' && p[1] == '-') || (p[0] == '/' && p[1] == '/'))
+		{
+			while (*p && *p != '\n')
+				p++;
+		}
+		else if (p[0] == '/' && p[1] == '*')
+		{
+			const char *end = strstr(p + 2, "*/");
+
+			p = end ? end + 2 : p + strlen(p);
+		}
+		else if (*p == ';')
+		{
+			add_stmt(o, start, (size_t) (p - start));
+			start = ++p;
+		}
+		else
+			p++;
+	}
+	add_stmt(o, start, (size_t) (p - start));
+}
+
+static char *
+read_file(const char *path)
+{
+	FILE	   *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	char	   *buf = NULL;
+	size_t		len = 0,
+				cap = 0;
+
+	if (f == NULL)
+	{
+		fprintf(stderr, "cqlcli: could not open \"%s\": %s\n", path, strerror(errno));
+		exit(1);
+	}
+	for (;;)
+	{
+		size_t		got;
+
+		if (cap - len < 4096)
+		{
+			cap = cap ? cap * 2 : 8192;
+			buf = realloc(buf, cap);
+			if (buf == NULL)
+			{
+				fprintf(stderr, "cqlcli: out of memory\n");
+				exit(1);
+			}
+		}
+		got = fread(buf + len, 1, cap - len - 1, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	buf[len] = '\0';
+	if (f != stdin)
+		fclose(f);
+	return buf;
+}
+
+static void
+print_error(const char *what, cql_status st, const cql_error *err)
+{
+	if (err->status == CQL_ERR_SERVER)
+		fprintf(stderr, "cqlcli: %s: server error 0x%04x (%s): %s\n", what,
+				(unsigned) err->code, cql_error_code_name(err->code), err->message);
+	else
+		fprintf(stderr, "cqlcli: %s: %s: %s\n", what, cql_status_message(st),
+				err->message[0] ? err->message : "");
+}
+
+/* JSON string for a column name */
+static void
+json_key(cql_buf *b, const char *s)
+{
+	cql_buf_u8(b, '"');
+	for (; *s; s++)
+	{
+		unsigned char ch = (unsigned char) *s;
+
+		if (ch == '"' || ch == '\\')
+		{
+			cql_buf_u8(b, '\\');
+			cql_buf_u8(b, ch);
+		}
+		else if (ch < 0x20)
+		{
+			char		esc[8];
+
+			snprintf(esc, sizeof(esc), "\\u%04x", ch);
+			cql_buf_put(b, esc, 6);
+		}
+		else
+			cql_buf_u8(b, ch);
+	}
+	cql_buf_u8(b, '"');
+}
+
+/* Print one page; returns false on a formatting failure. */
+static bool
+print_page(const cli_opts *o, const cql_result *res, bool first, cql_buf *line)
+{
+	int32_t		ncols = res->meta.ncols;
+
+	if (res->meta.cols == NULL)
+		return false;
+	if (first && !o->json)
+	{
+		cql_buf_reset(line);
+		for (int32_t c = 0; c < ncols; c++)
+		{
+			if (c > 0)
+				cql_buf_put(line, " | ", 3);
+			cql_buf_put(line, res->meta.cols[c].name, strlen(res->meta.cols[c].name));
+		}
+		if (cql_buf_status(line) != CQL_OK)
+			return false;
+		fwrite(line->data, 1, line->len, stdout);
+		fputc('\n', stdout);
+	}
+	for (int32_t r = 0; r < res->rows_count; r++)
+	{
+		cql_buf_reset(line);
+		if (o->json)
+			cql_buf_u8(line, '{');
+		for (int32_t c = 0; c < ncols; c++)
+		{
+			const cql_elem *e = cql_result_cell(res, r, c);
+			cql_status	st;
+
+			if (c > 0)
+				cql_buf_put(line, o->json ? ", " : " | ", o->json ? 2 : 3);
+			if (o->json)
+			{
+				json_key(line, res->meta.cols[c].name);
+				cql_buf_put(line, ": ", 2);
+			}
+			st = cql_value_format(res->meta.cols[c].type, e->p, e->n,
+								  o->json ? CQL_FORMAT_JSON : CQL_FORMAT_LITERAL, line);
+			if (st != CQL_OK)
+			{
+				fprintf(stderr, "cqlcli: cannot format column %s of row %d: %s\n",
+						res->meta.cols[c].name, r + 1, cql_status_message(st));
+				return false;
+			}
+		}
+		if (o->json)
+			cql_buf_u8(line, '}');
+		if (cql_buf_status(line) != CQL_OK)
+			return false;
+		fwrite(line->data, 1, line->len, stdout);
+		fputc('\n', stdout);
+	}
+	return true;
+}
+
+static int
+run_statement(cli_opts *o, cql_conn *c, const char *stmt)
+{
+	cql_query_params prm;
+	cql_pager	pg;
+	cql_error	err;
+	cql_buf		line;
+	int64_t		rows = 0;
+	bool		first = true;
+	bool		is_rows = false;
+	int			rc = 0;
+
+	cql_query_params_init(&prm);
+	prm.consistency = o->consistency;
+	prm.page_size = PAGE_SIZE;
+	cql_pager_init(&pg, c, stmt, NULL, &prm);
+	cql_buf_init(&line, &cql_malloc_allocator);
+	while (!pg.done)
+	{
+		cql_result	page;
+		cql_status	st = cql_pager_next(&pg, &page, &err);
+
+		if (st != CQL_OK)
+		{
+			print_error(stmt, st, &err);
+			rc = 1;
+			break;
+		}
+		if (page.kind == CQL_RESULT_ROWS)
+		{
+			is_rows = true;
+			if (!print_page(o, &page, first, &line))
+			{
+				cql_result_free(&page);
+				rc = 1;
+				break;
+			}
+			first = false;
+			rows += page.rows_count;
+		}
+		cql_result_free(&page);
+	}
+	if (rc == 0 && is_rows)
+		printf("(%lld rows)\n", (long long) rows);
+	fflush(stdout);
+	cql_buf_free(&line);
+	cql_pager_free(&pg);
+	return rc;
+}
+
+static const char *
+need_arg(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+	{
+		fprintf(stderr, "cqlcli: option %s needs an argument\n", argv[*i]);
+		usage(stderr);
+		exit(2);
+	}
+	return argv[++*i];
+}
+
+int
+main(int argc, char **argv)
+{
+	cli_opts	o;
+	cql_conn   *c;
+	cql_error	err;
+	cql_status	st;
+	int			rc = 0;
+
+	memset(&o, 0, sizeof(o));
+	cql_conn_options_init(&o.conn);
+	o.conn.driver_name = "cqlcli";
+	o.conn.driver_version = "0.1";
+	o.conn.password = getenv("CQL_PASSWORD");
+	o.consistency = CQL_CONSISTENCY_ONE;
+
+	for (int i = 1; i < argc; i++)
+	{
+		const char *a = argv[i];
+
+		if (strcmp(a, "-h") == 0)
+			o.conn.host = need_arg(argc, argv, &i);
+		else if (strcmp(a, "-p") == 0)
+		{
+			char	   *end;
+			long		port = strtol(need_arg(argc, argv, &i), &end, 10);
+
+			if (*end || port <= 0 || port > 65535)
+			{
+				fprintf(stderr, "cqlcli: invalid port \"%s\"\n", argv[i]);
+				return 2;
+			}
+			o.conn.port = (int) port;
+		}
+		else if (strcmp(a, "-v") == 0)
+		{
+			const char *v = need_arg(argc, argv, &i);
+
+			if (strcmp(v, "auto") == 0)
+				o.conn.protocol_version = 0;
+			else if (strcmp(v, "4") == 0 || strcmp(v, "5") == 0)
+				o.conn.protocol_version = atoi(v);
+			else
+			{
+				fprintf(stderr, "cqlcli: invalid protocol version \"%s\" (auto, 4 or 5)\n", v);
+				return 2;
+			}
+		}
+		else if (strcmp(a, "-z") == 0)
+		{
+			const char *z = need_arg(argc, argv, &i);
+
+			if (strcmp(z, "lz4") == 0)
+				o.conn.compression = CQL_COMPRESSION_LZ4;
+			else if (strcmp(z, "none") == 0)
+				o.conn.compression = CQL_COMPRESSION_NONE;
+			else
+			{
+				fprintf(stderr, "cqlcli: invalid compression \"%s\" (lz4 or none)\n", z);
+				return 2;
+			}
+		}
+		else if (strcmp(a, "-u") == 0)
+			o.conn.username = need_arg(argc, argv, &i);
+		else if (strcmp(a, "-P") == 0)
+			o.conn.password = need_arg(argc, argv, &i);
+		else if (strcmp(a, "-k") == 0)
+			o.conn.keyspace = need_arg(argc, argv, &i);
+		else if (strcmp(a, "-c") == 0)
+		{
+			const char *cl = need_arg(argc, argv, &i);
+
+			if (cql_consistency_parse(cl, &o.consistency) != CQL_OK)
+			{
+				fprintf(stderr, "cqlcli: unknown consistency level \"%s\"\n", cl);
+				return 2;
+			}
+		}
+		else if (strcmp(a, "-t") == 0)
+		{
+			o.conn.request_timeout_ms = atoi(need_arg(argc, argv, &i));
+			o.conn.connect_timeout_ms = o.conn.request_timeout_ms;
+		}
+		else if (strcmp(a, "-e") == 0)
+			split_statements(&o, need_arg(argc, argv, &i));
+		else if (strcmp(a, "-f") == 0)
+		{
+			char	   *text = read_file(need_arg(argc, argv, &i));
+
+			split_statements(&o, text);
+			free(text);
+		}
+		else if (strcmp(a, "--json") == 0)
+			o.json = true;
+		else if (strcmp(a, "--info") == 0)
+			o.info = true;
+		else if (strcmp(a, "--help") == 0)
+		{
+			usage(stdout);
+			return 0;
+		}
+		else
+		{
+			fprintf(stderr, "cqlcli: unknown option \"%s\"\n", a);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (o.conn.password && !o.conn.username)
+		o.conn.password = NULL;	/* CQL_PASSWORD alone means nothing */
+
+	st = cql_connect(&o.conn, &c, &err);
+	if (st != CQL_OK)
+	{
+		print_error("connect", st, &err);
+		return 1;
+	}
+	if (o.info)
+	{
+		const cql_supported_entry *e = cql_supported_get(cql_conn_supported(c), "CQL_VERSION");
+
+		printf("host: %s\n", cql_conn_peer(c));
+		printf("protocol_version: %d\n", cql_conn_protocol_version(c));
+		printf("compression: %s\n",
+			   cql_conn_compression(c) == CQL_COMPRESSION_LZ4 ? "lz4" : "none");
+		printf("cql_version: %s\n", (e && e->nvalues > 0) ? e->values[0] : "unknown");
+		printf("authenticated: %s\n", cql_conn_authenticated(c) ? "yes" : "no");
+	}
+	for (int i = 0; i < o.nstmts && rc == 0; i++)
+		rc = run_statement(&o, c, o.stmts[i]);
+	cql_conn_close(c);
+	for (int i = 0; i < o.nstmts; i++)
+		free(o.stmts[i]);
+	free(o.stmts);
+	return rc;
+}

@@ -1,0 +1,100 @@
+--
+-- tests/pgtap/00_extension.sql
+--		pgTAP: the cql_fdw extension installs and exposes its SQL API.
+--
+-- Runs in one transaction that is rolled back, so it leaves nothing behind
+-- and does not depend on the state of the database.  Needs no Cassandra:
+-- nothing here connects.
+--
+\set ON_ERROR_STOP 1
+\set QUIET 1
+\pset format unaligned
+\pset tuples_only true
+\pset pager off
+
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+DROP EXTENSION IF EXISTS cql_fdw CASCADE;
+
+SELECT plan(27);
+
+-- installation
+SELECT lives_ok('CREATE EXTENSION cql_fdw', 'CREATE EXTENSION cql_fdw works');
+SELECT has_extension('cql_fdw', 'extension cql_fdw is installed');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'cql_fdw'),
+          '0.1', 'installed version is 0.1');
+
+-- the foreign-data wrapper and its handler/validator
+SELECT ok(EXISTS (SELECT 1 FROM pg_foreign_data_wrapper WHERE fdwname = 'cql_fdw'),
+          'foreign-data wrapper cql_fdw exists');
+SELECT is((SELECT fdwhandler::regproc::text FROM pg_foreign_data_wrapper WHERE fdwname = 'cql_fdw'),
+          'cql_fdw_handler', 'wrapper uses cql_fdw_handler');
+SELECT is((SELECT fdwvalidator::regproc::text FROM pg_foreign_data_wrapper WHERE fdwname = 'cql_fdw'),
+          'cql_fdw_validator', 'wrapper uses cql_fdw_validator');
+
+SELECT has_function('cql_fdw_handler', ARRAY[]::name[], 'cql_fdw_handler() exists');
+SELECT function_returns('cql_fdw_handler', ARRAY[]::name[], 'fdw_handler',
+                        'cql_fdw_handler() returns fdw_handler');
+SELECT function_lang_is('cql_fdw_handler', ARRAY[]::name[], 'c',
+                        'cql_fdw_handler() is written in C');
+
+SELECT has_function('cql_fdw_validator', ARRAY['text[]', 'oid'],
+                    'cql_fdw_validator(text[], oid) exists');
+SELECT function_returns('cql_fdw_validator', ARRAY['text[]', 'oid'], 'void',
+                        'cql_fdw_validator(text[], oid) returns void');
+
+-- cql_execute(server text, cql text) returns void
+SELECT has_function('cql_execute', ARRAY['text', 'text'],
+                    'cql_execute(text, text) exists');
+SELECT function_returns('cql_execute', ARRAY['text', 'text'], 'void',
+                        'cql_execute(text, text) returns void');
+SELECT function_lang_is('cql_execute', ARRAY['text', 'text'], 'c',
+                        'cql_execute(text, text) is written in C');
+SELECT volatility_is('cql_execute', ARRAY['text', 'text'], 'volatile',
+                     'cql_execute(text, text) is volatile');
+SELECT is_strict('cql_execute', ARRAY['text', 'text'],
+                 'cql_execute(text, text) is strict');
+
+-- every function belongs to the extension (DROP EXTENSION removes them)
+SELECT is((SELECT count(*)::int
+             FROM pg_depend d JOIN pg_proc p ON p.oid = d.objid
+            WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'cql_fdw')
+              AND d.classid = 'pg_proc'::regclass
+              AND p.proname IN ('cql_fdw_handler', 'cql_fdw_validator', 'cql_execute')),
+          3, 'handler, validator and cql_execute are members of the extension');
+
+-- the validator: a valid server definition is accepted ...
+SELECT lives_ok($$CREATE SERVER pgtap_cql FOREIGN DATA WRAPPER cql_fdw
+                  OPTIONS (host '127.0.0.1', port '9042')$$,
+                'server with host and port is accepted');
+SELECT lives_ok($$CREATE USER MAPPING FOR CURRENT_USER SERVER pgtap_cql
+                  OPTIONS (username 'cassandra', password 'cassandra')$$,
+                'user mapping with username/password is accepted');
+-- ... unknown options and bad values are not
+SELECT throws_ok($$CREATE SERVER pgtap_bad1 FOREIGN DATA WRAPPER cql_fdw
+                   OPTIONS (no_such_option 'x')$$,
+                 'HV00D', NULL, 'unknown server option is rejected');
+SELECT throws_ok($$CREATE SERVER pgtap_bad2 FOREIGN DATA WRAPPER cql_fdw
+                   OPTIONS (port 'not-a-number')$$,
+                 'HV024', NULL, 'non-numeric port is rejected');
+SELECT throws_ok($$CREATE USER MAPPING FOR CURRENT_USER SERVER pgtap_cql_2
+                   OPTIONS (username 'x')$$,
+                 '42704', NULL, 'user mapping for a missing server is rejected');
+SELECT throws_ok($$CREATE SERVER pgtap_bad3 FOREIGN DATA WRAPPER cql_fdw
+                   OPTIONS (username 'cassandra')$$,
+                 'HV00D', NULL, 'user-mapping option on a server is rejected');
+
+-- cql_execute: STRICT, so NULL arguments return NULL without connecting
+-- (run through lives_ok so a missing function is a failure, not an abort)
+SELECT lives_ok($$SELECT cql_execute(NULL, NULL)$$,
+                'cql_execute(NULL, NULL) returns without connecting');
+SELECT throws_ok($$SELECT cql_execute('pgtap_no_such_server', 'SELECT 1')$$,
+                 '42704', NULL, 'cql_execute on a missing server raises undefined_object');
+
+-- dropping the extension removes the wrapper
+SELECT lives_ok('DROP EXTENSION cql_fdw CASCADE', 'DROP EXTENSION cql_fdw CASCADE works');
+SELECT ok(NOT EXISTS (SELECT 1 FROM pg_foreign_data_wrapper WHERE fdwname = 'cql_fdw'),
+          'wrapper is gone after DROP EXTENSION');
+
+SELECT * FROM finish();
+ROLLBACK;

@@ -1,0 +1,108 @@
+/*
+ * tap.h
+ *		A minimal Test Anything Protocol emitter for the C test programs.
+ *
+ * Each test program prints "1..N" at the end (done_testing) and one
+ * "ok N - name" / "not ok N - name" line per assertion, so `prove` can run
+ * it and scripts/test.sh can count results.  Failures print a diagnostic
+ * with file and line.  Header-only on purpose: every test is one file.
+ */
+#ifndef CQL_TAP_H
+#define CQL_TAP_H
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int	tap_count = 0;
+static int	tap_failed = 0;
+
+static inline int
+tap_ok(int cond, const char *file, int line, const char *fmt, ...)
+{
+	va_list		ap;
+
+	tap_count++;
+	printf("%sok %d - ", cond ? "" : "not ", tap_count);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!cond)
+	{
+		tap_failed++;
+		printf("#   Failed test at %s line %d.\n", file, line);
+	}
+	fflush(stdout);
+	return cond;
+}
+
+#define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+
+#define is_int(got, want, ...) do { \
+	long long tap_g_ = (long long) (got), tap_w_ = (long long) (want); \
+	if (!tap_ok(tap_g_ == tap_w_, __FILE__, __LINE__, __VA_ARGS__)) \
+		printf("#          got: %lld\n#     expected: %lld\n", tap_g_, tap_w_); \
+} while (0)
+
+#define is_str(got, want, ...) do { \
+	const char *tap_g_ = (got), *tap_w_ = (want); \
+	int tap_c_ = (tap_g_ && tap_w_) ? strcmp(tap_g_, tap_w_) == 0 : tap_g_ == tap_w_; \
+	if (!tap_ok(tap_c_, __FILE__, __LINE__, __VA_ARGS__)) \
+		printf("#          got: '%s'\n#     expected: '%s'\n", tap_g_ ? tap_g_ : "(null)", tap_w_ ? tap_w_ : "(null)"); \
+} while (0)
+
+static inline void
+tap_hexdump(const char *label, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	printf("#   %s (%zu bytes):", label, n);
+	for (size_t i = 0; i < n && i < 64; i++)
+		printf(" %02x", c[i]);
+	printf(n > 64 ? " ...\n" : "\n");
+}
+
+#define is_mem(got, gotlen, want, wantlen, ...) do { \
+	size_t tap_gl_ = (gotlen), tap_wl_ = (wantlen); \
+	int tap_c_ = tap_gl_ == tap_wl_ && memcmp((got), (want), tap_gl_) == 0; \
+	if (!tap_ok(tap_c_, __FILE__, __LINE__, __VA_ARGS__)) { \
+		tap_hexdump("got", (got), tap_gl_); tap_hexdump("expected", (want), tap_wl_); } \
+} while (0)
+
+#define diag(...) do { printf("# "); printf(__VA_ARGS__); printf("\n"); } while (0)
+
+#define skip_all(...) do { printf("1..0 # SKIP "); printf(__VA_ARGS__); printf("\n"); exit(0); } while (0)
+
+static inline int
+done_testing(void)
+{
+	printf("1..%d\n", tap_count);
+	return tap_failed ? 1 : 0;
+}
+
+/* Parse "0a0b..." into bytes; returns length.  For byte fixtures. */
+static inline size_t
+tap_unhex(const char *hex, unsigned char *out, size_t cap)
+{
+	size_t		n = 0;
+
+	while (*hex && n < cap)
+	{
+		unsigned int v;
+
+		while (*hex == ' ' || *hex == '\n' || *hex == '|')
+			hex++;
+		if (!hex[0] || !hex[1])
+			break;
+		if (sscanf(hex, "%2x", &v) != 1)
+			break;
+		out[n++] = (unsigned char) v;
+		hex += 2;
+	}
+	return n;
+}
+
+#endif							/* CQL_TAP_H */
