@@ -1004,11 +1004,25 @@ decode_error_response(cql_conn *c, const cql_request *req, cql_error *err)
  *		METADATA_CHANGED): make it the prepared statement's cache.
  */
 static void
-apply_rows_metadata(cql_conn *c, cql_prepared *p, cql_result *res)
+apply_rows_metadata(cql_conn *c, cql_prepared *p, int version, cql_result *res)
 {
 	if (res->kind != CQL_RESULT_ROWS || p == NULL)
 		return;
 	if (res->meta.flags & CQL_ROWS_NO_METADATA)
+		return;
+
+	/*
+	 * Conditional (LWT) statements always come with full metadata whose
+	 * shape depends on whether they applied; that says nothing about the
+	 * statement's result columns, and adopting it would flip the cache
+	 * back and forth.  In v5 the server tells us explicitly when the
+	 * columns changed; in v4 full metadata that differs from the cache
+	 * is the only signal.
+	 */
+	if (res->meta.ncols > 0 && res->meta.cols && res->meta.cols[0].name &&
+		strcmp(res->meta.cols[0].name, "[applied]") == 0)
+		return;
+	if (version >= CQL_PROTOCOL_V5 && !(res->meta.flags & CQL_ROWS_METADATA_CHANGED))
 		return;
 	cql_prepared_update_columns(c, p, res);
 }
@@ -1040,7 +1054,7 @@ cql_conn_await(cql_conn *c, cql_request *req, cql_result *res, cql_error *err)
 				return st;
 			}
 			if (req->opcode == CQL_OP_EXECUTE)
-				apply_rows_metadata(c, req->prepared, r);
+				apply_rows_metadata(c, req->prepared, req->resp_version, r);
 			if (r == &tmp)
 				cql_result_free(&tmp);
 			return CQL_OK;

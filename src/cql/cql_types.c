@@ -115,6 +115,57 @@ fail:
 	return NULL;
 }
 
+/*
+ * Append a child (and, for UDTs, its field name) to a node, taking
+ * ownership of both even on failure.  The arrays grow by doubling: the
+ * capacity is implied by nsub (the next power of two), so no extra field
+ * is needed in cql_type.
+ */
+static cql_status
+type_append(cql_type *t, cql_type *child, char *name, const cql_allocator *a)
+{
+	int			n = t->nsub;
+
+	if (n >= 65535)
+	{
+		cql_type_free(child, a);
+		cql_free(a, name);
+		return CQL_ERR_TOO_LARGE;
+	}
+	if ((n & (n - 1)) == 0)		/* 0, 1, 2, 4, ...: full, grow */
+	{
+		size_t		cap = n ? (size_t) n * 2 : 4;
+		cql_type  **ns = cql_realloc(a, t->sub, cap * sizeof(cql_type *));
+
+		if (!ns)
+		{
+			cql_type_free(child, a);
+			cql_free(a, name);
+			return CQL_ERR_NOMEM;
+		}
+		t->sub = ns;
+		if (t->id == CQL_TYPE_UDT)
+		{
+			char	  **nn = cql_realloc(a, t->field_names, cap * sizeof(char *));
+
+			if (!nn)
+			{
+				cql_type_free(child, a);
+				cql_free(a, name);
+				return CQL_ERR_NOMEM;
+			}
+			t->field_names = nn;
+		}
+	}
+	t->sub[n] = child;
+	if (t->id == CQL_TYPE_UDT)
+		t->field_names[n] = name;
+	else
+		cql_free(a, name);
+	t->nsub = n + 1;
+	return CQL_OK;
+}
+
 static bool
 str_eq(const char *x, const char *y)
 {
@@ -565,30 +616,27 @@ read_token(const char *s, size_t len, size_t *pos, size_t *start, size_t *tlen)
 	*tlen = *pos - *start;
 }
 
-/* Parse "(T, T, ...)" sub-types into a freshly sized node. */
+/* Parse "(T, T, ...)" sub-types into a new node of the given id. */
 static cql_status
 marshal_params(const char *s, size_t len, size_t *pos, const cql_allocator *a,
 			   cql_type_id id, int depth, cql_type **out)
 {
-	cql_type   *tmp[256];
-	int			n = 0;
 	cql_type   *t;
-	cql_status	st = CQL_OK;
+	cql_status	st;
 
 	if (!eat(s, len, pos, '('))
 		return CQL_ERR_MALFORMED;
+	if (!(t = cql_type_new(a, id, 0)))
+		return CQL_ERR_NOMEM;
 	if (!eat(s, len, pos, ')'))
 	{
 		for (;;)
 		{
-			if (n >= (int) (sizeof(tmp) / sizeof(tmp[0])))
-			{
-				st = CQL_ERR_TOO_LARGE;
+			cql_type   *sub;
+
+			if ((st = parse_marshal_internal(s, len, pos, a, &sub, depth + 1)) != CQL_OK ||
+				(st = type_append(t, sub, NULL, a)) != CQL_OK)
 				goto fail;
-			}
-			if ((st = parse_marshal_internal(s, len, pos, a, &tmp[n], depth + 1)) != CQL_OK)
-				goto fail;
-			n++;
 			if (eat(s, len, pos, ')'))
 				break;
 			if (!eat(s, len, pos, ','))
@@ -598,20 +646,11 @@ marshal_params(const char *s, size_t len, size_t *pos, const cql_allocator *a,
 			}
 		}
 	}
-	t = cql_type_new(a, id, n);
-	if (!t)
-	{
-		st = CQL_ERR_NOMEM;
-		goto fail;
-	}
-	for (int i = 0; i < n; i++)
-		t->sub[i] = tmp[i];
 	*out = t;
 	return CQL_OK;
 
 fail:
-	for (int i = 0; i < n; i++)
-		cql_type_free(tmp[i], a);
+	cql_type_free(t, a);
 	return st;
 }
 
@@ -621,39 +660,40 @@ marshal_user_type(const char *s, size_t len, size_t *pos, const cql_allocator *a
 {
 	size_t		start,
 				tl;
-	char	   *ks = NULL,
-			   *name = NULL;
-	char	   *fnames[256];
-	cql_type   *ftypes[256];
-	int			n = 0;
 	cql_type   *t;
 	cql_status	st;
 
 	if (!eat(s, len, pos, '('))
 		return CQL_ERR_MALFORMED;
+	if (!(t = cql_type_new(a, CQL_TYPE_UDT, 0)))
+		return CQL_ERR_NOMEM;
 	read_token(s, len, pos, &start, &tl);
 	if (tl == 0 || !eat(s, len, pos, ','))
-		return CQL_ERR_MALFORMED;
-	if (!(ks = cql_strndup(a, s + start, tl)))
-		return CQL_ERR_NOMEM;
+	{
+		st = CQL_ERR_MALFORMED;
+		goto fail;
+	}
+	if (!(t->keyspace = cql_strndup(a, s + start, tl)))
+	{
+		st = CQL_ERR_NOMEM;
+		goto fail;
+	}
 	read_token(s, len, pos, &start, &tl);
 	if (tl == 0)
 	{
 		st = CQL_ERR_MALFORMED;
 		goto fail;
 	}
-	if ((st = unhex_dup(s + start, tl, a, &name)) != CQL_OK)
+	if ((st = unhex_dup(s + start, tl, a, &t->name)) != CQL_OK)
 		goto fail;
 	while (!eat(s, len, pos, ')'))
 	{
+		char	   *fname;
+		cql_type   *ftype;
+
 		if (!eat(s, len, pos, ','))
 		{
 			st = CQL_ERR_MALFORMED;
-			goto fail;
-		}
-		if (n >= 256)
-		{
-			st = CQL_ERR_TOO_LARGE;
 			goto fail;
 		}
 		read_token(s, len, pos, &start, &tl);
@@ -662,39 +702,21 @@ marshal_user_type(const char *s, size_t len, size_t *pos, const cql_allocator *a
 			st = CQL_ERR_MALFORMED;
 			goto fail;
 		}
-		if ((st = unhex_dup(s + start, tl, a, &fnames[n])) != CQL_OK)
+		if ((st = unhex_dup(s + start, tl, a, &fname)) != CQL_OK)
 			goto fail;
-		if ((st = parse_marshal_internal(s, len, pos, a, &ftypes[n], depth + 1)) != CQL_OK)
+		if ((st = parse_marshal_internal(s, len, pos, a, &ftype, depth + 1)) != CQL_OK)
 		{
-			cql_free(a, fnames[n]);
+			cql_free(a, fname);
 			goto fail;
 		}
-		n++;
-	}
-	t = cql_type_new(a, CQL_TYPE_UDT, n);
-	if (!t)
-	{
-		st = CQL_ERR_NOMEM;
-		goto fail;
-	}
-	t->keyspace = ks;
-	t->name = name;
-	for (int i = 0; i < n; i++)
-	{
-		t->sub[i] = ftypes[i];
-		t->field_names[i] = fnames[i];
+		if ((st = type_append(t, ftype, fname, a)) != CQL_OK)
+			goto fail;
 	}
 	*out = t;
 	return CQL_OK;
 
 fail:
-	cql_free(a, ks);
-	cql_free(a, name);
-	for (int i = 0; i < n; i++)
-	{
-		cql_free(a, fnames[i]);
-		cql_type_free(ftypes[i], a);
-	}
+	cql_type_free(t, a);
 	return st;
 }
 
@@ -998,23 +1020,25 @@ static cql_status
 lex_params(type_lexer *lx, int depth, cql_type_id id, int min, int max,
 		   cql_type **out)
 {
-	cql_type   *tmp[256];
-	int			n = 0;
 	cql_type   *t;
-	cql_status	st = CQL_OK;
+	cql_status	st;
 
 	if (!lex_eat(lx, '<'))
 		return CQL_ERR_MALFORMED;
+	if (!(t = cql_type_new(lx->a, id, 0)))
+		return CQL_ERR_NOMEM;
 	for (;;)
 	{
-		if (n >= max || n >= 256)
+		cql_type   *sub;
+
+		if (t->nsub >= max)
 		{
 			st = CQL_ERR_MALFORMED;
 			goto fail;
 		}
-		if ((st = lex_type(lx, depth + 1, &tmp[n])) != CQL_OK)
+		if ((st = lex_type(lx, depth + 1, &sub)) != CQL_OK ||
+			(st = type_append(t, sub, NULL, lx->a)) != CQL_OK)
 			goto fail;
-		n++;
 		if (lex_eat(lx, '>'))
 			break;
 		if (!lex_eat(lx, ','))
@@ -1023,24 +1047,16 @@ lex_params(type_lexer *lx, int depth, cql_type_id id, int min, int max,
 			goto fail;
 		}
 	}
-	if (n < min)
+	if (t->nsub < min)
 	{
 		st = CQL_ERR_MALFORMED;
 		goto fail;
 	}
-	if (!(t = cql_type_new(lx->a, id, n)))
-	{
-		st = CQL_ERR_NOMEM;
-		goto fail;
-	}
-	for (int i = 0; i < n; i++)
-		t->sub[i] = tmp[i];
 	*out = t;
 	return CQL_OK;
 
 fail:
-	for (int i = 0; i < n; i++)
-		cql_type_free(tmp[i], lx->a);
+	cql_type_free(t, lx->a);
 	return st;
 }
 
@@ -1110,7 +1126,7 @@ lex_type(type_lexer *lx, int depth, cql_type **out)
 			cql_free(lx->a, word);
 			min = max = (id == CQL_TYPE_MAP) ? 2 : 1;
 			if (id == CQL_TYPE_TUPLE)
-				max = 256;
+				max = 65535;
 			if ((st = lex_params(lx, depth, id, min, max, out)) != CQL_OK)
 				return st;
 			/* tuples are always frozen in Cassandra */
@@ -1227,9 +1243,26 @@ cql_type_parse(const char *text, const char *keyspace,
  */
 
 /*
+ * Cassandra's reserved keywords (cql3/ReservedKeywords.java, plus a few
+ * that became reserved in later releases).  Quoting a word that would not
+ * have needed it is harmless: "name" and name are the same identifier when
+ * the text is lower case.
+ */
+static const char *const reserved_words[] = {
+	"add", "allow", "alter", "and", "apply", "asc", "authorize", "batch",
+	"begin", "by", "columnfamily", "create", "default", "delete", "desc",
+	"describe", "drop", "entries", "execute", "from", "full", "grant", "if",
+	"in", "index", "infinity", "insert", "into", "is", "keyspace", "limit",
+	"materialized", "mbean", "mbeans", "modify", "nan", "norecursive", "not",
+	"null", "of", "on", "or", "order", "primary", "rename", "replace",
+	"revoke", "schema", "select", "set", "table", "to", "token", "truncate",
+	"unlogged", "unset", "update", "use", "using", "view", "where", "with",
+	NULL
+};
+
+/*
  * Does this identifier need double quotes in CQL?  Anything that is not an
- * all-lower-case unquoted identifier does.  (Reserved words are not
- * checked; callers quoting column names use cql_ident_needs_quotes too.)
+ * all-lower-case unquoted identifier does, and so do reserved keywords.
  */
 bool
 cql_ident_needs_quotes(const char *s)
@@ -1238,6 +1271,9 @@ cql_ident_needs_quotes(const char *s)
 		return true;
 	for (const char *c = s; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+			return true;
+	for (int i = 0; reserved_words[i]; i++)
+		if (strcmp(s, reserved_words[i]) == 0)
 			return true;
 	return false;
 }

@@ -132,7 +132,8 @@ extern cql_status cql_type_format(const cql_type *t, cql_buf *out);
 
 /*
  * CQL identifiers: does this name need double quotes (anything but
- * [a-z_][a-z0-9_]*), and append it quoted if so ("" doubles a quote).
+ * [a-z_][a-z0-9_]*, and reserved keywords such as select/token/order),
+ * and append it quoted if so ("" doubles a quote).
  */
 extern bool cql_ident_needs_quotes(const char *s);
 extern void cql_format_ident(cql_buf *out, const char *s);

@@ -559,7 +559,7 @@ typedef struct cql_error
 
 	uint16_t	consistency;
 	int32_t		received;
-	int32_t		blockfor;
+	int32_t		blockfor;		/* also 'required' of Unavailable */
 	int32_t		alive;			/* Unavailable */
 	char		write_type[32]; /* Write_timeout, Write_failure */
 	bool		data_present;	/* Read_timeout, Read_failure */

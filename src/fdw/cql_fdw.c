@@ -23,6 +23,7 @@
 #include "utils/guc.h"
 
 #include "cql_fdw.h"
+#include "import.h"
 #include "planner.h"
 
 PG_MODULE_MAGIC;
@@ -50,6 +51,7 @@ cql_fdw_handler(PG_FUNCTION_ARGS)
 	routine->ReScanForeignScan = cqlReScanForeignScan;
 	routine->EndForeignScan = cqlEndForeignScan;
 	routine->ExplainForeignScan = cqlExplainForeignScan;
+	routine->ImportForeignSchema = cqlImportForeignSchema;
 
 	PG_RETURN_POINTER(routine);
 }

@@ -327,6 +327,16 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 	{
 		if (!eq_pushable_type(coltype))
 			return false;
+
+		/*
+		 * Cassandra finds a partition by the bytes of its key: the decimals
+		 * 1.0 and 1.00 are two partitions, but equal numerics.  Equality on
+		 * a decimal partition key (or a numeric one of unknown CQL type)
+		 * would miss rows.  Clustering columns compare numerically.
+		 */
+		if (col->kind == CQLCOL_PARTITION_KEY && coltype == NUMERICOID &&
+			(col->cql_type == NULL || pg_strcasecmp(col->cql_type, "varint") != 0))
+			return false;
 		if (is_text_type(coltype) && OidIsValid(inputcollid) &&
 			!get_collation_isdeterministic(inputcollid))
 			return false;

@@ -179,8 +179,8 @@ print_error(const char *what, cql_status st, const cql_error *err)
 		fprintf(stderr, "cqlcli: %s: server error 0x%04x (%s): %s\n", what,
 				(unsigned) err->code, cql_error_code_name(err->code), err->message);
 	else
-		fprintf(stderr, "cqlcli: %s: %s: %s\n", what, cql_status_message(st),
-				err->message[0] ? err->message : "");
+		fprintf(stderr, "cqlcli: %s: %s\n", what,
+				err->message[0] ? err->message : cql_status_message(st));
 }
 
 /* JSON string for a column name */
@@ -445,7 +445,8 @@ main(int argc, char **argv)
 	if (st != CQL_OK)
 	{
 		print_error("connect", st, &err);
-		return 1;
+		rc = 1;
+		goto out;
 	}
 	if (o.info)
 	{
@@ -461,6 +462,7 @@ main(int argc, char **argv)
 	for (int i = 0; i < o.nstmts && rc == 0; i++)
 		rc = run_statement(&o, c, o.stmts[i]);
 	cql_conn_close(c);
+out:
 	for (int i = 0; i < o.nstmts; i++)
 		free(o.stmts[i]);
 	free(o.stmts);

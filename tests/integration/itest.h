@@ -204,6 +204,8 @@ itest_counting_allocator(itest_counter *c)
  *	STALL	stop reading from both sides (the client sees silence)
  *	GARBAGE	send 'garbage' to every client once, then drop server output
  *	RESET	close every client with SO_LINGER 0 (TCP RST)
+ * With refuse_v5 set, a client whose first envelope is v5 gets the
+ * Protocol error an old (v4-only) server sends, and is disconnected.
  * ---------------------------------------------------------------------
  */
 enum
@@ -223,13 +225,43 @@ typedef struct itest_proxy
 	struct sockaddr_in upstream;
 	_Atomic int mode;
 	_Atomic int stop;
+	_Atomic int refuse_v5;
 	unsigned char garbage[256];
 	size_t		garbage_len;
 	pthread_t	thread;
 	int			cfd[ITEST_PROXY_MAXPAIRS];
 	int			sfd[ITEST_PROXY_MAXPAIRS];
 	int			garbage_sent[ITEST_PROXY_MAXPAIRS];
+	int			first_seen[ITEST_PROXY_MAXPAIRS];
+	_Atomic int refused;		/* v5 attempts refused */
 } itest_proxy;
+
+/* ERROR 0x000A as Cassandra 3.x answers a v5 envelope, then close. */
+static void
+itest_proxy_refuse(int fd)
+{
+	static const char msg[] = "Invalid or unsupported protocol version (5); "
+		"supported versions are (3/v3, 4/v4, 5/v5-beta)";
+	unsigned char out[128];
+	size_t		mlen = sizeof(msg) - 1;
+	size_t		blen = 4 + 2 + mlen;
+
+	out[0] = 0x84;
+	out[1] = 0;
+	out[2] = 0;
+	out[3] = 0;
+	out[4] = 0x00;
+	out[5] = out[6] = 0;
+	out[7] = (unsigned char) (blen >> 8);
+	out[8] = (unsigned char) blen;
+	out[9] = out[10] = out[11] = 0;
+	out[12] = 0x0A;
+	out[13] = (unsigned char) (mlen >> 8);
+	out[14] = (unsigned char) mlen;
+	memcpy(out + 15, msg, mlen);
+	if (write(fd, out, 15 + mlen) < 0)
+		return;
+}
 
 static void
 itest_proxy_drop(itest_proxy *p, int i, int rst)
@@ -319,6 +351,7 @@ itest_proxy_main(void *arg)
 					p->cfd[slot] = cfd;
 					p->sfd[slot] = sfd;
 					p->garbage_sent[slot] = 0;
+					p->first_seen[slot] = 0;
 				}
 			}
 		}
@@ -344,6 +377,17 @@ itest_proxy_main(void *arg)
 			}
 			if (!from_client && mode == ITEST_PROXY_GARBAGE)
 				continue;		/* swallow the real answers */
+			if (from_client && !p->first_seen[i])
+			{
+				p->first_seen[i] = 1;
+				if (atomic_load(&p->refuse_v5) && buf[0] == 0x05)
+				{
+					itest_proxy_refuse(p->cfd[i]);
+					atomic_fetch_add(&p->refused, 1);
+					itest_proxy_drop(p, i, 0);
+					continue;
+				}
+			}
 			{
 				int			to = from_client ? p->sfd[i] : p->cfd[i];
 				ssize_t		off = 0;

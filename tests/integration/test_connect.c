@@ -431,6 +431,76 @@ test_interrupt(void)
 	itest_proxy_stop(&px);
 }
 
+/* The server sends half an envelope header and then closes. */
+static void
+test_midframe(int v)
+{
+	itest_proxy px;
+	cql_conn_options o;
+	cql_conn   *c;
+	cql_error	err;
+	cql_result	res;
+	cql_request *req;
+	cql_status	st;
+	static const unsigned char half[] = {0x84, 0x00, 0x00, 0x00, 0x08};
+	static const unsigned char half5[] = {0x20, 0x00};	/* 2 of 6 frame header bytes */
+
+	if (!ok(itest_proxy_start(&px, itest_host(), itest_port()), "proxy started"))
+		return;
+	proxy_options(&o, &px, v, CQL_COMPRESSION_NONE);
+	c = itest_connect_or_die(&o);
+	if (v == 4)
+		itest_proxy_set_garbage(&px, half, sizeof(half));
+	else
+		itest_proxy_set_garbage(&px, half5, sizeof(half5));
+	itest_proxy_mode(&px, ITEST_PROXY_GARBAGE);
+	st = cql_send_query(c, "SELECT key FROM system.local", NULL, &req, &err);
+	for (int i = 0; i < 5; i++)
+		cql_conn_pump(c, 20, &err);
+	ok(st == CQL_OK && !cql_request_done(req), "v%d: half a header received: still waiting", v);
+	itest_proxy_mode(&px, ITEST_PROXY_RESET);
+	st = cql_conn_await(c, req, &res, &err);
+	ok(st == CQL_ERR_CLOSED || st == CQL_ERR_IO,
+	   "v%d: peer closes mid-frame -> %s", v, cql_status_message(st));
+	cql_request_free(req);
+	cql_conn_close(c);
+	itest_proxy_stop(&px);
+}
+
+/* A v4-only server: auto must fall back, an explicit v5 must fail. */
+static void
+test_downgrade(void)
+{
+	itest_proxy px;
+	cql_conn_options o;
+	cql_conn   *c = NULL;
+	cql_error	err;
+	cql_status	st;
+
+	if (!ok(itest_proxy_start(&px, itest_host(), itest_port()), "proxy started"))
+		return;
+	atomic_store(&px.refuse_v5, 1);
+	proxy_options(&o, &px, 0, CQL_COMPRESSION_LZ4);
+	st = cql_connect(&o, &c, &err);
+	is_int(st, CQL_OK, "auto against a v4-only server connects");
+	if (st == CQL_OK)
+	{
+		is_int(cql_conn_protocol_version(c), 4, "... after falling back to v4");
+		is_int(atomic_load(&px.refused), 1, "... having tried v5 first");
+		ok(local_query_ok(c), "... and works (lz4 too)");
+		cql_conn_close(c);
+	}
+	else
+		itest_diag_error("downgrade", st, &err);
+
+	proxy_options(&o, &px, 5, CQL_COMPRESSION_NONE);
+	st = cql_connect(&o, &c, &err);
+	is_int(st, CQL_ERR_PROTOCOL_VERSION, "explicit v5 against a v4-only server -> CQL_ERR_PROTOCOL_VERSION");
+	ok(strstr(err.message, "unsupported protocol version") != NULL,
+	   "... with the server's message: %s", err.message);
+	itest_proxy_stop(&px);
+}
+
 int
 main(void)
 {
@@ -439,6 +509,7 @@ main(void)
 	test_keyspace_option();
 	test_auth();
 	test_connect_errors();
+	test_downgrade();
 	test_stall(5);
 	test_stall(4);
 	test_garbage(5, CQL_COMPRESSION_NONE);
@@ -446,6 +517,8 @@ main(void)
 	test_garbage(4, CQL_COMPRESSION_NONE);
 	test_reset(5);
 	test_reset(4);
+	test_midframe(4);
+	test_midframe(5);
 	test_interrupt();
 	return done_testing();
 }

@@ -655,6 +655,404 @@ test_random(void)
 	is_int(mismatches_nts, 0, "random rings: NTS replica sets match the drivers' rack-aware placement");
 }
 
+/* ---------------------------------------------------------------------
+ * Topology from fabricated system.local / system.peers_v2 rows
+ * ---------------------------------------------------------------------
+ */
+#define FX_MAXCOLS 12
+#define FX_MAXROWS 16
+
+typedef struct fx_result
+{
+	cql_result	res;
+	cql_column	cols[FX_MAXCOLS];
+	cql_elem	cells[FX_MAXCOLS * FX_MAXROWS];
+	cql_buf		store[FX_MAXCOLS * FX_MAXROWS];	/* owns cell bytes */
+} fx_result;
+
+static void
+fx_init(fx_result *f, const char *const *names, int ncols)
+{
+	memset(f, 0, sizeof(*f));
+	f->res.kind = CQL_RESULT_ROWS;
+	f->res.meta.ncols = ncols;
+	f->res.meta.cols = f->cols;
+	f->res.cells = f->cells;
+	for (int i = 0; i < ncols; i++)
+		f->cols[i].name = (char *) names[i];
+	for (int i = 0; i < FX_MAXCOLS * FX_MAXROWS; i++)
+	{
+		cql_buf_init(&f->store[i], A);
+		f->cells[i].n = -1;
+	}
+}
+
+static void
+fx_free(fx_result *f)
+{
+	for (int i = 0; i < FX_MAXCOLS * FX_MAXROWS; i++)
+		cql_buf_free(&f->store[i]);
+}
+
+static cql_buf *
+fx_cell(fx_result *f, int row, int col)
+{
+	if (row >= f->res.rows_count)
+		f->res.rows_count = row + 1;
+	return &f->store[row * f->res.meta.ncols + col];
+}
+
+static void
+fx_done_cell(fx_result *f, int row, int col)
+{
+	cql_buf    *b = &f->store[row * f->res.meta.ncols + col];
+
+	f->cells[row * f->res.meta.ncols + col].p = b->data ? b->data : (const uint8_t *) "";
+	f->cells[row * f->res.meta.ncols + col].n = (int32_t) b->len;
+}
+
+static void
+fx_text(fx_result *f, int row, int col, const char *s)
+{
+	cql_buf    *b = fx_cell(f, row, col);
+
+	if (!s)
+		return;
+	cql_buf_put(b, s, strlen(s));
+	fx_done_cell(f, row, col);
+}
+
+static void
+fx_raw(fx_result *f, int row, int col, const char *hex)
+{
+	unsigned char tmp[64];
+	size_t		n = tap_unhex(hex, tmp, sizeof(tmp));
+
+	cql_buf_put(fx_cell(f, row, col), tmp, n);
+	fx_done_cell(f, row, col);
+}
+
+static void
+fx_int(fx_result *f, int row, int col, int32_t v)
+{
+	cql_buf_i32(fx_cell(f, row, col), v);
+	fx_done_cell(f, row, col);
+}
+
+/* set<text> / list<text> of NULL-terminated strings */
+static void
+fx_set(fx_result *f, int row, int col, const char *const *v)
+{
+	cql_buf    *b = fx_cell(f, row, col);
+	int			n = 0;
+
+	while (v[n])
+		n++;
+	cql_buf_i32(b, n);
+	for (int i = 0; i < n; i++)
+		cql_buf_bytes(b, v[i], (int32_t) strlen(v[i]));
+	fx_done_cell(f, row, col);
+}
+
+/* map<text,text> from alternating keys and values */
+static void
+fx_map(fx_result *f, int row, int col, const char *const *kv)
+{
+	cql_buf    *b = fx_cell(f, row, col);
+	int			n = 0;
+
+	while (kv[2 * n])
+		n++;
+	cql_buf_i32(b, n);
+	for (int i = 0; i < 2 * n; i++)
+		cql_buf_bytes(b, kv[i], (int32_t) strlen(kv[i]));
+	fx_done_cell(f, row, col);
+}
+
+static void
+fx_uuid(fx_result *f, int row, int col, int seed)
+{
+	uint8_t		u[16];
+
+	for (int i = 0; i < 16; i++)
+		u[i] = (uint8_t) (seed * 17 + i);
+	cql_buf_put(fx_cell(f, row, col), u, 16);
+	fx_done_cell(f, row, col);
+}
+
+static void
+fx_inet4(fx_result *f, int row, int col, int a, int b, int c, int d)
+{
+	uint8_t		ip[4] = {(uint8_t) a, (uint8_t) b, (uint8_t) c, (uint8_t) d};
+
+	cql_buf_put(fx_cell(f, row, col), ip, 4);
+	fx_done_cell(f, row, col);
+}
+
+enum
+{
+	L_CLUSTER, L_DC, L_RACK, L_ID, L_PART, L_REL, L_TOK, L_NCOLS
+};
+enum
+{
+	P_PEER, P_ADDR, P_PORT, P_DC, P_RACK, P_ID, P_TOK, P_NCOLS
+};
+
+static const char *local_cols[] = {"cluster_name", "data_center", "rack", "host_id",
+"partitioner", "release_version", "tokens"};
+static const char *peer_cols[] = {"peer", "native_address", "native_port", "data_center",
+"rack", "host_id", "tokens"};
+
+static void
+fx_local(fx_result *f, const char *partitioner, const char *const *tokens)
+{
+	fx_init(f, local_cols, L_NCOLS);
+	fx_text(f, 0, L_CLUSTER, "Test Cluster");
+	fx_text(f, 0, L_DC, "dc1");
+	fx_text(f, 0, L_RACK, "r1");
+	fx_uuid(f, 0, L_ID, 1);
+	fx_text(f, 0, L_PART, partitioner);
+	fx_text(f, 0, L_REL, "5.0.2");
+	if (tokens)
+		fx_set(f, 0, L_TOK, tokens);
+}
+
+/* a valid peers_v2 row: 127.0.0.(2+i), host id seed 10+i */
+static void
+fx_peer(fx_result *f, int row, int i, const char *const *tokens)
+{
+	fx_inet4(f, row, P_PEER, 10, 0, 0, 2 + i);
+	fx_inet4(f, row, P_ADDR, 127, 0, 0, 2 + i);
+	fx_int(f, row, P_PORT, 9042);
+	fx_text(f, row, P_DC, "dc1");
+	fx_text(f, row, P_RACK, "r1");
+	fx_uuid(f, row, P_ID, 10 + i);
+	fx_set(f, row, P_TOK, tokens);
+}
+
+static void
+test_topology(void)
+{
+	const char *M3 = "org.apache.cassandra.dht.Murmur3Partitioner";
+	const char *ltok[] = {"-100", "0", NULL};
+	const char *t100[] = {"100", NULL};
+	const char *t200[] = {"200", NULL};
+	const char *t300[] = {"300", NULL};
+	const char *tnone[] = {NULL};
+	fx_result  *local = calloc(1, sizeof(fx_result));
+	fx_result  *peers = calloc(1, sizeof(fx_result));
+	cql_topology *t = NULL;
+	cql_error	err;
+	cql_status	st;
+	int			row = 0;
+
+	fx_local(local, M3, ltok);
+	fx_init(peers, peer_cols, P_NCOLS);
+	fx_peer(peers, row++, 0, t100);	/* valid: 127.0.0.2 */
+	fx_peer(peers, row, 1, t200);	/* no host_id */
+	peers->cells[row * P_NCOLS + P_ID].n = -1;
+	row++;
+	fx_peer(peers, row, 2, t200);	/* no rack */
+	peers->cells[row * P_NCOLS + P_RACK].n = -1;
+	row++;
+	fx_peer(peers, row, 3, t300);	/* 0.0.0.0: use peer 10.0.0.5, port absent */
+	cql_buf_reset(&peers->store[row * P_NCOLS + P_ADDR]);
+	fx_inet4(peers, row, P_ADDR, 0, 0, 0, 0);
+	peers->cells[row * P_NCOLS + P_PORT].n = -1;
+	row++;
+	fx_peer(peers, row, 4, t200);	/* the control node itself */
+	cql_buf_reset(&peers->store[row * P_NCOLS + P_ID]);
+	fx_uuid(peers, row, P_ID, 1);
+	row++;
+	fx_peer(peers, row, 5, t200);	/* duplicate host id of the first peer */
+	cql_buf_reset(&peers->store[row * P_NCOLS + P_ID]);
+	fx_uuid(peers, row, P_ID, 10);
+	row++;
+	fx_peer(peers, row, 6, t200);	/* tokens null */
+	peers->cells[row * P_NCOLS + P_TOK].n = -1;
+	row++;
+	fx_peer(peers, row, 7, tnone);	/* empty token set */
+	row++;
+	fx_peer(peers, row, 8, t200);	/* 5-byte inet */
+	cql_buf_reset(&peers->store[row * P_NCOLS + P_ADDR]);
+	fx_raw(peers, row, P_ADDR, "7f00000102");
+	row++;
+	fx_peer(peers, row, 9, t200);	/* 3-byte host id */
+	cql_buf_reset(&peers->store[row * P_NCOLS + P_ID]);
+	fx_raw(peers, row, P_ID, "010203");
+	row++;
+	fx_peer(peers, row, 10, t200);	/* NUL in data center */
+	cql_buf_reset(&peers->store[row * P_NCOLS + P_DC]);
+	fx_raw(peers, row, P_DC, "64006331");
+	row++;
+
+	cql_error_clear(&err);
+	st = cql_topology_parse(&local->res, &peers->res, "localhost", 9042, A, &t, &err);
+	ok(st == CQL_OK && t, "topology parsed from hostile peers (%s)", err.message);
+	if (t)
+	{
+		is_int(t->nhosts, 3, "control node + 2 valid peers");
+		is_int(t->nskipped, 9, "9 invalid peer rows skipped");
+		ok(t->token_aware, "token-aware (%s)", t->why);
+		is_str(t->hosts[0].address, "localhost", "control node keeps its contact address");
+		is_str(t->hosts[0].datacenter, "dc1", "control dc");
+		is_int(t->hosts[0].ntokens, 2, "control tokens");
+		is_str(t->cluster_name, "Test Cluster", "cluster name");
+		is_str(t->hosts[1].address, "127.0.0.2", "peer native_address");
+		is_int(t->hosts[1].port, 9042, "peer native_port");
+		is_str(t->hosts[2].address, "10.0.0.5", "0.0.0.0 replaced by peer");
+		is_int(t->hosts[2].port, 9042, "absent native_port -> control port");
+		is_int((int) strlen(t->hosts[1].host_id), 36, "host id rendered");
+		{
+			cql_token_map *m = NULL;
+
+			ok(cql_topology_token_map(t, A, &m) == CQL_OK && m, "token map from topology");
+			if (m)
+			{
+				is_int(cql_token_map_owner(m, 50), 1, "token 50 -> 127.0.0.2");
+				is_int(cql_token_map_owner(m, 250), 2, "token 250 -> 10.0.0.5");
+				is_int(cql_token_map_owner(m, 301), 0, "wrap -> control node");
+			}
+			cql_token_map_free(m);
+		}
+	}
+	cql_topology_free(t, A);
+	t = NULL;
+
+	/* peers result of the legacy table: rpc_address, no port */
+	{
+		const char *legacy_cols[] = {"peer", "rpc_address", "data_center", "rack", "host_id", "tokens"};
+		fx_result  *lp = calloc(1, sizeof(fx_result));
+
+		fx_init(lp, legacy_cols, 6);
+		fx_inet4(lp, 0, 0, 10, 1, 1, 1);
+		fx_inet4(lp, 0, 1, 127, 0, 0, 9);
+		fx_text(lp, 0, 2, "dc2");
+		fx_text(lp, 0, 3, "rA");
+		fx_uuid(lp, 0, 4, 40);
+		fx_set(lp, 0, 5, t100);
+		st = cql_topology_parse(&local->res, &lp->res, "127.0.0.1", 9999, A, &t, &err);
+		ok(st == CQL_OK && t && t->nhosts == 2 && strcmp(t->hosts[1].address, "127.0.0.9") == 0 &&
+		   t->hosts[1].port == 9999 && strcmp(t->hosts[1].datacenter, "dc2") == 0,
+		   "legacy peers row: rpc_address and the control port");
+		cql_topology_free(t, A);
+		t = NULL;
+		fx_free(lp);
+		free(lp);
+	}
+
+	/* an absurd token anywhere switches routing off, with the reason */
+	{
+		const char *badtok[] = {"100", "12x\x01", NULL};
+		fx_result  *bp = calloc(1, sizeof(fx_result));
+
+		fx_init(bp, peer_cols, P_NCOLS);
+		fx_peer(bp, 0, 0, badtok);
+		st = cql_topology_parse(&local->res, &bp->res, "127.0.0.1", 9042, A, &t, &err);
+		ok(st == CQL_OK && t && !t->token_aware && strstr(t->why, "127.0.0.2") &&
+		   strstr(t->why, "12x?"), "absurd token: routing off (%s)", t ? t->why : "");
+		ok(t && t->nhosts == 2, "... but the host is still usable");
+		{
+			cql_token_map *m = (cql_token_map *) 1;
+
+			ok(t && cql_topology_token_map(t, A, &m) == CQL_OK && m == NULL, "... and no token map");
+		}
+		cql_topology_free(t, A);
+		t = NULL;
+
+		/* a token set claiming a huge count */
+		fx_free(bp);
+		fx_init(bp, peer_cols, P_NCOLS);
+		fx_peer(bp, 0, 0, t100);
+		cql_buf_reset(&bp->store[P_TOK]);
+		fx_raw(bp, 0, P_TOK, "7fffffff 00000003 313030");
+		st = cql_topology_parse(&local->res, &bp->res, "127.0.0.1", 9042, A, &t, &err);
+		ok(st == CQL_OK && t && !t->token_aware && strstr(t->why, "undecodable"),
+		   "token set with an absurd count: routing off (%s)", t ? t->why : "");
+		cql_topology_free(t, A);
+		t = NULL;
+		fx_free(bp);
+		free(bp);
+	}
+
+	/* other partitioners */
+	fx_free(local);
+	fx_local(local, "org.apache.cassandra.dht.RandomPartitioner", ltok);
+	st = cql_topology_parse(&local->res, NULL, "127.0.0.1", 9042, A, &t, &err);
+	ok(st == CQL_OK && t && !t->token_aware && strstr(t->why, "RandomPartitioner"),
+	   "RandomPartitioner: routing off (%s)", t ? t->why : "");
+	cql_topology_free(t, A);
+	t = NULL;
+
+	/* system.local with no row / with almost no columns */
+	{
+		fx_result  *e = calloc(1, sizeof(fx_result));
+		const char *only[] = {"key"};
+
+		fx_init(e, only, 1);
+		cql_error_clear(&err);
+		st = cql_topology_parse(&e->res, NULL, "127.0.0.1", 9042, A, &t, &err);
+		ok(st == CQL_ERR_MALFORMED && !t && err.message[0], "system.local without a row refused");
+		fx_text(e, 0, 0, "local");
+		st = cql_topology_parse(&e->res, NULL, "127.0.0.1", 9042, A, &t, &err);
+		ok(st == CQL_OK && t && t->nhosts == 1 && !t->token_aware &&
+		   strcmp(t->hosts[0].datacenter, "") == 0, "system.local without columns: one host, no routing (%s)",
+		   t ? t->why : "");
+		cql_topology_free(t, A);
+		t = NULL;
+		fx_free(e);
+		free(e);
+	}
+	fx_free(local);
+	fx_free(peers);
+	free(local);
+	free(peers);
+}
+
+static void
+test_keyspace_rows(void)
+{
+	const char *cols[] = {"keyspace_name", "replication"};
+	fx_result  *r = calloc(1, sizeof(fx_result));
+	cql_token_map *m = NULL;
+	fixture_host hs[] = {{"dc1", "r1", 1, {0}}, {"dc1", "r1", 1, {100}}};
+	const char *simple2[] = {"class", "org.apache.cassandra.locator.SimpleStrategy", "replication_factor", "2", NULL};
+	const char *nts[] = {"class", "org.apache.cassandra.locator.NetworkTopologyStrategy", "dc1", "1", NULL};
+	const char *local[] = {"class", "org.apache.cassandra.locator.LocalStrategy", NULL};
+	int			h[4];
+
+	fx_init(r, cols, 2);
+	fx_text(r, 0, 0, "ks_simple");
+	fx_map(r, 0, 1, simple2);
+	fx_text(r, 1, 0, "ks_nts");
+	fx_map(r, 1, 1, nts);
+	fx_text(r, 2, 0, "system");
+	fx_map(r, 2, 1, local);
+	fx_text(r, 3, 0, "ks_trunc");	/* map claims 5 entries, has 1 */
+	fx_raw(r, 3, 1, "00000005 00000005 636c617373 00000001 78");
+	fx_text(r, 4, 0, "ks_nul");		/* NUL inside a key */
+	fx_raw(r, 4, 1, "00000001 00000003 630061 00000001 31");
+	fx_text(r, 5, 0, "ks_null");	/* replication null */
+	fx_map(r, 6, 1, simple2);		/* keyspace name null */
+
+	m = make_map(hs, 2);
+	ok(m && cql_token_map_load_keyspaces(m, &r->res) == CQL_OK, "keyspace rows loaded");
+	if (m)
+	{
+		is_int(cql_token_map_keyspace_class(m, "ks_simple", NULL), CQL_REPL_SIMPLE, "simple keyspace");
+		is_int(cql_token_map_replicas(m, "ks_simple", 50, h, 4), 2, "RF 2 from the map");
+		is_int(cql_token_map_keyspace_class(m, "ks_nts", NULL), CQL_REPL_NTS, "NTS keyspace");
+		is_int(cql_token_map_replicas(m, "ks_nts", 50, h, 4), 1, "NTS dc1 RF 1");
+		is_int(cql_token_map_keyspace_class(m, "system", NULL), CQL_REPL_LOCAL, "LocalStrategy keyspace");
+		is_int(cql_token_map_keyspace_class(m, "ks_trunc", NULL), CQL_REPL_NONE, "truncated map ignored");
+		is_int(cql_token_map_keyspace_class(m, "ks_nul", NULL), CQL_REPL_NONE, "NUL in map ignored");
+		is_int(cql_token_map_keyspace_class(m, "ks_null", NULL), CQL_REPL_NONE, "null replication ignored");
+	}
+	cql_token_map_free(m);
+	fx_free(r);
+	free(r);
+}
+
 int
 main(void)
 {
@@ -665,5 +1063,7 @@ main(void)
 	test_nts();
 	test_hostile_and_edge();
 	test_random();
+	test_topology();
+	test_keyspace_rows();
 	return done_testing();
 }

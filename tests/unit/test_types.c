@@ -263,6 +263,30 @@ main(void)
 			cql_type_free(t, A);
 		}
 	}
+	/* large field counts (beyond any fixed-size scratch array) */
+	{
+		char	   *m = malloc(40000);
+		size_t		n = 0;
+		cql_type   *t = NULL;
+
+		n += (size_t) sprintf(m + n, "UserType(ks,61");
+		for (int i = 0; i < 300; i++)
+			n += (size_t) sprintf(m + n, ",66%02x%02x:Int32Type", 0x41 + i / 26, 0x61 + i % 26);
+		n += (size_t) sprintf(m + n, ")");
+		ok(cql_type_parse_marshal(m, n, A, &t) == CQL_OK && t && t->nsub == 300 &&
+		   t->field_names[299][0] == 'f' && t->sub[299]->id == CQL_TYPE_INT,
+		   "marshal UserType with 300 fields");
+		cql_type_free(t, A);
+		t = NULL;
+		n = (size_t) sprintf(m, "tuple<int");
+		for (int i = 1; i < 1000; i++)
+			n += (size_t) sprintf(m + n, ", text");
+		sprintf(m + n, ">");
+		ok(cql_type_parse(m, NULL, NULL, NULL, A, &t) == CQL_OK && t && t->nsub == 1000 &&
+		   t->sub[999]->id == CQL_TYPE_VARCHAR, "tuple type string with 1000 elements");
+		cql_type_free(t, A);
+		free(m);
+	}
 	/* malformed marshal strings */
 	{
 		const char *bad[] = {
@@ -466,6 +490,10 @@ main(void)
 	ok(cql_ident_needs_quotes("Abc"), "Abc needs quotes");
 	ok(cql_ident_needs_quotes("1a"), "1a needs quotes");
 	ok(cql_ident_needs_quotes("a b"), "'a b' needs quotes");
+	ok(cql_ident_needs_quotes("select"), "reserved word select needs quotes");
+	ok(cql_ident_needs_quotes("token"), "reserved word token needs quotes");
+	ok(!cql_ident_needs_quotes("ttl"), "non-reserved keyword ttl needs no quotes");
+	ok(cql_ident_needs_quotes(""), "empty identifier needs quotes");
 	{
 		cql_buf		b;
 

@@ -1,0 +1,112 @@
+--
+-- Every CQL type read through cql_fdw.  Rows are written by Cassandra's
+-- own CQL parser (cql_execute), so these checks do not rely on our encoder.
+--
+\getenv cql_host CQL_HOST
+\if :{?cql_host}
+\else
+\set cql_host 127.0.0.1
+\endif
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS cql_fdw;
+CREATE SERVER IF NOT EXISTS cass FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_host');
+CREATE USER MAPPING IF NOT EXISTS FOR CURRENT_USER SERVER cass;
+RESET client_min_messages;
+
+DO $$
+BEGIN
+  PERFORM cql_execute('cass', 'DROP KEYSPACE IF EXISTS regress_types');
+  PERFORM cql_execute('cass', $c$CREATE KEYSPACE regress_types WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$c$);
+  PERFORM cql_execute('cass', 'CREATE TYPE regress_types.address (street text, city text, zip int)');
+  PERFORM cql_execute('cass', 'CREATE TABLE regress_types.scalars (
+      id int PRIMARY KEY, a ascii, b bigint, bl blob, bo boolean, dt date,
+      de decimal, d double, du duration, f float, i inet, s smallint, t text,
+      tm time, ts timestamp, tu timeuuid, ti tinyint, u uuid, vc varchar, vi varint)');
+  PERFORM cql_execute('cass', 'CREATE TABLE regress_types.collections (
+      id int PRIMARY KEY, l list<int>, st set<text>, m map<text, int>,
+      fl frozen<list<bigint>>, tp tuple<int, text, boolean>, ad frozen<address>,
+      addrs map<text, frozen<address>>, nested list<frozen<list<int>>>,
+      ve vector<float, 3>, ts set<timestamp>)');
+  PERFORM cql_execute('cass', 'CREATE TABLE regress_types.counters (id int PRIMARY KEY, n counter)');
+
+  PERFORM cql_execute('cass', $c$INSERT INTO regress_types.scalars
+      (id, a, b, bl, bo, dt, de, d, du, f, i, s, t, tm, ts, tu, ti, u, vc, vi) VALUES
+      (1, 'plain ascii', 9223372036854775807, 0xcafebabe, true, '2024-02-29',
+       -12345678901234567890.123456789, 1.5e300, 1y2mo3d4h5m6s7ms8us9ns, 3.25, '192.168.1.10',
+       -32768, 'grüße, 世界 ''quoted''', '12:34:56.789123456', '2024-01-02 03:04:05.678Z',
+       50554d6e-29bb-11e5-b345-feff819cdc9f, -128, 5bcb5e6c-5e9a-4f0b-a1f1-2b8e1c7c9d10,
+       'varchar', -123456789012345678901234567890)$c$);
+  PERFORM cql_execute('cass', $c$INSERT INTO regress_types.scalars
+      (id, a, b, bl, bo, dt, de, d, du, f, i, s, t, tm, ts, tu, ti, u, vc, vi) VALUES
+      (2, '', -9223372036854775808, 0x, false, '1969-12-31', 0.000001, -0.0, -5d, -1.5e-10, '::1',
+       32767, '', '00:00:00', '1969-07-20 20:17:40.000Z', 00000000-0000-1000-8000-000000000000, 127,
+       00000000-0000-0000-0000-000000000000, '', 0)$c$);
+  PERFORM cql_execute('cass', 'INSERT INTO regress_types.scalars (id) VALUES (3)');
+
+  PERFORM cql_execute('cass', $c$INSERT INTO regress_types.collections
+      (id, l, st, m, fl, tp, ad, addrs, nested, ve, ts) VALUES
+      (1, [3, 1, 2], {'b', 'a', 'é'}, {'x': 1, 'y': -2}, [9007199254740993], (7, 'seven', true),
+       {street: '1 Main St', city: 'Springfield', zip: 12345},
+       {'home': {street: 'a', city: 'b', zip: 1}, 'work': {street: 'c', city: null, zip: 2}},
+       [[1], [2, 3], []], [1.0, 2.5, -3.25], {'2024-01-01 00:00:00Z', '2023-06-01 12:00:00.5Z'})$c$);
+  PERFORM cql_execute('cass', $c$INSERT INTO regress_types.collections (id, fl, l) VALUES (2, [], [])$c$);
+  PERFORM cql_execute('cass', 'INSERT INTO regress_types.collections (id) VALUES (3)');
+  PERFORM cql_execute('cass', 'UPDATE regress_types.counters SET n = n + 41 WHERE id = 1');
+  PERFORM cql_execute('cass', 'UPDATE regress_types.counters SET n = n + 1 WHERE id = 1');
+END $$;
+
+CREATE SCHEMA ty;
+IMPORT FOREIGN SCHEMA regress_types FROM SERVER cass INTO ty;
+
+-- the imported definitions: default type mapping and key options
+\d ty.scalars
+\d ty.collections
+\d ty.counters
+
+-- scalars
+SET timezone = 'UTC';
+SELECT id, a, b, bl, bo, dt, de, d, du, f, i, s FROM ty.scalars ORDER BY id;
+SELECT id, t, tm, ts, tu, ti, u, vc, vi FROM ty.scalars ORDER BY id;
+-- NULL is NULL, empty text and blob are empty, not NULL
+SELECT id, a IS NULL AS a_null, a = '' AS a_empty, bl = '' AS bl_empty, t = '' AS t_empty
+FROM ty.scalars ORDER BY id;
+-- exact numerics keep every digit
+SELECT de = -12345678901234567890.123456789 AS de_exact,
+       vi = -123456789012345678901234567890 AS vi_exact,
+       b = 9223372036854775807 AS b_max
+FROM ty.scalars WHERE id = 1;
+SELECT d::text, f::text FROM ty.scalars WHERE id = 2;
+
+-- timestamps are instants: the session time zone changes only the display
+SET timezone = 'America/New_York';
+SELECT id, ts, ts = '2024-01-02 03:04:05.678+00' AS same_instant FROM ty.scalars WHERE id = 1;
+SET timezone = 'Asia/Kolkata';
+SELECT id, ts, extract(epoch FROM ts) AS epoch FROM ty.scalars WHERE id IN (1, 2) ORDER BY id;
+SET timezone = 'UTC';
+
+-- collections, tuples, UDTs, vectors
+SELECT id, l, st, m, fl FROM ty.collections ORDER BY id;
+SELECT id, tp, ad FROM ty.collections ORDER BY id;
+SELECT id, addrs, nested, ve, ts FROM ty.collections ORDER BY id;
+SELECT ad->>'city' AS city, (ad->>'zip')::int AS zip, tp->>1 AS second, m->'y' AS y
+FROM ty.collections WHERE id = 1;
+-- a frozen empty list is an empty array; a non-frozen one is NULL in Cassandra
+SELECT id, fl, cardinality(fl) AS n, l FROM ty.collections WHERE id = 2;
+SELECT n FROM ty.counters WHERE id = 1;
+
+-- a column declared wider, as text, or as jsonb reads the same values
+CREATE FOREIGN TABLE ty.scalars_alt (
+  id int, s bigint, ti integer, f double precision, vi text, ts text, du jsonb, u text
+) SERVER cass OPTIONS (keyspace 'regress_types', "table" 'scalars');
+SELECT * FROM ty.scalars_alt WHERE id = 1;
+
+-- an incompatible declaration is refused at first use, naming the column
+CREATE FOREIGN TABLE ty.scalars_bad (id int, t integer)
+  SERVER cass OPTIONS (keyspace 'regress_types', "table" 'scalars');
+SELECT * FROM ty.scalars_bad;
+CREATE FOREIGN TABLE ty.scalars_missing (id int, nosuch text)
+  SERVER cass OPTIONS (keyspace 'regress_types', "table" 'scalars');
+SELECT * FROM ty.scalars_missing;
+CREATE FOREIGN TABLE ty.nosuchtable (id int)
+  SERVER cass OPTIONS (keyspace 'regress_types', "table" 'nosuchtable');
+SELECT * FROM ty.nosuchtable;

@@ -1,0 +1,243 @@
+/*-------------------------------------------------------------------------
+ *
+ * import.c
+ *		IMPORT FOREIGN SCHEMA for cql_fdw.
+ *
+ * One foreign table per Cassandra table of the keyspace, every column
+ * mapped with the default type mapping of convert.c, and the key layout
+ * recorded as column options (kind, position, clustering_order, cql_type)
+ * so that planning never needs a round trip.  Key columns are declared NOT
+ * NULL: Cassandra cannot store a row without them, and the planner may use
+ * the fact.
+ *
+ * IDENTIFICATION
+ *		src/fdw/import.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/defrem.h"
+#include "foreign/fdwapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "utils/builtins.h"
+
+#include "connection.h"
+#include "cql_conn.h"
+#include "cql_fdw.h"
+#include "cql_schema.h"
+#include "import.h"
+
+/*
+ * cqlfdw_pg_type_for
+ *		The PostgreSQL type (as SQL text) a CQL type maps to by default.
+ */
+const char *
+cqlfdw_pg_type_for(const cql_type *t)
+{
+	switch (t->id)
+	{
+		case CQL_TYPE_ASCII:
+		case CQL_TYPE_VARCHAR:
+			return "text";
+		case CQL_TYPE_INT:
+			return "integer";
+		case CQL_TYPE_BIGINT:
+		case CQL_TYPE_COUNTER:
+			return "bigint";
+		case CQL_TYPE_SMALLINT:
+		case CQL_TYPE_TINYINT:
+			return "smallint";
+		case CQL_TYPE_BOOLEAN:
+			return "boolean";
+		case CQL_TYPE_FLOAT:
+			return "real";
+		case CQL_TYPE_DOUBLE:
+			return "double precision";
+		case CQL_TYPE_DECIMAL:
+		case CQL_TYPE_VARINT:
+			return "numeric";
+		case CQL_TYPE_UUID:
+		case CQL_TYPE_TIMEUUID:
+			return "uuid";
+		case CQL_TYPE_TIMESTAMP:
+			return "timestamp with time zone";
+		case CQL_TYPE_DATE:
+			return "date";
+		case CQL_TYPE_TIME:
+			return "time without time zone";
+		case CQL_TYPE_DURATION:
+			return "interval";
+		case CQL_TYPE_BLOB:
+			return "bytea";
+		case CQL_TYPE_INET:
+			return "inet";
+		case CQL_TYPE_LIST:
+		case CQL_TYPE_SET:
+		case CQL_TYPE_VECTOR:
+			if (t->nsub == 1)
+			{
+				const cql_type *e = t->sub[0];
+
+				if (e->id != CQL_TYPE_LIST && e->id != CQL_TYPE_SET &&
+					e->id != CQL_TYPE_MAP && e->id != CQL_TYPE_VECTOR &&
+					e->id != CQL_TYPE_UDT && e->id != CQL_TYPE_TUPLE &&
+					e->id != CQL_TYPE_CUSTOM)
+					return psprintf("%s[]", cqlfdw_pg_type_for(e));
+			}
+			return "jsonb";
+		case CQL_TYPE_MAP:
+		case CQL_TYPE_TUPLE:
+		case CQL_TYPE_UDT:
+			return "jsonb";
+		case CQL_TYPE_CUSTOM:
+			return "text";
+	}
+	return "text";
+}
+
+static void
+append_option(StringInfo buf, bool *first, const char *name, const char *value)
+{
+	appendStringInfo(buf, "%s%s %s", *first ? "" : ", ", name,
+					 quote_literal_cstr(value));
+	*first = false;
+}
+
+static char *
+table_definition(ImportForeignSchemaStmt *stmt, const cql_table_meta *meta)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "CREATE FOREIGN TABLE %s.%s (\n",
+					 quote_identifier(stmt->local_schema),
+					 quote_identifier(meta->name));
+	for (int i = 0; i < meta->ncolumns; i++)
+	{
+		const cql_column_meta *c = &meta->columns[i];
+		bool		first = true;
+		const char *pgtype;
+
+		if (c->type == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
+					 errmsg("cannot import column \"%s\" of Cassandra table \"%s\".\"%s\": type %s is not supported",
+							c->name, meta->keyspace, meta->name, c->type_text)));
+		pgtype = cqlfdw_pg_type_for(c->type);
+		appendStringInfo(&buf, "  %s %s OPTIONS (", quote_identifier(c->name), pgtype);
+		append_option(&buf, &first, "column_name", c->name);
+		append_option(&buf, &first, "kind", cql_column_kind_name(c->kind));
+		if (c->kind == CQL_COLUMN_PARTITION_KEY || c->kind == CQL_COLUMN_CLUSTERING)
+			append_option(&buf, &first, "position", psprintf("%d", c->position));
+		if (c->kind == CQL_COLUMN_CLUSTERING)
+			append_option(&buf, &first, "clustering_order",
+						  c->order == CQL_ORDER_DESC ? "desc" : "asc");
+		append_option(&buf, &first, "cql_type", c->type_text);
+		appendStringInfoChar(&buf, ')');
+		if (c->kind == CQL_COLUMN_PARTITION_KEY || c->kind == CQL_COLUMN_CLUSTERING)
+			appendStringInfoString(&buf, " NOT NULL");
+		appendStringInfoString(&buf, i + 1 < meta->ncolumns ? ",\n" : "\n");
+	}
+	appendStringInfo(&buf, ") SERVER %s OPTIONS (keyspace %s, \"table\" %s)",
+					 quote_identifier(stmt->server_name),
+					 quote_literal_cstr(meta->keyspace),
+					 quote_literal_cstr(meta->name));
+	return buf.data;
+}
+
+static bool
+table_wanted(ImportForeignSchemaStmt *stmt, const char *name)
+{
+	ListCell   *lc;
+
+	if (stmt->list_type == FDW_IMPORT_SCHEMA_ALL)
+		return true;
+	foreach(lc, stmt->table_list)
+	{
+		RangeVar   *rv = (RangeVar *) lfirst(lc);
+
+		if (strcmp(rv->relname, name) == 0)
+			return stmt->list_type == FDW_IMPORT_SCHEMA_LIMIT_TO;
+	}
+	return stmt->list_type == FDW_IMPORT_SCHEMA_EXCEPT;
+}
+
+List *
+cqlImportForeignSchema(ImportForeignSchemaStmt *stmt, Oid serverOid)
+{
+	UserMapping *user = GetUserMapping(GetUserId(), serverOid);
+	CqlFdwOptions opts;
+	CqlConnEntry *entry;
+	cql_conn   *conn;
+	cql_error	err;
+	cql_status	st;
+	bool		exists = false;
+	char	  **names = NULL;
+	int			n = 0;
+	List	   *commands = NIL;
+	ListCell   *lc;
+
+	foreach(lc, stmt->options)
+	{
+		DefElem    *def = (DefElem *) lfirst(lc);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+				 errmsg("invalid option \"%s\"", def->defname),
+				 errhint("IMPORT FOREIGN SCHEMA of cql_fdw takes no options.")));
+	}
+
+	cqlfdw_get_options(serverOid, GetUserId(), InvalidOid, &opts);
+	entry = cqlfdw_get_connection(user, &opts);
+	conn = cql_cluster_control(entry->cluster);
+
+	cql_error_clear(&err);
+	st = cql_schema_keyspace_exists(conn, stmt->remote_schema, &exists, &err);
+	if (st != CQL_OK)
+		cqlfdw_report(ERROR, st, &err, NULL);
+	if (!exists)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_SCHEMA_NOT_FOUND),
+				 errmsg("keyspace \"%s\" does not exist on server \"%s\"",
+						stmt->remote_schema, stmt->server_name),
+				 errhint("Keyspace names are case-sensitive; create it with cql_execute() first.")));
+
+	st = cql_schema_list_tables(conn, stmt->remote_schema, &cql_malloc_allocator,
+								&names, &n, &err);
+	if (st != CQL_OK)
+		cqlfdw_report(ERROR, st, &err, NULL);
+
+	PG_TRY();
+	{
+		for (int i = 0; i < n; i++)
+		{
+			cql_table_meta *meta = NULL;
+
+			if (!table_wanted(stmt, names[i]))
+				continue;
+			st = cql_schema_load_table(conn, stmt->remote_schema, names[i],
+									   &cql_malloc_allocator, &meta, &err);
+			if (st != CQL_OK)
+				cqlfdw_report(ERROR, st, &err, NULL);
+			PG_TRY();
+			{
+				commands = lappend(commands, table_definition(stmt, meta));
+			}
+			PG_FINALLY();
+			{
+				cql_table_meta_free(meta);
+			}
+			PG_END_TRY();
+		}
+	}
+	PG_FINALLY();
+	{
+		cql_schema_names_free(names, n, &cql_malloc_allocator);
+	}
+	PG_END_TRY();
+
+	return commands;
+}
