@@ -30,6 +30,10 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS does not track headers; a changed struct must rebuild its users
+FDW_HDRS := $(wildcard src/fdw/*.h)
+$(OBJS): $(CQL_HDRS) $(FDW_HDRS)
+
 # ---------------------------------------------------------------------------
 # Protocol library builds outside the server: sanitizers on, no PG headers.
 # ---------------------------------------------------------------------------

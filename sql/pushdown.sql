@@ -42,7 +42,7 @@ BEGIN
   FOR r IN SELECT * FROM pd.local_events LOOP
     PERFORM cql_execute('cass', format(
       'INSERT INTO regress_pushdown.events (tenant, day, seq, at, kind, amount, id) VALUES (%s, %L, %s, %L, %L, %s, %s)',
-      r.tenant, r.day, r.seq, to_char(r.at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS"Z"'),
+      r.tenant, to_char(r.day, 'YYYY-MM-DD'), r.seq, to_char(r.at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS"Z"'),
       r.kind, r.amount, r.id));
   END LOOP;
 END $$;

@@ -1158,13 +1158,13 @@ cql_topology_parse(const cql_result *local, const cql_result *peers,
 	{
 		cql_topology_host *h = &t->hosts[0];
 
+		t->nhosts = 1;			/* from here on freed with t */
 		h->port = control_port;
 		if (!(h->address = cql_strdup(a, control_host)))
 			goto nomem;
 		topology_read_row(t, h, local, 0, true, control_port, a, &nomem);
 		if (nomem)
 			goto nomem;
-		t->nhosts = 1;
 	}
 
 	for (int row = 0; peers && row < peers->rows_count; row++)
@@ -1181,7 +1181,10 @@ cql_topology_parse(const cql_result *local, const cql_result *peers,
 		if (!topology_read_row(t, h, peers, row, false, control_port, a, &nomem))
 		{
 			if (nomem)
+			{
+				topology_host_clear(h, a);
 				goto nomem;
+			}
 			skip = true;
 		}
 		/* rows describing a host we already have (itself included) */
@@ -1652,6 +1655,9 @@ apply_topology(cql_cluster *c, cql_topology *t, cql_error *err)
 {
 	const cql_allocator *a = c->alloc;
 	cluster_host *nh;
+	int		   *plan,
+			   *reps;
+	bool	   *mark;
 	cql_token_map *tm = NULL;
 	cql_status	st;
 	int			n = t->nhosts;
@@ -1661,8 +1667,21 @@ apply_topology(cql_cluster *c, cql_topology *t, cql_error *err)
 		cql_error_setf(err, st, "cannot build the token map: %s", cql_status_message(st));
 		return st;
 	}
-	if (!(nh = cql_alloc0(a, sizeof(cluster_host) * (size_t) (n + 1))))
-		goto nomem;
+	/* allocate everything first: on failure the cluster stays as it was */
+	nh = cql_alloc0(a, sizeof(cluster_host) * (size_t) (n + 1));
+	plan = cql_alloc0(a, sizeof(int) * (size_t) (n + 1));
+	reps = cql_alloc0(a, sizeof(int) * (size_t) (n + 1));
+	mark = cql_alloc0(a, sizeof(bool) * (size_t) (n + 1));
+	if (!nh || !plan || !reps || !mark)
+	{
+		cql_free(a, nh);
+		cql_free(a, plan);
+		cql_free(a, reps);
+		cql_free(a, mark);
+		cql_token_map_free(tm);
+		cql_error_setf(err, CQL_ERR_NOMEM, "out of memory");
+		return CQL_ERR_NOMEM;
+	}
 	for (int i = 0; i < n; i++)
 	{
 		cql_topology_host *th = &t->hosts[i];
@@ -1709,9 +1728,9 @@ apply_topology(cql_cluster *c, cql_topology *t, cql_error *err)
 	cql_free(a, c->plan);
 	cql_free(a, c->reps);
 	cql_free(a, c->mark);
-	c->plan = cql_alloc0(a, sizeof(int) * (size_t) (n + 1));
-	c->reps = cql_alloc0(a, sizeof(int) * (size_t) (n + 1));
-	c->mark = cql_alloc0(a, sizeof(bool) * (size_t) (n + 1));
+	c->plan = plan;
+	c->reps = reps;
+	c->mark = mark;
 
 	cql_free(a, c->cluster_name);
 	cql_free(a, c->partitioner);
@@ -1720,21 +1739,13 @@ apply_topology(cql_cluster *c, cql_topology *t, cql_error *err)
 	t->cluster_name = t->partitioner = NULL;
 	cql_token_map_free(c->tm);
 	c->tm = tm;
-	tm = NULL;
 	if (!c->token_aware_wanted)
 		snprintf(c->why, sizeof(c->why), "token-aware routing is switched off");
 	else if (!t->token_aware)
 		snprintf(c->why, sizeof(c->why), "%s", t->why);
 	else
 		c->why[0] = '\0';
-	if (!c->plan || !c->reps || !c->mark || !c->cluster_name || !c->partitioner)
-		goto nomem;
 	return CQL_OK;
-
-nomem:
-	cql_token_map_free(tm);
-	cql_error_setf(err, CQL_ERR_NOMEM, "out of memory");
-	return CQL_ERR_NOMEM;
 }
 
 static cql_status

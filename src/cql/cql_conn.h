@@ -266,7 +266,8 @@ extern void cql_prepared_cache_clear(cql_conn *c);
  * BATCH (CQL_BATCH_LOGGED/UNLOGGED/COUNTER).  Statements refer to query
  * text or prepared ids (fill with cql_batch_stmt_prepared).  An Unprepared
  * error for a statement prepared on this connection re-prepares it and
- * retries once.
+ * retries once; the re-prepare replaces the statement's id, so statements
+ * filled before the call must be filled again for later batches.
  */
 extern cql_status cql_batch(cql_conn *c, uint8_t batch_type,
 							const cql_batch_stmt *stmts, int nstmts,

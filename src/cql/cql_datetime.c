@@ -333,7 +333,7 @@ cql_timestamp_parse(const char *s, size_t len, int64_t *ms)
 	int64_t		days,
 				tod = 0,
 				offset_min = 0;
-	__int128	total;
+	int64_t		total;
 
 	if (len > 0 && (all_digits(s, len) ||
 					(s[0] == '-' && all_digits(s + 1, len - 1))))
@@ -382,10 +382,11 @@ cql_timestamp_parse(const char *s, size_t len, int64_t *ms)
 	}
 	if (pos != len)
 		return CQL_ERR_TYPE;
-	total = (__int128) days * MS_PER_DAY + tod / 1000000 - (__int128) offset_min * 60000;
-	if (total < INT64_MIN || total > INT64_MAX)
+	if (__builtin_mul_overflow(days, MS_PER_DAY, &total) ||
+		__builtin_add_overflow(total, tod / 1000000, &total) ||
+		__builtin_sub_overflow(total, offset_min * 60000, &total))
 		return CQL_ERR_TYPE;
-	*ms = (int64_t) total;
+	*ms = total;
 	return CQL_OK;
 }
 
@@ -465,8 +466,14 @@ add_scaled(uint64_t *acc, uint64_t n, uint64_t mul, uint64_t limit)
 static bool
 dur_add(dur_acc *a, uint64_t n, char unit, uint64_t mul, bool neg)
 {
-	uint64_t	lim32 = neg ? UINT64_C(2147483648) : UINT64_C(2147483647);
-	uint64_t	lim64 = neg ? UINT64_C(9223372036854775808) : UINT64_C(9223372036854775807);
+	/*
+	 * Cassandra's parser limits the magnitude to INT32_MAX / INT64_MAX for
+	 * negative durations too ("-2147483648mo" is refused), so do we.
+	 */
+	uint64_t	lim32 = UINT64_C(2147483647);
+	uint64_t	lim64 = UINT64_C(9223372036854775807);
+
+	(void) neg;
 
 	switch (unit)
 	{

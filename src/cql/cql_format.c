@@ -365,6 +365,8 @@ format_value(const cql_type *t, const uint8_t *p, int32_t n,
 	}
 	if (n > 0 && !p)
 		return CQL_ERR_INVALID_ARG;
+	if (n == 0)
+		p = (const uint8_t *) "";	/* empty values may come with p == NULL */
 
 	/*
 	 * A zero-length value of a type that has no empty form (Cassandra's

@@ -1018,6 +1018,21 @@ read_field_name(pcur *c, cql_buf *name)
 	return cql_buf_status(name);
 }
 
+/* Index of the UDT field named exactly [name, name+len), or -1. */
+static int
+udt_field_index(const cql_type *t, const uint8_t *name, size_t len)
+{
+	for (int i = 0; i < t->nsub; i++)
+	{
+		const char *fname = t->field_names ? t->field_names[i] : NULL;
+
+		if (fname && strlen(fname) == len &&
+			(len == 0 || memcmp(fname, name, len) == 0))
+			return i;
+	}
+	return -1;
+}
+
 /*
  * UDT: {field: value, ...} in any order; fields not mentioned are null and
  * the value is written in declared field order.
@@ -1052,16 +1067,26 @@ parse_udt(const cql_type *t, pcur *c, cql_buf *content, int depth)
 			cql_buf_reset(&name);
 			if ((st = read_field_name(c, &name)) != CQL_OK)
 				break;
-			for (int i = 0; i < nf; i++)
-			{
-				const char *fname = t->field_names ? t->field_names[i] : NULL;
+			fi = udt_field_index(t, name.data, name.len);
 
-				if (fname && strlen(fname) == name.len &&
-					(name.len == 0 || memcmp(fname, name.data, name.len) == 0))
+			/*
+			 * Cassandra's own JSON spells case-sensitive field names as
+			 * quoted identifiers ("\"Zip\""); accept that form too.
+			 */
+			if (fi < 0 && c->json && name.len >= 2 && name.data[0] == '"' &&
+				name.data[name.len - 1] == '"')
+			{
+				cql_buf		unq;
+
+				cql_buf_init(&unq, c->a);
+				for (size_t k = 1; k + 1 < name.len; k++)
 				{
-					fi = i;
-					break;
+					cql_buf_u8(&unq, name.data[k]);
+					if (name.data[k] == '"' && k + 2 < name.len && name.data[k + 1] == '"')
+						k++;
 				}
+				fi = udt_field_index(t, unq.data, unq.len);
+				cql_buf_free(&unq);
 			}
 			if (fi < 0 || seen[fi] || !eat(c, ':'))
 			{

@@ -370,6 +370,7 @@ cql_batch(cql_conn *c, uint8_t batch_type, const cql_batch_stmt *stmts,
 	uint8_t		old_id[64];
 	uint16_t	old_len;
 	cql_batch_stmt *copy;
+	bool	   *uses;
 	cql_error	local;
 
 	if (err == NULL)
@@ -383,27 +384,37 @@ cql_batch(cql_conn *c, uint8_t batch_type, const cql_batch_stmt *stmts,
 		err->code != CQL_ERRCODE_UNPREPARED || (p = find_by_id(c, err)) == NULL)
 		goto out;
 
-	/* re-prepare the forgotten statement and resend with its new id */
+	/*
+	 * Re-prepare the forgotten statement and resend with its new id.  The
+	 * statements that used it are found before the re-prepare, which frees
+	 * the old id (that the caller's statements point to).
+	 */
 	old_len = p->id_len;
 	memcpy(old_id, p->id, old_len);
-	if ((st = cql_reprepare(c, p, err)) != CQL_OK)
-		return st;
-	copy = cql_alloc(c->alloc, sizeof(*copy) * (size_t) (nstmts > 0 ? nstmts : 1));
+	copy = cql_alloc(c->alloc, (sizeof(*copy) + 1) * (size_t) (nstmts > 0 ? nstmts : 1));
 	if (copy == NULL)
 	{
 		cql_conn_set_error(c, err, CQL_ERR_NOMEM, 0, "out of memory");
 		return CQL_ERR_NOMEM;
 	}
+	uses = (bool *) (copy + (nstmts > 0 ? nstmts : 1));
 	for (int i = 0; i < nstmts; i++)
 	{
 		copy[i] = stmts[i];
-		if (copy[i].query == NULL && copy[i].id_len == old_len &&
-			memcmp(copy[i].id, old_id, old_len) == 0)
+		uses[i] = copy[i].query == NULL && copy[i].id_len == old_len &&
+			memcmp(copy[i].id, old_id, old_len) == 0;
+	}
+	if ((st = cql_reprepare(c, p, err)) != CQL_OK)
+	{
+		cql_free(c->alloc, copy);
+		return st;
+	}
+	for (int i = 0; i < nstmts; i++)
+		if (uses[i])
 		{
 			copy[i].id = p->id;
 			copy[i].id_len = p->id_len;
 		}
-	}
 	st = cql_send_batch(c, batch_type, copy, nstmts, params, &req, err);
 	if (st == CQL_OK)
 		st = finish(c, req, r, err);

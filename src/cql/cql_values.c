@@ -593,6 +593,8 @@ cql_split_value(const cql_type *t, const uint8_t *p, int32_t n,
 	*count = 0;
 	if (!t || n < 0 || (n > 0 && !p))
 		return CQL_ERR_INVALID_ARG;
+	if (n == 0)
+		p = (const uint8_t *) "";	/* empty values may come with p == NULL */
 	switch (t->id)
 	{
 		case CQL_TYPE_LIST:

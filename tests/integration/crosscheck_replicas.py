@@ -154,12 +154,19 @@ def main():
         first = []
         for k in keys:
             # key KIND FIELD [FIELD] HEX TOKEN COORD REPLICAS
-            kind = k[0]
-            nf = 2 if kind == "comp" else 1
-            fields = k[1:1 + nf]
-            hexkey, token, coord, reps = k[1 + nf:5 + nf]
-            ours = bytes.fromhex(hexkey) if hexkey != "-" else b""
-            mine = driver_key(kind, fields)
+            try:
+                kind = k[0]
+                nf = 2 if kind == "comp" else 1
+                fields = k[1:1 + nf]
+                hexkey, token, coord, reps = k[1 + nf:5 + nf]
+                ours = bytes.fromhex(hexkey) if hexkey != "-" else b""
+                mine = driver_key(kind, fields)
+                int(token)
+            except (ValueError, IndexError) as e:
+                bad_bytes += 1
+                if len(first) < 5:
+                    first.append("unparsable line %r: %s" % (k, e))
+                continue
             if mine != ours:
                 bad_bytes += 1
                 if len(first) < 5:

@@ -91,7 +91,49 @@ itest_connect_or_die(const cql_conn_options *o)
 	return c;
 }
 
-/* Run a statement and expect success; the result is freed. */
+/*
+ * Wait until every node reports the coordinator's schema version: on a
+ * multi-node test bed a statement right after DDL may otherwise reach a
+ * replica that does not know the table yet (INCOMPATIBLE_SCHEMA).  Gives up
+ * after ~20 s (a down peer never agrees).
+ */
+static inline int
+itest_schema_agree(cql_conn *c)
+{
+	for (int attempt = 0; attempt < 100; attempt++)
+	{
+		cql_result	local,
+					peers;
+		cql_error	err;
+		int			agree = 0;
+
+		if (cql_query(c, "SELECT schema_version FROM system.local", NULL, &local, &err) != CQL_OK)
+			return 0;
+		if (cql_query(c, "SELECT schema_version FROM system.peers", NULL, &peers, &err) == CQL_OK)
+		{
+			const cql_elem *mine = local.rows_count == 1 ? cql_result_cell(&local, 0, 0) : NULL;
+
+			agree = mine != NULL && mine->n == 16;
+			for (int32_t r = 0; agree && r < peers.rows_count; r++)
+			{
+				const cql_elem *e = cql_result_cell(&peers, r, 0);
+
+				if (e->n == 16 && memcmp(e->p, mine->p, 16) != 0)
+					agree = 0;
+			}
+			cql_result_free(&peers);
+		}
+		cql_result_free(&local);
+		if (agree)
+			return 1;
+		usleep(200 * 1000);
+	}
+	diag("schema agreement not reached");
+	return 0;
+}
+
+/* Run a statement and expect success; the result is freed.  After DDL,
+ * wait for schema agreement. */
 static inline int
 itest_exec(cql_conn *c, const char *cql)
 {
@@ -103,7 +145,11 @@ itest_exec(cql_conn *c, const char *cql)
 	if (st != CQL_OK)
 		itest_diag_error(cql, st, &err);
 	else
+	{
+		if (res.kind == CQL_RESULT_SCHEMA_CHANGE)
+			itest_schema_agree(c);
 		cql_result_free(&res);
+	}
 	return st == CQL_OK;
 }
 

@@ -20,7 +20,8 @@
  * (REPLICAS comma-separated addresses, "-" for none or empty bytes).
  *
  * Environment: CQL_HOST (127.0.0.1), CQL_PORT (9042), CQL_TOPOLOGY,
- * CQL_CLUSTER_HOSTS (3), CQL_LOCAL_DC (optional).
+ * CQL_CLUSTER_HOSTS (3), CQL_LOCAL_DC (optional), CQL_USER and
+ * CQL_PASSWORD (only sent when set).
  */
 #include "cql_cluster.h"
 #include "cql_schema.h"
@@ -45,6 +46,9 @@ options(cql_conn_options *o)
 	o->connect_timeout_ms = 5000;
 	o->request_timeout_ms = 60000;
 	o->driver_name = "cql_fdw-test_cluster";
+	/* credentials only when asked for (the auth node of the bed) */
+	o->username = getenv("CQL_USER");
+	o->password = getenv("CQL_PASSWORD");
 }
 
 static int

@@ -436,11 +436,82 @@ test_server(void)
 	cql_conn_close(conn);
 }
 
+/* Every allocation failure point of the table builder: NOMEM, no leak. */
+static long fail_countdown = -1;
+
+static void *
+failing_alloc(void *ctx, size_t size)
+{
+	if (fail_countdown == 0)
+		return NULL;
+	if (fail_countdown > 0)
+		fail_countdown--;
+	return malloc(size);
+}
+
+static void *
+failing_realloc(void *ctx, void *p, size_t size)
+{
+	if (fail_countdown == 0)
+		return NULL;
+	if (fail_countdown > 0)
+		fail_countdown--;
+	return realloc(p, size);
+}
+
+static void
+failing_free(void *ctx, void *p)
+{
+	free(p);
+}
+
+static void
+test_pure_nomem(void)
+{
+	const cql_allocator fa = {failing_alloc, failing_realloc, failing_free, NULL};
+	const char *addr_n[] = {"street", "zip"};
+	const char *addr_t[] = {"text", "int"};
+	const char *pers_n[] = {"name", "home"};
+	const char *pers_t[] = {"text", "frozen<address>"};
+	cql_udt_meta u[2];
+	cql_column_row rows[] = {
+		{"who", "regular", -1, "none", "frozen<person>"},
+		{"c", "clustering", 0, "desc", "map<text, frozen<list<int>>>"},
+		{"k", "partition_key", 0, "none", "int"},
+	};
+	long		n;
+	int			bad = 0;
+
+	u[0] = mk_udt("ks", "address", 2, addr_n, addr_t);
+	u[1] = mk_udt("ks", "person", 2, pers_n, pers_t);
+	for (n = 0; n < 10000; n++)
+	{
+		cql_table_meta *t = NULL;
+		cql_error	err;
+		cql_status	st;
+
+		cql_error_clear(&err);
+		fail_countdown = n;
+		st = cql_schema_build_table("ks", "t", rows, 3, u, 2, &fa, &t, &err);
+		fail_countdown = -1;
+		if (st == CQL_OK && (!t || !t->columns[2].type))
+			st = CQL_ERR_NOMEM; /* a type dropped under NOMEM: retry */
+		if (st != CQL_OK && st != CQL_ERR_NOMEM)
+			bad++;
+		cql_table_meta_free(t);
+		if (st == CQL_OK)
+			break;
+	}
+	ok(n > 10 && n < 10000, "table builder succeeds after %ld allocation failure points", n);
+	is_int(bad, 0, "every allocation failure gives NOMEM, never a crash or a leak");
+}
+
 int
 main(void)
 {
 	test_pure_types();
 	test_pure_table();
+	test_pure_nomem();
 	test_server();
 	return done_testing();
 }

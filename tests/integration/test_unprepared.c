@@ -5,7 +5,9 @@
  *		after DROP + CREATE TABLE (transparent single re-prepare in
  *		cql_execute and cql_batch; the raw error on the async API), and
  *		result metadata changes after ALTER TABLE ADD with SELECT *
- *		(v5 METADATA_CHANGED with a new metadata id; v4 full metadata).
+ *		(v5 METADATA_CHANGED with a new metadata id; v4 full metadata),
+ *		both when the server evicted the statement (re-prepare) and when
+ *		another client re-prepared it first (stale metadata id).
  *
  * IDENTIFICATION
  *		tests/integration/test_unprepared.c
@@ -231,6 +233,25 @@ test_metadata_changed(int v)
 	snprintf(q, sizeof(q), "UPDATE %s SET w = 42 WHERE k = 1", tab);
 	itest_exec(c, q);
 
+	/*
+	 * The server evicts the table's prepared statements on ALTER.  Another
+	 * client preparing the same text puts it back (same id) with the new
+	 * result metadata; our copy is now stale, which v5 reports with
+	 * METADATA_CHANGED and v4 by sending full metadata.
+	 */
+	{
+		cql_conn   *c2;
+		cql_prepared *other;
+
+		snprintf(q, sizeof(q), "SELECT * FROM %s WHERE k = ?", tab);
+		c2 = itest_connect_or_die(&o);
+		ok(cql_prepare(c2, q, &other, &err) == CQL_OK &&
+		   other->id_len == sel->id_len && memcmp(other->id, sel->id, sel->id_len) == 0 &&
+		   other->ncols == 3,
+		   "v%d: another connection re-prepares it: same id, 3 columns", v);
+		cql_conn_close(c2);
+	}
+
 	st = cql_execute(c, sel, &prm, &res, &err);
 	ok(st == CQL_OK && res.meta.ncols == 3 && res.rows_count == 1 &&
 	   cql_result_cell(&res, 0, 2)->n == 4 &&
@@ -244,6 +265,7 @@ test_metadata_changed(int v)
 	is_int(sel->ncols, 3, "v%d: cached columns replaced", v);
 	ok(sel->ncols == 3 && strcmp(sel->cols[2].name, "w") == 0, "v%d: ... new column w", v);
 	is_int(sel->metadata_changes, 1, "v%d: one metadata change recorded", v);
+	is_int(sel->reprepares, 0, "v%d: ... without any re-prepare", v);
 	if (v >= 5)
 		ok(sel->result_metadata_id_len != old_mid_len ||
 		   memcmp(sel->result_metadata_id, old_mid, old_mid_len) != 0,
@@ -263,6 +285,54 @@ test_metadata_changed(int v)
 	cql_conn_close(c);
 }
 
+/* ALTER on our own: the server evicts, one re-prepare brings 3 columns. */
+static void
+test_alter_evicts(int v)
+{
+	cql_conn_options o;
+	cql_conn   *c;
+	cql_prepared *sel;
+	cql_error	err;
+	cql_result	res;
+	cql_status	st;
+	uint8_t		kb[4];
+	cql_value_ref val;
+	cql_query_params prm;
+	char		tab[32],
+				q[128];
+
+	snprintf(tab, sizeof(tab), "a_v%d", v);
+	itest_options(&o, v, CQL_COMPRESSION_NONE);
+	o.keyspace = "itest_unprepared";
+	c = itest_connect_or_die(&o);
+	recreate(c, tab);
+	snprintf(q, sizeof(q), "INSERT INTO %s (k, v) VALUES (1, 'one')", tab);
+	itest_exec(c, q);
+	snprintf(q, sizeof(q), "SELECT * FROM %s WHERE k = ?", tab);
+	if (!ok(cql_prepare(c, q, &sel, &err) == CQL_OK && sel->ncols == 2,
+			"v%d: prepare SELECT * (2 columns)", v))
+	{
+		cql_conn_close(c);
+		return;
+	}
+	snprintf(q, sizeof(q), "ALTER TABLE %s ADD w int", tab);
+	itest_exec(c, q);
+	cql_put_be32(kb, 1);
+	val.p = kb;
+	val.n = 4;
+	cql_query_params_init(&prm);
+	prm.values = &val;
+	prm.nvalues = 1;
+	st = cql_execute(c, sel, &prm, &res, &err);
+	ok(st == CQL_OK && res.meta.ncols == 3 && sel->ncols == 3 &&
+	   sel->reprepares + sel->metadata_changes == 1,
+	   "v%d: after ALTER, SELECT * returns 3 columns (re-prepares %d, metadata changes %d)",
+	   v, sel->reprepares, sel->metadata_changes);
+	if (st == CQL_OK)
+		cql_result_free(&res);
+	cql_conn_close(c);
+}
+
 int
 main(void)
 {
@@ -278,5 +348,7 @@ main(void)
 	test_unprepared(4);
 	test_metadata_changed(5);
 	test_metadata_changed(4);
+	test_alter_evicts(5);
+	test_alter_evicts(4);
 	return done_testing();
 }

@@ -1053,6 +1053,106 @@ test_keyspace_rows(void)
 	free(r);
 }
 
+/* ---------------------------------------------------------------------
+ * Allocation failures: the n-th allocation fails, for every n, until the
+ * operation succeeds.  Each run must fail cleanly with NOMEM (ASan and
+ * LeakSanitizer check that nothing leaks or is touched after free).
+ * ---------------------------------------------------------------------
+ */
+static long fail_countdown = -1;
+
+static void *
+failing_alloc(void *ctx, size_t size)
+{
+	if (fail_countdown == 0)
+		return NULL;
+	if (fail_countdown > 0)
+		fail_countdown--;
+	return malloc(size);
+}
+
+static void *
+failing_realloc(void *ctx, void *p, size_t size)
+{
+	if (fail_countdown == 0)
+		return NULL;
+	if (fail_countdown > 0)
+		fail_countdown--;
+	return realloc(p, size);
+}
+
+static void
+failing_free(void *ctx, void *p)
+{
+	free(p);
+}
+
+static const cql_allocator FA = {failing_alloc, failing_realloc, failing_free, NULL};
+
+static void
+test_nomem(void)
+{
+	const char *M3 = "org.apache.cassandra.dht.Murmur3Partitioner";
+	const char *ltok[] = {"-100", "0", NULL};
+	const char *t100[] = {"100", "7", NULL};
+	fx_result  *local = calloc(1, sizeof(fx_result));
+	fx_result  *peers = calloc(1, sizeof(fx_result));
+	const char *cols[] = {"keyspace_name", "replication"};
+	fx_result  *ks = calloc(1, sizeof(fx_result));
+	const char *nts[] = {"class", "NetworkTopologyStrategy", "dc1", "2", NULL};
+	long		n;
+	int			bad = 0;
+
+	fx_local(local, M3, ltok);
+	fx_init(peers, peer_cols, P_NCOLS);
+	fx_peer(peers, 0, 0, t100);
+	fx_peer(peers, 1, 1, t100);
+	fx_init(ks, cols, 2);
+	fx_text(ks, 0, 0, "k");
+	fx_map(ks, 0, 1, nts);
+
+	for (n = 0; n < 10000; n++)
+	{
+		cql_topology *t = NULL;
+		cql_token_map *m = NULL;
+		cql_contact_point *cp = NULL;
+		int			ncp = 0;
+		cql_error	err;
+		cql_status	st;
+		int			h[4];
+
+		fail_countdown = n;
+		cql_error_clear(&err);
+		st = cql_contact_points_parse("a,b:1,[::1]:2", 9042, &FA, &cp, &ncp, &err);
+		if (st == CQL_OK)
+			st = cql_topology_parse(&local->res, &peers->res, "127.0.0.1", 9042, &FA, &t, &err);
+		if (st == CQL_OK)
+			st = cql_topology_token_map(t, &FA, &m);
+		if (st == CQL_OK)
+			st = cql_token_map_load_keyspaces(m, &ks->res);
+		if (st == CQL_OK && cql_token_map_keyspace_class(m, "k", NULL) != CQL_REPL_NTS)
+			st = CQL_ERR_NOMEM;	/* a dropped keyspace under NOMEM is fine */
+		fail_countdown = -1;
+		if (st == CQL_OK && cql_token_map_replicas(m, "k", 50, h, 4) != 2)
+			bad++;
+		cql_token_map_free(m);
+		cql_topology_free(t, &FA);
+		cql_contact_points_free(cp, ncp, &FA);
+		if (st != CQL_OK && st != CQL_ERR_NOMEM)
+			bad++;
+		if (st == CQL_OK)
+			break;
+	}
+	ok(n > 10 && n < 10000, "succeeds once allocations stop failing (after %ld failure points)", n);
+	is_int(bad, 0, "every allocation failure gives NOMEM, never a crash or a leak");
+	fx_free(local);
+	fx_free(peers);
+	fx_free(ks);
+	free(local);
+	free(peers);
+	free(ks);
+}
+
 int
 main(void)
 {
@@ -1065,5 +1165,6 @@ main(void)
 	test_random();
 	test_topology();
 	test_keyspace_rows();
+	test_nomem();
 	return done_testing();
 }

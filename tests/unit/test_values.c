@@ -707,8 +707,11 @@ test_datetime(void)
 	rejects("duration", CQL_FORMAT_LITERAL, "9223372036854775808ns");
 	rejects("duration", CQL_FORMAT_LITERAL, "99999999999999999999ns");
 	rejects("duration", CQL_FORMAT_JSON, "1");
-	parses_to("duration", CQL_FORMAT_LITERAL, "-2147483648mo", "f0ffffffff 00 00");
-	parses_to("duration", CQL_FORMAT_LITERAL, "-9223372036854775808ns", "00 00 ffffffffffffffffff");
+	/* like Cassandra, magnitudes are limited to INT32_MAX/INT64_MAX both ways */
+	rejects("duration", CQL_FORMAT_LITERAL, "-2147483648mo");
+	rejects("duration", CQL_FORMAT_LITERAL, "-9223372036854775808ns");
+	parses_to("duration", CQL_FORMAT_LITERAL, "-2147483647mo", "f0fffffffd 00 00");
+	parses_to("duration", CQL_FORMAT_LITERAL, "-9223372036854775807ns", "00 00 fffffffffffffffffd");
 	formats("duration", CQL_FORMAT_LITERAL, "f0ffffffff0000", "-178956970y8mo", CQL_OK);
 	formats("duration", CQL_FORMAT_LITERAL, "0000ffffffffffffffffff", "-2562047h47m16s854ms775us808ns", CQL_OK);
 	/* mixed signs, bad vints, months beyond int32: refused */
@@ -919,6 +922,19 @@ test_tuple_udt_vector(void)
 		cql_buf_free(&b);
 	}
 	rejects_t(u, "udt", CQL_FORMAT_JSON, "{\"zip\": 2}");
+	{
+		/* Cassandra's JSON quotes case-sensitive field names */
+		cql_buf		b;
+		bool		isnull;
+		unsigned char want[64];
+		size_t		wn = tap_unhex("ffffffff 00000004 00000002 ffffffff", want, sizeof(want));
+
+		ok(prs(u, "{\"\\\"Zip\\\"\": 2}", CQL_FORMAT_JSON, &b, &isnull) == CQL_OK,
+		   "UDT JSON accepts Cassandra's quoted field name form");
+		is_mem(D(b), b.len, want, wn, "quoted JSON field name maps to the field");
+		cql_buf_free(&b);
+	}
+	rejects_t(u, "udt", CQL_FORMAT_JSON, "{\"\\\"zip\\\"\": 2}");
 	rejects_t(u, "udt", CQL_FORMAT_LITERAL, "{zip: 2}");
 	rejects_t(u, "udt", CQL_FORMAT_JSON, "{\"nope\": 2}");
 	rejects_t(u, "udt", CQL_FORMAT_JSON, "{\"street\": \"a\", \"street\": \"b\"}");
