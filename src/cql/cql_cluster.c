@@ -1489,6 +1489,39 @@ host_is_up(const cluster_host *h, int64_t now)
 	return h->down_until == 0 || now >= h->down_until;
 }
 
+/*
+ * Detach a host's connection and close it -- unless it is the control
+ * connection: callers hold on to cql_cluster_control() and must never see
+ * it vanish, so it stays (perhaps broken, answering CQL_ERR_STATE) until a
+ * working replacement exists.
+ */
+static void
+host_drop_conn(cql_cluster *c, cluster_host *h)
+{
+	if (h->conn && h->conn != c->control)
+		cql_conn_close(h->conn);
+	h->conn = NULL;
+}
+
+/* Make 'conn' (to host:port) the control connection, closing the old one
+ * when no host uses it any more. */
+static cql_status
+replace_control(cql_cluster *c, cql_conn *conn, const char *host, int port)
+{
+	cql_conn   *old = c->control;
+	char	   *addr = cql_strdup(c->alloc, host);
+
+	if (!addr)
+		return CQL_ERR_NOMEM;
+	cql_free(c->alloc, c->control_addr);
+	c->control_addr = addr;
+	c->control_port = port;
+	c->control = conn;
+	if (old && old != conn && cql_cluster_host_of(c, old) < 0)
+		cql_conn_close(old);
+	return CQL_OK;
+}
+
 static void
 mark_down(cql_cluster *c, cluster_host *h)
 {
@@ -1500,13 +1533,7 @@ mark_down(cql_cluster *c, cluster_host *h)
 		b = 1;
 	h->backoff_ms = b;
 	h->down_until = now_ms() + b;
-	if (h->conn)
-	{
-		if (h->conn == c->control)
-			c->control = NULL;
-		cql_conn_close(h->conn);
-		h->conn = NULL;
-	}
+	host_drop_conn(c, h);
 }
 
 static void
@@ -1560,11 +1587,7 @@ connect_control(cql_cluster *c, bool shuffle, cql_error *err)
 			conn = h->conn;
 		else
 		{
-			if (h->conn)
-			{
-				cql_conn_close(h->conn);
-				h->conn = NULL;
-			}
+			host_drop_conn(c, h);
 			cql_error_clear(&e);
 			if (open_conn(c, h->address, h->port, &conn, &e) != CQL_OK)
 			{
@@ -1575,11 +1598,8 @@ connect_control(cql_cluster *c, bool shuffle, cql_error *err)
 			h->conn = conn;
 			mark_up(h);
 		}
-		c->control = conn;
-		cql_free(c->alloc, c->control_addr);
-		if (!(c->control_addr = cql_strdup(c->alloc, h->address)))
+		if (replace_control(c, conn, h->address, h->port) != CQL_OK)
 			goto nomem;
-		c->control_port = h->port;
 		return CQL_OK;
 	}
 
@@ -1600,11 +1620,11 @@ connect_control(cql_cluster *c, bool shuffle, cql_error *err)
 			}
 			continue;
 		}
-		c->control = conn;
-		cql_free(c->alloc, c->control_addr);
-		if (!(c->control_addr = cql_strdup(c->alloc, cp->host)))
+		if (replace_control(c, conn, cp->host, cp->port) != CQL_OK)
+		{
+			cql_conn_close(conn);
 			goto nomem;
-		c->control_port = cp->port;
+		}
 		return CQL_OK;
 	}
 	cql_error_setf(err, CQL_ERR_NO_HOST, "no host could be reached: %s", failures);
@@ -1812,6 +1832,24 @@ load_topology(cql_cluster *c, cql_error *err)
 	return load_keyspaces(c, err);
 }
 
+/*
+ * Replace a broken control connection: its host is marked down (so that
+ * other known hosts are tried first) and connect_control() looks for a new
+ * one.  The broken connection stays in place until that succeeds.
+ */
+static cql_status
+reconnect_control(cql_cluster *c, cql_error *err)
+{
+	if (c->control)
+	{
+		int			h = cql_cluster_host_of(c, c->control);
+
+		if (h >= 0)
+			mark_down(c, &c->hosts[h]);
+	}
+	return connect_control(c, false, err);
+}
+
 cql_status
 cql_cluster_connect_opts(const cql_cluster_options *o, cql_cluster **out,
 						 cql_error *err)
@@ -1890,21 +1928,15 @@ cql_cluster_control(cql_cluster *c)
 {
 	if (c->control && cql_conn_status(c->control) != CQL_OK)
 	{
-		int			h = cql_cluster_host_of(c, c->control);
-
-		if (h >= 0)
-			mark_down(c, &c->hosts[h]);
-		else
-			cql_conn_close(c->control);
-		c->control = NULL;
-	}
-	if (!c->control)
-	{
 		cql_error	e;
 
-		/* best effort; cql_cluster_refresh() reports the reasons */
+		/*
+		 * Best effort: on failure the broken connection is returned and
+		 * its calls fail with CQL_ERR_STATE and the original reason;
+		 * cql_cluster_refresh() reports why no replacement was found.
+		 */
 		cql_error_clear(&e);
-		(void) connect_control(c, false, &e);
+		(void) reconnect_control(c, &e);
 	}
 	return c->control;
 }
@@ -1915,28 +1947,14 @@ cql_cluster_refresh(cql_cluster *c, cql_error *err)
 	cql_status	st;
 
 	cql_error_clear(err);
-	if (c->control && cql_conn_status(c->control) != CQL_OK)
-	{
-		for (int i = 0; i < c->nhosts; i++)
-			if (c->hosts[i].conn == c->control)
-				mark_down(c, &c->hosts[i]);
-		if (c->control)
-			cql_conn_close(c->control);
-		c->control = NULL;
-	}
-	if (!c->control && (st = connect_control(c, false, err)) != CQL_OK)
+	if ((!c->control || cql_conn_status(c->control) != CQL_OK) &&
+		(st = reconnect_control(c, err)) != CQL_OK)
 		return st;
 	st = load_topology(c, err);
-	if (st != CQL_OK && c->control && cql_conn_status(c->control) != CQL_OK)
+	if (st != CQL_OK && cql_conn_status(c->control) != CQL_OK)
 	{
 		/* the control connection broke during the refresh: one retry */
-		for (int i = 0; i < c->nhosts; i++)
-			if (c->hosts[i].conn == c->control)
-				mark_down(c, &c->hosts[i]);
-		if (c->control)
-			cql_conn_close(c->control);
-		c->control = NULL;
-		if ((st = connect_control(c, false, err)) == CQL_OK)
+		if ((st = reconnect_control(c, err)) == CQL_OK)
 			st = load_topology(c, err);
 	}
 	return st;
@@ -1946,7 +1964,7 @@ cql_status
 cql_cluster_refresh_keyspaces(cql_cluster *c, cql_error *err)
 {
 	cql_error_clear(err);
-	if (!c->control)
+	if (cql_conn_status(c->control) != CQL_OK)
 		return cql_cluster_refresh(c, err);
 	return load_keyspaces(c, err);
 }
@@ -2096,14 +2114,9 @@ choose(cql_cluster *c, const int *reps, int nreps, cql_conn **conn, cql_error *e
 		cluster_host *h = &c->hosts[c->plan[i]];
 		cql_error	e;
 
+		/* broken (idle close, earlier error): try a fresh one at once */
 		if (h->conn && cql_conn_status(h->conn) != CQL_OK)
-		{
-			/* broken (idle close, earlier error): try a fresh one at once */
-			if (h->conn == c->control)
-				c->control = NULL;
-			cql_conn_close(h->conn);
-			h->conn = NULL;
-		}
+			host_drop_conn(c, h);
 		if (!h->conn)
 		{
 			cql_error_clear(&e);
@@ -2119,6 +2132,9 @@ choose(cql_cluster *c, const int *reps, int nreps, cql_conn **conn, cql_error *e
 				mark_down(c, h);
 				continue;
 			}
+			/* a working connection replaces a broken control connection */
+			if (cql_conn_status(c->control) != CQL_OK)
+				(void) replace_control(c, h->conn, h->address, h->port);
 		}
 		mark_up(h);
 		*conn = h->conn;

@@ -253,7 +253,12 @@ extern cql_status cql_cluster_connect(const cql_conn_options *opts,
 
 extern void cql_cluster_free(cql_cluster *c);
 
-/* The control connection (never NULL on a connected cluster). */
+/*
+ * The control connection; never NULL on a connected cluster.  When it has
+ * broken, a replacement is looked for first (known hosts, then contact
+ * points); if none can be opened the broken connection is returned, and its
+ * calls fail with CQL_ERR_STATE carrying the original reason.
+ */
 extern cql_conn *cql_cluster_control(cql_cluster *c);
 
 /* Re-read hosts, tokens and keyspace replication (after topology or

@@ -25,7 +25,7 @@
  */
 #include "cql_cluster.h"
 #include "cql_schema.h"
-#include "tap.h"
+#include "itest.h"
 
 #include <time.h>
 
@@ -213,6 +213,83 @@ ms_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The control connection breaks (a proxy in front of the node resets every
+ * connection): cql_cluster_control() must hand out a working replacement
+ * and the cluster must keep working, without the caller ever seeing NULL.
+ */
+static void
+test_control_failover(const cql_conn_options *o, int want_hosts)
+{
+	itest_proxy px;
+	char		spec[64];
+	cql_cluster *cl = NULL;
+	cql_conn   *ctl;
+	cql_error	err;
+	cql_status	st;
+	cql_result	res;
+
+	if (!ok(itest_proxy_start(&px, env("CQL_HOST", "127.0.0.1"), atoi(env("CQL_PORT", "9042"))),
+			"proxy started"))
+		return;
+	snprintf(spec, sizeof(spec), "127.0.0.1:%d", px.port);
+	cql_error_clear(&err);
+	st = cql_cluster_connect(o, spec, NULL, &cl, &err);
+	if (!ok(st == CQL_OK, "cluster through the proxy (%s)", err.message))
+	{
+		itest_proxy_stop(&px);
+		return;
+	}
+	ctl = cql_cluster_control(cl);
+	ok(exec(ctl, "SELECT key FROM system.local"), "query on the control connection");
+
+	itest_proxy_mode(&px, ITEST_PROXY_RESET);
+	usleep(200 * 1000);
+	memset(&res, 0, sizeof(res));
+	cql_error_clear(&err);
+	st = cql_query(ctl, "SELECT key FROM system.local", NULL, &res, &err);
+	cql_result_free(&res);
+	ok(st != CQL_OK && cql_conn_status(ctl) != CQL_OK, "control connection broken by the reset (%s)",
+	   cql_status_message(st));
+	itest_proxy_mode(&px, ITEST_PROXY_PASS);
+
+	ctl = cql_cluster_control(cl);
+	ok(ctl != NULL && cql_conn_status(ctl) == CQL_OK, "a working control connection replaces it");
+	ok(ctl && exec(ctl, "SELECT key FROM system.local"), "... and answers");
+	cql_error_clear(&err);
+	st = cql_cluster_refresh(cl, &err);
+	ok(st == CQL_OK, "refresh after failover (%s)", err.message);
+	is_int(cql_cluster_hosts(cl, NULL, 0), want_hosts, "host count after failover");
+	{
+		cql_conn   *conn = NULL;
+		uint8_t		k[4] = {0, 0, 0, 1};
+
+		cql_error_clear(&err);
+		st = cql_cluster_conn_for_key(cl, "system_schema", k, 4, &conn, &err);
+		ok(st == CQL_OK && conn && cql_conn_status(conn) == CQL_OK, "coordinator choice after failover");
+	}
+
+	/* nothing reachable at all: the broken connection, never NULL */
+	itest_proxy_mode(&px, ITEST_PROXY_RESET);
+	usleep(200 * 1000);
+	if (want_hosts == 1)
+	{
+		memset(&res, 0, sizeof(res));
+		(void) cql_query(cql_cluster_control(cl), "SELECT key FROM system.local", NULL, &res, &err);
+		cql_result_free(&res);
+		itest_proxy_stop(&px);	/* now connections are refused */
+		ctl = cql_cluster_control(cl);
+		ok(ctl != NULL && cql_conn_status(ctl) != CQL_OK,
+		   "no host left: control is the broken connection, not NULL");
+		cql_error_clear(&err);
+		st = cql_cluster_refresh(cl, &err);
+		ok(st == CQL_ERR_NO_HOST, "refresh with no host left: NO_HOST (%s)", err.message);
+	}
+	else
+		itest_proxy_stop(&px);
+	cql_cluster_free(cl);
 }
 
 int
@@ -422,6 +499,8 @@ main(int argc, char **argv)
 		cql_cluster_free(cl);
 		cl = NULL;
 	}
+
+	test_control_failover(&o, want_hosts);
 
 	/* all dead */
 	cql_error_clear(&err);

@@ -253,6 +253,8 @@ test_metadata_changed(int v)
 	}
 
 	st = cql_execute(c, sel, &prm, &res, &err);
+	if (st != CQL_OK)
+		itest_diag_error("execute after ALTER", st, &err);
 	ok(st == CQL_OK && res.meta.ncols == 3 && res.rows_count == 1 &&
 	   cql_result_cell(&res, 0, 2)->n == 4 &&
 	   cql_get_be32(cql_result_cell(&res, 0, 2)->p) == 42,
