@@ -308,8 +308,8 @@ launch_node()
 	setsid "${nolock[@]}" bash -c 'echo $$ > "$0"; exec "$@"' "$dir/pid" \
 		java "${jvm[@]}" -cp "$cp" org.apache.cassandra.service.CassandraDaemon \
 		> "$dir/logs/stdout.log" 2>&1 < /dev/null &
-	local i
-	for i in $(seq 50); do
+
+	for _ in $(seq 50); do
 		[ -s "$dir/pid" ] && break
 		sleep 0.1
 	done
@@ -418,6 +418,23 @@ cmd_start()
 		fi
 		to_start="$to_start $node"
 	done
+	# A cluster node restarted with wiped data while its peers remember
+	# its old host id is refused ("A node with address ... already
+	# exists"): wipe and restart the whole cluster together instead.
+	if [ "$KEEP_DATA" != 1 ]; then
+		case " $to_start " in
+			*" node1 "*|*" node2 "*|*" node3 "*)
+				for node in $CLUSTER_NODES; do
+					case " $to_start " in *" $node "*) continue ;; esac
+					if node_pid "$node" > /dev/null; then
+						say "$node restarts too: its peers start with fresh data"
+						stop_nodes "$node"
+						to_start="$to_start $node"
+						nodes="$nodes $node"
+					fi
+				done ;;
+		esac
+	fi
 	# Launch all first (a cluster starts together, every node is a seed),
 	# then wait for all.
 	for node in $to_start; do
@@ -427,7 +444,7 @@ cmd_start()
 	case " $nodes " in
 		*" node2 "*|*" node3 "*) timeout=${CASSANDRA_START_TIMEOUT:-300} ;;
 	esac
-	wait_nodes "$timeout" $nodes
+	[ -z "$to_start" ] || wait_nodes "$timeout" $to_start
 }
 
 cmd_wait()
@@ -451,10 +468,10 @@ cmd_wait()
 # Send SIGTERM (the shutdown hook drains the node), wait, then SIGKILL.
 stop_pids()
 {
-	local pids="$*" p alive i
+	local pids="$*" p alive
 	[ -n "$pids" ] || return 0
 	kill -TERM $pids 2> /dev/null || true
-	for i in $(seq $((STOP_TIMEOUT * 5))); do
+	for _ in $(seq $((STOP_TIMEOUT * 5))); do
 		alive=""
 		for p in $pids; do
 			kill -0 "$p" 2> /dev/null && alive="$alive $p"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # scripts/lib_common.sh - helpers shared by the test-bed scripts.
 #
 # Sourced, never executed.  Sets REPO and CACHE and defines small helpers.

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # scripts/lib_cqlprobe.sh - protocol-level readiness probes for a CQL node.
 #
 # Sourced, never executed.  No driver and nothing downloaded: the OPTIONS

@@ -65,10 +65,17 @@ CASS_STARTED=0
 PG_STARTED=0
 CASS_BG=""
 CLEANED=0
+CHILD=""
+FUZZ_WORK=""
 cleanup()
 {
 	[ "$CLEANED" = 1 ] && return
 	CLEANED=1
+	if [ -n "$CHILD" ] && kill -0 "$CHILD" 2> /dev/null; then
+		kill -TERM "$CHILD" 2> /dev/null
+		wait "$CHILD" 2> /dev/null
+	fi
+	[ -z "$FUZZ_WORK" ] || rm -rf "$FUZZ_WORK"
 	if [ -n "$CASS_BG" ] && kill -0 "$CASS_BG" 2> /dev/null; then
 		kill "$CASS_BG" 2> /dev/null
 		wait "$CASS_BG" 2> /dev/null
@@ -88,12 +95,27 @@ cleanup()
 trap cleanup EXIT
 trap 'say "interrupted"; exit 130' INT TERM HUP
 
+# bg_run LOG CMD... : run CMD with output to LOG and return its status.
+#	The command runs in the background and we 'wait' for it: a trapped
+#	signal interrupts 'wait' at once, whereas a foreground child would
+#	delay the trap until it exits.  cleanup() kills CHILD.
+bg_run()
+{
+	local log=$1 rc=0
+	shift
+	"$@" > "$log" 2>&1 < /dev/null &
+	CHILD=$!
+	wait "$CHILD" || rc=$?
+	CHILD=""
+	return "$rc"
+}
+
 # run_logged NAME CMD... : run, output to $LOGDIR/NAME.log, return status
 run_logged()
 {
 	local name=$1
 	shift
-	"$@" > "$LOGDIR/$name.log" 2>&1
+	bg_run "$LOGDIR/$name.log" "$@"
 }
 
 # show_tail FILE [N]: the first N lines of FILE (or of stdin if FILE is -)
@@ -109,9 +131,11 @@ show_tail()
 section "dependencies"
 if [ "${CQL_SKIP_DEPS:-0}" = 1 ]; then
 	say "CQL_SKIP_DEPS=1: not checking dependencies"
-elif bash scripts/deps.sh; then
+elif bg_run "$LOGDIR/deps.log" bash scripts/deps.sh; then
+	cat "$LOGDIR/deps.log"
 	pass setup
 else
+	cat "$LOGDIR/deps.log"
 	fail setup "scripts/deps.sh"
 fi
 
@@ -147,9 +171,8 @@ build_step integration "${MAKE[@]}" integration
 if [ -f src/tools/cqlcli.c ]; then
 	build_step tools "${MAKE[@]}" tools
 fi
-HAVE_FUZZ=0
 if command -v clang > /dev/null; then
-	build_step fuzz "${MAKE[@]}" fuzz && HAVE_FUZZ=1
+	build_step fuzz "${MAKE[@]}" fuzz
 else
 	say "clang not found: fuzz targets not built"
 	fail setup "clang missing (fuzz)"
@@ -192,7 +215,7 @@ run_tap()
 	local suite=$1 name=$2 rc=0 log
 	shift 2
 	log=$LOGDIR/$suite-$(basename "$name").log
-	timeout -k 10 "$TEST_TIMEOUT" "$@" > "$log" 2>&1 || rc=$?
+	bg_run "$log" timeout -k 10 "$TEST_TIMEOUT" "$@" || rc=$?
 	[ "$rc" -eq 124 ] && echo "# killed after $TEST_TIMEOUT s" >> "$log"
 	tap_result "$suite" "$name" "$log" "$rc"
 }
@@ -231,6 +254,8 @@ export CQL_HOST=127.0.0.1 CQL_PORT=9042
 export CQL_AUTH_HOST=127.0.0.4 CQL_AUTH_PORT=9042
 export CQL_USER=cassandra CQL_PASSWORD=cassandra
 export CQL_CLUSTER_HOSTS=$CLUSTER_HOSTS CQL_TOPOLOGY=$TOPOLOGY
+CQL_CLUSTER_SIZE=$(tr , "\n" <<< "$CLUSTER_HOSTS" | wc -l)
+export CQL_CLUSTER_SIZE
 export CQLSH=$VENV/bin/cqlsh
 
 # --- 6. integration ---------------------------------------------------------------
@@ -259,6 +284,7 @@ for f in build/fuzz/fuzz_*; do
 	[ -x "$f" ] || continue
 	name=$(basename "$f")
 	work=$(mktemp -d "${TMPDIR:-/tmp}/cql_fdw_fuzz.XXXXXX")
+	FUZZ_WORK=$work
 	seeds=()
 	# per-target seed dir if present (corpus/fuzz_x or corpus/x), else all
 	for d in "tests/fuzz/corpus/$name" "tests/fuzz/corpus/${name#fuzz_}"; do
@@ -267,10 +293,10 @@ for f in build/fuzz/fuzz_*; do
 	[ "${#seeds[@]}" -gt 0 ] || [ ! -d tests/fuzz/corpus ] || seeds=(tests/fuzz/corpus)
 	rc=0
 	# New inputs go to the temp dir first, so the repo's corpus is only read.
-	timeout -k 10 $((FUZZ_SECONDS + 120)) "$f" -max_total_time="$FUZZ_SECONDS" \
+	bg_run "$LOGDIR/fuzz-$name.log" \
+		timeout -k 10 $((FUZZ_SECONDS + 120)) "$f" -max_total_time="$FUZZ_SECONDS" \
 		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="build/fuzz/artifacts/$name-" "$work" "${seeds[@]}" \
-		> "$LOGDIR/fuzz-$name.log" 2>&1 || rc=$?
+		-artifact_prefix="build/fuzz/artifacts/$name-" "$work" "${seeds[@]}" || rc=$?
 	rm -rf "$work"
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$LOGDIR/fuzz-$name.log" | tail -n1)
 	if [ "$rc" -eq 0 ]; then
@@ -290,7 +316,7 @@ if [ "$PG_OK" != 1 ]; then
 else
 	mkdir -p build/regress
 	rc=0
-	make -s PG_CONFIG="$PG_CONFIG" installcheck > "$LOGDIR/pg_regress.log" 2>&1 || rc=$?
+	bg_run "$LOGDIR/pg_regress.log" make -s PG_CONFIG="$PG_CONFIG" installcheck || rc=$?
 	okn=$(grep -cE '\.\.\. ok' "$LOGDIR/pg_regress.log")
 	badn=$(grep -cE '\.\.\. (FAILED|failed)' "$LOGDIR/pg_regress.log")
 	grep -E '\.\.\. (ok|FAILED|failed)' "$LOGDIR/pg_regress.log" | sed 's/^/  /'

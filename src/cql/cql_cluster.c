@@ -1684,8 +1684,19 @@ apply_topology(cql_cluster *c, cql_topology *t, cql_error *err)
 
 	if (c->token_aware_wanted && (st = cql_topology_token_map(t, a, &tm)) != CQL_OK)
 	{
-		cql_error_setf(err, st, "cannot build the token map: %s", cql_status_message(st));
-		return st;
+		if (st != CQL_ERR_TOO_LARGE)
+		{
+			cql_error_setf(err, st, "cannot build the token map: %s", cql_status_message(st));
+			return st;
+		}
+		/* a ring beyond our limits: route without it */
+		tm = NULL;
+		if (t->token_aware)
+		{
+			t->token_aware = false;
+			snprintf(t->why, sizeof(t->why),
+					 "the ring has more than %d tokens", CQL_CLUSTER_MAX_TOKENS);
+		}
 	}
 	/* allocate everything first: on failure the cluster stays as it was */
 	nh = cql_alloc0(a, sizeof(cluster_host) * (size_t) (n + 1));
@@ -1773,7 +1784,6 @@ load_topology(cql_cluster *c, cql_error *err)
 {
 	cql_result	local,
 				peers;
-	bool		have_peers = false;
 	cql_topology *t = NULL;
 	cql_status	st;
 
@@ -1796,9 +1806,8 @@ load_topology(cql_cluster *c, cql_error *err)
 		cql_result_free(&peers);
 		return st;
 	}
-	have_peers = true;
 
-	st = cql_topology_parse(&local, have_peers ? &peers : NULL,
+	st = cql_topology_parse(&local, &peers,
 							c->control_addr, c->control_port, c->alloc, &t, err);
 	cql_result_free(&local);
 	cql_result_free(&peers);

@@ -1027,6 +1027,45 @@ apply_rows_metadata(cql_conn *c, cql_prepared *p, int version, cql_result *res)
 	cql_prepared_update_columns(c, p, res);
 }
 
+/*
+ * rows_columns_stale
+ *		Protocol v4 has no result metadata id: a server whose statement was
+ *		re-prepared with different columns (by another client, after ALTER
+ *		TABLE) still honours SKIP_METADATA.  The column count is the one
+ *		thing we can check; a mismatch means our cache is stale.
+ */
+static bool
+rows_columns_stale(cql_conn *c, const cql_request *req)
+{
+	cql_response_extras ex;
+	cql_reader	r;
+	size_t		off;
+	int32_t		kind,
+				flags,
+				ncols;
+	bool		stale = false;
+
+	memset(&ex, 0, sizeof(ex));
+	if (cql_response_strip(req->resp_body, req->resp_len, req->resp_flags,
+						   c->alloc, &ex, &off) == CQL_OK)
+	{
+		cql_reader_init(&r, req->resp_body + off, req->resp_len - off);
+		if (cql_read_i32(&r, &kind) == CQL_OK && kind == CQL_RESULT_ROWS &&
+			cql_read_i32(&r, &flags) == CQL_OK &&
+			cql_read_i32(&r, &ncols) == CQL_OK &&
+			(flags & CQL_ROWS_NO_METADATA) && ncols != req->ncached)
+			stale = true;
+	}
+	cql_response_extras_free(&ex, c->alloc);
+	return stale;
+}
+
+bool
+cql_request_metadata_stale(const cql_request *req)
+{
+	return req->stale_metadata;
+}
+
 cql_status
 cql_conn_await(cql_conn *c, cql_request *req, cql_result *res, cql_error *err)
 {
@@ -1042,6 +1081,16 @@ cql_conn_await(cql_conn *c, cql_request *req, cql_result *res, cql_error *err)
 	switch (req->resp_opcode)
 	{
 		case CQL_OP_RESULT:
+			if (req->opcode == CQL_OP_EXECUTE && req->ncached > 0 &&
+				rows_columns_stale(c, req))
+			{
+				req->stale_metadata = true;
+				cql_conn_set_error(c, err, CQL_ERR_MALFORMED, 0,
+								   "result columns of the prepared statement changed on %s "
+								   "(the server skipped metadata that no longer matches); "
+								   "prepare it again", c->peer);
+				return CQL_ERR_MALFORMED;
+			}
 			st = cql_decode_result_take(r, req->resp_version, req->resp_flags,
 										req->resp_body, req->resp_len, c->alloc,
 										req->cached_cols, req->ncached);

@@ -200,6 +200,14 @@ extern cql_status cql_conn_await_raw(cql_conn *c, cql_request *req,
 extern cql_status cql_conn_pump(cql_conn *c, int timeout_ms, cql_error *err);
 
 extern bool cql_request_done(const cql_request *req);
+
+/*
+ * After cql_conn_await of an EXECUTE failed with CQL_ERR_MALFORMED: was it
+ * because the server (v4) skipped result metadata that no longer matches
+ * the cached columns?  Then re-prepare (cql_reprepare) and retry;
+ * cql_execute does this itself.
+ */
+extern bool cql_request_metadata_stale(const cql_request *req);
 extern int16_t cql_request_stream(const cql_request *req);
 
 /* Free a request; a request still in flight is orphaned (see header). */
@@ -240,6 +248,9 @@ struct cql_prepared
 	struct cql_prepared *next;
 	struct cql_retired_cols *retired;
 	bool		evicted;		/* dropped from the lookup cache */
+	char	   *keyspace;		/* USE keyspace when prepared (NULL: none):
+								 * part of the cache key, since unqualified
+								 * names resolve against it */
 };
 
 extern cql_status cql_prepare(cql_conn *c, const char *query,

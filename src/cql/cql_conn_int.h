@@ -72,6 +72,7 @@ struct cql_request
 	cql_prepared *prepared;
 	const cql_column *cached_cols;
 	int32_t		ncached;
+	bool		stale_metadata; /* v4: skipped metadata did not match */
 };
 
 /* ---- connection ---- */

@@ -612,12 +612,75 @@ format_value(const cql_type *t, const uint8_t *p, int32_t n,
 	return cql_buf_status(out);
 }
 
+/* Types whose CQL_FORMAT_TEXT form is the literal without its quotes. */
+static bool
+is_bare_text_type(const cql_type *t)
+{
+	switch (t->id)
+	{
+		case CQL_TYPE_ASCII:
+		case CQL_TYPE_VARCHAR:
+		case CQL_TYPE_INET:
+		case CQL_TYPE_DATE:
+		case CQL_TYPE_TIME:
+		case CQL_TYPE_TIMESTAMP:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* CQL_FORMAT_TEXT: top-level string-like scalars without quotes. */
+static cql_status
+format_bare_text(const cql_type *t, const uint8_t *p, int32_t n, cql_buf *out)
+{
+	cql_buf		tmp;
+	cql_status	st;
+
+	if (t->id == CQL_TYPE_ASCII || t->id == CQL_TYPE_VARCHAR)
+	{
+		/* validate through the literal path, then emit the raw bytes */
+		cql_buf_init(&tmp, out->alloc);
+		st = format_value(t, p, n, CQL_FORMAT_LITERAL, &tmp, 1);
+		cql_buf_free(&tmp);
+		if (st != CQL_OK)
+			return st;
+		cql_buf_put(out, p, (size_t) n);
+		return cql_buf_status(out);
+	}
+	cql_buf_init(&tmp, out->alloc);
+	st = format_value(t, p, n, CQL_FORMAT_LITERAL, &tmp, 1);
+	if (st == CQL_OK)
+	{
+		/* these literals are '...' with no quote inside; "null" for empty */
+		if (tmp.len >= 2 && tmp.data[0] == '\'')
+			cql_buf_put(out, tmp.data + 1, tmp.len - 2);
+		else
+			cql_buf_put(out, tmp.data, tmp.len);
+		st = cql_buf_status(out);
+	}
+	cql_buf_free(&tmp);
+	return st;
+}
+
 cql_status
 cql_value_format(const cql_type *t, const uint8_t *p, int32_t n,
 				 cql_format_style style, cql_buf *out)
 {
 	size_t		mark = out->len;
-	cql_status	st = format_value(t, p, n, style, out, 1);
+	cql_status	st;
+
+	if (!t)
+		return CQL_ERR_INVALID_ARG;
+	if (style == CQL_FORMAT_TEXT && n >= 0 && is_bare_text_type(t))
+	{
+		if (n > 0 && !p)
+			return CQL_ERR_INVALID_ARG;
+		st = format_bare_text(t, n == 0 ? (const uint8_t *) "" : p, n, out);
+	}
+	else
+		st = format_value(t, p, n, style == CQL_FORMAT_JSON ? CQL_FORMAT_JSON :
+						  CQL_FORMAT_LITERAL, out, 1);
 
 	/* leave no half-written value behind on failure */
 	if (st != CQL_OK && !out->failed)

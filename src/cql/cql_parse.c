@@ -1203,6 +1203,40 @@ cql_value_parse(const cql_type *t, const char *text, size_t len,
 	*is_null = false;
 	if (!t || (!text && len > 0))
 		return CQL_ERR_INVALID_ARG;
+	if (style == CQL_FORMAT_TEXT)
+	{
+		switch (t->id)
+		{
+			case CQL_TYPE_ASCII:
+			case CQL_TYPE_VARCHAR:
+				st = scalar_content(t, text ? text : "", len, TOK_STRING, false, content);
+				if (st != CQL_OK && !content->failed)
+					content->len = mark;
+				return st;
+			case CQL_TYPE_INET:
+			case CQL_TYPE_DATE:
+			case CQL_TYPE_TIME:
+			case CQL_TYPE_TIMESTAMP:
+				{
+					size_t		b = 0,
+								e = len;
+
+					while (b < e && (text[b] == ' ' || text[b] == '\t' ||
+									 text[b] == '\n' || text[b] == '\r'))
+						b++;
+					while (e > b && (text[e - 1] == ' ' || text[e - 1] == '\t' ||
+									 text[e - 1] == '\n' || text[e - 1] == '\r'))
+						e--;
+					st = scalar_content(t, text + b, e - b, TOK_STRING, false, content);
+					if (st != CQL_OK && !content->failed)
+						content->len = mark;
+					return st;
+				}
+			default:
+				style = CQL_FORMAT_LITERAL;
+				break;
+		}
+	}
 	c.s = text ? text : "";
 	c.len = len;
 	c.pos = 0;

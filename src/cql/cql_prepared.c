@@ -22,11 +22,20 @@
 
 #include <string.h>
 
+static bool
+same_keyspace(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
 cql_prepared *
 cql_prepared_lookup(cql_conn *c, const char *query)
 {
 	for (cql_prepared *p = c->prepared; p != NULL; p = p->next)
-		if (!p->evicted && strcmp(p->query, query) == 0)
+		if (!p->evicted && strcmp(p->query, query) == 0 &&
+			same_keyspace(p->keyspace, c->keyspace))
 			return p;
 	return NULL;
 }
@@ -176,6 +185,7 @@ prepared_free(cql_conn *c, cql_prepared *p)
 		cql_free(a, r);
 	}
 	cql_free(a, p->query);
+	cql_free(a, p->keyspace);
 	cql_free(a, p->id);
 	cql_free(a, p->result_metadata_id);
 	cql_columns_free(p->bind, p->nbind, a);

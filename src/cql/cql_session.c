@@ -244,8 +244,14 @@ cql_prepare(cql_conn *c, const char *query, cql_prepared **out, cql_error *err)
 		return CQL_OK;
 	}
 	p = cql_alloc0(c->alloc, sizeof(*p));
-	if (p == NULL || (p->query = cql_strdup(c->alloc, query)) == NULL)
+	if (p == NULL || (p->query = cql_strdup(c->alloc, query)) == NULL ||
+		(c->keyspace && (p->keyspace = cql_strdup(c->alloc, c->keyspace)) == NULL))
 	{
+		if (p)
+		{
+			cql_free(c->alloc, p->query);
+			cql_free(c->alloc, p->keyspace);
+		}
 		cql_free(c->alloc, p);
 		cql_conn_set_error(c, err, CQL_ERR_NOMEM, 0, "out of memory");
 		return CQL_ERR_NOMEM;
@@ -254,6 +260,7 @@ cql_prepare(cql_conn *c, const char *query, cql_prepared **out, cql_error *err)
 	if (st != CQL_OK)
 	{
 		cql_free(c->alloc, p->query);
+		cql_free(c->alloc, p->keyspace);
 		cql_free(c->alloc, p->id);
 		cql_free(c->alloc, p->result_metadata_id);
 		cql_columns_free(p->bind, p->nbind, c->alloc);
@@ -299,16 +306,22 @@ cql_execute(cql_conn *c, cql_prepared *p, const cql_query_params *params,
 		cql_request *req;
 
 		memset(r, 0, sizeof(*r));
+		bool		stale;
+
 		st = cql_send_execute(c, p, params, &req, err);
 		if (st != CQL_OK)
 			return st;
-		st = finish(c, req, r, err);
+		st = cql_conn_await(c, req, r, err);
+		stale = cql_request_metadata_stale(req);
+		cql_request_free(req);
 
 		/*
 		 * The node forgot the statement (restart, or the table was
-		 * dropped and re-created): prepare it again and retry, once.
+		 * dropped and re-created), or (v4) its result columns changed
+		 * behind our back: prepare it again and retry, once.
 		 */
-		if (st == CQL_ERR_SERVER && err->code == CQL_ERRCODE_UNPREPARED &&
+		if (((st == CQL_ERR_SERVER && err->code == CQL_ERRCODE_UNPREPARED) ||
+			 (st == CQL_ERR_MALFORMED && stale)) &&
 			attempt == 0)
 		{
 			if ((st = cql_reprepare(c, p, err)) != CQL_OK)

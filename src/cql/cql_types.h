@@ -291,8 +291,12 @@ typedef enum cql_format_style
 {
 	CQL_FORMAT_LITERAL,			/* CQL literal as cqlsh prints: 'text', 1.5,
 								 * {1, 2}, {'a': 1}, (1, 'x'), {f: 1} */
-	CQL_FORMAT_JSON				/* JSON: strings quoted, maps as objects when
+	CQL_FORMAT_JSON,			/* JSON: strings quoted, maps as objects when
 								 * the key is text-like, else [[k,v],...] */
+	CQL_FORMAT_TEXT				/* like LITERAL, but a top-level ascii/text,
+								 * inet, date, time or timestamp is its bare
+								 * text (no quotes, no escaping): the form for
+								 * mapping any CQL value to a PG text column */
 } cql_format_style;
 
 /*
@@ -339,6 +343,11 @@ typedef enum cql_format_style
  *					missing from the value print as null)
  *	vector			[1.0, 2.0]						[1.0, 2.0]
  *
+ * CQL_FORMAT_TEXT is CQL_FORMAT_LITERAL except at the top level, where
+ * ascii/text values are their raw text and inet/date/time/timestamp values
+ * their text without quotes (hello, 192.168.1.10, 2024-01-01,
+ * 2024-01-01 00:00:00.000Z); elements inside composites stay literals.
+ *
  * Separators are always ", " and ": ".  A zero-length value of a type that
  * has no empty form (Cassandra's "empty" int, uuid, timestamp, vector...)
  * renders as null.  Errors: CQL_ERR_TYPE for a scalar of the wrong length or
@@ -356,6 +365,11 @@ extern cql_status cql_value_format(const cql_type *t, const uint8_t *p, int32_t 
  * "null" in JSON).  Leading/trailing white space is allowed, anything else
  * after the value is an error.  All failures to fit the type are
  * CQL_ERR_TYPE.
+ *
+ * CQL_FORMAT_TEXT: for a top-level ascii/text the whole input is the value
+ * (never null, no trimming); for inet/date/time/timestamp the input minus
+ * surrounding white space is parsed like the inside of a quoted literal;
+ * everything else is parsed as CQL_FORMAT_LITERAL.
  *
  * Accepted forms are everything cql_value_format produces, plus:
  *	CQL literals: $$text$$; 0X hex; TRUE/False; +7; nan/-infinity (any case);

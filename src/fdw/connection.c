@@ -41,6 +41,7 @@
 #include "connection.h"
 #include "cql_cluster.h"
 #include "cql_conn.h"
+#include "cql_schema.h"
 
 static HTAB *ConnectionHash = NULL;
 
@@ -497,10 +498,22 @@ cqlfdw_execute_sql(PG_FUNCTION_ARGS)
 	st = cql_query(conn, cql, &params, &res, &err);
 	if (st == CQL_OK)
 	{
-		/* keyspace/table created: let the router see it */
-		if (res.kind == CQL_RESULT_SCHEMA_CHANGE)
-			(void) cql_cluster_refresh_keyspaces(entry->cluster, &err);
 		cql_result_free(&res);
+
+		/*
+		 * After DDL, wait until every node has the new schema: a write sent
+		 * to another node right after CREATE TABLE would otherwise fail,
+		 * and let the router see new keyspaces.
+		 */
+		if (res.kind == CQL_RESULT_SCHEMA_CHANGE)
+		{
+			st = cql_schema_await_agreement(conn, opts.request_timeout_ms, &err);
+			if (st == CQL_ERR_INTERRUPTED)
+				cqlfdw_check_interrupts();
+			if (st != CQL_OK)
+				cqlfdw_report(ERROR, st, &err, cql);
+			(void) cql_cluster_refresh_keyspaces(entry->cluster, &err);
+		}
 		PG_RETURN_VOID();
 	}
 	if (st != CQL_ERR_SERVER)

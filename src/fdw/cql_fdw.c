@@ -24,6 +24,7 @@
 
 #include "cql_fdw.h"
 #include "import.h"
+#include "modify.h"
 #include "planner.h"
 
 PG_MODULE_MAGIC;
@@ -52,6 +53,20 @@ cql_fdw_handler(PG_FUNCTION_ARGS)
 	routine->EndForeignScan = cqlEndForeignScan;
 	routine->ExplainForeignScan = cqlExplainForeignScan;
 	routine->ImportForeignSchema = cqlImportForeignSchema;
+
+	routine->AddForeignUpdateTargets = cqlAddForeignUpdateTargets;
+	routine->PlanForeignModify = cqlPlanForeignModify;
+	routine->BeginForeignModify = cqlBeginForeignModify;
+	routine->ExecForeignInsert = cqlExecForeignInsert;
+	routine->ExecForeignBatchInsert = cqlExecForeignBatchInsert;
+	routine->GetForeignModifyBatchSize = cqlGetForeignModifyBatchSize;
+	routine->ExecForeignUpdate = cqlExecForeignUpdate;
+	routine->ExecForeignDelete = cqlExecForeignDelete;
+	routine->EndForeignModify = cqlEndForeignModify;
+	routine->BeginForeignInsert = cqlBeginForeignInsert;
+	routine->EndForeignInsert = cqlEndForeignInsert;
+	routine->IsForeignRelUpdatable = cqlIsForeignRelUpdatable;
+	routine->ExecForeignTruncate = cqlExecForeignTruncate;
 
 	PG_RETURN_POINTER(routine);
 }

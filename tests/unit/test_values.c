@@ -1017,6 +1017,67 @@ test_tuple_udt_vector(void)
 	cql_type_free(u, A);
 }
 
+/* CQL_FORMAT_TEXT: bare top-level strings, literals elsewhere. */
+static void
+text_style(const char *type, const char *text, const char *hex, const char *out)
+{
+	cql_type   *t = T(type);
+	unsigned char want[256];
+	size_t		wn = tap_unhex(hex, want, sizeof(want));
+	cql_buf		b;
+	bool		isnull = true;
+	cql_status	st = prs(t, text, CQL_FORMAT_TEXT, &b, &isnull);
+
+	ok(st == CQL_OK && !isnull, "%s: text-style %s parses (st=%d)", type, show(text), st);
+	is_mem(D(b), b.len, want, wn, "%s: text-style %s encodes as %s", type, show(text), hex);
+	cql_buf_free(&b);
+	st = fmt(t, want, (int32_t) wn, CQL_FORMAT_TEXT);
+	ok(st == CQL_OK, "%s: text-style format ok", type);
+	is_str(fmtbuf, out, "%s: %s formats in text style as %s", type, hex, show(out));
+	cql_type_free(t, A);
+}
+
+static void
+test_text_style(void)
+{
+	text_style("text", "it's \"x\"", "69742773202278 22", "it's \"x\"");
+	text_style("text", " null ", "206e756c6c20", " null ");
+	text_style("text", "", "", "");
+	text_style("ascii", "abc", "616263", "abc");
+	text_style("inet", " 10.0.0.1 ", "0a000001", "10.0.0.1");
+	text_style("date", "2024-01-01", "80004d0b", "2024-01-01");
+	text_style("time", "12:34:56.789", "000029327b048f40", "12:34:56.789000000");
+	text_style("timestamp", "2024-01-01T00:00:00Z", "0000018cc251f400", "2024-01-01 00:00:00.000Z");
+	text_style("int", " 42 ", "0000002a", "42");
+	text_style("uuid", "123e4567-e89b-12d3-a456-426614174000", "123e4567e89b12d3a456426614174000",
+			   "123e4567-e89b-12d3-a456-426614174000");
+	text_style("blob", "0xcafe", "cafe", "0xcafe");
+	text_style("duration", "1h", "0000fc068c61714000", "1h");
+	text_style("list<text>", "['a', 'b''c']", "00000002 00000001 61 00000003 6227 63", "['a', 'b''c']");
+	text_style("map<text, date>", "{'k': '2024-01-01'}", "00000001 00000001 6b 00000004 80004d0b",
+			   "{'k': '2024-01-01'}");
+	rejects("text", CQL_FORMAT_TEXT, "\xff");
+	rejects("ascii", CQL_FORMAT_TEXT, "caf\xc3\xa9");
+	rejects("date", CQL_FORMAT_TEXT, "'2024-01-01'");
+	rejects("int", CQL_FORMAT_TEXT, "x");
+	{
+		cql_type   *t = T("int");
+		cql_buf		b;
+		bool		isnull = false;
+
+		ok(prs(t, "null", CQL_FORMAT_TEXT, &b, &isnull) == CQL_OK && isnull,
+		   "text style: null for a non-text type is null");
+		cql_buf_free(&b);
+		cql_type_free(t, A);
+		t = T("text");
+		ok(fmt(t, NULL, -1, CQL_FORMAT_TEXT) == CQL_OK && strcmp(fmtbuf, "null") == 0,
+		   "text style: null value formats as null");
+		ok(fmt(t, (const uint8_t *) "\xff", 1, CQL_FORMAT_TEXT) == CQL_ERR_TYPE && fmtbuf[0] == 0,
+		   "text style: invalid UTF-8 refused");
+		cql_type_free(t, A);
+	}
+}
+
 /* Random bytes against complex types: never crash, never leak. */
 static void
 test_hostile_fuzz(void)
@@ -1098,6 +1159,7 @@ main(void)
 	test_datetime();
 	test_collections();
 	test_tuple_udt_vector();
+	test_text_style();
 	test_hostile_fuzz();
 	return done_testing();
 }

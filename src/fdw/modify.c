@@ -1,0 +1,964 @@
+/*-------------------------------------------------------------------------
+ *
+ * modify.c
+ *		INSERT, UPDATE, DELETE and TRUNCATE on cql_fdw foreign tables.
+ *
+ * Cassandra writes are upserts identified by the full primary key
+ * (partition key and clustering columns):
+ *	- INSERT writes the columns the statement names (and those with a
+ *	  DEFAULT); a column it omits is left untouched in Cassandra instead of
+ *	  being overwritten with a tombstone.  With the table option
+ *	  if_not_exists the row is written by a lightweight transaction and an
+ *	  existing row is a unique violation.
+ *	- UPDATE and DELETE act on the rows the scan below them found, one CQL
+ *	  statement per row keyed by its primary key; UPDATE sends only the
+ *	  assigned columns.  A counter column is changed by "SET n = n + x".
+ *	- Several inserted rows (INSERT ... SELECT, multi-row VALUES) are sent
+ *	  as prepared EXECUTEs pipelined on many stream ids, each to a replica
+ *	  of its partition; the statement fails with the first Cassandra error.
+ * Values are always bound, never written into the statement text.
+ *
+ * IDENTIFICATION
+ *		src/fdw/modify.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/sysattr.h"
+#include "access/table.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/appendinfo.h"
+#include "optimizer/inherit.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "connection.h"
+#include "convert.h"
+#include "cql_conn.h"
+#include "cql_fdw.h"
+#include "deparse.h"
+#include "modify.h"
+#include "planner.h"
+
+/* rows in flight at once for a pipelined insert */
+#define MAX_WRITES_IN_FLIGHT	256
+
+/* fdw_private of a ModifyTable entry */
+enum FdwModifyPrivateIndex
+{
+	FdwModifyPrivateCql,		/* String: the statement */
+	FdwModifyPrivateBindAttrs,	/* IntList: attnum of each marker (0 = TTL) */
+	FdwModifyPrivateBindKinds,	/* IntList: CqlModBind of each marker */
+	FdwModifyPrivateHasReturning	/* Integer */
+};
+
+/* Where the value of a bind marker comes from */
+typedef enum CqlModBind
+{
+	MODBIND_NEW = 0,			/* the new row (INSERT values, UPDATE SET) */
+	MODBIND_KEY,				/* the old row's key (junk column) */
+	MODBIND_COUNTER,			/* counter delta of "n = n + x" */
+	MODBIND_TTL					/* USING TTL ? */
+} CqlModBind;
+
+typedef struct CqlPendingWrite
+{
+	cql_request *req;
+	cql_conn   *conn;
+} CqlPendingWrite;
+
+typedef struct CqlModifyState
+{
+	Relation	rel;
+	const char *relname;
+	CqlFdwTable *table;
+	CqlFdwOptions opts;
+	CmdType		operation;
+	char	   *cql;
+	int			nbinds;
+	AttrNumber *bind_attrs;
+	CqlModBind *bind_kinds;
+	AttrNumber *junk_attnos;	/* per bind: junk column of a key */
+	CqlConv    *convs;			/* per bind */
+	CqlConnEntry *entry;
+	uint64		generation;
+	MemoryContext temp_cxt;		/* per row */
+	int			batch_size;
+	bool		has_returning;
+	AttrNumber *old_attnos;		/* DELETE RETURNING: junk column per attr */
+
+	/* pipelined inserts */
+	CqlPendingWrite *pending;
+	int			npending;
+} CqlModifyState;
+
+static bool
+is_key_column(const CqlFdwTable *t, AttrNumber a)
+{
+	return t->cols[a - 1].kind == CQLCOL_PARTITION_KEY ||
+		t->cols[a - 1].kind == CQLCOL_CLUSTERING;
+}
+
+static bool
+is_counter_column(const CqlFdwTable *t, AttrNumber a)
+{
+	return t->cols[a - 1].cql_type &&
+		pg_strcasecmp(t->cols[a - 1].cql_type, "counter") == 0;
+}
+
+/* Row identity column names: unique per relation */
+static char *
+key_junk_name(Oid relid, AttrNumber attnum)
+{
+	return psprintf("cqlkey_%u_%d", relid, attnum);
+}
+
+static char *
+old_junk_name(Oid relid, AttrNumber attnum)
+{
+	return psprintf("cqlold_%u_%d", relid, attnum);
+}
+
+/* ---------------------------------------------------------------------
+ * Planning
+ * ---------------------------------------------------------------------
+ */
+void
+cqlAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
+						   RangeTblEntry *target_rte, Relation target_relation)
+{
+	Oid			relid = RelationGetRelid(target_relation);
+	CqlFdwOptions opts;
+	CqlFdwTable *t;
+	Oid			userid = OidIsValid(target_rte->checkAsUser) ?
+		target_rte->checkAsUser : GetUserId();
+
+	t = cqlfdw_table_for_rel(relid, userid, &opts);
+	if (t->npk == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("foreign table \"%s\" has no partition key columns",
+						RelationGetRelationName(target_relation))));
+
+	/* the full primary key identifies a row */
+	for (int k = 0; k < t->npk + t->nck; k++)
+	{
+		AttrNumber	a = (k < t->npk) ? t->pk[k] : t->ck[k - t->npk];
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(target_relation), a - 1);
+		Var		   *var = makeVar(rtindex, a, att->atttypid, att->atttypmod,
+								  att->attcollation, 0);
+
+		add_row_identity_var(root, var, rtindex, key_junk_name(relid, a));
+	}
+
+	/*
+	 * DELETE ... RETURNING returns the deleted row: Cassandra does not send
+	 * it back, so the scan's copy travels up as a whole-row column.
+	 */
+	if (root->parse->commandType == CMD_DELETE && root->parse->returningList != NIL)
+	{
+		for (int i = 0; i < t->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(RelationGetDescr(target_relation), i);
+
+			if (t->cols[i].remote_name == NULL || is_key_column(t, i + 1))
+				continue;
+			add_row_identity_var(root,
+								 makeVar(rtindex, i + 1, att->atttypid, att->atttypmod,
+										 att->attcollation, 0),
+								 rtindex, old_junk_name(relid, i + 1));
+		}
+	}
+
+	/*
+	 * The old value of each counter: "n = n + x" is sent as an increment by
+	 * exactly x (new minus old), never as an assignment.
+	 */
+	for (int i = 0; i < t->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(target_relation), i);
+
+		if (t->cols[i].remote_name && t->cols[i].cql_type &&
+			pg_strcasecmp(t->cols[i].cql_type, "counter") == 0)
+			add_row_identity_var(root,
+								 makeVar(rtindex, i + 1, att->atttypid, att->atttypmod,
+										 att->attcollation, 0),
+								 rtindex, old_junk_name(relid, i + 1));
+	}
+}
+
+static void
+append_set_list(StringInfo buf, const CqlFdwTable *t, List *attrs, List *kinds)
+{
+	ListCell   *la,
+			   *lk;
+	bool		first = true;
+
+	forboth(la, attrs, lk, kinds)
+	{
+		const char *name = t->cols[lfirst_int(la) - 1].remote_name;
+
+		if (lfirst_int(lk) != MODBIND_NEW && lfirst_int(lk) != MODBIND_COUNTER)
+			continue;
+		if (!first)
+			appendStringInfoString(buf, ", ");
+		cqlfdw_append_ident(buf, name);
+		if (lfirst_int(lk) == MODBIND_COUNTER)
+		{
+			appendStringInfoString(buf, " = ");
+			cqlfdw_append_ident(buf, name);
+			appendStringInfoString(buf, " + ?");
+		}
+		else
+			appendStringInfoString(buf, " = ?");
+		first = false;
+	}
+}
+
+static void
+append_key_where(StringInfo buf, const CqlFdwTable *t, List **attrs, List **kinds)
+{
+	for (int k = 0; k < t->npk + t->nck; k++)
+	{
+		AttrNumber	a = (k < t->npk) ? t->pk[k] : t->ck[k - t->npk];
+
+		appendStringInfoString(buf, k == 0 ? " WHERE " : " AND ");
+		cqlfdw_append_ident(buf, t->cols[a - 1].remote_name);
+		appendStringInfoString(buf, " = ?");
+		*attrs = lappend_int(*attrs, a);
+		*kinds = lappend_int(*kinds, MODBIND_KEY);
+	}
+}
+
+/*
+ * "n = n + x" or "n = n - x" for counter column n: returns true and the
+ * delta expression's position is irrelevant (the executor computes
+ * new - old from the new row).
+ */
+static bool
+is_counter_increment(Expr *expr, Index rtindex, AttrNumber attnum)
+{
+	OpExpr	   *op;
+	char	   *opname;
+	Expr	   *l;
+
+	if (!IsA(expr, OpExpr))
+		return false;
+	op = (OpExpr *) expr;
+	if (list_length(op->args) != 2)
+		return false;
+	opname = get_opname(op->opno);
+	if (opname == NULL || (strcmp(opname, "+") != 0 && strcmp(opname, "-") != 0))
+		return false;
+	l = linitial(op->args);
+	while (IsA(l, RelabelType))
+		l = ((RelabelType *) l)->arg;
+	return IsA(l, Var) && ((Var *) l)->varno == rtindex &&
+		((Var *) l)->varattno == attnum &&
+		!contain_var_clause(lsecond(op->args));
+}
+
+List *
+cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
+					 int subplan_index)
+{
+	CmdType		operation = plan->operation;
+	RangeTblEntry *rte = planner_rt_fetch(resultRelation, root);
+	Relation	rel = table_open(rte->relid, NoLock);
+	TupleDesc	tupdesc = RelationGetDescr(rel);
+	Oid			userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
+	CqlFdwOptions opts;
+	CqlFdwTable *t = cqlfdw_table_for_rel(rte->relid, userid, &opts);
+	StringInfoData buf;
+	List	   *attrs = NIL;
+	List	   *kinds = NIL;
+	bool		has_returning = plan->returningLists != NIL &&
+		list_nth(plan->returningLists, subplan_index) != NIL;
+
+	initStringInfo(&buf);
+
+	if (operation == CMD_INSERT)
+	{
+		bool		first = true;
+
+		appendStringInfoString(&buf, "INSERT INTO ");
+		cqlfdw_append_table(&buf, t);
+		appendStringInfoString(&buf, " (");
+		for (int i = 0; i < tupdesc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+			AttrNumber	a = i + 1;
+
+			if (att->attisdropped)
+				continue;
+			/* named by the statement, or filled by a DEFAULT */
+			if (!bms_is_member(a - FirstLowInvalidHeapAttributeNumber, rte->insertedCols) &&
+				!att->atthasdef && !is_key_column(t, a))
+				continue;
+			if (is_counter_column(t, a))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot INSERT into counter column \"%s\" of foreign table \"%s\"",
+								NameStr(att->attname), RelationGetRelationName(rel)),
+						 errhint("Change counters with UPDATE ... SET %s = %s + n.",
+								 NameStr(att->attname), NameStr(att->attname))));
+			if (!first)
+				appendStringInfoString(&buf, ", ");
+			cqlfdw_append_ident(&buf, t->cols[i].remote_name);
+			attrs = lappend_int(attrs, a);
+			kinds = lappend_int(kinds, MODBIND_NEW);
+			first = false;
+		}
+		appendStringInfoString(&buf, ") VALUES (");
+		for (int i = 0; i < list_length(attrs); i++)
+			appendStringInfoString(&buf, i == 0 ? "?" : ", ?");
+		appendStringInfoChar(&buf, ')');
+		if (opts.if_not_exists)
+			appendStringInfoString(&buf, " IF NOT EXISTS");
+		if (opts.ttl > 0)
+		{
+			appendStringInfoString(&buf, " USING TTL ?");
+			attrs = lappend_int(attrs, 0);
+			kinds = lappend_int(kinds, MODBIND_TTL);
+		}
+	}
+	else if (operation == CMD_UPDATE)
+	{
+		RelOptInfo *relinfo = find_base_rel(root, resultRelation);
+		Bitmapset  *updated = get_rel_all_updated_cols(root, relinfo);
+		int			col = -1;
+		List	   *set_attrs = NIL;
+		List	   *set_kinds = NIL;
+
+		while ((col = bms_next_member(updated, col)) >= 0)
+		{
+			AttrNumber	a = col + FirstLowInvalidHeapAttributeNumber;
+
+			if (a <= InvalidAttrNumber)
+				continue;
+			if (is_key_column(t, a))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot update primary key column \"%s\" of foreign table \"%s\"",
+								NameStr(TupleDescAttr(tupdesc, a - 1)->attname),
+								RelationGetRelationName(rel)),
+						 errdetail("Cassandra identifies a row by its primary key; changing it makes another row."),
+						 errhint("DELETE the row and INSERT it with the new key.")));
+			if (is_counter_column(t, a))
+			{
+				TargetEntry *tle = NULL;
+				ListCell   *lu;
+				int			pos = 0;
+
+				/* processed_tlist holds the new values in update_colnos order */
+				foreach(lu, root->update_colnos)
+				{
+					if (lfirst_int(lu) == a)
+						tle = list_nth(root->processed_tlist, pos);
+					pos++;
+				}
+				if (tle == NULL || !is_counter_increment(tle->expr, resultRelation, a))
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("counter column \"%s\" can only be incremented or decremented",
+									NameStr(TupleDescAttr(tupdesc, a - 1)->attname)),
+							 errhint("Write SET %s = %s + n or SET %s = %s - n.",
+									 NameStr(TupleDescAttr(tupdesc, a - 1)->attname),
+									 NameStr(TupleDescAttr(tupdesc, a - 1)->attname),
+									 NameStr(TupleDescAttr(tupdesc, a - 1)->attname),
+									 NameStr(TupleDescAttr(tupdesc, a - 1)->attname))));
+				set_attrs = lappend_int(set_attrs, a);
+				set_kinds = lappend_int(set_kinds, MODBIND_COUNTER);
+			}
+			else
+			{
+				set_attrs = lappend_int(set_attrs, a);
+				set_kinds = lappend_int(set_kinds, MODBIND_NEW);
+			}
+		}
+		appendStringInfoString(&buf, "UPDATE ");
+		cqlfdw_append_table(&buf, t);
+		if (opts.ttl > 0)
+		{
+			appendStringInfoString(&buf, " USING TTL ?");
+			attrs = lappend_int(attrs, 0);
+			kinds = lappend_int(kinds, MODBIND_TTL);
+		}
+		appendStringInfoString(&buf, " SET ");
+		append_set_list(&buf, t, set_attrs, set_kinds);
+		attrs = list_concat(attrs, set_attrs);
+		kinds = list_concat(kinds, set_kinds);
+		append_key_where(&buf, t, &attrs, &kinds);
+	}
+	else if (operation == CMD_DELETE)
+	{
+		appendStringInfoString(&buf, "DELETE FROM ");
+		cqlfdw_append_table(&buf, t);
+		append_key_where(&buf, t, &attrs, &kinds);
+	}
+	else
+		elog(ERROR, "unexpected operation: %d", (int) operation);
+
+	table_close(rel, NoLock);
+	return list_make4(makeString(buf.data), attrs, kinds,
+					  makeInteger(has_returning));
+}
+
+/* ---------------------------------------------------------------------
+ * Execution
+ * ---------------------------------------------------------------------
+ */
+static bool
+conn_alive(CqlModifyState *ms)
+{
+	return ms->entry && ms->entry->cluster && ms->entry->generation == ms->generation;
+}
+
+static void
+modify_fail(CqlModifyState *ms, cql_conn *conn, cql_status s, cql_error *err)
+{
+	if (s != CQL_ERR_SERVER && conn && conn_alive(ms))
+		cql_cluster_report_failure(ms->entry->cluster, conn, s);
+	cqlfdw_report(ERROR, s, err, ms->cql);
+}
+
+static cql_status
+await_interruptible(cql_conn *conn, cql_request *req, cql_result *res, cql_error *err)
+{
+	for (;;)
+	{
+		cql_status	s = cql_conn_await(conn, req, res, err);
+
+		if (s != CQL_ERR_INTERRUPTED)
+			return s;
+		cqlfdw_check_interrupts();
+	}
+}
+
+static cql_prepared *
+modify_prepare(CqlModifyState *ms, cql_conn *conn)
+{
+	cql_prepared *p;
+	cql_error	err;
+	cql_status	s;
+
+	cql_error_clear(&err);
+	for (;;)
+	{
+		s = cql_prepare(conn, ms->cql, &p, &err);
+		if (s != CQL_ERR_INTERRUPTED)
+			break;
+		cqlfdw_check_interrupts();
+	}
+	if (s != CQL_OK)
+		modify_fail(ms, conn, s, &err);
+	return p;
+}
+
+static void
+begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate,
+			 ResultRelInfo *rinfo, List *subplan_tlist)
+{
+	RangeTblEntry *rte = exec_rt_fetch(rinfo->ri_RangeTableIndex, estate);
+	Oid			userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
+	ForeignTable *ft = GetForeignTable(RelationGetRelid(rel));
+	UserMapping *user = GetUserMapping(userid, ft->serverid);
+	List	   *attrs = (List *) list_nth(fdw_private, FdwModifyPrivateBindAttrs);
+	List	   *kinds = (List *) list_nth(fdw_private, FdwModifyPrivateBindKinds);
+	cql_prepared *meta;
+	ListCell   *la,
+			   *lk;
+	int			i = 0;
+
+	ms->rel = rel;
+	ms->relname = pstrdup(RelationGetRelationName(rel));
+	ms->cql = strVal(list_nth(fdw_private, FdwModifyPrivateCql));
+	ms->has_returning = intVal(list_nth(fdw_private, FdwModifyPrivateHasReturning)) != 0;
+	ms->table = cqlfdw_table_for_rel(RelationGetRelid(rel), userid, &ms->opts);
+	cqlfdw_get_options(ft->serverid, userid, RelationGetRelid(rel), &ms->opts);
+	if (ms->has_returning && ms->operation == CMD_DELETE)
+	{
+		TupleDesc	td = RelationGetDescr(rel);
+
+		ms->old_attnos = palloc0(sizeof(AttrNumber) * Max(td->natts, 1));
+		for (int a = 1; a <= td->natts; a++)
+			if (!TupleDescAttr(td, a - 1)->attisdropped)
+				ms->old_attnos[a - 1] =
+					ExecFindJunkAttributeInTlist(subplan_tlist,
+												 is_key_column(ms->table, a)
+												 ? key_junk_name(RelationGetRelid(rel), a)
+												 : old_junk_name(RelationGetRelid(rel), a));
+	}
+	ms->nbinds = list_length(attrs);
+	ms->bind_attrs = palloc0(sizeof(AttrNumber) * Max(ms->nbinds, 1));
+	ms->bind_kinds = palloc0(sizeof(CqlModBind) * Max(ms->nbinds, 1));
+	ms->junk_attnos = palloc0(sizeof(AttrNumber) * Max(ms->nbinds, 1));
+	ms->convs = palloc0(sizeof(CqlConv) * Max(ms->nbinds, 1));
+	ms->temp_cxt = AllocSetContextCreate(estate->es_query_cxt, "cql_fdw modify row",
+										 ALLOCSET_SMALL_SIZES);
+
+	ms->entry = cqlfdw_get_connection(user, &ms->opts);
+	ms->generation = ms->entry->generation;
+	ms->entry->busy++;
+
+	/* bind marker types from the server */
+	meta = modify_prepare(ms, cql_cluster_control(ms->entry->cluster));
+	if (meta->nbind != ms->nbinds)
+		elog(ERROR, "prepared statement has %d bind markers, expected %d",
+			 meta->nbind, ms->nbinds);
+
+	forboth(la, attrs, lk, kinds)
+	{
+		AttrNumber	a = lfirst_int(la);
+
+		ms->bind_attrs[i] = a;
+		ms->bind_kinds[i] = lfirst_int(lk);
+		if (ms->bind_kinds[i] == MODBIND_TTL)
+			cqlfdw_conv_init(&ms->convs[i], meta->bind[i].type, INT4OID, -1);
+		else
+		{
+			Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), a - 1);
+
+			cqlfdw_conv_init_or_error(&ms->convs[i], meta->bind[i].type,
+									  ms->bind_kinds[i] == MODBIND_COUNTER ? INT8OID : att->atttypid,
+									  att->atttypmod, ms->relname,
+									  NameStr(att->attname));
+			if (ms->bind_kinds[i] == MODBIND_KEY || ms->bind_kinds[i] == MODBIND_COUNTER)
+			{
+				ms->junk_attnos[i] =
+					ExecFindJunkAttributeInTlist(subplan_tlist,
+												 ms->bind_kinds[i] == MODBIND_KEY
+												 ? key_junk_name(RelationGetRelid(rel), a)
+												 : old_junk_name(RelationGetRelid(rel), a));
+				if (!AttributeNumberIsValid(ms->junk_attnos[i]))
+					elog(ERROR, "could not find key column %d of foreign table \"%s\"",
+						 a, ms->relname);
+			}
+		}
+		i++;
+	}
+}
+
+void
+cqlBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
+					  List *fdw_private, int subplan_index, int eflags)
+{
+	CqlModifyState *ms;
+	List	   *tlist = NIL;
+
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return;
+	ms = palloc0(sizeof(CqlModifyState));
+	ms->operation = mtstate->operation;
+	if (mtstate->operation != CMD_INSERT)
+		tlist = outerPlanState(mtstate)->plan->targetlist;
+	begin_modify(ms, rinfo->ri_RelationDesc, fdw_private, mtstate->ps.state,
+				 rinfo, tlist);
+	rinfo->ri_FdwState = ms;
+}
+
+/*
+ * Bind values of one row.  Returns false if the row cannot be written
+ * (never: errors are raised), values point into temp_cxt.
+ */
+static void
+encode_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
+		   cql_value_ref *values, cql_elem *pk_parts, int *npk)
+{
+	*npk = 0;
+	for (int i = 0; i < ms->nbinds; i++)
+	{
+		Datum		d;
+		bool		isnull;
+		cql_buf		b;
+		AttrNumber	a = ms->bind_attrs[i];
+
+		switch (ms->bind_kinds[i])
+		{
+			case MODBIND_TTL:
+				d = Int32GetDatum(ms->opts.ttl);
+				isnull = false;
+				break;
+			case MODBIND_KEY:
+				d = ExecGetJunkAttribute(planSlot, ms->junk_attnos[i], &isnull);
+				break;
+			case MODBIND_COUNTER:
+				{
+					/* the delta: new value minus the old one */
+					Datum		newv = slot_getattr(slot, a, &isnull);
+					bool		oldnull;
+					Datum		oldv = ExecGetJunkAttribute(planSlot, ms->junk_attnos[i],
+															&oldnull);
+
+					if (!isnull)
+						d = Int64GetDatum(DatumGetInt64(newv) -
+										  (oldnull ? 0 : DatumGetInt64(oldv)));
+					else
+						d = (Datum) 0;
+				}
+				break;
+			default:
+				d = slot_getattr(slot, a, &isnull);
+				break;
+		}
+
+		if (isnull)
+		{
+			if (a > 0 && is_key_column(ms->table, a))
+				ereport(ERROR,
+						(errcode(ERRCODE_NOT_NULL_VIOLATION),
+						 errmsg("null value in primary key column \"%s\" of foreign table \"%s\"",
+								NameStr(TupleDescAttr(RelationGetDescr(ms->rel), a - 1)->attname),
+								ms->relname),
+						 errdetail("Cassandra rows cannot have a null partition key or clustering column.")));
+			values[i].p = NULL;
+			values[i].n = CQL_VALUE_NULL;
+			continue;
+		}
+		cql_buf_init(&b, &cqlfdw_palloc_allocator);
+		cqlfdw_conv_write_or_error(&ms->convs[i], d, &b);
+		values[i].p = b.data ? b.data : (uint8_t *) palloc(1);
+		values[i].n = (int32) b.len;
+		if (a > 0 && ms->table->cols[a - 1].kind == CQLCOL_PARTITION_KEY &&
+			(ms->bind_kinds[i] == MODBIND_NEW || ms->bind_kinds[i] == MODBIND_KEY))
+		{
+			pk_parts[*npk].p = values[i].p;
+			pk_parts[*npk].n = values[i].n;
+			(*npk)++;
+		}
+	}
+}
+
+/* Send one row's statement to a replica of its partition */
+static void
+send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
+		 cql_request **req, cql_conn **conn)
+{
+	cql_value_ref *values = palloc(sizeof(cql_value_ref) * Max(ms->nbinds, 1));
+	cql_elem   *parts = palloc(sizeof(cql_elem) * Max(ms->table->npk, 1));
+	int			npk;
+	const uint8_t *key = NULL;
+	size_t		keylen = 0;
+	cql_query_params params;
+	cql_prepared *prep;
+	cql_error	err;
+	cql_status	s;
+
+	encode_row(ms, slot, planSlot, values, parts, &npk);
+	if (npk == 1)
+	{
+		key = parts[0].p;
+		keylen = parts[0].n;
+	}
+	else if (npk > 1)
+	{
+		cql_buf		rk;
+
+		cql_buf_init(&rk, &cqlfdw_palloc_allocator);
+		if (cql_routing_key_composite(&rk, parts, npk) == CQL_OK)
+		{
+			key = rk.data;
+			keylen = rk.len;
+		}
+	}
+
+	cql_error_clear(&err);
+	s = cql_cluster_conn_for_key(ms->entry->cluster, ms->table->keyspace, key, keylen,
+								 conn, &err);
+	if (s == CQL_ERR_INTERRUPTED)
+		cqlfdw_check_interrupts();
+	if (s != CQL_OK)
+		modify_fail(ms, NULL, s, &err);
+	prep = modify_prepare(ms, *conn);
+
+	cql_query_params_init(&params);
+	params.consistency = ms->opts.write_consistency;
+	if (ms->opts.if_not_exists)
+		params.serial_consistency = CQL_CONSISTENCY_SERIAL;
+	params.nvalues = ms->nbinds;
+	params.values = values;
+	for (;;)
+	{
+		s = cql_send_execute(*conn, prep, &params, req, &err);
+		if (s != CQL_ERR_BUSY)
+			break;
+		s = cql_conn_pump(*conn, 100, &err);
+		if (s == CQL_ERR_INTERRUPTED)
+			cqlfdw_check_interrupts();
+		else if (s != CQL_OK)
+			break;
+	}
+	if (s != CQL_OK)
+		modify_fail(ms, *conn, s, &err);
+}
+
+/* Wait for one write; a lightweight transaction's [applied] is checked */
+static void
+finish_write(CqlModifyState *ms, cql_conn *conn, cql_request *req)
+{
+	cql_result	res;
+	cql_error	err;
+	cql_status	s;
+
+	memset(&res, 0, sizeof(res));
+	cql_error_clear(&err);
+	s = await_interruptible(conn, req, &res, &err);
+	cql_request_free(req);
+	if (s != CQL_OK)
+		modify_fail(ms, conn, s, &err);
+	if (ms->opts.if_not_exists && res.kind == CQL_RESULT_ROWS && res.rows_count > 0 &&
+		res.meta.ncols > 0)
+	{
+		const cql_elem *applied = cql_result_cell(&res, 0, 0);
+		bool		ok = applied->n == 1 && applied->p[0] != 0;
+
+		cql_result_free(&res);
+		if (!ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNIQUE_VIOLATION),
+					 errmsg("duplicate key value violates the primary key of foreign table \"%s\"",
+							ms->relname),
+					 errdetail("A row with this primary key already exists in Cassandra table \"%s\".\"%s\".",
+							   ms->table->keyspace, ms->table->table),
+					 errhint("Remove the table option if_not_exists to overwrite rows (Cassandra's upsert).")));
+		return;
+	}
+	cql_result_free(&res);
+}
+
+static void
+drain_pending(CqlModifyState *ms, int keep)
+{
+	int			n = ms->npending - keep;
+
+	for (int i = 0; i < n; i++)
+		finish_write(ms, ms->pending[i].conn, ms->pending[i].req);
+	memmove(ms->pending, ms->pending + n, sizeof(CqlPendingWrite) * keep);
+	ms->npending = keep;
+}
+
+static void
+release_pending(CqlModifyState *ms)
+{
+	if (conn_alive(ms))
+		for (int i = 0; i < ms->npending; i++)
+			cql_request_free(ms->pending[i].req);
+	ms->npending = 0;
+}
+
+TupleTableSlot *
+cqlExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
+					 TupleTableSlot *planSlot)
+{
+	CqlModifyState *ms = (CqlModifyState *) rinfo->ri_FdwState;
+	MemoryContext old = MemoryContextSwitchTo(ms->temp_cxt);
+	cql_request *req;
+	cql_conn   *conn;
+
+	send_row(ms, slot, planSlot, &req, &conn);
+	finish_write(ms, conn, req);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(ms->temp_cxt);
+	return slot;
+}
+
+/*
+ * Batch insert: the rows of the batch go out at once, several hundred in
+ * flight across batches; the oldest is awaited when the window is full and
+ * the rest at the end of the statement (EndForeignModify), so a failure
+ * still fails the statement.
+ */
+TupleTableSlot **
+cqlExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
+						  TupleTableSlot **slots, TupleTableSlot **planSlots,
+						  int *numSlots)
+{
+	CqlModifyState *ms = (CqlModifyState *) rinfo->ri_FdwState;
+
+	if (ms->pending == NULL)
+		ms->pending = MemoryContextAlloc(GetMemoryChunkContext(ms),
+										 sizeof(CqlPendingWrite) * MAX_WRITES_IN_FLIGHT);
+	for (int i = 0; i < *numSlots; i++)
+	{
+		MemoryContext old;
+
+		if (ms->npending >= MAX_WRITES_IN_FLIGHT)
+			drain_pending(ms, MAX_WRITES_IN_FLIGHT / 2);
+		old = MemoryContextSwitchTo(ms->temp_cxt);
+		send_row(ms, slots[i], planSlots ? planSlots[i] : NULL,
+				 &ms->pending[ms->npending].req, &ms->pending[ms->npending].conn);
+		MemoryContextSwitchTo(old);
+		ms->npending++;
+	}
+
+	/*
+	 * Bound values were copied into the request bodies when sent, so the
+	 * row memory can go.
+	 */
+	MemoryContextReset(ms->temp_cxt);
+	return slots;
+}
+
+int
+cqlGetForeignModifyBatchSize(ResultRelInfo *rinfo)
+{
+	CqlModifyState *ms = (CqlModifyState *) rinfo->ri_FdwState;
+
+	/* as postgres_fdw: no batching with RETURNING or row triggers */
+	if (ms == NULL || rinfo->ri_projectReturning != NULL ||
+		(rinfo->ri_TrigDesc &&
+		 (rinfo->ri_TrigDesc->trig_insert_after_row ||
+		  rinfo->ri_TrigDesc->trig_insert_before_row)))
+		return 1;
+	return Max(ms->opts.batch_size, 1);
+}
+
+TupleTableSlot *
+cqlExecForeignUpdate(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
+					 TupleTableSlot *planSlot)
+{
+	CqlModifyState *ms = (CqlModifyState *) rinfo->ri_FdwState;
+	MemoryContext old = MemoryContextSwitchTo(ms->temp_cxt);
+	cql_request *req;
+	cql_conn   *conn;
+
+	send_row(ms, slot, planSlot, &req, &conn);
+	finish_write(ms, conn, req);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(ms->temp_cxt);
+	return slot;
+}
+
+TupleTableSlot *
+cqlExecForeignDelete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
+					 TupleTableSlot *planSlot)
+{
+	CqlModifyState *ms = (CqlModifyState *) rinfo->ri_FdwState;
+	MemoryContext old = MemoryContextSwitchTo(ms->temp_cxt);
+	cql_request *req;
+	cql_conn   *conn;
+
+	send_row(ms, slot, planSlot, &req, &conn);
+	finish_write(ms, conn, req);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(ms->temp_cxt);
+
+	/* RETURNING of a DELETE: the row as the scan saw it */
+	if (ms->old_attnos)
+	{
+		int			natts = slot->tts_tupleDescriptor->natts;
+
+		ExecClearTuple(slot);
+		for (int i = 0; i < natts; i++)
+		{
+			slot->tts_isnull[i] = true;
+			slot->tts_values[i] = (Datum) 0;
+			if (AttributeNumberIsValid(ms->old_attnos[i]))
+				slot->tts_values[i] = ExecGetJunkAttribute(planSlot, ms->old_attnos[i],
+															&slot->tts_isnull[i]);
+		}
+		ExecStoreVirtualTuple(slot);
+		ExecMaterializeSlot(slot);
+	}
+	return slot;
+}
+
+void
+cqlEndForeignModify(EState *estate, ResultRelInfo *rinfo)
+{
+	CqlModifyState *ms = (CqlModifyState *) rinfo->ri_FdwState;
+
+	if (ms == NULL)
+		return;
+	PG_TRY();
+	{
+		drain_pending(ms, 0);
+	}
+	PG_FINALLY();
+	{
+		release_pending(ms);
+		if (ms->entry && ms->entry->busy > 0)
+			ms->entry->busy--;
+	}
+	PG_END_TRY();
+}
+
+/* COPY FROM and INSERT into a partition route through these */
+void
+cqlBeginForeignInsert(ModifyTableState *mtstate, ResultRelInfo *rinfo)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("COPY and partition routing into cql_fdw foreign tables are not supported"),
+			 errhint("Use INSERT INTO the foreign table ... SELECT.")));
+}
+
+void
+cqlEndForeignInsert(EState *estate, ResultRelInfo *rinfo)
+{
+}
+
+int
+cqlIsForeignRelUpdatable(Relation rel)
+{
+	return (1 << CMD_INSERT) | (1 << CMD_UPDATE) | (1 << CMD_DELETE);
+}
+
+/*
+ * TRUNCATE runs CQL TRUNCATE on each table whose option truncatable is
+ * true (table option over server option).
+ */
+void
+cqlExecForeignTruncate(List *rels, DropBehavior behavior, bool restart_seqs)
+{
+	ListCell   *lc;
+
+	foreach(lc, rels)
+	{
+		Relation	rel = (Relation) lfirst(lc);
+		Oid			relid = RelationGetRelid(rel);
+		ForeignTable *ft = GetForeignTable(relid);
+		CqlFdwOptions opts;
+		CqlFdwTable *t = cqlfdw_table_for_rel(relid, GetUserId(), &opts);
+		UserMapping *user = GetUserMapping(GetUserId(), ft->serverid);
+		CqlConnEntry *entry;
+		StringInfoData buf;
+		cql_result	res;
+		cql_error	err;
+		cql_status	s;
+		cql_query_params params;
+
+		cqlfdw_get_options(ft->serverid, GetUserId(), relid, &opts);
+		if (!opts.truncatable)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("foreign table \"%s\" does not allow truncates",
+							RelationGetRelationName(rel)),
+					 errhint("Set the option truncatable to 'true' on the foreign table or its server.")));
+		entry = cqlfdw_get_connection(user, &opts);
+		initStringInfo(&buf);
+		appendStringInfoString(&buf, "TRUNCATE ");
+		cqlfdw_append_table(&buf, t);
+		cql_query_params_init(&params);
+		params.consistency = CQL_CONSISTENCY_ALL;
+		memset(&res, 0, sizeof(res));
+		cql_error_clear(&err);
+		s = cql_query(cql_cluster_control(entry->cluster), buf.data, &params, &res, &err);
+		if (s == CQL_ERR_INTERRUPTED)
+			cqlfdw_check_interrupts();
+		if (s != CQL_OK)
+			cqlfdw_report(ERROR, s, &err, buf.data);
+		cql_result_free(&res);
+	}
+}

@@ -1,0 +1,44 @@
+/*-------------------------------------------------------------------------
+ *
+ * modify.h
+ *		INSERT/UPDATE/DELETE/TRUNCATE callbacks of cql_fdw (modify.c).
+ *
+ * IDENTIFICATION
+ *		src/fdw/modify.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQL_FDW_MODIFY_H
+#define CQL_FDW_MODIFY_H
+
+#include "foreign/fdwapi.h"
+
+extern void cqlAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
+									   RangeTblEntry *target_rte,
+									   Relation target_relation);
+extern List *cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan,
+								  Index resultRelation, int subplan_index);
+extern void cqlBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
+								  List *fdw_private, int subplan_index, int eflags);
+extern TupleTableSlot *cqlExecForeignInsert(EState *estate, ResultRelInfo *rinfo,
+											TupleTableSlot *slot,
+											TupleTableSlot *planSlot);
+extern TupleTableSlot **cqlExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
+												  TupleTableSlot **slots,
+												  TupleTableSlot **planSlots,
+												  int *numSlots);
+extern int	cqlGetForeignModifyBatchSize(ResultRelInfo *rinfo);
+extern TupleTableSlot *cqlExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
+											TupleTableSlot *slot,
+											TupleTableSlot *planSlot);
+extern TupleTableSlot *cqlExecForeignDelete(EState *estate, ResultRelInfo *rinfo,
+											TupleTableSlot *slot,
+											TupleTableSlot *planSlot);
+extern void cqlEndForeignModify(EState *estate, ResultRelInfo *rinfo);
+extern void cqlBeginForeignInsert(ModifyTableState *mtstate, ResultRelInfo *rinfo);
+extern void cqlEndForeignInsert(EState *estate, ResultRelInfo *rinfo);
+extern int	cqlIsForeignRelUpdatable(Relation rel);
+extern void cqlExecForeignTruncate(List *rels, DropBehavior behavior,
+								   bool restart_seqs);
+
+#endif							/* CQL_FDW_MODIFY_H */
