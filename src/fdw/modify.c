@@ -737,17 +737,25 @@ finish_write(CqlModifyState *ms, cql_conn *conn, cql_request *req)
 	cql_result_free(&res);
 }
 
+/*
+ * Wait for the oldest pending writes until only 'keep' remain.  Each
+ * request is taken off the list before it is awaited, so that an error
+ * raised for it leaves the list holding only requests still in flight.
+ */
 static void
 drain_pending(CqlModifyState *ms, int keep)
 {
-	int			n = ms->npending - keep;
+	while (ms->npending > keep)
+	{
+		CqlPendingWrite w = ms->pending[0];
 
-	for (int i = 0; i < n; i++)
-		finish_write(ms, ms->pending[i].conn, ms->pending[i].req);
-	memmove(ms->pending, ms->pending + n, sizeof(CqlPendingWrite) * keep);
-	ms->npending = keep;
+		ms->npending--;
+		memmove(ms->pending, ms->pending + 1, sizeof(CqlPendingWrite) * ms->npending);
+		finish_write(ms, w.conn, w.req);
+	}
 }
 
+/* After an error: orphan what is still in flight (late answers are dropped) */
 static void
 release_pending(CqlModifyState *ms)
 {

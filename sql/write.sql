@@ -1,0 +1,102 @@
+--
+-- Writes through cql_fdw: upserts by primary key, only the named columns,
+-- RETURNING, counters, TTL, lightweight-transaction inserts, TRUNCATE, and
+-- errors for what Cassandra cannot store.
+--
+\getenv cql_host CQL_HOST
+\if :{?cql_host}
+\else
+\set cql_host 127.0.0.1
+\endif
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS cql_fdw;
+CREATE SERVER IF NOT EXISTS cass FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_host');
+CREATE USER MAPPING IF NOT EXISTS FOR CURRENT_USER SERVER cass;
+RESET client_min_messages;
+
+DO $$
+BEGIN
+  PERFORM cql_execute('cass', 'DROP KEYSPACE IF EXISTS regress_write');
+  PERFORM cql_execute('cass', $c$CREATE KEYSPACE regress_write WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$c$);
+  PERFORM cql_execute('cass', 'CREATE TABLE regress_write.kv (k int, c int, v text, n bigint, tags set<text>, at timestamp, PRIMARY KEY ((k), c))');
+  PERFORM cql_execute('cass', 'CREATE TABLE regress_write.hits (page text PRIMARY KEY, views counter)');
+  PERFORM cql_execute('cass', 'CREATE TABLE regress_write.sessions (id int PRIMARY KEY, who text)');
+END $$;
+CREATE SCHEMA wr;
+IMPORT FOREIGN SCHEMA regress_write FROM SERVER cass INTO wr;
+
+-- INSERT is an upsert; a column the INSERT does not name keeps its value
+INSERT INTO wr.kv (k, c, v, n, tags) VALUES (1, 1, 'one', 10, '{a,b}'), (1, 2, 'two', 20, NULL);
+INSERT INTO wr.kv (k, c, n) VALUES (1, 1, 11);
+SELECT k, c, v, n, tags FROM wr.kv WHERE k = 1;
+-- ... while an explicit NULL removes it
+INSERT INTO wr.kv (k, c, v) VALUES (1, 1, NULL);
+SELECT k, c, v, n FROM wr.kv WHERE k = 1 AND c = 1;
+-- the written values are exactly what Cassandra's own reader returns
+SELECT cql_execute('cass', $c$INSERT INTO regress_write.kv (k, c, v, at) VALUES (9, 9, 'by cql', '2024-05-06 07:08:09.010Z')$c$);
+INSERT INTO wr.kv (k, c, v, at) VALUES (9, 10, 'by fdw', '2024-05-06 07:08:09.010+00');
+SELECT c, v, at = '2024-05-06 07:08:09.010+00' AS same_instant FROM wr.kv WHERE k = 9 ORDER BY c;
+
+-- UPDATE sends only the assigned columns, keyed by the full primary key
+EXPLAIN (VERBOSE, COSTS OFF) UPDATE wr.kv SET v = 'uno' WHERE k = 1 AND c = 1;
+UPDATE wr.kv SET v = 'uno' WHERE k = 1 AND c = 1 RETURNING k, c, v, n;
+UPDATE wr.kv SET n = n + 100 WHERE k = 1;
+SELECT k, c, v, n FROM wr.kv WHERE k = 1 ORDER BY c;
+UPDATE wr.kv SET k = 2 WHERE k = 1;
+UPDATE wr.kv SET c = 5 WHERE k = 1 AND c = 1;
+
+-- DELETE of rows found by a non-key condition: read the keys, then delete
+EXPLAIN (VERBOSE, COSTS OFF) DELETE FROM wr.kv WHERE k = 1 AND v = 'two';
+DELETE FROM wr.kv WHERE k = 1 AND v = 'two' RETURNING k, c, v, n;
+SELECT k, c, v FROM wr.kv WHERE k = 1;
+
+-- counters: only increments and decrements
+UPDATE wr.hits SET views = views + 1 WHERE page = '/';
+SELECT cql_execute('cass', $c$UPDATE regress_write.hits SET views = views + 40 WHERE page = '/'$c$);
+UPDATE wr.hits SET views = views + 3 WHERE page = '/' RETURNING page, views;
+UPDATE wr.hits SET views = views - 1 WHERE page = '/';
+SELECT page, views FROM wr.hits;
+UPDATE wr.hits SET views = 7 WHERE page = '/';
+INSERT INTO wr.hits VALUES ('/x', 1);
+
+-- what Cassandra cannot store is refused, and nothing is written
+INSERT INTO wr.kv (k, c, v) VALUES (NULL, 1, 'x');
+INSERT INTO wr.kv (k, c, at) VALUES (3, 3, '2024-01-01 00:00:00.0001+00');
+INSERT INTO wr.kv (k, c, tags) VALUES (3, 3, '{a,NULL}');
+SELECT count(*) FROM wr.kv WHERE k = 3;
+
+-- a failed row fails the whole statement with the Cassandra error
+ALTER FOREIGN TABLE wr.kv OPTIONS (ADD write_consistency 'THREE');
+-- (the detail names the coordinator, which depends on the topology)
+DO $$
+BEGIN
+  INSERT INTO wr.kv (k, c, v) VALUES (4, 1, 'needs three replicas');
+EXCEPTION WHEN OTHERS THEN
+  RAISE NOTICE 'SQLSTATE %: %', SQLSTATE, SQLERRM;
+END $$;
+SELECT count(*) FROM wr.kv WHERE k = 4;
+ALTER FOREIGN TABLE wr.kv OPTIONS (DROP write_consistency);
+
+-- if_not_exists: a lightweight transaction, an existing row is a conflict
+ALTER FOREIGN TABLE wr.sessions OPTIONS (ADD if_not_exists 'true');
+INSERT INTO wr.sessions VALUES (1, 'alice');
+INSERT INTO wr.sessions VALUES (1, 'mallory');
+SELECT * FROM wr.sessions;
+
+-- TTL: the row disappears by itself
+ALTER FOREIGN TABLE wr.sessions OPTIONS (DROP if_not_exists, ADD ttl '1');
+INSERT INTO wr.sessions VALUES (2, 'short-lived');
+SELECT count(*) FROM wr.sessions WHERE id = 2;
+SELECT pg_sleep(2.5);
+SELECT count(*) FROM wr.sessions WHERE id = 2;
+ALTER FOREIGN TABLE wr.sessions OPTIONS (DROP ttl);
+
+-- INSERT ... SELECT: many rows, pipelined, none lost or duplicated
+INSERT INTO wr.kv (k, c, v, n) SELECT g % 50, g, 'row ' || g, g FROM generate_series(1, 5000) g;
+SELECT count(*), sum(n), count(DISTINCT (k, c)) FROM wr.kv WHERE k >= 0 AND c > 2;
+
+-- TRUNCATE only where allowed
+TRUNCATE wr.kv;
+ALTER FOREIGN TABLE wr.kv OPTIONS (ADD truncatable 'true');
+TRUNCATE wr.kv;
+SELECT count(*) FROM wr.kv;
