@@ -838,6 +838,26 @@ cql_conn_submit_internal(cql_conn *c, uint8_t opcode, const uint8_t *body,
 	}
 	if (c->nfree == 0)
 	{
+		/*
+		 * Every stream id is waiting for an answer: make progress until one
+		 * frees up (answers are stored on their requests meanwhile), for at
+		 * most one request timeout.
+		 */
+		int64_t		dl = c->request_timeout_ms > 0
+			? cql_now_ms() + c->request_timeout_ms : 0;
+
+		while (c->nfree == 0 && c->broken == CQL_OK)
+		{
+			if ((st = conn_io(c, NULL, dl, true, err)) != CQL_OK)
+				return st;
+			if (dl && cql_now_ms() >= dl)
+				break;
+		}
+		if ((st = cql_conn_check(c, err)) != CQL_OK)
+			return st;
+	}
+	if (c->nfree == 0)
+	{
 		cql_conn_set_error(c, err, CQL_ERR_BUSY, 0,
 						   "all %d stream ids of the connection to %s are in use",
 						   c->max_in_flight, c->peer);

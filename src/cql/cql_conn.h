@@ -139,9 +139,10 @@ extern int	cql_conn_request_timeout(const cql_conn *c);
 
 /*
  * Queue a request with an already built body and try to send it without
- * waiting.  CQL_ERR_BUSY when all stream ids are taken (pump or await
- * something first); CQL_ERR_STATE on a broken connection.  The request's
- * deadline is now + request timeout.
+ * waiting.  When all stream ids are taken it pumps I/O until one frees up
+ * (CQL_ERR_BUSY if none does within the request timeout; TIMEOUT or
+ * INTERRUPTED from the wait hook are passed on).  CQL_ERR_STATE on a
+ * broken connection.  The request's deadline is now + request timeout.
  */
 extern cql_status cql_conn_submit(cql_conn *c, uint8_t opcode, const cql_buf *body,
 								  cql_request **req, cql_error *err);

@@ -445,6 +445,48 @@ test_events(int v)
 	cql_conn_close(ec);
 }
 
+/* More requests than stream ids: submit waits for ids to free up. */
+static void
+test_few_streams(void)
+{
+	cql_conn_options o;
+	cql_conn   *c;
+	cql_request *reqs[100];
+	cql_error	err;
+	int			sent = 0,
+				good = 0,
+				maxfl = 0;
+
+	itest_options(&o, 5, CQL_COMPRESSION_NONE);
+	o.max_in_flight = 8;
+	c = itest_connect_or_die(&o);
+	for (int i = 0; i < 100; i++)
+	{
+		if (cql_send_query(c, "SELECT key FROM system.local", NULL, &reqs[i], &err) == CQL_OK)
+			sent++;
+		else
+			reqs[i] = NULL;
+		if (cql_conn_in_flight(c) > maxfl)
+			maxfl = cql_conn_in_flight(c);
+	}
+	is_int(sent, 100, "max_in_flight 8: 100 submits all accepted");
+	ok(maxfl <= 8, "... never more than 8 in flight (max %d)", maxfl);
+	for (int i = 0; i < 100; i++)
+	{
+		cql_result	res;
+
+		if (reqs[i] && cql_conn_await(c, reqs[i], &res, &err) == CQL_OK)
+		{
+			if (res.rows_count == 1)
+				good++;
+			cql_result_free(&res);
+		}
+		cql_request_free(reqs[i]);
+	}
+	is_int(good, 100, "... and all answered");
+	cql_conn_close(c);
+}
+
 int
 main(void)
 {
@@ -482,5 +524,6 @@ main(void)
 		}
 	test_events(5);
 	test_events(4);
+	test_few_streams();
 	return done_testing();
 }

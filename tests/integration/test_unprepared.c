@@ -145,7 +145,9 @@ test_unprepared(int v)
 			st = cql_execute(c, bad, &prm, &res, &err);
 			ok(st == CQL_ERR_SERVER && err.code == CQL_ERRCODE_INVALID,
 			   "v%d: table gone for good -> the re-prepare's Invalid error (%s)",
-			   v, err.message);
+			   v, st == CQL_OK ? "unexpected success" : err.message);
+			if (st == CQL_OK)
+				cql_result_free(&res);
 			recreate(c, tab);
 		}
 	}

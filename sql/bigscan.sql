@@ -1,0 +1,37 @@
+--
+-- A scan of 200,000 rows (about 100 MB of values) runs page by page: the
+-- backend's peak memory grows by far less than the data it reads.
+--
+\getenv cql_host CQL_HOST
+\if :{?cql_host}
+\else
+\set cql_host 127.0.0.1
+\endif
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS cql_fdw;
+CREATE SERVER IF NOT EXISTS cass FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_host');
+CREATE USER MAPPING IF NOT EXISTS FOR CURRENT_USER SERVER cass;
+RESET client_min_messages;
+
+DO $$
+BEGIN
+  PERFORM cql_execute('cass', 'DROP KEYSPACE IF EXISTS regress_big');
+  PERFORM cql_execute('cass', $c$CREATE KEYSPACE regress_big WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$c$);
+  PERFORM cql_execute('cass', 'CREATE TABLE regress_big.items (id int PRIMARY KEY, payload text, n bigint)');
+END $$;
+CREATE SCHEMA bg;
+IMPORT FOREIGN SCHEMA regress_big FROM SERVER cass INTO bg;
+
+INSERT INTO bg.items (id, payload, n)
+SELECT g, repeat(md5(g::text), 16), g FROM generate_series(1, 200000) g;
+
+-- a fresh backend, so its peak RSS says only what the scan needed
+\c
+SELECT (regexp_match(pg_read_file('/proc/self/status'), 'VmHWM:\s+(\d+) kB'))[1]::bigint AS hwm_before \gset
+SELECT count(*) AS rows, sum(length(payload)) / (1024 * 1024) AS payload_mb, sum(n) = 200000::bigint * 200001 / 2 AS all_rows
+FROM bg.items;
+SELECT (regexp_match(pg_read_file('/proc/self/status'), 'VmHWM:\s+(\d+) kB'))[1]::bigint AS hwm_after \gset
+SELECT :hwm_after - :hwm_before < 32 * 1024 AS peak_growth_under_32mb;
+\if :{?cql_verbose}
+SELECT :hwm_before AS hwm_before_kb, :hwm_after AS hwm_after_kb;
+\endif
