@@ -166,13 +166,14 @@ build_step()
 MAKE=(make -s PG_CONFIG="$PG_CONFIG")
 build_step extension "${MAKE[@]}"
 build_step install bash scripts/pg.sh install
-build_step unit "${MAKE[@]}" unit
-build_step integration "${MAKE[@]}" integration
+# -k: one test that does not compile is one failure; the others still run
+build_step unit "${MAKE[@]}" -k unit
+build_step integration "${MAKE[@]}" -k integration
 if [ -f src/tools/cqlcli.c ]; then
 	build_step tools "${MAKE[@]}" tools
 fi
 if command -v clang > /dev/null; then
-	build_step fuzz "${MAKE[@]}" fuzz
+	build_step fuzz "${MAKE[@]}" -k fuzz
 else
 	say "clang not found: fuzz targets not built"
 	fail setup "clang missing (fuzz)"

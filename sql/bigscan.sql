@@ -35,3 +35,21 @@ SELECT :hwm_after - :hwm_before < 32 * 1024 AS peak_growth_under_32mb;
 \if :{?cql_verbose}
 SELECT :hwm_before AS hwm_before_kb, :hwm_after AS hwm_after_kb;
 \endif
+
+-- ANALYZE reads the table once and gives the planner real numbers
+ANALYZE bg.items;
+SELECT reltuples FROM pg_class WHERE oid = 'bg.items'::regclass;
+SELECT attname, n_distinct, null_frac FROM pg_stats
+WHERE schemaname = 'bg' AND tablename = 'items' ORDER BY attname;
+CREATE FUNCTION bg.estimated_rows(q text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN ' || q LOOP
+    IF line LIKE '%Foreign Scan%' THEN
+      RETURN (regexp_match(line, 'rows=(\d+)'))[1]::bigint;
+    END IF;
+  END LOOP;
+END $$;
+SELECT bg.estimated_rows('SELECT * FROM bg.items') AS whole_table,
+       bg.estimated_rows('SELECT * FROM bg.items WHERE id = 42') AS one_key,
+       bg.estimated_rows('SELECT * FROM bg.items WHERE id IN (1, 2, 3)') AS three_keys;

@@ -23,6 +23,7 @@
 #include "utils/guc.h"
 
 #include "cql_fdw.h"
+#include "analyze.h"
 #include "import.h"
 #include "modify.h"
 #include "planner.h"
@@ -53,6 +54,7 @@ cql_fdw_handler(PG_FUNCTION_ARGS)
 	routine->EndForeignScan = cqlEndForeignScan;
 	routine->ExplainForeignScan = cqlExplainForeignScan;
 	routine->ImportForeignSchema = cqlImportForeignSchema;
+	routine->AnalyzeForeignTable = cqlAnalyzeForeignTable;
 
 	routine->AddForeignUpdateTargets = cqlAddForeignUpdateTargets;
 	routine->PlanForeignModify = cqlPlanForeignModify;

@@ -1,0 +1,255 @@
+/*-------------------------------------------------------------------------
+ *
+ * analyze.c
+ *		ANALYZE of cql_fdw foreign tables.
+ *
+ * Cassandra keeps no statistics a client can use for row counts of a
+ * table, so ANALYZE reads the table: a paged token-range scan of every
+ * column, keeping a reservoir sample of rows (Vitter's algorithm, as core
+ * ANALYZE and postgres_fdw do) and counting all of them.  The planner then
+ * has real row counts, distinct values per key column and value ranges.
+ * Memory stays bounded by one page plus the sample.  For very large tables
+ * run ANALYZE rarely; a scan of the whole table is its price.
+ *
+ * IDENTIFICATION
+ *		src/fdw/analyze.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "commands/vacuum.h"
+#include "foreign/fdwapi.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/sampling.h"
+
+#include "analyze.h"
+#include "connection.h"
+#include "convert.h"
+#include "cql_conn.h"
+#include "cql_fdw.h"
+#include "deparse.h"
+#include "planner.h"
+
+/* token ranges per host, as for scans */
+#define ANALYZE_RANGES_PER_HOST 8
+
+typedef struct CqlAnalyzeState
+{
+	Relation	rel;
+	TupleDesc	tupdesc;
+	int			natts;
+	AttrNumber *attnums;		/* retrieved columns */
+	CqlConv    *convs;
+	HeapTuple  *rows;			/* the sample */
+	int			targrows;
+	int			numrows;
+	double		samplerows;		/* rows seen */
+	double		rowstoskip;
+	ReservoirStateData rstate;
+	MemoryContext anl_cxt;		/* the sample lives here */
+	MemoryContext temp_cxt;		/* per row */
+} CqlAnalyzeState;
+
+static void
+sample_row(CqlAnalyzeState *as, const cql_result *page, int32 row)
+{
+	Datum	   *values = palloc0(sizeof(Datum) * as->tupdesc->natts);
+	bool	   *nulls = palloc(sizeof(bool) * as->tupdesc->natts);
+	int			pos = -1;
+	bool		replace = false;
+	MemoryContext old;
+
+	as->samplerows += 1;
+	if (as->numrows < as->targrows)
+		pos = as->numrows++;
+	else
+	{
+		/* Vitter: skip rows, then replace a random member of the sample */
+		if (as->rowstoskip < 0)
+			as->rowstoskip = reservoir_get_next_S(&as->rstate, as->samplerows,
+												  as->targrows);
+		if (as->rowstoskip <= 0)
+		{
+			pos = (int) (as->targrows * sampler_random_fract(&as->rstate.randstate));
+			replace = true;
+		}
+		as->rowstoskip -= 1;
+	}
+	if (pos < 0)
+		return;
+
+	memset(nulls, true, sizeof(bool) * as->tupdesc->natts);
+	for (int i = 0; i < as->natts; i++)
+	{
+		const cql_elem *cell = cql_result_cell(page, row, i);
+		AttrNumber	a = as->attnums[i];
+
+		values[a - 1] = cqlfdw_conv_read(&as->convs[i], cell->p, cell->n, &nulls[a - 1]);
+	}
+	old = MemoryContextSwitchTo(as->anl_cxt);
+	if (replace)
+		heap_freetuple(as->rows[pos]);
+	as->rows[pos] = heap_form_tuple(as->tupdesc, values, nulls);
+	MemoryContextSwitchTo(old);
+}
+
+static int
+cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
+						int targrows, double *totalrows, double *totaldeadrows)
+{
+	Oid			relid = RelationGetRelid(relation);
+	ForeignTable *ft = GetForeignTable(relid);
+	UserMapping *user = GetUserMapping(GetUserId(), ft->serverid);
+	CqlFdwOptions opts;
+	CqlFdwTable *t = cqlfdw_table_for_rel(relid, GetUserId(), &opts);
+	CqlConnEntry *entry;
+	CqlScanShape shape;
+	Bitmapset  *all = NULL;
+	List	   *retrieved;
+	char	   *cql;
+	CqlAnalyzeState as;
+	cql_prepared *meta;
+	cql_error	err;
+	cql_status	st;
+	int			nhosts;
+	int			nranges;
+	uint64		step;
+	ListCell   *lc;
+	int			i;
+
+	cqlfdw_get_options(ft->serverid, GetUserId(), relid, &opts);
+	entry = cqlfdw_get_connection(user, &opts);
+
+	/* every column, over token ranges */
+	memset(&shape, 0, sizeof(shape));
+	shape.access = CQLACC_TOKEN_SCAN;
+	all = bms_add_member(all, 0 - FirstLowInvalidHeapAttributeNumber);
+	cql = cqlfdw_deparse_select(t, &shape, all, 0, false, &retrieved);
+
+	memset(&as, 0, sizeof(as));
+	as.rel = relation;
+	as.tupdesc = RelationGetDescr(relation);
+	as.rows = rows;
+	as.targrows = targrows;
+	as.rowstoskip = -1;
+	as.anl_cxt = CurrentMemoryContext;
+	as.temp_cxt = AllocSetContextCreate(CurrentMemoryContext, "cql_fdw analyze row",
+										ALLOCSET_SMALL_SIZES);
+	reservoir_init_selection_state(&as.rstate, targrows);
+	as.natts = list_length(retrieved);
+	as.attnums = palloc(sizeof(AttrNumber) * Max(as.natts, 1));
+	as.convs = palloc0(sizeof(CqlConv) * Max(as.natts, 1));
+
+	cql_error_clear(&err);
+	st = cql_prepare(cql_cluster_control(entry->cluster), cql, &meta, &err);
+	if (st != CQL_OK)
+		cqlfdw_report(ERROR, st, &err, cql);
+	i = 0;
+	foreach(lc, retrieved)
+	{
+		Form_pg_attribute att = TupleDescAttr(as.tupdesc, lfirst_int(lc) - 1);
+
+		as.attnums[i] = lfirst_int(lc);
+		cqlfdw_conv_init_or_error(&as.convs[i], meta->cols[i].type, att->atttypid,
+								  att->atttypmod, RelationGetRelationName(relation),
+								  NameStr(att->attname));
+		i++;
+	}
+
+	nhosts = cql_cluster_hosts(entry->cluster, NULL, 0);
+	nranges = Max(1, nhosts) * ANALYZE_RANGES_PER_HOST;
+	step = ((uint64) PG_INT64_MAX - (uint64) PG_INT64_MIN) / (uint64) nranges;
+
+	for (int r = 0; r < nranges; r++)
+	{
+		int64		low = (int64) ((uint64) PG_INT64_MIN + step * (uint64) r);
+		int64		high = (r == nranges - 1) ? PG_INT64_MAX
+			: (int64) ((uint64) PG_INT64_MIN + step * (uint64) (r + 1));
+		uint8_t		lowb[8],
+					highb[8];
+		cql_value_ref vals[2];
+		cql_query_params params;
+		cql_conn   *conn;
+		cql_prepared *prep;
+		cql_pager	pager;
+
+		cql_put_be32(lowb, (uint32) ((uint64) low >> 32));
+		cql_put_be32(lowb + 4, (uint32) low);
+		cql_put_be32(highb, (uint32) ((uint64) high >> 32));
+		cql_put_be32(highb + 4, (uint32) high);
+		vals[0].p = lowb;
+		vals[0].n = 8;
+		vals[1].p = highb;
+		vals[1].n = 8;
+
+		st = cql_cluster_conn_for_token(entry->cluster, t->keyspace, &high, &conn, &err);
+		if (st == CQL_OK)
+			st = cql_prepare(conn, cql, &prep, &err);
+		if (st != CQL_OK)
+			cqlfdw_report(ERROR, st, &err, cql);
+
+		cql_query_params_init(&params);
+		params.consistency = opts.consistency;
+		params.page_size = opts.fetch_size;
+		params.nvalues = 2;
+		params.values = vals;
+		cql_pager_init(&pager, conn, NULL, prep, &params);
+		PG_TRY();
+		{
+			while (!pager.done)
+			{
+				cql_result	page;
+
+				memset(&page, 0, sizeof(page));
+				st = cql_pager_next(&pager, &page, &err);
+				if (st == CQL_ERR_INTERRUPTED)
+					cqlfdw_check_interrupts();
+				if (st != CQL_OK)
+					cqlfdw_report(ERROR, st, &err, cql);
+				PG_TRY();
+				{
+					for (int32 row = 0; row < page.rows_count; row++)
+					{
+						MemoryContext old = MemoryContextSwitchTo(as.temp_cxt);
+
+						vacuum_delay_point();
+						sample_row(&as, &page, row);
+						MemoryContextSwitchTo(old);
+						MemoryContextReset(as.temp_cxt);
+					}
+				}
+				PG_FINALLY();
+				{
+					cql_result_free(&page);
+				}
+				PG_END_TRY();
+			}
+		}
+		PG_FINALLY();
+		{
+			cql_pager_free(&pager);
+		}
+		PG_END_TRY();
+	}
+
+	*totalrows = as.samplerows;
+	*totaldeadrows = 0;
+	ereport(elevel,
+			(errmsg("\"%s\": table contains %.0f rows, %d rows in sample",
+					RelationGetRelationName(relation), as.samplerows, as.numrows)));
+	return as.numrows;
+}
+
+bool
+cqlAnalyzeForeignTable(Relation relation, AcquireSampleRowsFunc *func,
+					   BlockNumber *totalpages)
+{
+	*func = cql_acquire_sample_rows;
+	*totalpages = 1;
+	return true;
+}
