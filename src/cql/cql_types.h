@@ -179,9 +179,14 @@ extern cql_status cql_decode_duration(const uint8_t *p, int32_t n, cql_duration 
 
 /* ---------------------------------------------------------------------
  * Scalar encoders: append the CONTENT of the value (no [bytes] length).
- * Use cql_value_begin/cql_value_end to wrap content into a [value].
+ * Use cql_value_begin/cql_value_end to wrap content into a [value]:
+ *		size_t m = cql_value_begin(b); cql_encode_int(b, 42); cql_value_end(b, m);
  * ---------------------------------------------------------------------
  */
+extern size_t cql_value_begin(cql_buf *b);	/* writes a placeholder [int] */
+extern void cql_value_end(cql_buf *b, size_t mark);	/* patches the length */
+extern void cql_value_null(cql_buf *b);	/* [value] -1 */
+extern void cql_value_unset(cql_buf *b);	/* [value] -2 (v4+) */
 extern void cql_encode_boolean(cql_buf *b, bool v);
 extern void cql_encode_tinyint(cql_buf *b, int8_t v);
 extern void cql_encode_smallint(cql_buf *b, int16_t v);
@@ -196,8 +201,12 @@ extern cql_status cql_encode_duration(cql_buf *b, const cql_duration *v);	/* che
 
 /*
  * Arbitrary precision: varint is minimal big-endian two's complement;
- * decimal is [int scale][varint unscaled].  Decimal strings are plain
- * ("-123.45", "1E+10" accepted on input; output never uses exponent).
+ * decimal is [int scale][varint unscaled].  Decimal strings keep the scale
+ * exactly: plain notation ("-123.45", "1.50", "0.001") when 0 <= scale <=
+ * 10000, otherwise "<unscaled>E<-scale>" ("123E+2" is unscaled 123, scale
+ * -2).  Input: [+-]digits[.digits][(e|E)[+-]digits], also ".5".  The
+ * to_string functions accept non-minimal varints; from_string always
+ * writes the minimal form.
  */
 #define CQL_MAX_VARINT_BYTES	16384	/* longer varints: CQL_ERR_TOO_LARGE */
 #define CQL_MAX_NUMERIC_DIGITS	40000	/* longer digit strings: TOO_LARGE */

@@ -611,6 +611,44 @@ cql_split_value(const cql_type *t, const uint8_t *p, int32_t n,
 	}
 }
 
+size_t
+cql_value_begin(cql_buf *b)
+{
+	size_t		mark = b->len;
+
+	cql_buf_i32(b, 0);
+	return mark;
+}
+
+void
+cql_value_end(cql_buf *b, size_t mark)
+{
+	size_t		n;
+
+	if (b->failed || mark + 4 > b->len)
+		return;
+	n = b->len - mark - 4;
+	if (n > INT32_MAX)
+	{
+		/* cannot be sent; make the buffer report failure */
+		b->failed = true;
+		return;
+	}
+	cql_buf_patch_u32(b, mark, (uint32_t) n);
+}
+
+void
+cql_value_null(cql_buf *b)
+{
+	cql_buf_i32(b, -1);
+}
+
+void
+cql_value_unset(cql_buf *b)
+{
+	cql_buf_i32(b, -2);
+}
+
 void
 cql_encode_collection_begin(cql_buf *b, int32_t count)
 {

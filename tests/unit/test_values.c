@@ -1017,6 +1017,31 @@ test_tuple_udt_vector(void)
 	cql_type_free(u, A);
 }
 
+static void
+test_value_wrappers(void)
+{
+	cql_buf		b;
+	size_t		m;
+
+	cql_buf_init(&b, A);
+	m = cql_value_begin(&b);
+	cql_encode_int(&b, 42);
+	cql_value_end(&b, m);
+	cql_value_null(&b);
+	cql_value_unset(&b);
+	m = cql_value_begin(&b);
+	cql_value_end(&b, m);
+	is_mem(b.data, b.len, "\0\0\0\x04\0\0\0\x2a\xff\xff\xff\xff\xff\xff\xff\xfe\0\0\0\0", 20,
+		   "[value] wrappers: length-patched, null, unset, empty");
+	cql_buf_reset(&b);
+	cql_encode_collection_begin(&b, 2);
+	cql_encode_element(&b, "a", 1);
+	cql_encode_element(&b, NULL, -1);
+	is_mem(b.data, b.len, "\0\0\0\x02\0\0\0\x01" "a\xff\xff\xff\xff", 13,
+		   "collection writer: count and [bytes] elements");
+	cql_buf_free(&b);
+}
+
 /* CQL_FORMAT_TEXT: bare top-level strings, literals elsewhere. */
 static void
 text_style(const char *type, const char *text, const char *hex, const char *out)
@@ -1160,6 +1185,7 @@ main(void)
 	test_collections();
 	test_tuple_udt_vector();
 	test_text_style();
+	test_value_wrappers();
 	test_hostile_fuzz();
 	return done_testing();
 }

@@ -1,0 +1,137 @@
+--
+-- tests/pgtap/10_errors.sql
+--		pgTAP: every class of failure of cql_fdw raises an ERROR with the
+--		right SQLSTATE (never a crash), and secrets stay out of messages.
+--
+-- Needs the Cassandra test nodes: CQL_HOST (default 127.0.0.1) and the
+-- PasswordAuthenticator node CQL_AUTH_HOST (default 127.0.0.4).
+--
+\set ON_ERROR_STOP 1
+\set QUIET 1
+\pset format unaligned
+\pset tuples_only true
+\pset pager off
+\getenv cql_host CQL_HOST
+\if :{?cql_host}
+\else
+\set cql_host 127.0.0.1
+\endif
+\getenv cql_auth_host CQL_AUTH_HOST
+\if :{?cql_auth_host}
+\else
+\set cql_auth_host 127.0.0.4
+\endif
+
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS cql_fdw;
+SELECT plan(27);
+
+CREATE SERVER tap_cass FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_host');
+CREATE USER MAPPING FOR CURRENT_USER SERVER tap_cass;
+SELECT lives_ok($$SELECT cql_execute('tap_cass', 'DROP KEYSPACE IF EXISTS tap_errors')$$, 'cql_execute runs DDL');
+SELECT lives_ok($$SELECT cql_execute('tap_cass', $c$CREATE KEYSPACE tap_errors WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$c$)$$,
+                'keyspace created');
+SELECT lives_ok($$SELECT cql_execute('tap_cass', 'CREATE TABLE tap_errors.t (k int, c int, v text, PRIMARY KEY ((k), c))')$$,
+                'table created');
+SELECT lives_ok($$SELECT cql_execute('tap_cass', 'CREATE TABLE tap_errors.s (id int PRIMARY KEY, who text)')$$,
+                'second table created');
+CREATE SCHEMA tap;
+IMPORT FOREIGN SCHEMA tap_errors FROM SERVER tap_cass INTO tap;
+
+-- options
+SELECT throws_ok($$CREATE SERVER x FOREIGN DATA WRAPPER cql_fdw OPTIONS (hots 'a')$$,
+                 'HV00D', NULL, 'unknown option: HV00D');
+SELECT throws_ok($$CREATE SERVER x FOREIGN DATA WRAPPER cql_fdw OPTIONS (port 'x')$$,
+                 'HV024', NULL, 'bad option value: HV024');
+
+-- connections
+CREATE SERVER tap_dead FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '127.0.0.1:1', connect_timeout '2000');
+CREATE USER MAPPING FOR CURRENT_USER SERVER tap_dead;
+SELECT throws_ok($$SELECT cql_execute('tap_dead', 'SELECT now() FROM system.local')$$,
+                 'HV00N', NULL, 'unreachable host: HV00N');
+CREATE SERVER tap_some_dead FOREIGN DATA WRAPPER cql_fdw
+  OPTIONS (host :'cql_host', port '9042');
+ALTER SERVER tap_some_dead OPTIONS (SET host '127.0.0.1:1');
+ALTER SERVER tap_some_dead OPTIONS (SET host :'cql_host');
+CREATE USER MAPPING FOR CURRENT_USER SERVER tap_some_dead;
+SELECT lives_ok($$SELECT cql_execute('tap_some_dead', 'SELECT now() FROM system.local')$$,
+                'a server whose options changed reconnects');
+
+-- authentication (PasswordAuthenticator node).  The messages are checked
+-- too: a node that is down also fails with HV00N.
+CREATE FUNCTION pg_temp.error_text(q text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE m text; d text; h text; c text;
+BEGIN
+  EXECUTE q;
+  RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, h = PG_EXCEPTION_HINT, c = PG_EXCEPTION_CONTEXT;
+  RETURN concat_ws(' | ', m, d, h, c);
+END $f$;
+CREATE SERVER tap_auth FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_auth_host');
+CREATE USER MAPPING FOR CURRENT_USER SERVER tap_auth OPTIONS (username 'cassandra', password 'not-the-password-4711');
+SELECT throws_ok($$SELECT cql_execute('tap_auth', 'SELECT now() FROM system.local')$$,
+                 'HV00N', NULL, 'wrong password: HV00N');
+SELECT alike(pg_temp.error_text($$SELECT cql_execute('tap_auth', 'SELECT now() FROM system.local')$$),
+             '%authentication failed%password are incorrect%', 'wrong password: Cassandra''s reason is shown');
+SELECT unalike(pg_temp.error_text($$SELECT cql_execute('tap_auth', 'SELECT now() FROM system.local')$$),
+               '%not-the-password-4711%', 'the password never appears in the error');
+ALTER USER MAPPING FOR CURRENT_USER SERVER tap_auth OPTIONS (DROP username, DROP password);
+SELECT throws_ok($$SELECT cql_execute('tap_auth', 'SELECT now() FROM system.local')$$,
+                 'HV00N', NULL, 'credentials required but not given: HV00N');
+SELECT alike(pg_temp.error_text($$SELECT cql_execute('tap_auth', 'SELECT now() FROM system.local')$$),
+             '%requires authentication%', 'missing credentials: the reason is shown');
+ALTER USER MAPPING FOR CURRENT_USER SERVER tap_auth OPTIONS (ADD username 'cassandra', ADD password 'cassandra');
+SELECT lives_ok($$SELECT cql_execute('tap_auth', 'SELECT now() FROM system.local')$$,
+                'correct credentials connect');
+
+-- a non-superuser must use a password, and Cassandra must ask for it
+CREATE ROLE tap_regress_user;
+GRANT USAGE ON FOREIGN SERVER tap_cass TO tap_regress_user;
+GRANT USAGE ON SCHEMA tap TO tap_regress_user;
+GRANT SELECT ON tap.t TO tap_regress_user;
+CREATE USER MAPPING FOR tap_regress_user SERVER tap_cass;
+SET ROLE tap_regress_user;
+SELECT throws_ok($$SELECT * FROM tap.t WHERE k = 1$$, '2F003', 'password is required',
+                 'non-superuser without password: 2F003');
+RESET ROLE;
+ALTER USER MAPPING FOR tap_regress_user SERVER tap_cass OPTIONS (ADD username 'u', ADD password 'p');
+SET ROLE tap_regress_user;
+SELECT throws_ok($$SELECT * FROM tap.t WHERE k = 1$$, '2F003', 'password is required',
+                 'non-superuser to a server without authentication: 2F003');
+RESET ROLE;
+
+-- Cassandra's own errors
+SELECT throws_ok($$SELECT cql_execute('tap_cass', 'SELEKT * FROM tap_errors.t')$$,
+                 '42601', NULL, 'CQL syntax error: 42601');
+SELECT throws_ok($$SELECT cql_execute('tap_cass', 'SELECT * FROM tap_errors.nosuch')$$,
+                 'HV000', NULL, 'invalid request: HV000');
+SELECT throws_ok($$SELECT cql_execute('tap_cass', 'CREATE TABLE tap_errors.t (k int PRIMARY KEY)')$$,
+                 '42710', NULL, 'already exists: 42710');
+ALTER FOREIGN TABLE tap.t OPTIONS (ADD write_consistency 'ALL', ADD consistency 'THREE');
+SELECT throws_ok($$SELECT * FROM tap.t WHERE k = 1$$, 'HV00L', NULL,
+                 'unavailable replicas: HV00L');
+ALTER FOREIGN TABLE tap.t OPTIONS (DROP write_consistency, DROP consistency);
+
+-- schema mismatches
+SELECT throws_ok($$IMPORT FOREIGN SCHEMA no_such_keyspace FROM SERVER tap_cass INTO tap$$,
+                 'HV00Q', NULL, 'unknown keyspace: HV00Q');
+CREATE FOREIGN TABLE tap.missing (k int) SERVER tap_cass OPTIONS (keyspace 'tap_errors', "table" 'missing');
+SELECT throws_ok($$SELECT * FROM tap.missing$$, 'HV00R', NULL, 'unknown table: HV00R');
+CREATE FOREIGN TABLE tap.badcol (k int, nosuch int) SERVER tap_cass OPTIONS (keyspace 'tap_errors', "table" 't');
+SELECT throws_ok($$SELECT * FROM tap.badcol$$, 'HV005', NULL, 'unknown column: HV005');
+CREATE FOREIGN TABLE tap.badtype (k int, c int, v int) SERVER tap_cass OPTIONS (keyspace 'tap_errors', "table" 't');
+SELECT throws_ok($$SELECT * FROM tap.badtype$$, 'HV004', NULL, 'incompatible column type: HV004');
+
+-- writes
+SELECT throws_ok($$INSERT INTO tap.t (k, c, v) VALUES (NULL, 1, 'x')$$, '23502', NULL,
+                 'null key: 23502');
+SELECT throws_ok($$UPDATE tap.t SET c = 2 WHERE k = 1$$, '0A000', NULL, 'key update: 0A000');
+ALTER FOREIGN TABLE tap.s OPTIONS (ADD if_not_exists 'true');
+INSERT INTO tap.s VALUES (1, 'first');
+SELECT throws_ok($$INSERT INTO tap.s VALUES (1, 'second')$$, '23505', NULL,
+                 'existing row with if_not_exists: 23505');
+
+SELECT * FROM finish();
+ROLLBACK;
