@@ -91,6 +91,35 @@ SELECT pg_sleep(2.5);
 SELECT count(*) FROM wr.sessions WHERE id = 2;
 ALTER FOREIGN TABLE wr.sessions OPTIONS (DROP ttl);
 
+-- write_mode 'on_commit': writes wait for COMMIT, ROLLBACK forgets them
+ALTER FOREIGN TABLE wr.sessions OPTIONS (ADD write_mode 'on_commit');
+BEGIN;
+INSERT INTO wr.sessions VALUES (10, 'rolled back');
+SELECT count(*) AS visible_before_commit FROM wr.sessions WHERE id = 10;
+ROLLBACK;
+SELECT count(*) AS after_rollback FROM wr.sessions WHERE id = 10;
+BEGIN;
+INSERT INTO wr.sessions VALUES (11, 'committed');
+SAVEPOINT s1;
+INSERT INTO wr.sessions VALUES (12, 'after the savepoint');
+UPDATE wr.sessions SET who = 'changed after the savepoint' WHERE id = 1;
+ROLLBACK TO SAVEPOINT s1;
+INSERT INTO wr.sessions VALUES (13, 'also committed');
+COMMIT;
+SELECT id, who FROM wr.sessions WHERE id IN (1, 10, 11, 12, 13) ORDER BY id;
+-- a write that fails at COMMIT fails the COMMIT
+ALTER FOREIGN TABLE wr.sessions OPTIONS (ADD write_consistency 'THREE');
+BEGIN;
+INSERT INTO wr.sessions VALUES (14, 'cannot be written');
+COMMIT;
+SELECT count(*) FROM wr.sessions WHERE id = 14;
+-- a prepared transaction could not send them later
+BEGIN;
+INSERT INTO wr.sessions VALUES (15, 'pending');
+PREPARE TRANSACTION 'cql_fdw_regress';
+SELECT count(*) FROM wr.sessions WHERE id = 15;
+ALTER FOREIGN TABLE wr.sessions OPTIONS (DROP write_consistency, DROP write_mode);
+
 -- INSERT ... SELECT: many rows, pipelined, none lost or duplicated
 INSERT INTO wr.kv (k, c, v, n) SELECT g % 50, g, 'row ' || g, g FROM generate_series(1, 5000) g;
 SELECT count(*), sum(n), count(DISTINCT (k, c)) FROM wr.kv WHERE k >= 0 AND c > 2;

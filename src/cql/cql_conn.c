@@ -806,6 +806,31 @@ cql_conn_pump(cql_conn *c, int timeout_ms, cql_error *err)
 	return conn_io(c, NULL, deadline, true, err);
 }
 
+cql_status
+cql_conn_settle(cql_conn *c, int timeout_ms, cql_error *err)
+{
+	int64_t		deadline = cql_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	cql_status	st;
+
+	if (err)
+		cql_error_clear(err);
+	if ((st = cql_conn_check(c, err)) != CQL_OK)
+		return st;
+	while (c->in_flight > 0)
+	{
+		if (cql_now_ms() >= deadline)
+		{
+			cql_conn_set_error(c, err, CQL_ERR_TIMEOUT, ETIMEDOUT,
+							   "%d requests still unanswered by %s",
+							   c->in_flight, c->peer);
+			return CQL_ERR_TIMEOUT;
+		}
+		if ((st = conn_io(c, NULL, deadline, true, err)) != CQL_OK)
+			return st;
+	}
+	return CQL_OK;
+}
+
 /* ---------------------------------------------------------------------
  * Submitting
  * ---------------------------------------------------------------------

@@ -104,7 +104,8 @@ typedef struct cql_request cql_request;
 extern cql_status cql_connect(const cql_conn_options *o, cql_conn **out, cql_error *err);
 
 /* Close the socket and free everything, including orphaned requests and
- * prepared statements.  Requests not yet freed become invalid too. */
+ * prepared statements.  Requests the caller still holds may (only) be
+ * passed to cql_request_free afterwards. */
 extern void cql_conn_close(cql_conn *c);
 
 /* ---------------------------------------------------------------------
@@ -199,6 +200,14 @@ extern cql_status cql_conn_await_raw(cql_conn *c, cql_request *req,
  * nothing happened.
  */
 extern cql_status cql_conn_pump(cql_conn *c, int timeout_ms, cql_error *err);
+
+/*
+ * Pump until no request is in flight (orphans included) or timeout_ms
+ * passes (CQL_ERR_TIMEOUT): e.g. at the end of a transaction, to know the
+ * connection is quiet before reusing it; on timeout, closing it is the
+ * safe choice.
+ */
+extern cql_status cql_conn_settle(cql_conn *c, int timeout_ms, cql_error *err);
 
 extern bool cql_request_done(const cql_request *req);
 

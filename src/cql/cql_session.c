@@ -304,10 +304,9 @@ cql_execute(cql_conn *c, cql_prepared *p, const cql_query_params *params,
 	for (int attempt = 0;; attempt++)
 	{
 		cql_request *req;
-
-		memset(r, 0, sizeof(*r));
 		bool		stale;
 
+		memset(r, 0, sizeof(*r));
 		st = cql_send_execute(c, p, params, &req, err);
 		if (st != CQL_OK)
 			return st;

@@ -373,7 +373,9 @@ extern cql_status cql_value_format(const cql_type *t, const uint8_t *p, int32_t 
  * is set, and nothing appended, for a top-level null (any case in CQL,
  * "null" in JSON).  Leading/trailing white space is allowed, anything else
  * after the value is an error.  All failures to fit the type are
- * CQL_ERR_TYPE.
+ * CQL_ERR_TYPE, except CQL_ERR_TOO_LARGE for numbers of more than
+ * CQL_MAX_NUMERIC_DIGITS digits and collections of more than
+ * CQL_MAX_COLLECTION_ELEMS elements, and CQL_ERR_NOMEM.
  *
  * CQL_FORMAT_TEXT: for a top-level ascii/text the whole input is the value
  * (never null, no trimming); for inet/date/time/timestamp the input minus

@@ -320,36 +320,6 @@ format_value(CqlConv *cv, const uint8_t *p, int32_t n, cql_format_style style)
 	return s;
 }
 
-static bool
-is_scalar(const cql_type *t)
-{
-	return t->nsub == 0 && t->id != CQL_TYPE_UDT && t->id != CQL_TYPE_CUSTOM;
-}
-
-/*
- * A scalar shown in a text column reads as its value, not as a CQL string
- * literal: '2024-01-01 00:00:00.000Z' becomes 2024-01-01 00:00:00.000Z.
- */
-static char *
-unquote_literal(char *s)
-{
-	size_t		len = strlen(s);
-	char	   *out;
-	char	   *o;
-
-	if (len < 2 || s[0] != '\'' || s[len - 1] != '\'')
-		return s;
-	out = o = palloc(len);
-	for (size_t i = 1; i + 1 < len; i++)
-	{
-		*o++ = s[i];
-		if (s[i] == '\'' && s[i + 1] == '\'')
-			i++;
-	}
-	*o = '\0';
-	return out;
-}
-
 static Datum
 text_datum(CqlConv *cv, const char *utf8, int len)
 {
@@ -479,10 +449,8 @@ cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n, bool *isnull)
 			return text_datum(cv, (const char *) p, n);
 		case CONV_TEXT_LITERAL:
 			{
-				char	   *s = format_value(cv, p, n, CQL_FORMAT_LITERAL);
+				char	   *s = format_value(cv, p, n, CQL_FORMAT_TEXT);
 
-				if (is_scalar(cv->ctype))
-					s = unquote_literal(s);
 				return text_datum(cv, s, strlen(s));
 			}
 		case CONV_BYTEA:
@@ -783,12 +751,7 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 				char	   *s = TextDatumGetCString(d);
 				char	   *utf8 = pg_server_to_any(s, strlen(s), PG_UTF8);
 
-				/* scalars are shown unquoted: accept both forms back */
-				if (write_parsed(cv, utf8, CQL_FORMAT_LITERAL, out) == CQLW_OK)
-					return CQLW_OK;
-				if (!is_scalar(cv->ctype))
-					return CQLW_UNREPRESENTABLE;
-				return write_parsed(cv, quote_literal_cstr(utf8), CQL_FORMAT_LITERAL, out);
+				return write_parsed(cv, utf8, CQL_FORMAT_TEXT, out);
 			}
 		case CONV_BYTEA:
 			{

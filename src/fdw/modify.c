@@ -50,6 +50,7 @@
 #include "deparse.h"
 #include "modify.h"
 #include "planner.h"
+#include "txn_writes.h"
 
 /* rows in flight at once for a pipelined insert */
 #define MAX_WRITES_IN_FLIGHT	256
@@ -640,8 +641,11 @@ encode_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 	}
 }
 
-/* Send one row's statement to a replica of its partition */
-static void
+/*
+ * Send one row's statement to a replica of its partition.  Returns false
+ * when the write was deferred to COMMIT instead (write_mode 'on_commit').
+ */
+static bool
 send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 		 cql_request **req, cql_conn **conn)
 {
@@ -673,6 +677,14 @@ send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 		}
 	}
 
+	if (ms->opts.write_on_commit)
+	{
+		cqlfdw_defer_write(ms->entry, ms->table->keyspace, ms->cql, values,
+						   ms->nbinds, key, keylen, ms->opts.write_consistency,
+						   ms->opts.if_not_exists ? CQL_CONSISTENCY_SERIAL : 0);
+		return false;
+	}
+
 	cql_error_clear(&err);
 	s = cql_cluster_conn_for_key(ms->entry->cluster, ms->table->keyspace, key, keylen,
 								 conn, &err);
@@ -701,6 +713,7 @@ send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 	}
 	if (s != CQL_OK)
 		modify_fail(ms, *conn, s, &err);
+	return true;
 }
 
 /* Wait for one write; a lightweight transaction's [applied] is checked */
@@ -774,8 +787,8 @@ cqlExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	cql_request *req;
 	cql_conn   *conn;
 
-	send_row(ms, slot, planSlot, &req, &conn);
-	finish_write(ms, conn, req);
+	if (send_row(ms, slot, planSlot, &req, &conn))
+		finish_write(ms, conn, req);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ms->temp_cxt);
 	return slot;
@@ -804,10 +817,10 @@ cqlExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
 		if (ms->npending >= MAX_WRITES_IN_FLIGHT)
 			drain_pending(ms, MAX_WRITES_IN_FLIGHT / 2);
 		old = MemoryContextSwitchTo(ms->temp_cxt);
-		send_row(ms, slots[i], planSlots ? planSlots[i] : NULL,
-				 &ms->pending[ms->npending].req, &ms->pending[ms->npending].conn);
+		if (send_row(ms, slots[i], planSlots ? planSlots[i] : NULL,
+					 &ms->pending[ms->npending].req, &ms->pending[ms->npending].conn))
+			ms->npending++;
 		MemoryContextSwitchTo(old);
-		ms->npending++;
 	}
 
 	/*
@@ -841,8 +854,8 @@ cqlExecForeignUpdate(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	cql_request *req;
 	cql_conn   *conn;
 
-	send_row(ms, slot, planSlot, &req, &conn);
-	finish_write(ms, conn, req);
+	if (send_row(ms, slot, planSlot, &req, &conn))
+		finish_write(ms, conn, req);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ms->temp_cxt);
 	return slot;
@@ -857,8 +870,8 @@ cqlExecForeignDelete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	cql_request *req;
 	cql_conn   *conn;
 
-	send_row(ms, slot, planSlot, &req, &conn);
-	finish_write(ms, conn, req);
+	if (send_row(ms, slot, planSlot, &req, &conn))
+		finish_write(ms, conn, req);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ms->temp_cxt);
 

@@ -272,9 +272,21 @@ test_stall(int v)
 	/* the late answer is drained and discarded; ids never mix up */
 	itest_proxy_mode(&px, ITEST_PROXY_PASS);
 	ok(local_query_ok(c), "v%d: next query after the stall gets its own answer", v);
-	for (int i = 0; i < 50 && cql_conn_in_flight(c) > 0; i++)
-		cql_conn_pump(c, 20, &err);
+	is_int(cql_conn_settle(c, 2000, &err), CQL_OK, "v%d: cql_conn_settle drains the orphan", v);
 	is_int(cql_conn_in_flight(c), 0, "v%d: orphaned stream released after its late answer", v);
+
+	/* settle times out while the server is silent */
+	itest_proxy_mode(&px, ITEST_PROXY_STALL);
+	{
+		cql_request *req;
+
+		cql_send_query(c, "SELECT key FROM system.local", NULL, &req, &err);
+		cql_request_free(req);
+		is_int(cql_conn_settle(c, 200, &err), CQL_ERR_TIMEOUT,
+			   "v%d: settle with a silent server -> CQL_ERR_TIMEOUT", v);
+		itest_proxy_mode(&px, ITEST_PROXY_PASS);
+		is_int(cql_conn_settle(c, 3000, &err), CQL_OK, "v%d: ... and settles once it answers", v);
+	}
 	cql_conn_close(c);
 	itest_proxy_stop(&px);
 }

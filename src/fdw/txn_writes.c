@@ -1,0 +1,305 @@
+/*-------------------------------------------------------------------------
+ *
+ * txn_writes.c
+ *		Writes deferred to COMMIT (write_mode 'on_commit').
+ *
+ * Cassandra has no transactions.  By default cql_fdw sends each write as
+ * the statement runs, and ROLLBACK cannot undo it.  With write_mode
+ * 'on_commit' the encoded statements are kept in transaction memory
+ * instead, sent (pipelined, each to a replica of its partition) when the
+ * transaction is about to commit, and simply forgotten on ROLLBACK or on
+ * ROLLBACK TO SAVEPOINT for the writes made after the savepoint.  If any of
+ * them fails, the COMMIT fails with the Cassandra error; writes already
+ * applied by then stay applied (Cassandra cannot take them back), which the
+ * error says.  PREPARE TRANSACTION is refused while writes are pending: the
+ * prepared transaction could not send them later.
+ *
+ * Reads in the same transaction do not see pending writes.
+ *
+ * IDENTIFICATION
+ *		src/fdw/txn_writes.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "connection.h"
+#include "cql_conn.h"
+#include "cql_fdw.h"
+#include "txn_writes.h"
+
+typedef struct PendingWrite
+{
+	CqlConnEntry *entry;
+	uint64		generation;
+	const char *keyspace;
+	const char *cql;
+	int			nvalues;
+	cql_value_ref *values;
+	uint8_t    *routing_key;
+	size_t		routing_len;
+	uint16		consistency;
+	uint16		serial_consistency;
+	int			nest_level;		/* subtransaction that made it */
+} PendingWrite;
+
+static List *pending = NIL;		/* PendingWrite *, in TopTransactionContext */
+static bool callbacks_registered = false;
+
+#define MAX_COMMIT_WRITES_IN_FLIGHT 256
+
+static void
+txn_callback(XactEvent event, void *arg);
+static void
+subtxn_callback(SubXactEvent event, SubTransactionId mySubid,
+				SubTransactionId parentSubid, void *arg);
+
+static void
+register_callbacks(void)
+{
+	if (callbacks_registered)
+		return;
+	RegisterXactCallback(txn_callback, NULL);
+	RegisterSubXactCallback(subtxn_callback, NULL);
+	callbacks_registered = true;
+}
+
+/*
+ * cqlfdw_defer_write
+ *		Keep one write for COMMIT.  Values and routing key are copied.
+ */
+void
+cqlfdw_defer_write(CqlConnEntry *entry, const char *keyspace, const char *cql,
+				   const cql_value_ref *values, int nvalues,
+				   const uint8_t *routing_key, size_t routing_len,
+				   uint16 consistency, uint16 serial_consistency)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	PendingWrite *w = palloc0(sizeof(PendingWrite));
+
+	register_callbacks();
+	w->entry = entry;
+	w->generation = entry->generation;
+	w->keyspace = pstrdup(keyspace);
+	w->cql = pstrdup(cql);
+	w->nvalues = nvalues;
+	w->values = palloc(sizeof(cql_value_ref) * Max(nvalues, 1));
+	for (int i = 0; i < nvalues; i++)
+	{
+		w->values[i].n = values[i].n;
+		if (values[i].n > 0)
+		{
+			uint8_t    *copy = palloc(values[i].n);
+
+			memcpy(copy, values[i].p, values[i].n);
+			w->values[i].p = copy;
+		}
+		else
+			w->values[i].p = values[i].p ? (const uint8_t *) "" : NULL;
+	}
+	if (routing_key)
+	{
+		w->routing_key = palloc(Max(routing_len, 1));
+		memcpy(w->routing_key, routing_key, routing_len);
+		w->routing_len = routing_len;
+	}
+	w->consistency = consistency;
+	w->serial_consistency = serial_consistency;
+	w->nest_level = GetCurrentTransactionNestLevel();
+	pending = lappend(pending, w);
+	entry->pending_writes = true;
+	MemoryContextSwitchTo(old);
+}
+
+bool
+cqlfdw_have_deferred_writes(void)
+{
+	return pending != NIL;
+}
+
+typedef struct InFlight
+{
+	cql_request *req;
+	cql_conn   *conn;
+	PendingWrite *w;
+} InFlight;
+
+static void
+finish_one(InFlight *f, int *applied)
+{
+	cql_result	res;
+	cql_error	err;
+	cql_status	s;
+
+	memset(&res, 0, sizeof(res));
+	cql_error_clear(&err);
+	for (;;)
+	{
+		s = cql_conn_await(f->conn, f->req, &res, &err);
+		if (s != CQL_ERR_INTERRUPTED)
+			break;
+		cqlfdw_check_interrupts();
+	}
+	cql_request_free(f->req);
+	f->req = NULL;
+	if (s != CQL_OK)
+	{
+		if (s != CQL_ERR_SERVER)
+			cql_cluster_report_failure(f->w->entry->cluster, f->conn, s);
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_UNABLE_TO_CREATE_EXECUTION),
+				 errmsg("could not send a deferred write to Cassandra at COMMIT: %s",
+						err.message[0] ? err.message : cql_status_message(s)),
+				 errdetail("%d earlier deferred writes of this transaction were applied and remain; Cassandra cannot undo them.",
+						   *applied),
+				 errcontext("remote CQL: %s", f->w->cql)));
+	}
+	if (f->w->serial_consistency && res.kind == CQL_RESULT_ROWS && res.rows_count > 0 &&
+		res.meta.ncols > 0)
+	{
+		const cql_elem *a = cql_result_cell(&res, 0, 0);
+		bool		ok = a->n == 1 && a->p[0] != 0;
+
+		cql_result_free(&res);
+		if (!ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNIQUE_VIOLATION),
+					 errmsg("duplicate key value violates the primary key of a Cassandra table at COMMIT"),
+					 errdetail("%d earlier deferred writes of this transaction were applied and remain.",
+							   *applied),
+					 errcontext("remote CQL: %s", f->w->cql)));
+		(*applied)++;
+		return;
+	}
+	cql_result_free(&res);
+	(*applied)++;
+}
+
+/* Send everything, pipelined; the first failure raises an ERROR. */
+static void
+flush_pending(void)
+{
+	InFlight	window[MAX_COMMIT_WRITES_IN_FLIGHT];
+	int			nwin = 0;
+	int			applied = 0;
+	ListCell   *lc;
+
+	PG_TRY();
+	{
+		foreach(lc, pending)
+		{
+			PendingWrite *w = (PendingWrite *) lfirst(lc);
+			cql_query_params params;
+			cql_prepared *prep;
+			cql_conn   *conn;
+			cql_error	err;
+			cql_status	s;
+
+			if (w->entry->cluster == NULL || w->entry->generation != w->generation)
+				ereport(ERROR,
+						(errcode(ERRCODE_CONNECTION_FAILURE),
+						 errmsg("connection to Cassandra was closed before deferred writes could be sent"),
+						 errdetail("%d deferred writes were applied before.", applied)));
+			if (nwin == MAX_COMMIT_WRITES_IN_FLIGHT)
+			{
+				finish_one(&window[0], &applied);
+				memmove(window, window + 1, sizeof(InFlight) * (--nwin));
+			}
+			cql_error_clear(&err);
+			s = cql_cluster_conn_for_key(w->entry->cluster, w->keyspace, w->routing_key,
+										 w->routing_len, &conn, &err);
+			if (s == CQL_OK)
+				s = cql_prepare(conn, w->cql, &prep, &err);
+			if (s == CQL_OK)
+			{
+				cql_query_params_init(&params);
+				params.consistency = w->consistency;
+				params.serial_consistency = w->serial_consistency;
+				params.nvalues = w->nvalues;
+				params.values = w->values;
+				for (;;)
+				{
+					s = cql_send_execute(conn, prep, &params, &window[nwin].req, &err);
+					if (s != CQL_ERR_BUSY)
+						break;
+					s = cql_conn_pump(conn, 100, &err);
+					if (s != CQL_OK)
+						break;
+				}
+			}
+			if (s == CQL_ERR_INTERRUPTED)
+				cqlfdw_check_interrupts();
+			if (s != CQL_OK)
+				cqlfdw_report(ERROR, s, &err, w->cql);
+			window[nwin].conn = conn;
+			window[nwin].w = w;
+			nwin++;
+		}
+		while (nwin > 0)
+		{
+			finish_one(&window[0], &applied);
+			memmove(window, window + 1, sizeof(InFlight) * (--nwin));
+		}
+	}
+	PG_CATCH();
+	{
+		/* orphan the rest: their answers are drained and dropped */
+		for (int i = 0; i < nwin; i++)
+			if (window[i].req && window[i].w->entry->cluster &&
+				window[i].w->entry->generation == window[i].w->generation)
+				cql_request_free(window[i].req);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+static void
+txn_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PARALLEL_PRE_COMMIT:
+			if (pending != NIL)
+			{
+				flush_pending();
+				pending = NIL;
+			}
+			break;
+		case XACT_EVENT_PRE_PREPARE:
+			if (pending != NIL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot PREPARE a transaction that has deferred Cassandra writes"),
+						 errhint("Commit or roll back the transaction, or use write_mode 'immediate'.")));
+			break;
+		default:
+			/* commit, abort: the memory went with TopTransactionContext */
+			pending = NIL;
+			break;
+	}
+}
+
+/* ROLLBACK TO SAVEPOINT forgets the writes made since the savepoint */
+static void
+subtxn_callback(SubXactEvent event, SubTransactionId mySubid,
+				SubTransactionId parentSubid, void *arg)
+{
+	int			level;
+	ListCell   *lc;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB || pending == NIL)
+		return;
+	level = GetCurrentTransactionNestLevel();
+	foreach(lc, pending)
+	{
+		PendingWrite *w = (PendingWrite *) lfirst(lc);
+
+		if (w->nest_level >= level)
+			pending = foreach_delete_current(pending, lc);
+	}
+}

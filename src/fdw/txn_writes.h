@@ -1,0 +1,24 @@
+/*-------------------------------------------------------------------------
+ *
+ * txn_writes.h
+ *		Writes deferred to COMMIT (txn_writes.c).
+ *
+ * IDENTIFICATION
+ *		src/fdw/txn_writes.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQL_FDW_TXN_WRITES_H
+#define CQL_FDW_TXN_WRITES_H
+
+#include "connection.h"
+#include "cql_wire.h"
+
+extern void cqlfdw_defer_write(CqlConnEntry *entry, const char *keyspace,
+							   const char *cql, const cql_value_ref *values,
+							   int nvalues, const uint8_t *routing_key,
+							   size_t routing_len, uint16 consistency,
+							   uint16 serial_consistency);
+extern bool cqlfdw_have_deferred_writes(void);
+
+#endif							/* CQL_FDW_TXN_WRITES_H */
