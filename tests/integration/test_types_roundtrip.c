@@ -12,9 +12,9 @@
  * +-Infinity, -0.0, subnormals, dates at both ends of the wire range and
  * outside years 0000..9999, time max, negative durations, IPv6, IPv4-mapped
  * IPv6, 200 kB text that spans several v5 frames), zero-length values, null
- * and unset; collections, tuples, UDTs (frozen and not) and vectors
+ * and unset (null deletes a value, unset leaves it); collections, tuples, UDTs (frozen and not) and vectors
  * (fixed and variable element size), nested; counters.  Rows are read back
- * over protocol v5 and v4.
+ * over protocol v5, v4 with lz4 and v5 with lz4 frames.
  *
  * The rows written here are also the input of the second half of
  * tests/integration/crosscheck_cqlsh.py, which reads the tables
@@ -611,6 +611,7 @@ create_schema(cql_conn *c)
 	okay &= itest_exec(c, "DROP TABLE IF EXISTS " KS ".ours_scalars");
 	okay &= itest_exec(c, "DROP TABLE IF EXISTS " KS ".ours_composite");
 	okay &= itest_exec(c, "DROP TABLE IF EXISTS " KS ".ours_counter");
+	okay &= itest_exec(c, "DROP TABLE IF EXISTS " KS ".ours_big");
 	cql_buf_init(&b, A);
 	for (int which = 0; which < 2; which++)
 	{
@@ -695,39 +696,67 @@ parse_values(table *t)
 		}
 }
 
+/* INSERT the values of row 'rw' under key k (all unset: 'all_unset'). */
+static int
+insert_row(cql_conn *c, table *t, const row *rw, int32_t k, bool all_unset)
+{
+	cql_value_ref vals[MAXCOLS + 1];
+	uint8_t		kb[4];
+	cql_query_params prm;
+	cql_result	res;
+	cql_error	err;
+	cql_status	st;
+
+	cql_put_be32(kb, (uint32_t) k);
+	vals[0].p = kb;
+	vals[0].n = 4;
+	for (int i = 0; i < t->ncols; i++)
+	{
+		const val  *v = &rw->v[i];
+
+		vals[i + 1].p = v->bytes.data;
+		vals[i + 1].n = (all_unset || !v->set) ? CQL_VALUE_UNSET :
+			v->null ? CQL_VALUE_NULL : (int32_t) v->bytes.len;
+	}
+	cql_query_params_init(&prm);
+	prm.values = vals;
+	prm.nvalues = t->ncols + 1;
+	st = cql_execute(c, t->ins, &prm, &res, &err);
+	if (st != CQL_OK)
+	{
+		itest_diag_error("insert", st, &err);
+		return 0;
+	}
+	cql_result_free(&res);
+	return 1;
+}
+
+/*
+ * Write every row.  Null and unset must differ on a row that has values:
+ * the all-null row is first written with the values of the first row (the
+ * nulls must then delete them), and the first row is finally written
+ * again with every column unset (which must leave it as it was; the
+ * check after this proves both).
+ */
 static void
 write_rows(cql_conn *c, table *t)
 {
 	for (int r = 0; r < t->nrows; r++)
 	{
 		row		   *rw = &t->rows[r];
-		cql_value_ref vals[MAXCOLS + 1];
-		uint8_t		kb[4];
-		cql_query_params prm;
-		cql_result	res;
-		cql_error	err;
-		cql_status	st;
+		bool		all_null = true;
 
-		cql_put_be32(kb, (uint32_t) rw->k);
-		vals[0].p = kb;
-		vals[0].n = 4;
 		for (int i = 0; i < t->ncols; i++)
-		{
-			val		   *v = &rw->v[i];
-
-			vals[i + 1].p = v->bytes.data;
-			vals[i + 1].n = !v->set ? CQL_VALUE_UNSET :
-				v->null ? CQL_VALUE_NULL : (int32_t) v->bytes.len;
-		}
-		cql_query_params_init(&prm);
-		prm.values = vals;
-		prm.nvalues = t->ncols + 1;
-		st = cql_execute(c, t->ins, &prm, &res, &err);
-		if (!ok(st == CQL_OK, "%s k=%d: EXECUTE insert with bound values", t->name, rw->k))
-			itest_diag_error("insert", st, &err);
-		else
-			cql_result_free(&res);
+			all_null &= rw->v[i].set && rw->v[i].null;
+		if (all_null)
+			ok(insert_row(c, t, &t->rows[0], rw->k, false),
+			   "%s k=%d: first written with the values of k=%d", t->name, rw->k,
+			   t->rows[0].k);
+		ok(insert_row(c, t, rw, rw->k, false), "%s k=%d: EXECUTE insert with bound values",
+		   t->name, rw->k);
 	}
+	ok(insert_row(c, t, &t->rows[0], t->rows[0].k, true),
+	   "%s k=%d: INSERT again with every column unset", t->name, t->rows[0].k);
 }
 
 static int
@@ -1003,6 +1032,103 @@ test_counters(cql_conn *c)
 	}
 }
 
+/*
+ * Large composites (C side only, table ours_big): a 50000-element list, a
+ * 10000-entry map and a 1 MB blob, encoded element by element, must come
+ * back byte for byte and split into the same number of elements.
+ */
+static void
+test_big(cql_conn *c)
+{
+	cql_buf		l,
+				m,
+				b;
+	cql_prepared *ins,
+			   *sel;
+	cql_error	err;
+	cql_status	st;
+	cql_value_ref vals[4];
+	uint8_t		kb[4],
+				tmp[4];
+	cql_query_params prm;
+	cql_result	res;
+	char		txt[32];
+
+	if (!ok(itest_exec(c, "CREATE TABLE " KS ".ours_big (k int PRIMARY KEY, "
+					   "l list<int>, m map<int, text>, b blob)"), "big: create table"))
+		return;
+	cql_buf_init(&l, A);
+	cql_buf_init(&m, A);
+	cql_buf_init(&b, A);
+	cql_encode_collection_begin(&l, 50000);
+	for (int i = 0; i < 50000; i++)
+	{
+		cql_put_be32(tmp, (uint32_t) (i * 7919 - 100000000));
+		cql_encode_element(&l, tmp, 4);
+	}
+	/* map keys must be in server order (ascending ints) to compare bytes */
+	cql_encode_collection_begin(&m, 10000);
+	for (int i = 0; i < 10000; i++)
+	{
+		cql_put_be32(tmp, (uint32_t) (i - 5000));
+		cql_encode_element(&m, tmp, 4);
+		snprintf(txt, sizeof(txt), "value %d", i);
+		cql_encode_element(&m, txt, (int32_t) strlen(txt));
+	}
+	for (int i = 0; i < 1024 * 1024; i++)
+		cql_buf_u8(&b, (uint8_t) (i * 31 + (i >> 8)));
+	cql_put_be32(kb, 1);
+	vals[0].p = kb;
+	vals[0].n = 4;
+	vals[1].p = l.data;
+	vals[1].n = (int32_t) l.len;
+	vals[2].p = m.data;
+	vals[2].n = (int32_t) m.len;
+	vals[3].p = b.data;
+	vals[3].n = (int32_t) b.len;
+	cql_query_params_init(&prm);
+	prm.values = vals;
+	prm.nvalues = 4;
+	st = cql_prepare(c, "INSERT INTO " KS ".ours_big (k, l, m, b) VALUES (?, ?, ?, ?)", &ins, &err);
+	if (st == CQL_OK)
+		st = cql_execute(c, ins, &prm, &res, &err);
+	if (!ok(st == CQL_OK, "big: insert list of 50000, map of 10000, 1 MB blob"))
+		itest_diag_error("big insert", st, &err);
+	else
+		cql_result_free(&res);
+	prm.nvalues = 1;
+	st = cql_prepare(c, "SELECT l, m, b FROM " KS ".ours_big WHERE k = ?", &sel, &err);
+	if (st == CQL_OK)
+		st = cql_execute(c, sel, &prm, &res, &err);
+	if (ok(st == CQL_OK && res.rows_count == 1, "big: read back"))
+	{
+		const cql_elem *e[3];
+		cql_elem   *parts = NULL;
+		int32_t		n = 0;
+
+		for (int i = 0; i < 3; i++)
+			e[i] = cql_result_cell(&res, 0, i);
+		ok(same_mem(e[0]->p, e[0]->n, l.data, l.len), "big: list bytes (%zu)", l.len);
+		ok(same_mem(e[1]->p, e[1]->n, m.data, m.len), "big: map bytes (%zu)", m.len);
+		ok(same_mem(e[2]->p, e[2]->n, b.data, b.len), "big: blob bytes (%zu)", b.len);
+		st = cql_split_value(res.meta.cols[0].type, e[0]->p, e[0]->n, A, &parts, &n);
+		ok(st == CQL_OK && n == 50000 && parts[49999].n == 4 &&
+		   (int32_t) cql_get_be32(parts[49999].p) == 49999 * 7919 - 100000000,
+		   "big: list splits into 50000 elements");
+		cql_free(A, parts);
+		parts = NULL;
+		st = cql_split_value(res.meta.cols[1].type, e[1]->p, e[1]->n, A, &parts, &n);
+		ok(st == CQL_OK && n == 20000 && parts[19999].n == 10 &&
+		   memcmp(parts[19999].p, "value 9999", 10) == 0,
+		   "big: map splits into 10000 pairs");
+		cql_free(A, parts);
+		cql_result_free(&res);
+	}
+	cql_buf_free(&l);
+	cql_buf_free(&m);
+	cql_buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -1038,6 +1164,7 @@ main(void)
 		check_table(c, &comp, "v5", true);
 	}
 	test_counters(c);
+	test_big(c);
 
 	/* the same rows over v4 (with lz4: other framing, same values) */
 	itest_options(&o, 4, CQL_COMPRESSION_LZ4);
@@ -1045,6 +1172,15 @@ main(void)
 	ok(cql_conn_protocol_version(c4) == 4, "connected with protocol v4 + lz4");
 	check_table(c4, &scal, "v4", false);
 	check_table(c4, &comp, "v4", false);
+	cql_conn_close(c4);
+
+	/* and v5 with lz4 frames (the 200 kB row spans several of them) */
+	itest_options(&o, 5, CQL_COMPRESSION_LZ4);
+	c4 = itest_connect_or_die(&o);
+	ok(cql_conn_protocol_version(c4) == 5 && cql_conn_compression(c4) == CQL_COMPRESSION_LZ4,
+	   "connected with protocol v5 + lz4");
+	check_table(c4, &scal, "v5+lz4", false);
+	check_table(c4, &comp, "v5+lz4", false);
 	cql_conn_close(c4);
 
 	cql_conn_close(c);

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""
+Fault injection for cql_fdw (TAP output).
+
+A TCP proxy sits between PostgreSQL and a real Cassandra node and can
+stall, reset or corrupt what the server sends.  psql runs one session
+through it, statement by statement, while the test switches the proxy's
+mode in between.  Checked: statement_timeout and pg_cancel_backend stop a
+scan that waits on a silent server within about a second; a reset or
+garbage bytes give an ERROR with a connection SQLSTATE, never a crash or a
+hang; the next statement reconnects and works.
+
+Upstream is the single-node PasswordAuthenticator server (CQL_AUTH_HOST):
+a one-node cluster, so every request of the session goes through the proxy
+(on the multi-node test cluster the FDW would route around it).
+Needs PGHOST/PGPORT/PGUSER/PGDATABASE of a server with cql_fdw installed.
+"""
+import os
+import select
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+UP_HOST = os.environ.get("CQL_AUTH_HOST", "127.0.0.4")
+UP_PORT = int(os.environ.get("CQL_AUTH_PORT", "9042"))
+USER = os.environ.get("CQL_USER", "cassandra")
+PASSWORD = os.environ.get("CQL_PASSWORD", "cassandra")
+
+n_tests = 0
+n_failed = 0
+
+
+def ok(cond, name, diag=None):
+    global n_tests, n_failed
+    n_tests += 1
+    print(("ok %d - %s" if cond else "not ok %d - %s") % (n_tests, name))
+    if not cond:
+        n_failed += 1
+        if diag:
+            for line in str(diag).splitlines():
+                print("#   " + line)
+    sys.stdout.flush()
+
+
+class Proxy:
+    """Forwards bytes; the server-to-client direction obeys self.mode."""
+
+    def __init__(self):
+        self.mode = "pass"          # pass | stall | reset | garbage
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.bytes_down = 0
+        self.conns = []
+        self.stop = False
+        threading.Thread(target=self.accept_loop, daemon=True).start()
+
+    def accept_loop(self):
+        while not self.stop:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            try:
+                u = socket.create_connection((UP_HOST, UP_PORT), timeout=5)
+            except OSError:
+                c.close()
+                continue
+            self.conns.append((c, u))
+            threading.Thread(target=self.pump, args=(c, u), daemon=True).start()
+
+    def pump(self, c, u):
+        held = []
+        try:
+            while not self.stop:
+                r, _, _ = select.select([c, u], [], [], 0.05)
+                if c in r:
+                    data = c.recv(65536)
+                    if not data:
+                        break
+                    u.sendall(data)
+                if u in r:
+                    data = u.recv(65536)
+                    if not data:
+                        break
+                    mode = self.mode
+                    if mode == "stall":
+                        held.append(data)       # keep reading, deliver nothing
+                    elif mode == "reset":
+                        break
+                    elif mode == "garbage":
+                        c.sendall(b"\xff" * len(data))
+                    else:
+                        for h in held:
+                            c.sendall(h)
+                        held = []
+                        c.sendall(data)
+                        self.bytes_down += len(data)
+        except OSError:
+            pass
+        for s in (c, u):
+            try:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+                s.close()
+            except OSError:
+                pass
+
+
+class Session:
+    """One psql session; run() sends a statement and returns its output."""
+
+    def __init__(self):
+        self.p = subprocess.Popen(
+            ["stdbuf", "-oL", "-eL", "psql", "-X", "-q", "-At", "-v", "VERBOSITY=verbose"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, bufsize=1)
+        self.n = 0
+        self.pending = ""
+
+
+    def run(self, sql, timeout=60):
+        self.n += 1
+        marker = "__done_%d__" % self.n
+        t0 = time.monotonic()
+        # a query, not \echo, marks the end: its output comes after the
+        # statement's, errors included (stderr is merged)
+        self.p.stdin.write(sql.rstrip().rstrip(";") + ";\nSELECT '" + marker + "';\n")
+        self.p.stdin.flush()
+        out = []
+        deadline = t0 + timeout
+        fd = self.p.stdout.fileno()
+        while True:
+            # lines already read count first: select() cannot see them
+            while "\n" in self.pending:
+                line, self.pending = self.pending.split("\n", 1)
+                if line.strip() == marker:
+                    return "\n".join(out), time.monotonic() - t0
+                out.append(line)
+            r, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not r:
+                return "\n".join(out) + "\n<<psql did not answer>>", time.monotonic() - t0
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return "\n".join(out) + "\n<<psql exited>>", time.monotonic() - t0
+            self.pending += chunk.decode("utf-8", "replace")
+
+    def pid(self):
+        out, _ = self.run("SELECT pg_backend_pid()")
+        return int(out.strip().splitlines()[-1])
+
+    def close(self):
+        try:
+            self.p.stdin.write("\\q\n")
+            self.p.stdin.flush()
+            self.p.wait(timeout=10)
+        except Exception:
+            self.p.kill()
+
+
+def psql(sql):
+    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql],
+                       capture_output=True, text=True, timeout=120)
+    return r.returncode, r.stdout + r.stderr
+
+
+def main():
+    proxy = Proxy()
+    setup = f"""
+CREATE EXTENSION IF NOT EXISTS cql_fdw;
+DROP SERVER IF EXISTS faults_direct CASCADE;
+DROP SERVER IF EXISTS faults_proxy CASCADE;
+DROP SCHEMA IF EXISTS faults CASCADE;
+CREATE SERVER faults_direct FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '{UP_HOST}', port '{UP_PORT}');
+CREATE USER MAPPING FOR CURRENT_USER SERVER faults_direct OPTIONS (username '{USER}', password '{PASSWORD}');
+SELECT cql_execute('faults_direct', 'DROP KEYSPACE IF EXISTS fdw_faults');
+SELECT cql_execute('faults_direct', $$CREATE KEYSPACE fdw_faults WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}}$$);
+SELECT cql_execute('faults_direct', 'CREATE TABLE fdw_faults.t (k int, c int, v text, PRIMARY KEY ((k), c))');
+CREATE SCHEMA faults;
+IMPORT FOREIGN SCHEMA fdw_faults FROM SERVER faults_direct INTO faults;
+INSERT INTO faults.t (k, c, v) SELECT 1, g, repeat('x', 200) FROM generate_series(1, 3000) g;
+CREATE SERVER faults_proxy FOREIGN DATA WRAPPER cql_fdw
+  OPTIONS (host '127.0.0.1', port '{proxy.port}', request_timeout '60000', fetch_size '100');
+CREATE USER MAPPING FOR CURRENT_USER SERVER faults_proxy OPTIONS (username '{USER}', password '{PASSWORD}');
+CREATE FOREIGN TABLE faults.pt (k int, c int, v text)
+  SERVER faults_proxy OPTIONS (keyspace 'fdw_faults', "table" 't');
+"""
+    rc, out = psql(setup)
+    ok(rc == 0, "setup through the real node", out)
+    if rc != 0:
+        print("1..%d" % n_tests)
+        return 1
+
+    s = Session()
+    out, _ = s.run("SELECT count(*) FROM faults.pt WHERE k = 1")
+    ok(out.strip().endswith("3000"), "a scan through the proxy works", out)
+    ok(proxy.bytes_down > 0, "the session's traffic goes through the proxy")
+
+    # a silent server: statement_timeout stops the waiting scan
+    s.run("SET statement_timeout = '1s'")
+    proxy.mode = "stall"
+    out, secs = s.run("SELECT count(*) FROM faults.pt WHERE k = 1", timeout=30)
+    ok("57014" in out, "statement_timeout cancels a scan waiting on a stalled server (57014)", out)
+    ok(secs < 3.0, "... within about a second (%.2f s)" % secs)
+    proxy.mode = "pass"
+    s.run("RESET statement_timeout")
+    out, _ = s.run("SELECT count(*) FROM faults.pt WHERE k = 1")
+    ok(out.strip().endswith("3000"), "the same session works afterwards", out)
+
+    # pg_cancel_backend from another session
+    pid = s.pid()
+    proxy.mode = "stall"
+    canceller = threading.Timer(1.0, lambda: psql(f"SELECT pg_cancel_backend({pid})"))
+    canceller.start()
+    out, secs = s.run("SELECT count(*) FROM faults.pt WHERE k = 1", timeout=30)
+    canceller.join()
+    ok("57014" in out, "pg_cancel_backend cancels a waiting scan (57014)", out)
+    ok(secs < 3.0, "... promptly (%.2f s)" % secs)
+    proxy.mode = "pass"
+    out, _ = s.run("SELECT count(*) FROM faults.pt WHERE k = 1")
+    ok(out.strip().endswith("3000"), "works again after the cancel", out)
+
+    # the server resets the connection mid-scan
+    proxy.mode = "reset"
+    out, secs = s.run("SELECT count(*) FROM faults.pt WHERE k = 1", timeout=60)
+    ok("ERROR" in out and ("08006" in out or "HV00N" in out),
+       "a reset connection is an ERROR with a connection SQLSTATE", out)
+    ok(secs < 30, "... without waiting for the request timeout (%.2f s)" % secs)
+    proxy.mode = "pass"
+    out, _ = s.run("SELECT count(*) FROM faults.pt WHERE k = 1")
+    ok(out.strip().endswith("3000"), "the next statement reconnects", out)
+
+    # the server sends garbage
+    proxy.mode = "garbage"
+    out, secs = s.run("SELECT count(*) FROM faults.pt WHERE k = 1", timeout=60)
+    ok("ERROR" in out and ("08006" in out or "HV00N" in out),
+       "garbage from the server is an ERROR with a connection SQLSTATE", out)
+    ok(secs < 30, "... without hanging (%.2f s)" % secs)
+    proxy.mode = "pass"
+    out, _ = s.run("SELECT count(*) FROM faults.pt WHERE k = 1")
+    ok(out.strip().endswith("3000"), "the next statement reconnects after garbage", out)
+
+    # the backend survived all of it
+    rc, out = psql("SELECT 1")
+    ok(rc == 0, "PostgreSQL is still up (no backend crashed)", out)
+    s.close()
+    proxy.stop = True
+    psql("DROP SCHEMA faults CASCADE; DROP SERVER faults_proxy CASCADE; DROP SERVER faults_direct CASCADE;")
+    print("1..%d" % n_tests)
+    return 1 if n_failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
