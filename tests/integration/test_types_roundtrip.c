@@ -612,14 +612,17 @@ create_schema(cql_conn *c)
 	okay &= itest_exec(c, "DROP TABLE IF EXISTS " KS ".ours_composite");
 	okay &= itest_exec(c, "DROP TABLE IF EXISTS " KS ".ours_counter");
 	okay &= itest_exec(c, "DROP TABLE IF EXISTS " KS ".ours_big");
+	okay &= itest_exec(c, "DROP TABLE IF EXISTS " KS ".ours_scalars_lit");
+	okay &= itest_exec(c, "DROP TABLE IF EXISTS " KS ".ours_composite_lit");
 	cql_buf_init(&b, A);
-	for (int which = 0; which < 2; which++)
+	for (int which = 0; which < 4; which++)
 	{
-		const col_def *cols = which == 0 ? scalar_cols : composite_cols;
+		const col_def *cols = which % 2 == 0 ? scalar_cols : composite_cols;
 
 		cql_buf_reset(&b);
-		snprintf(q, sizeof(q), "CREATE TABLE %s.%s (k int PRIMARY KEY", KS,
-				 which == 0 ? "ours_scalars" : "ours_composite");
+		snprintf(q, sizeof(q), "CREATE TABLE %s.%s%s (k int PRIMARY KEY", KS,
+				 which % 2 == 0 ? "ours_scalars" : "ours_composite",
+				 which >= 2 ? "_lit" : "");
 		cql_buf_put(&b, q, strlen(q));
 		for (int i = 0; cols[i].name; i++)
 		{
@@ -946,6 +949,79 @@ check_table(cql_conn *c, table *t, const char *tag, bool full)
 	}
 }
 
+/*
+ * Our literals are CQL: each expected literal (what cql_value_format
+ * printed above), sent as text in a QUERY, must make the server store the
+ * same bytes our encoders bound.  This is what lets generated CQL (e.g.
+ * pushed-down WHERE clauses) carry any value.  Table <name>_lit.
+ */
+static void
+check_literals(cql_conn *c, table *t)
+{
+	cql_buf		q;
+
+	cql_buf_init(&q, A);
+	for (int r = 0; r < t->nrows; r++)
+	{
+		const row  *rw = &t->rows[r];
+
+		for (int i = 0; i < t->ncols; i++)
+		{
+			const val  *v = &rw->v[i];
+			const char *name = t->cols[i].name;
+			char		head[256];
+			cql_result	res;
+			cql_error	err;
+			cql_status	st;
+			const uint8_t *wp;
+			int32_t		wn;
+
+			/* "null" stands for a zero-length value that has no literal */
+			if (!v->set || v->null || strcmp(v->lit, "null") == 0)
+				continue;
+			expected_bytes(v, &wp, &wn);
+			cql_buf_reset(&q);
+			snprintf(head, sizeof(head), "INSERT INTO %s.%s_lit (k, %s) VALUES (%d, ",
+					 KS, t->name, name, rw->k);
+			cql_buf_put(&q, head, strlen(head));
+			cql_buf_put(&q, v->lit, strlen(v->lit));
+			cql_buf_put(&q, ")", 2);
+			st = cql_query(c, (char *) q.data, NULL, &res, &err);
+			if (st != CQL_OK)
+			{
+				ok(0, "%s k=%d %s: the server accepts our literal %.60s", t->name, rw->k,
+				   name, v->lit);
+				itest_diag_error("literal insert", st, &err);
+				continue;
+			}
+			cql_result_free(&res);
+			snprintf(head, sizeof(head), "SELECT %s FROM %s.%s_lit WHERE k = %d",
+					 name, KS, t->name, rw->k);
+			st = cql_query(c, head, NULL, &res, &err);
+			if (st != CQL_OK || res.rows_count != 1)
+			{
+				ok(0, "%s k=%d %s: read back the literal's row", t->name, rw->k, name);
+				if (st == CQL_OK)
+					cql_result_free(&res);
+				continue;
+			}
+			{
+				const cql_elem *e = cql_result_cell(&res, 0, 0);
+
+				if (wn < 0)
+					ok(e->n == -1, "%s k=%d %s: literal %.60s stores null like the bound value",
+					   t->name, rw->k, name, v->lit);
+				else
+					is_bytes(e->p, e->n < 0 ? 0 : (size_t) e->n, wp, (size_t) wn,
+							 "%s k=%d %s: literal %.60s stores the bytes we bound",
+							 t->name, rw->k, name, v->lit);
+			}
+			cql_result_free(&res);
+		}
+	}
+	cql_buf_free(&q);
+}
+
 /* Counters: UPDATE ... SET c = c + ? with bound bigints. */
 static void
 test_counters(cql_conn *c)
@@ -1163,6 +1239,8 @@ main(void)
 		write_rows(c, &comp);
 		check_table(c, &comp, "v5", true);
 	}
+	check_literals(c, &scal);
+	check_literals(c, &comp);
 	test_counters(c);
 	test_big(c);
 

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+#
+# bench/run.sh - throughput and latency of cql_fdw against the real tools.
+# Run by hand on an otherwise idle machine; results go to bench/README.md.
+#
+#   bash bench/run.sh [ROWS]        (default 1000000)
+#
+# Needs the services of `make demo`/`make test` running (CQL_KEEP_SERVICES=1
+# or scripts/cassandra.sh start single + scripts/pg.sh start) and the
+# extension installed.  Measures:
+#   1. INSERT ... SELECT of ROWS rows through cql_fdw      (issue 4)
+#   2. cqlsh COPY FROM of the same rows from CSV            (issue 4)
+#   3. Python driver, prepared INSERTs, concurrency 256     (issue 4)
+#   4. full scan through cql_fdw                            (issue 3)
+#   5. cqlsh COPY TO                                        (issue 3)
+#   6. Python driver paged scan                             (issue 3)
+#   7. single-partition lookup: pgbench -M prepared vs the Python driver
+#
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib_common.sh
+ROWS=${1:-1000000}
+HOST=${CQL_HOST:-127.0.0.1}
+eval "$(bash scripts/pg.sh env)"
+CQLSH=${CQLSH:-$CACHE/venv/bin/cqlsh}
+PY=/usr/bin/python3
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+t() { local s e; s=$(date +%s.%N); "$@" > "$TMP/out" 2>&1 || { cat "$TMP/out"; exit 1; }; e=$(date +%s.%N); echo "$e - $s" | bc; }
+rate() { echo "scale=0; $ROWS / $1" | bc; }
+
+psql -X -q -v ON_ERROR_STOP=1 <<SQL
+CREATE EXTENSION IF NOT EXISTS cql_fdw;
+CREATE SERVER IF NOT EXISTS bench FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '$HOST');
+CREATE USER MAPPING IF NOT EXISTS FOR CURRENT_USER SERVER bench;
+SELECT cql_execute('bench', \$\$CREATE KEYSPACE IF NOT EXISTS bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\$\$);
+SELECT cql_execute('bench', 'DROP TABLE IF EXISTS bench.rows');
+SELECT cql_execute('bench', 'CREATE TABLE bench.rows (id int PRIMARY KEY, a bigint, b text, c double, d timestamp)');
+SELECT cql_execute('bench', 'CREATE TABLE IF NOT EXISTS bench.rows_csv (id int PRIMARY KEY, a bigint, b text, c double, d timestamp)');
+SELECT cql_execute('bench', 'CREATE TABLE IF NOT EXISTS bench.rows_py (id int PRIMARY KEY, a bigint, b text, c double, d timestamp)');
+SELECT cql_execute('bench', 'TRUNCATE bench.rows_csv');
+DROP SCHEMA IF EXISTS bench CASCADE;
+CREATE SCHEMA bench;
+IMPORT FOREIGN SCHEMA bench FROM SERVER bench INTO bench;
+SQL
+
+echo "== $ROWS rows, Cassandra at $HOST, $(nproc) cores"
+s=$(t psql -X -q -c "INSERT INTO bench.rows (id, a, b, c, d) SELECT g, g * 7, 'row ' || g, g / 3.0, timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second' FROM generate_series(1, $ROWS) g")
+echo "1. cql_fdw INSERT ... SELECT:          $s s = $(rate "$s") rows/s"
+
+psql -X -q -c "\\copy (SELECT g, g * 7, 'row ' || g, g / 3.0, to_char(timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second' AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || 'Z' FROM generate_series(1, $ROWS) g) TO '$TMP/rows.csv' CSV"
+s=$(t "$CQLSH" "$HOST" -e "COPY bench.rows_csv (id, a, b, c, d) FROM '$TMP/rows.csv' WITH NUMPROCESSES=2")
+echo "2. cqlsh COPY FROM CSV:                $s s = $(rate "$s") rows/s"
+
+$PY bench/py_insert.py "$HOST" "$ROWS" | sed 's/^/3. /'
+
+s=$(t psql -X -q -c "SELECT count(*), sum(a), sum(length(b)), sum(c), max(d) FROM bench.rows")
+echo "4. cql_fdw full scan (all columns):    $s s = $(rate "$s") rows/s"
+
+s=$(t "$CQLSH" "$HOST" -e "COPY bench.rows (id, a, b, c, d) TO '$TMP/out.csv' WITH NUMPROCESSES=2")
+echo "5. cqlsh COPY TO:                      $s s = $(rate "$s") rows/s"
+
+$PY bench/py_scan.py "$HOST" | sed 's/^/6. /'
+
+cat > "$TMP/lookup.sql" <<SQL
+\\set id random(1, $ROWS)
+SELECT id, a, b, c, d FROM bench.rows WHERE id = :id;
+SQL
+pgbench -n -M prepared -c 1 -T 20 -f "$TMP/lookup.sql" 2>&1 | grep -E "latency average|tps" | sed 's/^/7. cql_fdw lookup (pgbench -M prepared): /'
+$PY bench/py_lookup.py "$HOST" 5000 "$ROWS" | sed 's/^/7. /'
