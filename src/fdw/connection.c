@@ -450,6 +450,72 @@ cqlfdw_report(int elevel, cql_status st, const cql_error *err, const char *cql)
 }
 
 /* ---------------------------------------------------------------------
+ * Interruptible library calls shared by scans and writes
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * cqlfdw_await
+ *		Await a request; a pending cancel is processed (and normally throws)
+ *		after the library has returned, then the wait resumes.
+ */
+cql_status
+cqlfdw_await(cql_conn *conn, cql_request *req, cql_result *res, cql_error *err)
+{
+	for (;;)
+	{
+		cql_status	s = cql_conn_await(conn, req, res, err);
+
+		if (s != CQL_ERR_INTERRUPTED)
+			return s;
+		cqlfdw_check_interrupts();
+	}
+}
+
+/*
+ * cqlfdw_fail
+ *		Report a failed request.  A transport failure (not a server error)
+ *		also tells the cluster, so that the next request avoids that node,
+ *		unless the connection was closed meanwhile.
+ */
+void
+cqlfdw_fail(CqlConnEntry *entry, uint64 generation, cql_conn *conn,
+			cql_status s, cql_error *err, const char *cql)
+{
+	if (s != CQL_ERR_SERVER && conn && entry->cluster &&
+		entry->generation == generation)
+		cql_cluster_report_failure(entry->cluster, conn, s);
+	cqlfdw_report(ERROR, s, err, cql);
+	pg_unreachable();
+}
+
+/*
+ * cqlfdw_prepare
+ *		Prepare (or find in the connection's cache) a statement; errors are
+ *		raised.
+ */
+cql_prepared *
+cqlfdw_prepare(CqlConnEntry *entry, uint64 generation, cql_conn *conn,
+			   const char *cql)
+{
+	cql_prepared *p;
+	cql_error	err;
+	cql_status	s;
+
+	cql_error_clear(&err);
+	for (;;)
+	{
+		s = cql_prepare(conn, cql, &p, &err);
+		if (s != CQL_ERR_INTERRUPTED)
+			break;
+		cqlfdw_check_interrupts();
+	}
+	if (s != CQL_OK)
+		cqlfdw_fail(entry, generation, conn, s, &err, cql);
+	return p;
+}
+
+/* ---------------------------------------------------------------------
  * SQL-callable functions
  * ---------------------------------------------------------------------
  */

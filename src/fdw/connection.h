@@ -14,6 +14,7 @@
 #include "foreign/foreign.h"
 
 #include "cql_cluster.h"
+#include "cql_conn.h"
 #include "cql_fdw.h"
 #include "cql_wire.h"
 
@@ -42,5 +43,12 @@ extern void cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 								   const CqlFdwOptions *opts);
 extern void cqlfdw_report(int elevel, cql_status st, const cql_error *err,
 						  const char *cql);
+extern cql_status cqlfdw_await(cql_conn *conn, cql_request *req, cql_result *res,
+							   cql_error *err);
+extern void cqlfdw_fail(CqlConnEntry *entry, uint64 generation, cql_conn *conn,
+						cql_status s, cql_error *err, const char *cql)
+			pg_attribute_noreturn();
+extern cql_prepared *cqlfdw_prepare(CqlConnEntry *entry, uint64 generation,
+									cql_conn *conn, const char *cql);
 
 #endif							/* CQL_FDW_CONNECTION_H */

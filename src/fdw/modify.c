@@ -429,42 +429,13 @@ conn_alive(CqlModifyState *ms)
 static void
 modify_fail(CqlModifyState *ms, cql_conn *conn, cql_status s, cql_error *err)
 {
-	if (s != CQL_ERR_SERVER && conn && conn_alive(ms))
-		cql_cluster_report_failure(ms->entry->cluster, conn, s);
-	cqlfdw_report(ERROR, s, err, ms->cql);
-}
-
-static cql_status
-await_interruptible(cql_conn *conn, cql_request *req, cql_result *res, cql_error *err)
-{
-	for (;;)
-	{
-		cql_status	s = cql_conn_await(conn, req, res, err);
-
-		if (s != CQL_ERR_INTERRUPTED)
-			return s;
-		cqlfdw_check_interrupts();
-	}
+	cqlfdw_fail(ms->entry, ms->generation, conn, s, err, ms->cql);
 }
 
 static cql_prepared *
 modify_prepare(CqlModifyState *ms, cql_conn *conn)
 {
-	cql_prepared *p;
-	cql_error	err;
-	cql_status	s;
-
-	cql_error_clear(&err);
-	for (;;)
-	{
-		s = cql_prepare(conn, ms->cql, &p, &err);
-		if (s != CQL_ERR_INTERRUPTED)
-			break;
-		cqlfdw_check_interrupts();
-	}
-	if (s != CQL_OK)
-		modify_fail(ms, conn, s, &err);
-	return p;
+	return cqlfdw_prepare(ms->entry, ms->generation, conn, ms->cql);
 }
 
 static void
@@ -726,7 +697,7 @@ finish_write(CqlModifyState *ms, cql_conn *conn, cql_request *req)
 
 	memset(&res, 0, sizeof(res));
 	cql_error_clear(&err);
-	s = await_interruptible(conn, req, &res, &err);
+	s = cqlfdw_await(conn, req, &res, &err);
 	cql_request_free(req);
 	if (s != CQL_OK)
 		modify_fail(ms, conn, s, &err);
@@ -778,11 +749,10 @@ release_pending(CqlModifyState *ms)
 	ms->npending = 0;
 }
 
-TupleTableSlot *
-cqlExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
-					 TupleTableSlot *planSlot)
+/* One row written at once (or deferred to COMMIT) */
+static void
+write_one_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot)
 {
-	CqlModifyState *ms = (CqlModifyState *) rinfo->ri_FdwState;
 	MemoryContext old = MemoryContextSwitchTo(ms->temp_cxt);
 	cql_request *req;
 	cql_conn   *conn;
@@ -791,6 +761,13 @@ cqlExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 		finish_write(ms, conn, req);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ms->temp_cxt);
+}
+
+TupleTableSlot *
+cqlExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
+					 TupleTableSlot *planSlot)
+{
+	write_one_row((CqlModifyState *) rinfo->ri_FdwState, slot, planSlot);
 	return slot;
 }
 
@@ -849,15 +826,7 @@ TupleTableSlot *
 cqlExecForeignUpdate(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 					 TupleTableSlot *planSlot)
 {
-	CqlModifyState *ms = (CqlModifyState *) rinfo->ri_FdwState;
-	MemoryContext old = MemoryContextSwitchTo(ms->temp_cxt);
-	cql_request *req;
-	cql_conn   *conn;
-
-	if (send_row(ms, slot, planSlot, &req, &conn))
-		finish_write(ms, conn, req);
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(ms->temp_cxt);
+	write_one_row((CqlModifyState *) rinfo->ri_FdwState, slot, planSlot);
 	return slot;
 }
 
@@ -866,14 +835,8 @@ cqlExecForeignDelete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 					 TupleTableSlot *planSlot)
 {
 	CqlModifyState *ms = (CqlModifyState *) rinfo->ri_FdwState;
-	MemoryContext old = MemoryContextSwitchTo(ms->temp_cxt);
-	cql_request *req;
-	cql_conn   *conn;
 
-	if (send_row(ms, slot, planSlot, &req, &conn))
-		finish_write(ms, conn, req);
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(ms->temp_cxt);
+	write_one_row(ms, slot, planSlot);
 
 	/* RETURNING of a DELETE: the row as the scan saw it */
 	if (ms->old_attnos)

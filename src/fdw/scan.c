@@ -171,50 +171,16 @@ conversion_error_callback(void *arg)
  * ---------------------------------------------------------------------
  */
 
-/*
- * Await a request, processing interrupts: a cancel throws from here (the
- * reset callback orphans what is still in flight); any other wake-up just
- * waits again.
- */
-static cql_status
-await_result(cql_conn *conn, cql_request *req, cql_result *res, cql_error *err)
-{
-	for (;;)
-	{
-		cql_status	s = cql_conn_await(conn, req, res, err);
-
-		if (s != CQL_ERR_INTERRUPTED)
-			return s;
-		cqlfdw_check_interrupts();
-	}
-}
-
 static void
 fail(CqlScanState *st, cql_conn *conn, cql_status s, cql_error *err)
 {
-	if (s != CQL_ERR_SERVER && conn && connection_alive(st))
-		cql_cluster_report_failure(st->entry->cluster, conn, s);
-	cqlfdw_report(ERROR, s, err, st->cql);
+	cqlfdw_fail(st->entry, st->generation, conn, s, err, st->cql);
 }
 
 static cql_prepared *
 prepare_on(CqlScanState *st, cql_conn *conn)
 {
-	cql_prepared *p;
-	cql_error	err;
-	cql_status	s;
-
-	cql_error_clear(&err);
-	for (;;)
-	{
-		s = cql_prepare(conn, st->cql, &p, &err);
-		if (s != CQL_ERR_INTERRUPTED)
-			break;
-		cqlfdw_check_interrupts();
-	}
-	if (s != CQL_OK)
-		fail(st, conn, s, &err);
-	return p;
+	return cqlfdw_prepare(st->entry, st->generation, conn, st->cql);
 }
 
 static void
@@ -729,7 +695,7 @@ next_page(CqlScanState *st)
 
 		cql_error_clear(&err);
 		memset(&st->page, 0, sizeof(st->page));
-		s = await_result(t->conn, t->req, &st->page, &err);
+		s = cqlfdw_await(t->conn, t->req, &st->page, &err);
 		cql_request_free(t->req);
 		t->req = NULL;
 		if (s != CQL_OK)

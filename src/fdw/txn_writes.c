@@ -137,13 +137,7 @@ finish_one(InFlight *f, int *applied)
 
 	memset(&res, 0, sizeof(res));
 	cql_error_clear(&err);
-	for (;;)
-	{
-		s = cql_conn_await(f->conn, f->req, &res, &err);
-		if (s != CQL_ERR_INTERRUPTED)
-			break;
-		cqlfdw_check_interrupts();
-	}
+	s = cqlfdw_await(f->conn, f->req, &res, &err);
 	cql_request_free(f->req);
 	f->req = NULL;
 	if (s != CQL_OK)

@@ -14,7 +14,8 @@
  * IPv6, 200 kB text that spans several v5 frames), zero-length values, null
  * and unset (null deletes a value, unset leaves it); collections, tuples, UDTs (frozen and not) and vectors
  * (fixed and variable element size), nested; counters.  Rows are read back
- * over protocol v5, v4 with lz4 and v5 with lz4 frames.
+ * over protocol v5, v4 with lz4 and v5 with lz4 frames, then written again
+ * over v4 and read back.
  *
  * The rows written here are also the input of the second half of
  * tests/integration/crosscheck_cqlsh.py, which reads the tables
@@ -1007,7 +1008,19 @@ check_literals(cql_conn *c, table *t)
 			}
 			{
 				const cql_elem *e = cql_result_cell(&res, 0, 0);
+				static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
+				/*
+				 * No CQL literal gives a 16-byte IPv4-mapped address: Java's
+				 * InetAddress turns '::ffff:a.b.c.d' into the 4-byte IPv4
+				 * one.  Known limitation; only blobAsInet() keeps 16 bytes.
+				 */
+				if (t->ins->bind[i + 1].type->id == CQL_TYPE_INET && wn == 16 &&
+					memcmp(wp, mapped, 12) == 0)
+				{
+					wp += 12;
+					wn = 4;
+				}
 				if (wn < 0)
 					ok(e->n == -1, "%s k=%d %s: literal %.60s stores null like the bound value",
 					   t->name, rw->k, name, v->lit);
@@ -1250,6 +1263,16 @@ main(void)
 	ok(cql_conn_protocol_version(c4) == 4, "connected with protocol v4 + lz4");
 	check_table(c4, &scal, "v4", false);
 	check_table(c4, &comp, "v4", false);
+
+	/* writing over v4 (unset exists there too) leaves the same rows */
+	if (ok(prepare_table(c4, &scal, true) == CQL_OK && prepare_table(c4, &comp, true) == CQL_OK,
+		   "v4: prepare the inserts"))
+	{
+		write_rows(c4, &scal);
+		write_rows(c4, &comp);
+		check_table(c4, &scal, "v4 after v4 writes", false);
+		check_table(c4, &comp, "v4 after v4 writes", false);
+	}
 	cql_conn_close(c4);
 
 	/* and v5 with lz4 frames (the 200 kB row spans several of them) */
