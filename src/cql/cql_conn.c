@@ -931,9 +931,21 @@ cql_conn_submit_internal(cql_conn *c, uint8_t opcode, const uint8_t *body,
 		? cql_now_ms() + c->request_timeout_ms : 0;
 	*reqp = req;
 
-	/* try to get it out now; a failure is reported through the request */
-	(void) flush_out(c);
+	/*
+	 * Try to get it out now (a failure is reported through the request);
+	 * corked, only once enough has gathered to fill a large write.
+	 */
+	if (!c->corked || c->staged.len + (c->out.len - c->out_pos) >= CQL_CORK_FLUSH_BYTES)
+		(void) flush_out(c);
 	return CQL_OK;
+}
+
+void
+cql_conn_cork(cql_conn *c, bool on)
+{
+	c->corked = on;
+	if (!on && out_pending(c))
+		(void) flush_out(c);
 }
 
 cql_status

@@ -209,6 +209,16 @@ extern cql_status cql_conn_pump(cql_conn *c, int timeout_ms, cql_error *err);
  */
 extern cql_status cql_conn_settle(cql_conn *c, int timeout_ms, cql_error *err);
 
+/*
+ * Cork the connection: submitted requests are queued instead of written at
+ * once, and go out when CQL_CORK_FLUSH_BYTES have gathered, when the caller
+ * waits (await, pump) or uncorks.  Many small requests (a bulk insert) then
+ * take a few large writes and, in v5, a few frames instead of one system
+ * call each.  Uncorking flushes.
+ */
+#define CQL_CORK_FLUSH_BYTES	(64 * 1024)
+extern void cql_conn_cork(cql_conn *c, bool on);
+
 extern bool cql_request_done(const cql_request *req);
 
 /*

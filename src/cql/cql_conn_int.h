@@ -93,6 +93,7 @@ struct cql_conn
 	char	   *driver_version;
 	int			connect_timeout_ms;
 	int			request_timeout_ms;
+	bool		corked;			/* see cql_conn_cork() */
 	int			max_in_flight;
 	size_t		max_body;
 	cql_event_fn on_event;

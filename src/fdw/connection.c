@@ -52,10 +52,13 @@ static void cql_xact_callback(XactEvent event, void *arg);
  * cqlfdw_wait
  *		Wait hook of the protocol library: latch + socket.
  *
- * A set latch with a pending interrupt makes the library return
+ * A pending query cancel or termination makes the library return
  * CQL_ERR_INTERRUPTED; the caller then leaves the library's frames and runs
  * CHECK_FOR_INTERRUPTS() itself, so no longjmp ever crosses library code.
- * While interrupts are held (e.g. during abort cleanup) we keep waiting.
+ * Other interrupts (cache invalidation catch-up, barriers, ...) do not stop
+ * a request: the next CHECK_FOR_INTERRUPTS after it handles them.  While
+ * interrupts or cancels are held off (abort cleanup, COMMIT) we keep
+ * waiting, else the caller would spin on an interrupt it cannot process.
  */
 static cql_status
 cqlfdw_wait(void *ctx, int fd, int events, int timeout_ms)
@@ -74,7 +77,8 @@ cqlfdw_wait(void *ctx, int fd, int events, int timeout_ms)
 	if (rc & WL_LATCH_SET)
 	{
 		ResetLatch(MyLatch);
-		if (InterruptPending && INTERRUPTS_CAN_BE_PROCESSED())
+		if (InterruptPending && INTERRUPTS_CAN_BE_PROCESSED() &&
+			(ProcDiePending || (QueryCancelPending && QueryCancelHoldoffCount == 0)))
 			return CQL_ERR_INTERRUPTED;
 	}
 	if ((rc & WL_TIMEOUT) && !(rc & (WL_SOCKET_READABLE | WL_SOCKET_WRITEABLE)))

@@ -54,6 +54,8 @@
 
 /* rows in flight at once for a pipelined insert */
 #define MAX_WRITES_IN_FLIGHT	256
+/* connections (nodes) a batch insert corks at once */
+#define CQLFDW_MAX_CORKED		64
 
 /* fdw_private of a ModifyTable entry */
 enum FdwModifyPrivateIndex
@@ -102,6 +104,9 @@ typedef struct CqlModifyState
 	/* pipelined inserts */
 	CqlPendingWrite *pending;
 	int			npending;
+	bool		cork;			/* batch insert: cork connections used */
+	cql_conn   *corked[CQLFDW_MAX_CORKED];
+	int			ncorked;
 } CqlModifyState;
 
 static bool
@@ -664,6 +669,18 @@ send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 	if (s != CQL_OK)
 		modify_fail(ms, NULL, s, &err);
 	prep = modify_prepare(ms, *conn);
+	if (ms->cork)
+	{
+		bool		known = false;
+
+		for (int i = 0; i < ms->ncorked && !known; i++)
+			known = (ms->corked[i] == *conn);
+		if (!known && ms->ncorked < CQLFDW_MAX_CORKED)
+		{
+			cql_conn_cork(*conn, true);
+			ms->corked[ms->ncorked++] = *conn;
+		}
+	}
 
 	cql_query_params_init(&params);
 	params.consistency = ms->opts.write_consistency;
@@ -739,6 +756,15 @@ drain_pending(CqlModifyState *ms, int keep)
 	}
 }
 
+static void
+uncork_all(CqlModifyState *ms)
+{
+	if (conn_alive(ms))
+		for (int i = 0; i < ms->ncorked; i++)
+			cql_conn_cork(ms->corked[i], false);
+	ms->ncorked = 0;
+}
+
 /* After an error: orphan what is still in flight (late answers are dropped) */
 static void
 release_pending(CqlModifyState *ms)
@@ -787,6 +813,7 @@ cqlExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
 	if (ms->pending == NULL)
 		ms->pending = MemoryContextAlloc(GetMemoryChunkContext(ms),
 										 sizeof(CqlPendingWrite) * MAX_WRITES_IN_FLIGHT);
+	ms->cork = true;
 	for (int i = 0; i < *numSlots; i++)
 	{
 		MemoryContext old;
@@ -799,6 +826,9 @@ cqlExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
 			ms->npending++;
 		MemoryContextSwitchTo(old);
 	}
+
+	/* what the batch queued on corked connections goes out now */
+	uncork_all(ms);
 
 	/*
 	 * Bound values were copied into the request bodies when sent, so the
@@ -871,6 +901,7 @@ cqlEndForeignModify(EState *estate, ResultRelInfo *rinfo)
 	}
 	PG_FINALLY();
 	{
+		uncork_all(ms);
 		release_pending(ms);
 		if (ms->entry && ms->entry->busy > 0)
 			ms->entry->busy--;

@@ -181,7 +181,10 @@ COMPOSITE_COLS = [
     ("vsi", "vector<smallint, 2>"),
     ("mu", "map<uuid, frozen<address>>"),
     ("lv", "list<frozen<vector<int, 2>>>"),
-    ("mi", "map<inet, date>")]
+    ("mi", "map<inet, date>"),
+    ("ldu", "list<duration>"),
+    ("tdt", "tuple<date, time, timestamp, inet, blob>"),
+    ("mvd", "map<varint, decimal>")]
 
 
 def days(y, m, d):
@@ -246,10 +249,14 @@ DATA_COMPOSITE = {
             adn={"street": "x", "zip": None, "Tags": None},
             vf=[1.0, -2.5, 3.25], vt=["a", "bc"], vsi=[1, -1],
             mu=[(UUID1, {"street": "s", "zip": 1, "Tags": []})],
-            lv=[[1, 2], [3, 4]], mi=[(ip("10.0.0.1"), days(2024, 1, 1))]),
+            lv=[[1, 2], [3, 4]], mi=[(ip("10.0.0.1"), days(2024, 1, 1))],
+            ldu=[(1, 2, 3), (-1, 0, -5)],
+            tdt=(days(2024, 1, 1), 1, 1704110400123, ip("10.0.0.1"), b"\x01\x02"),
+            mvd=[(-10**30, Decimal("1.50")), (7, Decimal("-0.001"))]),
     # empty non-frozen collections (and an all-null non-frozen UDT) are
     # stored as nothing and read back as null: written empty, expected None
-    2: dict(li=[], se=[], ma=[], nest=[], mu=[], lv=[], mi=[],
+    2: dict(li=[], se=[], ma=[], nest=[], mu=[], lv=[], mi=[], ldu=[], mvd=[],
+            tdt=(None,) * 5,
             adn={"street": None, "zip": None, "Tags": None},
             fli=[], tup=(None, None, None), tupn=(None, None),
             ad={"street": None, "zip": None, "Tags": None}, vf=None, vt=["", ""],
@@ -257,7 +264,7 @@ DATA_COMPOSITE = {
     3: {c: None for c, _ in COMPOSITE_COLS},
     4: {},
 }
-READS_NULL = {(2, c) for c in ("li", "se", "ma", "nest", "mu", "lv", "mi", "adn")}
+READS_NULL = {(2, c) for c in ("li", "se", "ma", "nest", "mu", "lv", "mi", "adn", "ldu", "mvd")}
 
 DATA_COUNTER = {1: 3, 2: 2**63 - 1, 3: -2**63, 4: -1}
 COUNTER_DELTAS = {1: [5, -2], 2: [2**63 - 1], 3: [-2**63], 4: [-1]}
@@ -388,7 +395,9 @@ def from_driver(t, v):
     if kind == "time":
         return v.nanosecond_time
     if kind == "timestamp":
-        return v                        # read as bigint, see SELECT below
+        if isinstance(v, datetime.datetime):    # inside a composite
+            return (v - datetime.datetime(1970, 1, 1)) // datetime.timedelta(milliseconds=1)
+        return v                        # top level: read as bigint, see select_list
     if kind == "duration":
         return (v.months, v.days, v.nanoseconds)
     if kind == "inet":
@@ -650,12 +659,19 @@ def main():
     from cassandra.cluster import ExecutionProfile, EXEC_PROFILE_DEFAULT
     prof = ExecutionProfile(load_balancing_policy=WhiteListRoundRobinPolicy([HOST]),
                             request_timeout=60)
-    cluster = Cluster([HOST], port=PORT, execution_profiles={EXEC_PROFILE_DEFAULT: prof},
-                      connect_timeout=20, control_connection_timeout=20)
-    try:
-        session = cluster.connect()
-    except Exception as e:
-        bail("python driver connects to %s:%d" % (HOST, PORT), repr(e))
+    session = None
+    for attempt in range(3):
+        # a Cluster that failed to connect is shut down: a new one per try
+        cluster = Cluster([HOST], port=PORT, execution_profiles={EXEC_PROFILE_DEFAULT: prof},
+                          connect_timeout=20, control_connection_timeout=20)
+        try:
+            session = cluster.connect()
+            break
+        except Exception as e:
+            why = repr(e)
+            wait_for_node()
+    if session is None:
+        bail("python driver connects to %s:%d" % (HOST, PORT), why)
 
     # ---- (a) cqlsh writes the sh_* tables ----
     rc, out, err = cqlsh(schema_cql("sh"))
@@ -690,10 +706,14 @@ def main():
     session.execute("DELETE FROM %s.sh_scalars WHERE k = 9" % KS)
 
     # ---- (b) our client wrote the ours_* tables ----
-    have = session.execute("SELECT table_name FROM system_schema.tables WHERE keyspace_name = %s",
-                           (KS,))
-    have = {r.table_name for r in have}
-    need = {"ours_scalars", "ours_composite", "ours_counter"}
+    # present, with this data set's columns (else written by an older build)
+    have = set()
+    for r in session.execute("SELECT table_name, column_name FROM system_schema.columns "
+                             "WHERE keyspace_name = %s", (KS,)):
+        have.add((r.table_name, r.column_name))
+    need = {("ours_counter", "c")}
+    for name, cols, _ in TABLES:
+        need |= {("ours_" + name, c) for c, _ in cols}
     if not need <= have or os.environ.get("CROSSCHECK_REFRESH") == "1":
         if not os.access(ROUNDTRIP, os.X_OK):
             bail("%s built (make integration)" % ROUNDTRIP)

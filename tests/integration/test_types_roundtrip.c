@@ -71,6 +71,9 @@ static const col_def composite_cols[] = {
 	{"mu", "map<uuid, frozen<address>>"},
 	{"lv", "list<frozen<vector<int, 2>>>"},
 	{"mi", "map<inet, date>"},
+	{"ldu", "list<duration>"},
+	{"tdt", "tuple<date, time, timestamp, inet, blob>"},
+	{"mvd", "map<varint, decimal>"},
 	{NULL, NULL}
 };
 
@@ -538,6 +541,14 @@ build_composite(table *t)
 	  "[[\"123e4567-e89b-42d3-a456-426614174000\", {\"street\": \"s\", \"zip\": 1, \"Tags\": []}]]");
 	P(t, r, "lv", "[[1, 2], [3, 4]]", NULL);
 	P(t, r, "mi", "{'10.0.0.1': '2024-01-01'}", "[[\"10.0.0.1\", \"2024-01-01\"]]");
+	P(t, r, "ldu", "[1mo2d3ns, -1mo5ns]", "[\"1mo2d3ns\", \"-1mo5ns\"]");
+	P(t, r, "tdt", "('2024-01-01', '00:00:00.000000001', '2024-01-01 12:00:00.123Z', "
+	  "'10.0.0.1', 0x0102)",
+	  "[\"2024-01-01\", \"00:00:00.000000001\", \"2024-01-01 12:00:00.123Z\", "
+	  "\"10.0.0.1\", \"0x0102\"]");
+	/* varint keys in numeric order; decimal scales kept */
+	P(t, r, "mvd", "{-1000000000000000000000000000000: 1.50, 7: -0.001}",
+	  "[[-1000000000000000000000000000000, 1.50], [7, -0.001]]");
 
 	/*
 	 * k=2: empty values.  Non-frozen collections store no cells when empty,
@@ -551,6 +562,8 @@ build_composite(table *t)
 	P(t, r, "mu", "{}", "[]");
 	P(t, r, "lv", "[]", NULL);
 	P(t, r, "mi", "{}", "[]");
+	P(t, r, "ldu", "[]", NULL);
+	P(t, r, "mvd", "{}", "[]");
 	P(t, r, "adn", "{street: null, zip: null, \"Tags\": null}", NULL);
 	for (int i = 0; i < t->ncols; i++)
 		if (r->v[i].set)
@@ -563,6 +576,7 @@ build_composite(table *t)
 	NUL(t, r, "vf");
 	P(t, r, "vt", "['', '']", "[\"\", \"\"]");
 	P(t, r, "vsi", "[0, 0]", NULL);
+	P(t, r, "tdt", "(null, null, null, null, null)", "[null, null, null, null, null]");
 
 	/* k=3: explicit nulls */
 	r = new_row(t, 3);
@@ -809,6 +823,35 @@ expected_bytes(const val *v, const uint8_t **p, int32_t *n)
 	}
 }
 
+/*
+ * The CQL_FORMAT_TEXT form expected from a literal: a top-level ascii/text,
+ * inet, date, time or timestamp literal without its quotes ('' undoubled);
+ * anything else is the literal itself.
+ */
+static char *
+text_form(const cql_type *ty, const char *lit)
+{
+	size_t		n = strlen(lit);
+	char	   *out = malloc(n + 1);
+	size_t		o = 0;
+
+	if ((ty->id == CQL_TYPE_ASCII || ty->id == CQL_TYPE_VARCHAR || ty->id == CQL_TYPE_INET ||
+		 ty->id == CQL_TYPE_DATE || ty->id == CQL_TYPE_TIME || ty->id == CQL_TYPE_TIMESTAMP) &&
+		n >= 2 && lit[0] == '\'' && lit[n - 1] == '\'')
+	{
+		for (size_t i = 1; i < n - 1; i++)
+		{
+			out[o++] = lit[i];
+			if (lit[i] == '\'' && lit[i + 1] == '\'')
+				i++;
+		}
+		out[o] = '\0';
+	}
+	else
+		memcpy(out, lit, n + 1);
+	return out;
+}
+
 static void
 check_value(const table *t, const row *rw, int i, const cql_column *col,
 			const cql_elem *e, const char *tag)
@@ -848,6 +891,22 @@ check_value(const table *t, const row *rw, int i, const cql_column *col,
 	else
 		is_str(st == CQL_OK ? (char *) out.data : cql_status_message(st), want_json,
 			   "%s %s k=%d %s: JSON %s", tag, t->name, rw->k, name, want_json);
+
+	/* CQL_FORMAT_TEXT (what text columns of the FDW get): non-null only */
+	if (e->n >= 0 && strcmp(want_lit, "null") != 0)
+	{
+		char	   *want_text = text_form(col->type, want_lit);
+
+		cql_buf_reset(&out);
+		st = cql_value_format(col->type, e->p, e->n, CQL_FORMAT_TEXT, &out);
+		cql_buf_u8(&out, 0);
+		ok(st == CQL_OK && strcmp((char *) out.data, want_text) == 0,
+		   "%s %s k=%d %s: text form", tag, t->name, rw->k, name);
+		if (st != CQL_OK || strcmp((char *) out.data, want_text) != 0)
+			diag("got '%.200s', expected '%.200s'",
+				 st == CQL_OK ? (char *) out.data : cql_status_message(st), want_text);
+		free(want_text);
+	}
 	cql_buf_free(&out);
 }
 
@@ -863,24 +922,28 @@ check_parse(const table *t, const row *rw, int i, const cql_type *type)
 
 	if (!v->set || v->null || v->reads_null || strcmp(v->lit, "null") == 0)
 		return;
-	for (int style = 0; style < 2; style++)
+	for (int style = 0; style < 3; style++)
 	{
-		const char *text = style == 0 ? v->lit : v->json;
+		static const char *sname[] = {"literal", "JSON", "text form"};
+		static const cql_format_style fmt[] = {CQL_FORMAT_LITERAL, CQL_FORMAT_JSON,
+		CQL_FORMAT_TEXT};
+		char	   *tf = style == 2 ? text_form(type, v->lit) : NULL;
+		const char *text = style == 0 ? v->lit : style == 1 ? v->json : tf;
 		cql_buf		out;
 		bool		isnull = true;
 		cql_status	st;
 
 		cql_buf_init(&out, A);
-		st = cql_value_parse(type, text, strlen(text),
-							 style == 0 ? CQL_FORMAT_LITERAL : CQL_FORMAT_JSON, &out, &isnull);
+		st = cql_value_parse(type, text, strlen(text), fmt[style], &out, &isnull);
 		if (st == CQL_OK && !isnull)
 			is_bytes(out.data, out.len, v->bytes.data, v->bytes.len,
-				   "%s k=%d %s: %s text parses to the bytes sent", t->name, rw->k, name,
-				   style == 0 ? "literal" : "JSON");
+					 "%s k=%d %s: %s parses to the bytes sent", t->name, rw->k, name,
+					 sname[style]);
 		else
-			ok(0, "%s k=%d %s: %s text parses to the bytes sent (%s)", t->name, rw->k,
-			   name, style == 0 ? "literal" : "JSON", cql_status_message(st));
+			ok(0, "%s k=%d %s: %s parses to the bytes sent (%s)", t->name, rw->k,
+			   name, sname[style], cql_status_message(st));
 		cql_buf_free(&out);
+		free(tf);
 	}
 }
 
@@ -1218,6 +1281,108 @@ test_big(cql_conn *c)
 	cql_buf_free(&b);
 }
 
+/*
+ * UDT evolution (C side only): values written before ALTER TYPE ... ADD
+ * carry fewer fields than the type; they must read back with the new
+ * field null, in frozen, non-frozen and nested UDTs.
+ */
+static void
+test_udt_evolution(cql_conn *c)
+{
+	static const char *cols[] = {"f", "n", "l"};
+	static const char *lits[] = {"{a: 1, b: 'x'}", "{a: 1, b: 'x'}", "[{a: 2, b: 'y'}]"};
+	static const char *want_lit[] = {"{a: 1, b: 'x', c: null}", "{a: 1, b: 'x', c: null}",
+	"[{a: 2, b: 'y', c: null}]"};
+	static const char *want_json[] = {"{\"a\": 1, \"b\": \"x\", \"c\": null}",
+		"{\"a\": 1, \"b\": \"x\", \"c\": null}",
+	"[{\"a\": 2, \"b\": \"y\", \"c\": null}]"};
+	cql_prepared *ins;
+	cql_error	err;
+	cql_status	st;
+	cql_buf		v[3];
+	cql_value_ref vals[4];
+	uint8_t		kb[4];
+	cql_query_params prm;
+	cql_result	res;
+	int			good = 1;
+
+	if (!ok(itest_exec(c, "DROP TABLE IF EXISTS " KS ".ours_udt_evo") &&
+			itest_exec(c, "DROP TYPE IF EXISTS " KS ".evo") &&
+			itest_exec(c, "CREATE TYPE " KS ".evo (a int, b text)") &&
+			itest_exec(c, "CREATE TABLE " KS ".ours_udt_evo (k int PRIMARY KEY, "
+					   "f frozen<evo>, n evo, l list<frozen<evo>>)"),
+			"udt evolution: create type evo (a, b) and table"))
+		return;
+	st = cql_prepare(c, "INSERT INTO " KS ".ours_udt_evo (k, f, n, l) VALUES (?, ?, ?, ?)",
+					 &ins, &err);
+	if (!ok(st == CQL_OK, "udt evolution: prepare insert"))
+		return;
+	cql_put_be32(kb, 1);
+	vals[0].p = kb;
+	vals[0].n = 4;
+	for (int i = 0; i < 3; i++)
+	{
+		bool		isnull;
+
+		cql_buf_init(&v[i], A);
+		good &= cql_value_parse(ins->bind[i + 1].type, lits[i], strlen(lits[i]),
+								CQL_FORMAT_LITERAL, &v[i], &isnull) == CQL_OK;
+		vals[i + 1].p = v[i].data;
+		vals[i + 1].n = (int32_t) v[i].len;
+	}
+	cql_query_params_init(&prm);
+	prm.values = vals;
+	prm.nvalues = 4;
+	if (good)
+	{
+		st = cql_execute(c, ins, &prm, &res, &err);
+		good = st == CQL_OK;
+		if (good)
+			cql_result_free(&res);
+		else
+			itest_diag_error("insert", st, &err);
+	}
+	ok(good, "udt evolution: insert two-field values");
+	for (int i = 0; i < 3; i++)
+		cql_buf_free(&v[i]);
+	if (!ok(itest_exec(c, "ALTER TYPE " KS ".evo ADD c bigint"), "udt evolution: ALTER TYPE ADD c"))
+		return;
+	st = cql_query(c, "SELECT f, n, l FROM " KS ".ours_udt_evo WHERE k = 1", NULL, &res, &err);
+	if (!ok(st == CQL_OK && res.rows_count == 1, "udt evolution: read back after ALTER"))
+		return;
+	for (int i = 0; i < 3; i++)
+	{
+		const cql_elem *e = cql_result_cell(&res, 0, i);
+		const cql_type *ty = res.meta.cols[i].type;
+		cql_buf		out;
+
+		if (i < 2)
+		{
+			cql_elem   *parts = NULL;
+			int32_t		n = 0;
+
+			ok(ty->id == CQL_TYPE_UDT && ty->nsub == 3 && strcmp(ty->field_names[2], "c") == 0,
+			   "udt evolution: %s has type evo with 3 fields", cols[i]);
+			st = cql_split_value(ty, e->p, e->n, A, &parts, &n);
+			ok(st == CQL_OK && n == 3 && parts[2].n == -1 && parts[0].n == 4,
+			   "udt evolution: %s splits into 3 fields, the new one null", cols[i]);
+			cql_free(A, parts);
+		}
+		cql_buf_init(&out, A);
+		st = cql_value_format(ty, e->p, e->n, CQL_FORMAT_LITERAL, &out);
+		cql_buf_u8(&out, 0);
+		is_str(st == CQL_OK ? (char *) out.data : cql_status_message(st), want_lit[i],
+			   "udt evolution: %s literal", cols[i]);
+		cql_buf_reset(&out);
+		st = cql_value_format(ty, e->p, e->n, CQL_FORMAT_JSON, &out);
+		cql_buf_u8(&out, 0);
+		is_str(st == CQL_OK ? (char *) out.data : cql_status_message(st), want_json[i],
+			   "udt evolution: %s JSON", cols[i]);
+		cql_buf_free(&out);
+	}
+	cql_result_free(&res);
+}
+
 int
 main(void)
 {
@@ -1256,6 +1421,7 @@ main(void)
 	check_literals(c, &comp);
 	test_counters(c);
 	test_big(c);
+	test_udt_evolution(c);
 
 	/* the same rows over v4 (with lz4: other framing, same values) */
 	itest_options(&o, 4, CQL_COMPRESSION_LZ4);
