@@ -56,6 +56,38 @@ STOP_TIMEOUT=${CASSANDRA_STOP_TIMEOUT:-30}
 KEEP_DATA=${CASSANDRA_KEEP_DATA:-0}
 REUSE=0
 
+# Java 17 module access Cassandra needs (conf/jvm17-server.options of the
+# 5.0 tarball plus the three JDK-only ones of bin/cassandra.in.sh); without
+# them the daemon dies at once ("unable to access required classes").
+JPMS=(
+	-Djdk.attach.allowAttachSelf=true
+	--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED
+	--add-exports=java.management.rmi/com.sun.jmx.remote.internal.rmi=ALL-UNNAMED
+	--add-exports=java.management/com.sun.jmx.remote.security=ALL-UNNAMED
+	--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED
+	--add-exports=java.rmi/sun.rmi.server=ALL-UNNAMED
+	--add-exports=java.sql/java.sql=ALL-UNNAMED
+	--add-exports=java.base/java.lang.ref=ALL-UNNAMED
+	--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED
+	--add-exports=jdk.attach/sun.tools.attach=ALL-UNNAMED
+	--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED
+	--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED
+	--add-opens=java.base/java.lang.module=ALL-UNNAMED
+	--add-opens=java.base/jdk.internal.loader=ALL-UNNAMED
+	--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED
+	--add-opens=java.base/jdk.internal.reflect=ALL-UNNAMED
+	--add-opens=java.base/jdk.internal.math=ALL-UNNAMED
+	--add-opens=java.base/jdk.internal.module=ALL-UNNAMED
+	--add-opens=java.base/jdk.internal.util.jar=ALL-UNNAMED
+	--add-opens=jdk.management/com.sun.management.internal=ALL-UNNAMED
+	--add-opens=java.base/sun.nio.ch=ALL-UNNAMED
+	--add-opens=java.base/java.io=ALL-UNNAMED
+	--add-opens=java.base/java.lang.reflect=ALL-UNNAMED
+	--add-opens=java.base/java.lang=ALL-UNNAMED
+	--add-opens=java.base/java.util=ALL-UNNAMED
+	--add-opens=java.base/java.nio=ALL-UNNAMED
+)
+
 ALL_NODES="single node1 node2 node3 auth scratch"
 CLUSTER_NODES="node1 node2 node3"
 CLUSTER_SEEDS="127.0.0.1:7000,127.0.0.2:7000,127.0.0.3:7000"
@@ -237,33 +269,7 @@ launch_node()
 		-XX:+HeapDumpOnOutOfMemoryError -XX:HeapDumpPath="$dir/logs"
 		-ea -da:net.openhft...
 		-Djava.net.preferIPv4Stack=true -Dchronicle.analytics.disable=true
-		# JPMS: conf/jvm17-server.options of the 5.0 tarball + bin/cassandra.in.sh
-		-Djdk.attach.allowAttachSelf=true
-		--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED
-		--add-exports=java.management.rmi/com.sun.jmx.remote.internal.rmi=ALL-UNNAMED
-		--add-exports=java.management/com.sun.jmx.remote.security=ALL-UNNAMED
-		--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED
-		--add-exports=java.rmi/sun.rmi.server=ALL-UNNAMED
-		--add-exports=java.sql/java.sql=ALL-UNNAMED
-		--add-exports=java.base/java.lang.ref=ALL-UNNAMED
-		--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED
-		--add-exports=jdk.attach/sun.tools.attach=ALL-UNNAMED
-		--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED
-		--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED
-		--add-opens=java.base/java.lang.module=ALL-UNNAMED
-		--add-opens=java.base/jdk.internal.loader=ALL-UNNAMED
-		--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED
-		--add-opens=java.base/jdk.internal.reflect=ALL-UNNAMED
-		--add-opens=java.base/jdk.internal.math=ALL-UNNAMED
-		--add-opens=java.base/jdk.internal.module=ALL-UNNAMED
-		--add-opens=java.base/jdk.internal.util.jar=ALL-UNNAMED
-		--add-opens=jdk.management/com.sun.management.internal=ALL-UNNAMED
-		--add-opens=java.base/sun.nio.ch=ALL-UNNAMED
-		--add-opens=java.base/java.io=ALL-UNNAMED
-		--add-opens=java.base/java.lang.reflect=ALL-UNNAMED
-		--add-opens=java.base/java.lang=ALL-UNNAMED
-		--add-opens=java.base/java.util=ALL-UNNAMED
-		--add-opens=java.base/java.nio=ALL-UNNAMED
+		"${JPMS[@]}"
 		-Dio.netty.tryReflectionSetAccessible=true
 		-Dio.netty.allocator.useCacheForAllThreads=true
 		-Dio.netty.allocator.maxOrder=11
@@ -547,12 +553,7 @@ cmd_nodetool()
 	shift
 	node_attr "$node"
 	fetch_jars
-	exec java -Xmx128m \
-		--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED \
-		--add-exports=java.rmi/sun.rmi.server=ALL-UNNAMED \
-		--add-exports=java.management.rmi/com.sun.jmx.remote.internal.rmi=ALL-UNNAMED \
-		--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED \
-		--add-opens=java.base/java.lang=ALL-UNNAMED \
+	exec java -Xmx128m "${JPMS[@]}" \
 		-Dcassandra.logdir=/tmp -Dlogback.configurationFile="$REPO/cassandra/logback.xml" \
 		-cp "$LIB/*" org.apache.cassandra.tools.NodeTool -h 127.0.0.1 -p "$JMX_PORT" "$@"
 }
