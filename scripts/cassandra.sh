@@ -583,5 +583,5 @@ case $cmd in
 	nodetool) cmd_nodetool "$@" ;;
 	cqlsh) cmd_cqlsh "$@" ;;
 	logs) tail -n "${2:-50}" "$(node_dir "${1:?node}")/logs/system.log" ;;
-	*) sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
+	*) awk 'NR >= 3 && /^set -euo/ { exit } NR >= 3 { sub(/^# ?/, ""); print }' "$0"; [ -z "$cmd" ] || exit 2 ;;
 esac

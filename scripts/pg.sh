@@ -138,5 +138,5 @@ case $cmd in
 	install) cmd_install ;;
 	env) print_env ;;
 	psql) exec "$BINDIR/psql" -h "$PGDIR" -p "$PORT" -U "$OWNER" -d "$DB" "$@" ;;
-	*) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
+	*) awk 'NR >= 3 && /^set -euo/ { exit } NR >= 3 { sub(/^# ?/, ""); print }' "$0"; [ -z "$cmd" ] || exit 2 ;;
 esac

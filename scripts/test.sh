@@ -16,7 +16,7 @@
 # every exit path (also failure and Ctrl-C).
 #
 # Environment:
-#   CQL_TOPOLOGY=single|cluster  Cassandra topology (default single); the
+#   CQL_TOPOLOGY=cluster|single  Cassandra topology (default cluster); the
 #                                auth node (127.0.0.4) is always started.
 #                                cluster = 3 nodes on 127.0.0.1-3
 #   FUZZ_SECONDS                 per fuzz target (default 60)
@@ -35,7 +35,7 @@ cd "$REPO" || exit 1
 # Default single until cql_execute() waits for schema agreement after DDL:
 # on the 3-node cluster a statement right after a CREATE can reach a
 # replica that has not seen the new table yet (INCOMPATIBLE_SCHEMA).
-TOPOLOGY=${CQL_TOPOLOGY:-single}
+TOPOLOGY=${CQL_TOPOLOGY:-cluster}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 LOGDIR=$REPO/build/test-logs

@@ -568,6 +568,8 @@ cqlfdw_execute_sql(PG_FUNCTION_ARGS)
 	st = cql_query(conn, cql, &params, &res, &err);
 	if (st == CQL_OK)
 	{
+		bool		schema_changed = (res.kind == CQL_RESULT_SCHEMA_CHANGE);
+
 		cql_result_free(&res);
 
 		/*
@@ -575,7 +577,7 @@ cqlfdw_execute_sql(PG_FUNCTION_ARGS)
 		 * to another node right after CREATE TABLE would otherwise fail,
 		 * and let the router see new keyspaces.
 		 */
-		if (res.kind == CQL_RESULT_SCHEMA_CHANGE)
+		if (schema_changed)
 		{
 			st = cql_schema_await_agreement(conn, opts.request_timeout_ms, &err);
 			if (st == CQL_ERR_INTERRUPTED)

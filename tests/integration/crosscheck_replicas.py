@@ -113,7 +113,7 @@ def main():
     cl, session = connect()
     meta = cl.metadata
     if os.environ.get("CQL_TOPOLOGY") == "cluster":
-        want = int(os.environ.get("CQL_CLUSTER_HOSTS", "3"))
+        want = int(os.environ.get("CQL_CLUSTER_SIZE", "3"))
         ok(len(meta.all_hosts()) == want,
            "driver sees %d hosts (CQL_TOPOLOGY=cluster)" % want,
            "got %d" % len(meta.all_hosts()))

@@ -6,7 +6,7 @@
  *		local data center checks and refresh.
  *
  * With CQL_TOPOLOGY=cluster (the 3-node bed on 127.0.0.1-3) the host count
- * must equal CQL_CLUSTER_HOSTS (3) and coordinators must be spread over
+ * must equal CQL_CLUSTER_SIZE (3) and coordinators must be spread over
  * the replicas; otherwise a single node is expected.
  *
  * Tool mode for crosscheck_replicas.py:
@@ -20,7 +20,7 @@
  * (REPLICAS comma-separated addresses, "-" for none or empty bytes).
  *
  * Environment: CQL_HOST (127.0.0.1), CQL_PORT (9042), CQL_TOPOLOGY,
- * CQL_CLUSTER_HOSTS (3), CQL_LOCAL_DC (optional), CQL_USER and
+ * CQL_CLUSTER_SIZE (3), CQL_LOCAL_DC (optional), CQL_USER and
  * CQL_PASSWORD (only sent when set).
  */
 #include "cql_cluster.h"
@@ -302,7 +302,7 @@ main(int argc, char **argv)
 	cql_host_info hosts[64];
 	int			nh;
 	bool		multi = strcmp(env("CQL_TOPOLOGY", ""), "cluster") == 0;
-	int			want_hosts = multi ? atoi(env("CQL_CLUSTER_HOSTS", "3")) : 1;
+	int			want_hosts = multi ? atoi(env("CQL_CLUSTER_SIZE", "3")) : 1;
 	const char *host = env("CQL_HOST", "127.0.0.1");
 	int			port = atoi(env("CQL_PORT", "9042"));
 	char		spec[256];
