@@ -129,3 +129,32 @@ TRUNCATE wr.kv;
 ALTER FOREIGN TABLE wr.kv OPTIONS (ADD truncatable 'true');
 TRUNCATE wr.kv;
 SELECT count(*) FROM wr.kv;
+
+-- the Cassandra table changes shape: Cassandra forgets its prepared
+-- statements, they are prepared again transparently
+DO $$
+BEGIN
+  PERFORM cql_execute('cass', 'CREATE TABLE regress_write.shape (k int PRIMARY KEY, a text, b text)');
+END $$;
+IMPORT FOREIGN SCHEMA regress_write LIMIT TO (shape) FROM SERVER cass INTO wr;
+INSERT INTO wr.shape VALUES (1, 'a1', 'b1');
+SELECT * FROM wr.shape WHERE k = 1;
+SELECT cql_execute('cass', 'ALTER TABLE regress_write.shape ADD c int');
+INSERT INTO wr.shape VALUES (2, 'a2', 'b2');
+INSERT INTO wr.shape SELECT g, 'a' || g, 'b' || g FROM generate_series(3, 300) g;
+SELECT count(*) FROM wr.shape;
+SELECT * FROM wr.shape WHERE k IN (1, 2) ORDER BY k;
+-- a mapped column dropped in Cassandra is a clear error
+SELECT cql_execute('cass', 'ALTER TABLE regress_write.shape DROP b');
+DO $$
+BEGIN
+  INSERT INTO wr.shape VALUES (301, 'a', 'b');
+EXCEPTION WHEN OTHERS THEN
+  RAISE NOTICE 'SQLSTATE %: %', SQLSTATE, SQLERRM;
+END $$;
+DO $$
+BEGIN
+  PERFORM * FROM wr.shape WHERE k = 1;
+EXCEPTION WHEN OTHERS THEN
+  RAISE NOTICE 'SQLSTATE %: %', SQLSTATE, SQLERRM;
+END $$;

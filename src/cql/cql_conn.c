@@ -100,6 +100,7 @@ static void
 request_destroy(cql_request *req, const cql_allocator *a)
 {
 	cql_free(a, req->resp_body);
+	cql_free(a, req->exec_params);
 	cql_free(a, req);
 }
 
@@ -1123,6 +1124,62 @@ cql_request_metadata_stale(const cql_request *req)
 	return req->stale_metadata;
 }
 
+/*
+ * retry_unprepared
+ *		An EXECUTE answered Unprepared (the node restarted, evicted the
+ *		statement, or dropped it on ALTER TABLE): prepare it again and resend
+ *		the same parameters once, under the caller's request handle.  Every
+ *		caller, also one that pipelines many requests, then recovers without
+ *		knowing.  The ids are rebuilt: a changed table may change the result
+ *		metadata id (the statement id is a hash of the text).
+ */
+static cql_status
+retry_unprepared(cql_conn *c, cql_request *req, cql_error *err)
+{
+	cql_prepared *p = req->prepared;
+	cql_request *nreq;
+	cql_buf		nb;
+	cql_status	st;
+
+	if (req->opcode != CQL_OP_EXECUTE || p == NULL || req->exec_params == NULL ||
+		req->reprepared)
+		return CQL_ERR_STATE;
+	if ((st = cql_reprepare(c, p, err)) != CQL_OK)
+		return st;
+
+	cql_buf_init(&nb, c->alloc);
+	cql_buf_short_bytes(&nb, p->id, p->id_len);
+	if (c->version >= CQL_PROTOCOL_V5)
+		cql_buf_short_bytes(&nb, p->result_metadata_id ? p->result_metadata_id : (const uint8_t *) "",
+							p->result_metadata_id_len);
+	cql_buf_put(&nb, req->exec_params, req->exec_params_len);
+	if ((st = cql_buf_status(&nb)) == CQL_OK)
+		st = cql_conn_submit_internal(c, CQL_OP_EXECUTE, nb.data, nb.len, false, &nreq, err);
+	cql_buf_free(&nb);
+	if (st != CQL_OK)
+		return st;
+
+	/* the caller keeps its handle: the new stream is moved onto it */
+	cql_free(c->alloc, req->resp_body);
+	req->resp_body = NULL;
+	req->resp_len = 0;
+	req->resp_opcode = 0;
+	req->resp_flags = 0;
+	req->status = CQL_OK;
+	req->stream = nreq->stream;
+	req->state = nreq->state;
+	req->deadline = nreq->deadline;
+	req->cached_cols = p->ncols > 0 ? p->cols : NULL;
+	req->ncached = p->ncols > 0 ? p->ncols : 0;
+	req->stale_metadata = false;
+	req->reprepared = true;
+	c->streams[req->stream] = req;
+	request_destroy(nreq, c->alloc);
+	if (err)
+		cql_error_clear(err);
+	return CQL_OK;
+}
+
 cql_status
 cql_conn_await(cql_conn *c, cql_request *req, cql_result *res, cql_error *err)
 {
@@ -1165,7 +1222,16 @@ cql_conn_await(cql_conn *c, cql_request *req, cql_result *res, cql_error *err)
 				cql_result_free(&tmp);
 			return CQL_OK;
 		case CQL_OP_ERROR:
-			return decode_error_response(c, req, err);
+			{
+				cql_error	local;
+				cql_error  *e = err ? err : &local;
+
+				st = decode_error_response(c, req, e);
+				if (st == CQL_ERR_SERVER && e->code == CQL_ERRCODE_UNPREPARED &&
+					retry_unprepared(c, req, e) == CQL_OK)
+					return cql_conn_await(c, req, res, err);
+				return st;
+			}
 		default:
 			cql_conn_set_error(c, err, CQL_ERR_MALFORMED, 0,
 							   "unexpected %s response to %s",

@@ -104,6 +104,8 @@ cql_send_execute(cql_conn *c, cql_prepared *p, const cql_query_params *params,
 	cql_query_params prm;
 	cql_buf		b;
 	cql_status	st;
+	uint8_t    *tail = NULL;
+	size_t		tail_len = 0;
 
 	if ((st = check_ready(c, req, err)) != CQL_OK)
 		return st;
@@ -126,13 +128,35 @@ cql_send_execute(cql_conn *c, cql_prepared *p, const cql_query_params *params,
 	st = cql_write_execute(&b, c->version, p->id, p->id_len,
 						   p->result_metadata_id ? p->result_metadata_id : (const uint8_t *) "",
 						   p->result_metadata_id_len, &prm);
+
+	/*
+	 * Keep the parameters (the body after the ids) so that an Unprepared
+	 * answer can be retried with fresh ids (see retry_unprepared).
+	 */
+	if (st == CQL_OK && cql_buf_status(&b) == CQL_OK)
+	{
+		size_t		ids = 2 + (size_t) p->id_len +
+			(c->version >= CQL_PROTOCOL_V5 ? 2 + (size_t) p->result_metadata_id_len : 0);
+
+		if (ids <= b.len)
+		{
+			tail_len = b.len - ids;
+			tail = cql_alloc(c->alloc, tail_len ? tail_len : 1);
+			if (tail)
+				memcpy(tail, b.data + ids, tail_len);
+		}
+	}
 	st = submit_built(c, CQL_OP_EXECUTE, &b, st, req, err);
 	if (st == CQL_OK)
 	{
 		(*req)->prepared = p;
 		(*req)->cached_cols = prm.skip_metadata ? p->cols : NULL;
 		(*req)->ncached = prm.skip_metadata ? p->ncols : 0;
+		(*req)->exec_params = tail;
+		(*req)->exec_params_len = tail_len;
 	}
+	else
+		cql_free(c->alloc, tail);
 	return st;
 }
 
