@@ -49,7 +49,7 @@ echo "== $ROWS rows, Cassandra at $HOST, $(nproc) cores"
 s=$(t psql -X -q -c "INSERT INTO bench.rows (id, a, b, c, d) SELECT g, g * 7, 'row ' || g, g / 3.0, timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second' FROM generate_series(1, $ROWS) g")
 echo "1. cql_fdw INSERT ... SELECT:          $s s = $(rate "$s") rows/s"
 
-psql -X -q -c "\\copy (SELECT g, g * 7, 'row ' || g, g / 3.0, to_char(timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second' AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || 'Z' FROM generate_series(1, $ROWS) g) TO '$TMP/rows.csv' CSV"
+psql -X -q -c "\\copy (SELECT g, g * 7, 'row ' || g, g / 3.0, to_char((timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second') AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || 'Z' FROM generate_series(1, $ROWS) g) TO '$TMP/rows.csv' CSV"
 s=$(t "$CQLSH" "$HOST" -e "COPY bench.rows_csv (id, a, b, c, d) FROM '$TMP/rows.csv' WITH NUMPROCESSES=2")
 echo "2. cqlsh COPY FROM CSV:                $s s = $(rate "$s") rows/s"
 

@@ -323,4 +323,26 @@ BEGIN
 	END IF;
 END $$;
 SELECT name, rows, params FROM check_result ORDER BY substring(name FROM '^Q([0-9]+)')::int;
+
+-- ---------------------------------------------------------------------
+-- 5. Fingerprint of the whole data set: equal on every machine for the
+--	  same generate.sql variables (README.md lists the value for the
+--	  defaults).  Row text is independent of locale thanks to COLLATE "C"
+--	  and DateStyle ISO.
+-- ---------------------------------------------------------------------
+SET DateStyle = ISO;
+SELECT md5(string_agg(x, E'\n' ORDER BY x COLLATE "C")) AS data_fingerprint
+FROM (SELECT 'hotel ' || t::text FROM hotel t
+	  UNION ALL SELECT 'point_of_interest ' || t::text FROM point_of_interest t
+	  UNION ALL SELECT 'hotel_poi ' || t::text FROM hotel_poi t
+	  UNION ALL SELECT 'room ' || t::text FROM room t
+	  UNION ALL SELECT 'amenity ' || t::text FROM amenity t
+	  UNION ALL SELECT 'room_amenity ' || t::text FROM room_amenity t
+	  UNION ALL SELECT 'room_availability ' || t::text FROM room_availability t
+	  UNION ALL SELECT 'guest ' || t::text FROM guest t
+	  UNION ALL SELECT 'guest_email ' || t::text FROM guest_email t
+	  UNION ALL SELECT 'guest_phone ' || t::text FROM guest_phone t
+	  UNION ALL SELECT 'guest_address ' || t::text FROM guest_address t
+	  UNION ALL SELECT 'reservation ' || t::text FROM reservation t) s (x);
+RESET DateStyle;
 \echo check.sql: all checks passed

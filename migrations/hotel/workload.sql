@@ -4,10 +4,13 @@
 --	  Cassandra documentation) as plain SQL over schema hotel_rel.
 --
 -- Run in psql (every parameter given with -v; the file prints nine results):
---	  psql -X -d DB -v poi_name='WestWorld' -v hotel_id=AZ123 \
+--	  psql -X -d DB -v poi_name=WestWorld -v hotel_id=AZ123 \
 --		   -v start_date=2026-01-01 -v end_date=2026-01-08 -v room_number=101 \
---		   -v confirm_number=XXXXXX -v last_name=Smith -v guest_id=UUID \
+--		   -v confirm_number=0LONMD -v last_name=Smith \
+--		   -v guest_id=1e4b4cef-a8d3-4c9a-8928-9892cdb7d790 \
 --		   -f migrations/hotel/workload.sql
+--	  (values that exist in generate.sql's default data; check.sql runs every
+--	  query with values it picks from the data and checks this format)
 --
 -- FORMAT (stable; a program may split this file without a SQL parser):
 --	* Everything before the first line starting with "-- name:" is this header.
