@@ -35,9 +35,6 @@
 #include "deparse.h"
 #include "planner.h"
 
-/* token ranges per host, as for scans */
-#define ANALYZE_RANGES_PER_HOST 8
-
 typedef struct CqlAnalyzeState
 {
 	Relation	rel;
@@ -116,9 +113,7 @@ cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 	cql_prepared *meta;
 	cql_error	err;
 	cql_status	st;
-	int			nhosts;
 	int			nranges;
-	uint64		step;
 	ListCell   *lc;
 	int			i;
 
@@ -146,9 +141,7 @@ cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 	as.convs = palloc0(sizeof(CqlConv) * Max(as.natts, 1));
 
 	cql_error_clear(&err);
-	st = cql_prepare(cql_cluster_control(entry->cluster), cql, &meta, &err);
-	if (st != CQL_OK)
-		cqlfdw_report(ERROR, st, &err, cql);
+	meta = cqlfdw_prepare(entry, entry->generation, cql_cluster_control(entry->cluster), cql);
 	i = 0;
 	foreach(lc, retrieved)
 	{
@@ -161,37 +154,35 @@ cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 		i++;
 	}
 
-	nhosts = cql_cluster_hosts(entry->cluster, NULL, 0);
-	nranges = Max(1, nhosts) * ANALYZE_RANGES_PER_HOST;
-	step = ((uint64) PG_INT64_MAX - (uint64) PG_INT64_MIN) / (uint64) nranges;
-
+	nranges = cqlfdw_token_range_count(entry->cluster);
 	for (int r = 0; r < nranges; r++)
 	{
-		int64		low = (int64) ((uint64) PG_INT64_MIN + step * (uint64) r);
-		int64		high = (r == nranges - 1) ? PG_INT64_MAX
-			: (int64) ((uint64) PG_INT64_MIN + step * (uint64) (r + 1));
-		uint8_t		lowb[8],
-					highb[8];
+		int64		low,
+					high;
+		cql_buf		lowb,
+					highb;
 		cql_value_ref vals[2];
 		cql_query_params params;
 		cql_conn   *conn;
 		cql_prepared *prep;
 		cql_pager	pager;
 
-		cql_put_be32(lowb, (uint32) ((uint64) low >> 32));
-		cql_put_be32(lowb + 4, (uint32) low);
-		cql_put_be32(highb, (uint32) ((uint64) high >> 32));
-		cql_put_be32(highb + 4, (uint32) high);
-		vals[0].p = lowb;
-		vals[0].n = 8;
-		vals[1].p = highb;
-		vals[1].n = 8;
+		cqlfdw_token_range(r, nranges, &low, &high);
+		cql_buf_init(&lowb, &cqlfdw_palloc_allocator);
+		cql_buf_init(&highb, &cqlfdw_palloc_allocator);
+		cql_encode_bigint(&lowb, low);
+		cql_encode_bigint(&highb, high);
+		vals[0].p = lowb.data;
+		vals[0].n = (int32) lowb.len;
+		vals[1].p = highb.data;
+		vals[1].n = (int32) highb.len;
 
 		st = cql_cluster_conn_for_token(entry->cluster, t->keyspace, &high, &conn, &err);
-		if (st == CQL_OK)
-			st = cql_prepare(conn, cql, &prep, &err);
+		if (st == CQL_ERR_INTERRUPTED)
+			cqlfdw_check_interrupts();
 		if (st != CQL_OK)
 			cqlfdw_report(ERROR, st, &err, cql);
+		prep = cqlfdw_prepare(entry, entry->generation, conn, cql);
 
 		cql_query_params_init(&params);
 		params.consistency = opts.consistency;

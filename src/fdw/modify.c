@@ -195,8 +195,7 @@ cqlAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
 	{
 		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(target_relation), i);
 
-		if (t->cols[i].remote_name && t->cols[i].cql_type &&
-			pg_strcasecmp(t->cols[i].cql_type, "counter") == 0)
+		if (t->cols[i].remote_name && is_counter_column(t, i + 1))
 			add_row_identity_var(root,
 								 makeVar(rtindex, i + 1, att->atttypid, att->atttypmod,
 										 att->attcollation, 0),

@@ -16,6 +16,7 @@
 #include "foreign/fdwapi.h"
 #include "nodes/pathnodes.h"
 
+#include "cql_cluster.h"
 #include "cql_fdw.h"
 
 /*
@@ -48,6 +49,8 @@ extern ForeignScan *cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel,
 extern void cqlExplainForeignScan(ForeignScanState *node, ExplainState *es);
 
 /* in scan.c */
+extern int	cqlfdw_token_range_count(cql_cluster *cluster);
+extern void cqlfdw_token_range(int r, int nranges, int64 *low, int64 *high);
 extern void cqlBeginForeignScan(ForeignScanState *node, int eflags);
 extern TupleTableSlot *cqlIterateForeignScan(ForeignScanState *node);
 extern void cqlReScanForeignScan(ForeignScanState *node);

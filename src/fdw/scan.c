@@ -45,8 +45,6 @@
 
 /* partition requests in flight at once for an IN list */
 #define MAX_PARTITIONS_IN_FLIGHT 32
-/* token ranges per host of a whole-table scan */
-#define TOKEN_RANGES_PER_HOST	8
 
 /* One remote statement execution (a partition or a token range) */
 typedef struct CqlScanTask
@@ -275,6 +273,35 @@ setup_convs(CqlScanState *st, cql_prepared *p)
 								  NameStr(att->attname));
 	}
 	st->meta_changes = p->metadata_changes;
+}
+
+/* ---------------------------------------------------------------------
+ * Token ranges of a whole-table read (scans and ANALYZE)
+ * ---------------------------------------------------------------------
+ */
+
+/* token ranges per host: several per node keep pages flowing from each */
+#define TOKEN_RANGES_PER_HOST	8
+
+int
+cqlfdw_token_range_count(cql_cluster *cluster)
+{
+	return Max(1, cql_cluster_hosts(cluster, NULL, 0)) * TOKEN_RANGES_PER_HOST;
+}
+
+/*
+ * Range r of nranges equal parts of (INT64_MIN, INT64_MAX]: token(pk) > low
+ * AND token(pk) <= high.  No key has the token INT64_MIN, so the ranges
+ * cover every row exactly once.
+ */
+void
+cqlfdw_token_range(int r, int nranges, int64 *low, int64 *high)
+{
+	uint64		step = ((uint64) PG_INT64_MAX - (uint64) PG_INT64_MIN) / (uint64) nranges;
+
+	*low = (int64) ((uint64) PG_INT64_MIN + step * (uint64) r);
+	*high = (r == nranges - 1) ? PG_INT64_MAX
+		: (int64) ((uint64) PG_INT64_MIN + step * (uint64) (r + 1));
 }
 
 /* ---------------------------------------------------------------------
@@ -539,21 +566,18 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 
 	if (st->access == CQLACC_TOKEN_SCAN)
 	{
-		int			nhosts = cql_cluster_hosts(st->entry->cluster, NULL, 0);
-		int			nranges = Max(1, nhosts) * TOKEN_RANGES_PER_HOST;
-		/* split (INT64_MIN, INT64_MAX] into nranges equal parts */
-		uint64		span = (uint64) PG_INT64_MAX - (uint64) PG_INT64_MIN;
-		uint64		step = span / (uint64) nranges;
+		int			nranges = cqlfdw_token_range_count(st->entry->cluster);
 
 		st->tasks = palloc0(sizeof(CqlScanTask) * nranges);
 		st->ntasks = nranges;
 		for (int r = 0; r < nranges; r++)
 		{
 			CqlScanTask *t = &st->tasks[r];
-			int64		low = (int64) ((uint64) PG_INT64_MIN + step * (uint64) r);
-			int64		high = (r == nranges - 1) ? PG_INT64_MAX
-				: (int64) ((uint64) PG_INT64_MIN + step * (uint64) (r + 1));
+			int64		low,
+						high;
 			cql_buf		buf;
+
+			cqlfdw_token_range(r, nranges, &low, &high);
 
 			t->values = palloc(sizeof(cql_value_ref) * Max(st->nbinds, 1));
 			memcpy(t->values, base, sizeof(cql_value_ref) * st->nbinds);
