@@ -4,16 +4,7 @@
 -- sides), and scanning them (about 80 MB of values) runs page by page: the
 -- backend's peak memory grows by far less than the data it reads.
 --
-\getenv cql_host CQL_HOST
-\if :{?cql_host}
-\else
-\set cql_host 127.0.0.1
-\endif
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS cql_fdw;
-CREATE SERVER IF NOT EXISTS cass FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_host');
-CREATE USER MAPPING IF NOT EXISTS FOR CURRENT_USER SERVER cass;
-RESET client_min_messages;
+\i sql/include/cql_server.sql
 
 DO $$
 BEGIN

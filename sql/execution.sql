@@ -3,16 +3,7 @@
 -- joins on the partition key become per-key lookups, rescans re-read,
 -- NULL parameters match nothing, and a slow scan can be cancelled.
 --
-\getenv cql_host CQL_HOST
-\if :{?cql_host}
-\else
-\set cql_host 127.0.0.1
-\endif
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS cql_fdw;
-CREATE SERVER IF NOT EXISTS cass FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_host');
-CREATE USER MAPPING IF NOT EXISTS FOR CURRENT_USER SERVER cass;
-RESET client_min_messages;
+\i sql/include/cql_server.sql
 
 DO $$
 DECLARE
