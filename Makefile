@@ -17,7 +17,9 @@ PGFILEDESC = "cql_fdw - foreign-data wrapper for Apache Cassandra"
 CQL_SRCS := $(sort $(wildcard src/cql/*.c))
 FDW_SRCS := $(sort $(wildcard src/fdw/*.c))
 CQL_HDRS := $(wildcard src/cql/*.h)
-OBJS      = $(CQL_SRCS:.c=.o) $(FDW_SRCS:.c=.o)
+# src/bridge/*.c only: src/bridge/cli/ is the separate cqlbridge program
+BRIDGE_EXT_SRCS := $(sort $(wildcard src/bridge/*.c))
+OBJS      = $(CQL_SRCS:.c=.o) $(FDW_SRCS:.c=.o) $(BRIDGE_EXT_SRCS:.c=.o)
 
 PG_CPPFLAGS = -I$(srcdir)/src/cql -I$(srcdir)/src/fdw
 SHLIB_LINK  = -llz4
@@ -65,6 +67,19 @@ $(BUILD)/integration/%: tests/integration/%.c $(BUILD)/libcql.a tests/unit/tap.h
 
 $(BUILD)/cqlcli: src/tools/cqlcli.c $(BUILD)/libcql.a
 	$(HOSTCC) $(LIB_CFLAGS) -o $@ $< $(BUILD)/libcql.a -llz4
+
+# ---------------------------------------------------------------------------
+# cqlbridge command-line program (libpq client, no PG server headers).
+# ---------------------------------------------------------------------------
+BRIDGE_CLI_SRCS := $(sort $(wildcard src/bridge/cli/*.c))
+
+$(BUILD)/cqlbridge: $(BRIDGE_CLI_SRCS) $(wildcard src/bridge/cli/*.h)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -I$(shell $(PG_CONFIG) --includedir) -Isrc/bridge/cli \
+		-o $@ $(BRIDGE_CLI_SRCS) -L$(shell $(PG_CONFIG) --libdir) -lpq
+
+.PHONY: bridge
+bridge: $(BUILD)/cqlbridge
 
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 

@@ -49,3 +49,21 @@ CREATE FUNCTION cql_fdw_disconnect_all()
 RETURNS bool
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT PARALLEL RESTRICTED;
+
+-- cqlbridge: one workload query analyzed by PostgreSQL's own parser and
+-- analyzer (nothing is executed); see docs/cqlbridge-design.md, section 1.
+CREATE FUNCTION cql_bridge_analyze(query text,
+                                   param_types regtype[] DEFAULT '{}',
+                                   OUT kind text, OUT level int, OUT ord int,
+                                   OUT alias text, OUT schema_name text,
+                                   OUT table_name text, OUT column_name text,
+                                   OUT type_name text, OUT op text,
+                                   OUT param int, OUT other_alias text,
+                                   OUT other_column text, OUT name text,
+                                   OUT detail text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'cql_bridge_analyze'
+LANGUAGE C STRICT STABLE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION cql_bridge_analyze(text, regtype[]) IS
+  'cqlbridge: relations, joins, parameter conditions, order and output of one SELECT';

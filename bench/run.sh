@@ -15,6 +15,9 @@
 #   5. cqlsh COPY TO                                        (issue 3)
 #   6. Python driver paged scan                             (issue 3)
 #   7. single-partition lookup: pgbench -M prepared vs the Python driver
+#   8. write strategies of the protocol library, 200,000 rows: pipelined
+#      EXECUTEs vs unlogged batches per partition vs mixed batches
+#      (bench/batch_vs_pipeline.c; BENCH_BATCH=0 skips it)   (issue 4)
 #
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,3 +72,8 @@ SELECT id, a, b, c, d FROM bench.rows WHERE id = :id;
 SQL
 pgbench -n -M prepared -c 1 -T 20 -f "$TMP/lookup.sql" 2>&1 | grep -E "latency average|tps" | sed 's/^/7. cql_fdw lookup (pgbench -M prepared): /'
 $PY bench/py_lookup.py "$HOST" 5000 "$ROWS" | sed 's/^/7. /'
+
+if [ "${BENCH_BATCH:-1}" = 1 ]; then
+	make -s -C bench batch_vs_pipeline > /dev/null
+	build/bench/batch_vs_pipeline --host "$HOST" --keyspace bench_batch | sed 's/^/8. /'
+fi

@@ -11,6 +11,8 @@
 #   fuzz         build/fuzz/fuzz_*              FUZZ_SECONDS each, pass/fail
 #   pg_regress   make installcheck              one result per test
 #   pgtap        pg_prove tests/pgtap/*.sql     one result per assertion
+#   bridge       tests/bridge/test_*.sh         TAP: cqlbridge plan/apply/
+#                                               verify/sync end to end
 # The last line printed is "N passed, N failed"; the exit status is
 # non-zero if anything failed.  Services this script started are stopped on
 # every exit path (also failure and Ctrl-C).
@@ -52,7 +54,7 @@ mkdir -p "$LOGDIR"
 
 # --- bookkeeping ------------------------------------------------------------
 declare -A PASS FAIL
-SUITES=(setup unit integration fuzz pg_regress pgtap)
+SUITES=(setup unit integration fuzz pg_regress pgtap bridge)
 for s in "${SUITES[@]}"; do PASS[$s]=0; FAIL[$s]=0; done
 FAILED_ITEMS=()
 
@@ -176,6 +178,7 @@ build_step integration "${MAKE[@]}" -k integration
 if [ -f src/tools/cqlcli.c ]; then
 	build_step tools "${MAKE[@]}" tools
 fi
+build_step bridge "${MAKE[@]}" bridge
 if command -v clang > /dev/null; then
 	build_step fuzz "${MAKE[@]}" -k fuzz
 else
@@ -350,6 +353,20 @@ else
 		run_tap pgtap "$t" pg_prove --verbose --failures -d "$PGDATABASE" "$t"
 	done
 fi
+
+# --- 10. cqlbridge ------------------------------------------------------------------
+section "cqlbridge (tests/bridge, CQL_HOST=${CLUSTER_HOSTS%%,*})"
+bridge_tests=(tests/bridge/test_*.sh)
+for t in "${bridge_tests[@]}"; do
+	if [ "$PG_OK" != 1 ] || [ "$CASS_OK" != 1 ]; then
+		printf '  %-40s not run: services are not up  FAILED\n' "$t"
+		fail bridge "$t (services not up)"
+		continue
+	fi
+	CQL_HOST=${CLUSTER_HOSTS%%,*} CQLBRIDGE=$REPO/build/cqlbridge \
+		run_tap bridge "$t" bash "$t"
+done
+[ "${#bridge_tests[@]}" -gt 0 ] || say "no cqlbridge tests"
 
 # --- summary ---------------------------------------------------------------------
 section "summary"

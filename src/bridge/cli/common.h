@@ -1,0 +1,184 @@
+/*-------------------------------------------------------------------------
+ *
+ * common.h
+ *	  Shared pieces of the cqlbridge command-line program: options,
+ *	  libpq connection, error exits, a growable string and the reader of
+ *	  the block-format files (workload.sql and the generated 003/004).
+ *
+ * See docs/cqlbridge-design.md for the file formats.
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/common.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQLBRIDGE_COMMON_H
+#define CQLBRIDGE_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <libpq-fe.h>
+
+/* Options of every command (psql-like connection options plus our own). */
+typedef struct BridgeOptions
+{
+	const char *dbname;			/* -d, also a conninfo string; PG* env apply */
+	const char *host;			/* -h */
+	const char *port;			/* -p */
+	const char *user;			/* -U */
+	const char *dir;			/* generated directory (plan -o DIR, apply DIR, ...) */
+
+	/* plan */
+	const char *workload;		/* --workload FILE */
+	const char *source_schema;	/* --schema: relational schema (e.g. hotel_rel) */
+	const char *keyspace;		/* --keyspace (default: source schema without "_rel") */
+	const char *foreign_schema; /* --foreign-schema (default: keyspace + "_cql") */
+	const char *server;			/* --server: cql_fdw foreign server (default cqlbridge) */
+	int			replication_factor; /* --replication-factor (default 3) */
+	long		max_values;		/* --max-values per partition (default 100000) */
+	long		max_bytes;		/* --max-bytes per partition (default 100 MB) */
+
+	/* apply */
+	int			chunks;			/* --chunks (0 = choose from the row count) */
+	bool		restart;		/* --restart: forget recorded progress */
+
+	/* verify */
+	int			samples;		/* --samples per query (default 5) */
+
+	bool		quiet;			/* -q: no progress lines */
+} BridgeOptions;
+
+/* Exit status of a failed command (verify differences also use it). */
+#define BRIDGE_EXIT_FAILURE 1
+#define BRIDGE_EXIT_USAGE	2
+
+/* Print "cqlbridge: " + message + newline to stderr and exit(1). */
+extern void bridge_fatal(const char *fmt,...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* Same, with a second "HINT:  ..." line. */
+extern void bridge_fatal_hint(const char *hint, const char *fmt,...) __attribute__((format(printf, 2, 3), noreturn));
+
+/* Allocation that exits on failure. */
+extern void *bridge_malloc(size_t size);
+extern char *bridge_strdup(const char *s);
+extern char *bridge_printf(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+
+/* Growable string. */
+typedef struct StrBuf
+{
+	char	   *data;
+	size_t		len;
+	size_t		cap;
+} StrBuf;
+
+extern void sb_init(StrBuf *sb);
+extern void sb_append(StrBuf *sb, const char *s);
+extern void sb_appendf(StrBuf *sb, const char *fmt,...) __attribute__((format(printf, 2, 3)));
+extern void sb_free(StrBuf *sb);
+
+/* Connect with the options (and PG* environment); fatal on failure. */
+extern PGconn *bridge_connect(const BridgeOptions *opts);
+
+/*
+ * Run a statement with text parameters; fatal (message + the server's
+ * SQLSTATE, detail and hint) unless it returns PGRES_COMMAND_OK or
+ * PGRES_TUPLES_OK.  'what' names the step for the error message.
+ */
+extern PGresult *bridge_exec(PGconn *conn, const char *what, const char *sql,
+							 int nparams, const char *const *params);
+
+/* Quote an identifier / a literal for SQL text (never for values we bind). */
+extern char *bridge_quote_ident(const char *ident);
+
+/* One block of a block-format file. */
+typedef struct BridgeBlock
+{
+	int			nmeta;
+	char	  **keys;			/* metadata keys, in file order */
+	char	  **values;			/* metadata values (trimmed) */
+	int			nsections;
+	char	  **section_names;	/* "" for the statement right after the
+								 * metadata; else the word of a "-- word"
+								 * line (004: sample, source, target) */
+	char	  **section_sql;	/* statement text, final ';' removed */
+	int			line;			/* line number of the first metadata line */
+} BridgeBlock;
+
+typedef struct BridgeBlockFile
+{
+	char	   *path;
+	char	   *header;			/* the comment lines before the first block */
+	int			nblocks;
+	BridgeBlock *blocks;
+} BridgeBlockFile;
+
+/* Read and split a block-format file; fatal with file:line on bad format. */
+extern BridgeBlockFile *bridge_read_blocks(const char *path);
+
+/* First value of a metadata key, or NULL. */
+extern const char *bridge_block_get(const BridgeBlock *b, const char *key);
+
+/* Statement of a section ("" = the main one), or NULL. */
+extern const char *bridge_block_sql(const BridgeBlock *b, const char *section);
+
+/* Read a whole file; fatal on error. */
+extern char *bridge_read_file(const char *path);
+
+/* Write a whole file (creating DIR if needed); fatal on error. */
+extern void bridge_write_file(const char *path, const char *contents);
+
+/* Commands (main.c dispatches). */
+extern int	cmd_plan(const BridgeOptions *opts);
+extern int	cmd_apply(const BridgeOptions *opts);
+extern int	cmd_verify(const BridgeOptions *opts);
+extern int	cmd_sync(const BridgeOptions *opts);
+
+/* emit_sync.c: write DIR/005_sync.sql from DIR/003_load.sql (plan calls it). */
+extern void emit_sync(const char *dir);
+
+/*
+ * Additions of the apply/verify/sync part (common.c).
+ */
+
+/* Quote a string as a SQL literal (for generated SQL text only). */
+extern char *bridge_quote_literal(const char *s);
+
+/* dir + "/" + name (allocated). */
+extern char *bridge_path(const char *dir, const char *name);
+
+/* Value of a metadata key that must be present; fatal with file:line. */
+extern const char *bridge_block_require(const BridgeBlockFile *f, const BridgeBlock *b,
+										const char *key);
+
+/* Value of "-- key: value" in a header text (allocated), or NULL. */
+extern char *bridge_header_get(const char *header, const char *key);
+
+/* Split "a, b, c" into trimmed, non-empty items (allocated). */
+extern char **bridge_split_list(const char *list, int *n);
+
+/* Run a script of several statements (simple query protocol); fatal on error. */
+extern void bridge_exec_script(PGconn *conn, const char *what, const char *sql);
+
+/* sync --uninstall (set by main.c). */
+extern bool bridge_sync_uninstall;
+
+/*
+ * cancel.c: SIGINT/SIGTERM send a cancel request for the running statement
+ * of conn and set a flag; bridge_check_interrupt() exits (status 1) with
+ * the message when the flag is set.
+ */
+extern void bridge_install_cancel(PGconn *conn);
+extern bool bridge_interrupted(void);
+extern void bridge_check_interrupt(const char *message);	/* NULL: the hint below */
+extern void bridge_set_interrupt_hint(const char *hint);
+
+/* emit_sync.c: SQL that removes what 005_sync.sql installed. */
+extern char *emit_sync_uninstall_sql(const char *dir);
+
+/* sync.c: re-install 005 when sync triggers exist (apply calls it). */
+extern bool bridge_sync_refresh(PGconn *conn, const BridgeOptions *opts);
+
+/* Seconds of a monotonic clock. */
+extern double bridge_now(void);
+
+#endif							/* CQLBRIDGE_COMMON_H */
