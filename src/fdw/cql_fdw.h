@@ -55,6 +55,7 @@ typedef struct CqlFdwOptions
 	bool		write_on_commit;	/* write_mode 'on_commit' */
 	bool		if_not_exists;
 	bool		truncatable;
+	bool		direct_modify;	/* UPDATE/DELETE by key as one statement */
 } CqlFdwOptions;
 
 /* Defaults documented in README.md */
