@@ -4,12 +4,17 @@
  *		ANALYZE of cql_fdw foreign tables.
  *
  * Cassandra keeps no statistics a client can use for row counts of a
- * table, so ANALYZE reads the table: a paged token-range scan of every
- * column, keeping a reservoir sample of rows (Vitter's algorithm, as core
- * ANALYZE and postgres_fdw do) and counting all of them.  The planner then
- * has real row counts, distinct values per key column and value ranges.
- * Memory stays bounded by one page plus the sample.  For very large tables
- * run ANALYZE rarely; a scan of the whole table is its price.
+ * table, so ANALYZE reads it: paged token-range scans of every column,
+ * keeping a reservoir sample of rows (Vitter's algorithm, as core ANALYZE
+ * and postgres_fdw do).  The ring is cut into ANALYZE_SUBRANGES equal
+ * token ranges read in random order until the option analyze_rows (rows
+ * read at most, default 1,000,000; 0 = no limit) is reached.  A table
+ * smaller than that is read completely and its row count is exact; for a
+ * larger one the count is extrapolated from the share of the ring read.
+ * Murmur3 spreads partitions uniformly over the ring, so random ranges are
+ * an unbiased sample of partitions (rows of one partition come together,
+ * much like rows of one heap block in core ANALYZE).  Memory stays bounded
+ * by one page plus the sample.
  *
  * IDENTIFICATION
  *		src/fdw/analyze.c
@@ -17,6 +22,8 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "access/htup_details.h"
 #include "access/table.h"
@@ -34,6 +41,9 @@
 #include "cql_fdw.h"
 #include "deparse.h"
 #include "planner.h"
+
+/* equal token ranges ANALYZE chooses from (random order) */
+#define ANALYZE_SUBRANGES	1024
 
 typedef struct CqlAnalyzeState
 {
@@ -114,6 +124,8 @@ cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 	cql_error	err;
 	cql_status	st;
 	int			nranges;
+	int		   *order;
+	int			nread = 0;
 	ListCell   *lc;
 	int			i;
 
@@ -154,9 +166,24 @@ cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 		i++;
 	}
 
-	nranges = cqlfdw_token_range_count(entry->cluster);
+	/* the ranges in random order (Fisher-Yates, ANALYZE's own PRNG) */
+	nranges = Max(ANALYZE_SUBRANGES, cqlfdw_token_range_count(entry->cluster));
+	order = palloc(sizeof(int) * nranges);
 	for (int r = 0; r < nranges; r++)
+		order[r] = r;
+	for (int r = nranges - 1; r > 0; r--)
 	{
+		int			j = (int) ((r + 1) * sampler_random_fract(&as.rstate.randstate));
+		int			tmp = order[r];
+
+		order[r] = order[Min(j, r)];
+		order[Min(j, r)] = tmp;
+	}
+
+	for (int k = 0; k < nranges; k++)
+	{
+		int			r = order[k];
+
 		int64		low,
 					high;
 		cql_buf		lowb,
@@ -226,13 +253,20 @@ cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 			cql_pager_free(&pager);
 		}
 		PG_END_TRY();
+		nread++;
+		if (opts.analyze_rows > 0 && as.samplerows >= opts.analyze_rows)
+			break;
 	}
 
-	*totalrows = as.samplerows;
+	/* extrapolate from the share of the ring read */
+	*totalrows = (nread < nranges) ? floor(as.samplerows * nranges / nread + 0.5)
+		: as.samplerows;
 	*totaldeadrows = 0;
 	ereport(elevel,
-			(errmsg("\"%s\": table contains %.0f rows, %d rows in sample",
-					RelationGetRelationName(relation), as.samplerows, as.numrows)));
+			(errmsg("\"%s\": read %.0f rows in %d of %d token ranges, %d rows in sample, %s %.0f total rows",
+					RelationGetRelationName(relation), as.samplerows, nread, nranges,
+					as.numrows, nread < nranges ? "estimated" : "exactly",
+					*totalrows)));
 	return as.numrows;
 }
 

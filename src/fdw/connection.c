@@ -24,6 +24,8 @@
  */
 #include "postgres.h"
 
+#include <sys/time.h>
+
 #include "access/xact.h"
 #include "catalog/pg_user_mapping.h"
 #include "commands/defrem.h"
@@ -676,4 +678,33 @@ Datum
 cql_fdw_disconnect_all(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(disconnect_where(InvalidOid));
+}
+
+/*
+ * cqlfdw_write_timestamp
+ *		Client-side write timestamp (microseconds since the Unix epoch),
+ *		strictly increasing within this backend.
+ *
+ * Without it each coordinator stamps a write when it applies it, and the
+ * writes of one statement or transaction that are pipelined on several
+ * streams or sent to different coordinators may be applied in any order:
+ * a DELETE followed by an INSERT of the same key (a sync trigger, a
+ * deferred transaction) could leave the row deleted, and of two inserts of
+ * one key the first could win.  Stamping at the time the statement produced
+ * the write makes Cassandra's last-write-wins follow the order of the
+ * PostgreSQL session, as the drivers' monotonic timestamp generators do.
+ */
+int64
+cqlfdw_write_timestamp(void)
+{
+	static int64 last = 0;
+	struct timeval tv;
+	int64		now;
+
+	gettimeofday(&tv, NULL);
+	now = (int64) tv.tv_sec * INT64CONST(1000000) + tv.tv_usec;
+	if (now <= last)
+		now = last + 1;
+	last = now;
+	return now;
 }

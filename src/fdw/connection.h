@@ -50,5 +50,6 @@ extern void cqlfdw_fail(CqlConnEntry *entry, uint64 generation, cql_conn *conn,
 			pg_attribute_noreturn();
 extern cql_prepared *cqlfdw_prepare(CqlConnEntry *entry, uint64 generation,
 									cql_conn *conn, const char *cql);
+extern int64 cqlfdw_write_timestamp(void);
 
 #endif							/* CQL_FDW_CONNECTION_H */

@@ -70,6 +70,12 @@ cql_fdw_handler(PG_FUNCTION_ARGS)
 	routine->IsForeignRelUpdatable = cqlIsForeignRelUpdatable;
 	routine->ExecForeignTruncate = cqlExecForeignTruncate;
 
+	routine->PlanDirectModify = cqlPlanDirectModify;
+	routine->BeginDirectModify = cqlBeginDirectModify;
+	routine->IterateDirectModify = cqlIterateDirectModify;
+	routine->EndDirectModify = cqlEndDirectModify;
+	routine->ExplainDirectModify = cqlExplainDirectModify;
+
 	PG_RETURN_POINTER(routine);
 }
 

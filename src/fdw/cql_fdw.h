@@ -55,6 +55,8 @@ typedef struct CqlFdwOptions
 	bool		write_on_commit;	/* write_mode 'on_commit' */
 	bool		if_not_exists;
 	bool		truncatable;
+	bool		direct_modify;	/* UPDATE/DELETE by key as one statement */
+	int			analyze_rows;	/* rows ANALYZE reads at most, 0 = all */
 } CqlFdwOptions;
 
 /* Defaults documented in README.md */
@@ -63,6 +65,7 @@ typedef struct CqlFdwOptions
 #define CQLFDW_DEFAULT_CONNECT_TIMEOUT	10000
 #define CQLFDW_DEFAULT_REQUEST_TIMEOUT	30000
 #define CQLFDW_DEFAULT_BATCH_SIZE		100
+#define CQLFDW_DEFAULT_ANALYZE_ROWS		1000000
 
 /*
  * Layout of a foreign table: for every attribute the remote column and its

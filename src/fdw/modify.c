@@ -99,6 +99,7 @@ typedef struct CqlModifyState
 	MemoryContext temp_cxt;		/* per row */
 	int			batch_size;
 	bool		has_returning;
+	bool		stamp_writes;	/* send client-side write timestamps */
 	AttrNumber *old_attnos;		/* DELETE RETURNING: junk column per attr */
 
 	/* pipelined inserts */
@@ -121,6 +122,27 @@ is_counter_column(const CqlFdwTable *t, AttrNumber a)
 {
 	return t->cols[a - 1].cql_type &&
 		pg_strcasecmp(t->cols[a - 1].cql_type, "counter") == 0;
+}
+
+bool
+cqlfdw_is_key_column(const CqlFdwTable *t, AttrNumber a)
+{
+	return is_key_column(t, a);
+}
+
+bool
+cqlfdw_is_counter_column(const CqlFdwTable *t, AttrNumber a)
+{
+	return is_counter_column(t, a);
+}
+
+bool
+cqlfdw_table_has_counters(const CqlFdwTable *t)
+{
+	for (int i = 0; i < t->natts; i++)
+		if (t->cols[i].remote_name && is_counter_column(t, i + 1))
+			return true;
+	return false;
 }
 
 /* Row identity column names: unique per relation */
@@ -251,8 +273,8 @@ append_key_where(StringInfo buf, const CqlFdwTable *t, List **attrs, List **kind
  * delta expression's position is irrelevant (the executor computes
  * new - old from the new row).
  */
-static bool
-is_counter_increment(Expr *expr, Index rtindex, AttrNumber attnum)
+bool
+cqlfdw_is_counter_increment(Expr *expr, Index rtindex, AttrNumber attnum)
 {
 	OpExpr	   *op;
 	char	   *opname;
@@ -373,7 +395,7 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 						tle = list_nth(root->processed_tlist, pos);
 					pos++;
 				}
-				if (tle == NULL || !is_counter_increment(tle->expr, resultRelation, a))
+				if (tle == NULL || !cqlfdw_is_counter_increment(tle->expr, resultRelation, a))
 					ereport(ERROR,
 							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 							 errmsg("counter column \"%s\" can only be incremented or decremented",
@@ -487,6 +509,14 @@ begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate
 	ms->entry = cqlfdw_get_connection(user, &ms->opts);
 	ms->generation = ms->entry->generation;
 	ms->entry->busy++;
+
+	/*
+	 * Client-side timestamps order this session's writes (see
+	 * cqlfdw_write_timestamp), except where Cassandra refuses or ignores
+	 * them: lightweight transactions take theirs from Paxos, counter
+	 * updates are not timestamped cells.
+	 */
+	ms->stamp_writes = !ms->opts.if_not_exists && !cqlfdw_table_has_counters(ms->table);
 
 	/* bind marker types from the server */
 	meta = modify_prepare(ms, cql_cluster_control(ms->entry->cluster));
@@ -633,8 +663,10 @@ send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 	cql_prepared *prep;
 	cql_error	err;
 	cql_status	s;
+	int64		timestamp;
 
 	encode_row(ms, slot, planSlot, values, parts, &npk);
+	timestamp = ms->stamp_writes ? cqlfdw_write_timestamp() : CQL_NO_TIMESTAMP;
 	if (npk == 1)
 	{
 		key = parts[0].p;
@@ -656,7 +688,8 @@ send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 	{
 		cqlfdw_defer_write(ms->entry, ms->table->keyspace, ms->cql, values,
 						   ms->nbinds, key, keylen, ms->opts.write_consistency,
-						   ms->opts.if_not_exists ? CQL_CONSISTENCY_SERIAL : 0);
+						   ms->opts.if_not_exists ? CQL_CONSISTENCY_SERIAL : 0,
+						   timestamp);
 		return false;
 	}
 
@@ -685,6 +718,7 @@ send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 	params.consistency = ms->opts.write_consistency;
 	if (ms->opts.if_not_exists)
 		params.serial_consistency = CQL_CONSISTENCY_SERIAL;
+	params.default_timestamp = timestamp;
 	params.nvalues = ms->nbinds;
 	params.values = values;
 	for (;;)

@@ -11,7 +11,10 @@
 #ifndef CQL_FDW_MODIFY_H
 #define CQL_FDW_MODIFY_H
 
+#include "commands/explain.h"
 #include "foreign/fdwapi.h"
+
+#include "cql_fdw.h"
 
 extern void cqlAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
 									   RangeTblEntry *target_rte,
@@ -40,5 +43,19 @@ extern void cqlEndForeignInsert(EState *estate, ResultRelInfo *rinfo);
 extern int	cqlIsForeignRelUpdatable(Relation rel);
 extern void cqlExecForeignTruncate(List *rels, DropBehavior behavior,
 								   bool restart_seqs);
+
+extern bool cqlfdw_table_has_counters(const CqlFdwTable *t);
+extern bool cqlfdw_is_key_column(const CqlFdwTable *t, AttrNumber a);
+extern bool cqlfdw_is_counter_column(const CqlFdwTable *t, AttrNumber a);
+extern bool cqlfdw_is_counter_increment(Expr *expr, Index rtindex,
+										AttrNumber attnum);
+
+/* in direct_modify.c: UPDATE/DELETE sent as one CQL statement */
+extern bool cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan,
+								Index resultRelation, int subplan_index);
+extern void cqlBeginDirectModify(ForeignScanState *node, int eflags);
+extern TupleTableSlot *cqlIterateDirectModify(ForeignScanState *node);
+extern void cqlEndDirectModify(ForeignScanState *node);
+extern void cqlExplainDirectModify(ForeignScanState *node, ExplainState *es);
 
 #endif							/* CQL_FDW_MODIFY_H */

@@ -86,6 +86,10 @@ static const CqlOption cql_options[] = {
 	{"write_mode", ForeignTableRelationId, OPT_WRITE_MODE},
 	{"truncatable", ForeignServerRelationId, OPT_BOOL},
 	{"truncatable", ForeignTableRelationId, OPT_BOOL},
+	{"direct_modify", ForeignServerRelationId, OPT_BOOL},
+	{"direct_modify", ForeignTableRelationId, OPT_BOOL},
+	{"analyze_rows", ForeignServerRelationId, OPT_INT_NONNEG},
+	{"analyze_rows", ForeignTableRelationId, OPT_INT_NONNEG},
 
 	/* table only */
 	{"keyspace", ForeignTableRelationId, OPT_STRING},
@@ -437,6 +441,10 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 		o->if_not_exists = defGetBoolean(def);
 	else if (strcmp(name, "truncatable") == 0)
 		o->truncatable = defGetBoolean(def);
+	else if (strcmp(name, "direct_modify") == 0)
+		o->direct_modify = defGetBoolean(def);
+	else if (strcmp(name, "analyze_rows") == 0)
+		o->analyze_rows = atoi(value);
 }
 
 /*
@@ -462,6 +470,8 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 	o->connect_timeout_ms = CQLFDW_DEFAULT_CONNECT_TIMEOUT;
 	o->request_timeout_ms = CQLFDW_DEFAULT_REQUEST_TIMEOUT;
 	o->password_required = true;
+	o->direct_modify = true;
+	o->analyze_rows = CQLFDW_DEFAULT_ANALYZE_ROWS;
 	o->consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->write_consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->fetch_size = CQLFDW_DEFAULT_FETCH_SIZE;

@@ -17,6 +17,7 @@
 #include "nodes/pathnodes.h"
 
 #include "cql_cluster.h"
+#include "convert.h"
 #include "cql_fdw.h"
 
 /*
@@ -51,6 +52,10 @@ extern void cqlExplainForeignScan(ForeignScanState *node, ExplainState *es);
 /* in scan.c */
 extern int	cqlfdw_token_range_count(cql_cluster *cluster);
 extern void cqlfdw_token_range(int r, int nranges, int64 *low, int64 *high);
+extern void cqlfdw_init_bind_conv(const char *relname, CqlConv *cv,
+								  const cql_type *ctype, Oid pgtype);
+extern bool cqlfdw_encode_bound(const char *relname, CqlConv *cv, CqlBindKind kind,
+								Datum d, Oid type, cql_buf *out);
 extern void cqlBeginForeignScan(ForeignScanState *node, int eflags);
 extern TupleTableSlot *cqlIterateForeignScan(ForeignScanState *node);
 extern void cqlReScanForeignScan(ForeignScanState *node);

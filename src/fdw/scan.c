@@ -327,8 +327,9 @@ datum_to_int64(Datum d, Oid type)
  * of CQL type 'ctype'.  Integers of any width go through int8 (the value
  * is range-checked against the CQL type when written).
  */
-static void
-init_bind_conv(CqlScanState *st, CqlConv *cv, const cql_type *ctype, Oid pgtype)
+void
+cqlfdw_init_bind_conv(const char *relname, CqlConv *cv, const cql_type *ctype,
+					  Oid pgtype)
 {
 	Oid			t = (pgtype == INT2OID || pgtype == INT4OID) ? INT8OID : pgtype;
 
@@ -337,24 +338,19 @@ init_bind_conv(CqlScanState *st, CqlConv *cv, const cql_type *ctype, Oid pgtype)
 				(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
 				 errmsg("cannot compare Cassandra type %s with a value of type %s",
 						cqlfdw_cql_type_string(ctype), format_type_be(pgtype)),
-				 errcontext("foreign table \"%s\"", st->relname)));
+				 errcontext("foreign table \"%s\"", relname)));
 }
-
-typedef enum BoundOutcome
-{
-	BOUND_OK,
-	BOUND_NO_MATCH				/* equality that nothing can satisfy */
-} BoundOutcome;
 
 /*
  * Encode one comparison value.  For a range bound that is not exactly
  * representable, the floor or ceiling selects the same rows: x > 10.5ms is
  * x > 10ms for millisecond values, x >= 10.5ms is x >= 11ms, and likewise
- * for integers compared with fractional numerics.
+ * for integers compared with fractional numerics.  Returns false for an
+ * equality that no CQL value can satisfy (the scan reads nothing).
  */
-static BoundOutcome
-encode_bound(CqlScanState *st, CqlConv *cv, CqlBindKind kind, Datum d, Oid type,
-			 cql_buf *out)
+bool
+cqlfdw_encode_bound(const char *relname, CqlConv *cv, CqlBindKind kind, Datum d,
+					Oid type, cql_buf *out)
 {
 	bool		use_floor = (kind == CQLBIND_GT || kind == CQLBIND_LE);
 	Datum		adjusted;
@@ -362,9 +358,9 @@ encode_bound(CqlScanState *st, CqlConv *cv, CqlBindKind kind, Datum d, Oid type,
 	if (type == INT2OID || type == INT4OID)
 		d = Int64GetDatum(datum_to_int64(d, type));
 	if (cqlfdw_conv_write(cv, d, out) == CQLW_OK)
-		return BOUND_OK;
+		return true;
 	if (kind == CQLBIND_EQ || kind == CQLBIND_IN)
-		return BOUND_NO_MATCH;
+		return false;
 
 	switch (type)
 	{
@@ -392,13 +388,13 @@ encode_bound(CqlScanState *st, CqlConv *cv, CqlBindKind kind, Datum d, Oid type,
 			break;
 	}
 	if (cqlfdw_conv_write(cv, adjusted, out) == CQLW_OK)
-		return BOUND_OK;
+		return true;
 	ereport(ERROR,
 			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 			 errmsg("comparison value is out of range for Cassandra type %s",
 					cqlfdw_cql_type_string(cv->ctype)),
-			 errcontext("foreign table \"%s\"", st->relname)));
-	return BOUND_NO_MATCH;
+			 errcontext("foreign table \"%s\"", relname)));
+	return false;
 }
 
 /* Encoded element of an IN list, for dedup */
@@ -446,7 +442,7 @@ encode_in_list(CqlScanState *st, CqlConv *cv, Datum arr_datum, Oid elemtype,
 		if (nulls[i])
 			continue;
 		cql_buf_init(&b, &cqlfdw_palloc_allocator);
-		if (encode_bound(st, cv, CQLBIND_IN, elems[i], elemtype, &b) != BOUND_OK)
+		if (!cqlfdw_encode_bound(st->relname, cv, CQLBIND_IN, elems[i], elemtype, &b))
 			continue;
 		vals[k].p = b.data ? b.data : (uint8_t *) palloc(1);
 		vals[k].n = (int32) b.len;
@@ -554,8 +550,8 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 		}
 
 		cql_buf_init(&buf, &cqlfdw_palloc_allocator);
-		if (encode_bound(st, cv, bs->kind, pvals[bs->expr_index],
-						 st->param_types[bs->expr_index], &buf) != BOUND_OK)
+		if (!cqlfdw_encode_bound(st->relname, cv, bs->kind, pvals[bs->expr_index],
+								 st->param_types[bs->expr_index], &buf))
 		{
 			st->empty = true;
 			return;
@@ -854,7 +850,7 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 				(ct->id == CQL_TYPE_LIST || ct->id == CQL_TYPE_SET) && ct->nsub == 1)
 				ct = ct->sub[0];
 		}
-		init_bind_conv(st, &st->bind_convs[b], ct, vtype);
+		cqlfdw_init_bind_conv(st->relname, &st->bind_convs[b], ct, vtype);
 	}
 }
 

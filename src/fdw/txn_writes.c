@@ -44,6 +44,7 @@ typedef struct PendingWrite
 	size_t		routing_len;
 	uint16		consistency;
 	uint16		serial_consistency;
+	int64		timestamp;		/* CQL_NO_TIMESTAMP: the coordinator's */
 	int			nest_level;		/* subtransaction that made it */
 } PendingWrite;
 
@@ -76,7 +77,8 @@ void
 cqlfdw_defer_write(CqlConnEntry *entry, const char *keyspace, const char *cql,
 				   const cql_value_ref *values, int nvalues,
 				   const uint8_t *routing_key, size_t routing_len,
-				   uint16 consistency, uint16 serial_consistency)
+				   uint16 consistency, uint16 serial_consistency,
+				   int64 timestamp)
 {
 	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
 	PendingWrite *w = palloc0(sizeof(PendingWrite));
@@ -109,6 +111,7 @@ cqlfdw_defer_write(CqlConnEntry *entry, const char *keyspace, const char *cql,
 	}
 	w->consistency = consistency;
 	w->serial_consistency = serial_consistency;
+	w->timestamp = timestamp;
 	w->nest_level = GetCurrentTransactionNestLevel();
 	pending = lappend(pending, w);
 	entry->pending_writes = true;
@@ -213,6 +216,7 @@ flush_pending(void)
 				cql_query_params_init(&params);
 				params.consistency = w->consistency;
 				params.serial_consistency = w->serial_consistency;
+				params.default_timestamp = w->timestamp;
 				params.nvalues = w->nvalues;
 				params.values = w->values;
 				for (;;)

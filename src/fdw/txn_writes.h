@@ -18,7 +18,7 @@ extern void cqlfdw_defer_write(CqlConnEntry *entry, const char *keyspace,
 							   const char *cql, const cql_value_ref *values,
 							   int nvalues, const uint8_t *routing_key,
 							   size_t routing_len, uint16 consistency,
-							   uint16 serial_consistency);
+							   uint16 serial_consistency, int64 timestamp);
 extern bool cqlfdw_have_deferred_writes(void);
 
 #endif							/* CQL_FDW_TXN_WRITES_H */

@@ -1,0 +1,635 @@
+/*-------------------------------------------------------------------------
+ *
+ * direct_modify.c
+ *		UPDATE and DELETE sent to Cassandra as one CQL statement.
+ *
+ * When the WHERE clause of an UPDATE or DELETE pins rows the way a CQL
+ * statement can address them, reading the rows first (the scan under
+ * ModifyTable) is a wasted round trip:
+ *	- UPDATE ... SET c = <value> WHERE <every primary-key column> = <value>
+ *	  becomes UPDATE ks.t SET c = ? WHERE k1 = ? AND ...;
+ *	- DELETE ... WHERE <partition key> = ... [AND <clustering prefix> = ...
+ *	  [AND <range on the next clustering column>]] becomes one DELETE: a
+ *	  row, a slice of a partition or a whole partition.
+ * Conditions: the scan below ModifyTable reads one partition with every
+ * restriction evaluated remotely (no local filter, no ALLOW FILTERING, no
+ * IN list), the SET values do not read the old row (counters excepted:
+ * "n = n + x" is CQL's own increment), no RETURNING, no row triggers (the
+ * core planner checks those).  Anything else takes the read-then-write
+ * path of modify.c.
+ *
+ * Semantics, as documented in docs/cql_fdw.md: a CQL UPDATE is an upsert,
+ * so an UPDATE by full key of an absent row creates it; Cassandra does not
+ * report how many rows a write touched, so the command tag counts the rows
+ * addressed: 1 for a statement by full key, 0 for a slice or partition
+ * delete.  The table or server option direct_modify 'false' restores
+ * PostgreSQL's row-count semantics at the price of the read.
+ *
+ * IDENTIFICATION
+ *		src/fdw/direct_modify.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "connection.h"
+#include "convert.h"
+#include "cql_conn.h"
+#include "cql_fdw.h"
+#include "deparse.h"
+#include "modify.h"
+#include "planner.h"
+#include "txn_writes.h"
+
+/* fdw_private of a ForeignScan turned into a direct modify */
+enum FdwDirectModifyPrivateIndex
+{
+	FdwDirectPrivateCql,		/* String: the statement */
+	FdwDirectPrivateBinds,		/* List of IntList (role, attnum, expr index,
+								 * CqlBindKind) in marker order */
+	FdwDirectPrivateFullKey		/* Integer: addresses exactly one row */
+};
+
+/* Where the value of a bind marker comes from */
+typedef enum DirectBindRole
+{
+	DIRECT_SET = 0,				/* SET col = ? */
+	DIRECT_COUNTER,				/* SET n = n +/- ? */
+	DIRECT_TTL,					/* USING TTL ? (option ttl) */
+	DIRECT_KEY					/* WHERE key col <op> ? */
+} DirectBindRole;
+
+typedef struct DirectBind
+{
+	DirectBindRole role;
+	AttrNumber	attnum;
+	int			expr_index;		/* into fdw_exprs, -1 for TTL */
+	CqlBindKind kind;			/* for keys: EQ, GT, GE, LT, LE */
+	CqlConv		conv;
+	Oid			value_type;
+} DirectBind;
+
+typedef struct CqlDirectState
+{
+	Relation	rel;
+	const char *relname;
+	CqlFdwTable *table;
+	CqlFdwOptions opts;
+	char	   *cql;
+	int			nbinds;
+	DirectBind *binds;
+	List	   *exprs;			/* ExprState per fdw_exprs entry */
+	bool		full_key;
+	bool		stamp_writes;
+	bool		done;
+	CqlConnEntry *entry;
+	uint64		generation;
+} CqlDirectState;
+
+/* ---------------------------------------------------------------------
+ * Planning
+ * ---------------------------------------------------------------------
+ */
+
+/* How the scan under ModifyTable binds one column */
+typedef struct KeyBinding
+{
+	Expr	   *eq;				/* col = eq */
+	Expr	   *lower;			/* col >/>= lower */
+	CqlBindKind lower_kind;
+	Expr	   *upper;			/* col </<= upper */
+	CqlBindKind upper_kind;
+} KeyBinding;
+
+static void
+append_bind(List **binds, DirectBindRole role, AttrNumber attnum, int expr_index,
+			CqlBindKind kind)
+{
+	*binds = lappend(*binds, list_make4_int(role, attnum, expr_index, kind));
+}
+
+static void
+append_key_cond(StringInfo buf, List **binds, List **exprs, const CqlFdwTable *t,
+				AttrNumber a, const char *op, Expr *value, CqlBindKind kind,
+				bool *first)
+{
+	appendStringInfoString(buf, *first ? " WHERE " : " AND ");
+	cqlfdw_append_ident(buf, t->cols[a - 1].remote_name);
+	appendStringInfo(buf, " %s ?", op);
+	*exprs = lappend(*exprs, value);
+	append_bind(binds, DIRECT_KEY, a, list_length(*exprs) - 1, kind);
+	*first = false;
+}
+
+static const char *
+range_op(CqlBindKind kind)
+{
+	switch (kind)
+	{
+		case CQLBIND_GT:
+			return ">";
+		case CQLBIND_GE:
+			return ">=";
+		case CQLBIND_LT:
+			return "<";
+		case CQLBIND_LE:
+			return "<=";
+		default:
+			elog(ERROR, "unexpected range bind kind %d", (int) kind);
+	}
+	return NULL;
+}
+
+bool
+cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
+					int subplan_index)
+{
+	CmdType		operation = plan->operation;
+	Plan	   *subplan = outerPlan(plan);
+	ForeignScan *fscan;
+	RangeTblEntry *rte;
+	Oid			userid;
+	CqlFdwOptions opts;
+	CqlFdwTable *t;
+	List	   *scan_private;
+	List	   *scan_binds;
+	List	   *old_exprs;
+	KeyBinding *kb;
+	ListCell   *lc;
+	int			eq_prefix;
+	AttrNumber	range_attr = InvalidAttrNumber;
+	bool		full_key;
+	StringInfoData buf;
+	List	   *binds = NIL;
+	List	   *exprs = NIL;
+	bool		first = true;
+
+	if (operation != CMD_UPDATE && operation != CMD_DELETE)
+		return false;
+	if (subplan == NULL || !IsA(subplan, ForeignScan))
+		return false;
+	fscan = (ForeignScan *) subplan;
+	if (fscan->scan.scanrelid != resultRelation)
+		return false;
+	/* every WHERE clause must have been sent to Cassandra */
+	if (fscan->scan.plan.qual != NIL)
+		return false;
+	if (plan->returningLists != NIL || plan->withCheckOptionLists != NIL)
+		return false;
+
+	rte = planner_rt_fetch(resultRelation, root);
+	userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
+	t = cqlfdw_table_for_rel(rte->relid, userid, &opts);
+	if (!opts.direct_modify)
+		return false;
+
+	scan_private = fscan->fdw_private;
+	if (intVal(list_nth(scan_private, FdwScanPrivateAccess)) != CQLACC_SINGLE_PARTITION ||
+		intVal(list_nth(scan_private, FdwScanPrivateFiltering)) != 0 ||
+		intVal(list_nth(scan_private, FdwScanPrivateOffsetIndex)) >= 0)
+		return false;
+	scan_binds = (List *) list_nth(scan_private, FdwScanPrivateBinds);
+	old_exprs = fscan->fdw_exprs;
+
+	/* what the scan binds, per key column */
+	kb = palloc0(sizeof(KeyBinding) * (t->natts + 1));
+	foreach(lc, scan_binds)
+	{
+		List	   *b = (List *) lfirst(lc);
+		CqlBindKind kind = linitial_int(b);
+		AttrNumber	a = lsecond_int(b);
+		Expr	   *value;
+
+		if (kind != CQLBIND_EQ && kind != CQLBIND_GT && kind != CQLBIND_GE &&
+			kind != CQLBIND_LT && kind != CQLBIND_LE)
+			return false;		/* IN lists, tokens, LIMIT */
+		if (a <= 0 || a > t->natts || !cqlfdw_is_key_column(t, a))
+			return false;
+		value = (Expr *) list_nth(old_exprs, lthird_int(b));
+		if (kind == CQLBIND_EQ)
+		{
+			if (kb[a].eq)
+				return false;
+			kb[a].eq = value;
+		}
+		else if (kind == CQLBIND_GT || kind == CQLBIND_GE)
+		{
+			if (kb[a].lower)
+				return false;
+			kb[a].lower = value;
+			kb[a].lower_kind = kind;
+		}
+		else
+		{
+			if (kb[a].upper)
+				return false;
+			kb[a].upper = value;
+			kb[a].upper_kind = kind;
+		}
+	}
+	for (int k = 0; k < t->npk; k++)
+		if (kb[t->pk[k]].eq == NULL || kb[t->pk[k]].lower || kb[t->pk[k]].upper)
+			return false;
+	for (eq_prefix = 0; eq_prefix < t->nck; eq_prefix++)
+	{
+		KeyBinding *b = &kb[t->ck[eq_prefix]];
+
+		if (b->eq == NULL || b->lower || b->upper)
+			break;
+	}
+	/* after the = prefix: at most a range on the next clustering column */
+	for (int k = eq_prefix; k < t->nck; k++)
+	{
+		KeyBinding *b = &kb[t->ck[k]];
+
+		if (b->eq)
+			return false;
+		if (b->lower || b->upper)
+		{
+			if (k != eq_prefix)
+				return false;
+			range_attr = t->ck[k];
+		}
+	}
+	full_key = (eq_prefix == t->nck && range_attr == InvalidAttrNumber);
+
+	initStringInfo(&buf);
+	if (operation == CMD_UPDATE)
+	{
+		ListCell   *lu;
+		int			pos = 0;
+		bool		first_set = true;
+		StringInfoData set;
+
+		/* CQL updates exactly one row, named by its full key */
+		if (!full_key)
+			return false;
+
+		initStringInfo(&set);
+		foreach(lu, root->update_colnos)
+		{
+			AttrNumber	a = lfirst_int(lu);
+			TargetEntry *tle = list_nth(root->processed_tlist, pos++);
+			Expr	   *value = tle->expr;
+			const char *name;
+
+			if (a <= 0 || a > t->natts || t->cols[a - 1].remote_name == NULL)
+				return false;
+			/* modify.c raises the error for key columns */
+			if (cqlfdw_is_key_column(t, a))
+				return false;
+			name = t->cols[a - 1].remote_name;
+			if (!first_set)
+				appendStringInfoString(&set, ", ");
+			first_set = false;
+			cqlfdw_append_ident(&set, name);
+			if (cqlfdw_is_counter_column(t, a))
+			{
+				OpExpr	   *op;
+
+				if (!cqlfdw_is_counter_increment(value, resultRelation, a))
+					return false;
+				op = (OpExpr *) value;
+				value = (Expr *) lsecond(op->args);
+				appendStringInfoString(&set, " = ");
+				cqlfdw_append_ident(&set, name);
+				appendStringInfo(&set, " %s ?", get_opname(op->opno));
+				if (contain_volatile_functions((Node *) value) ||
+					contain_subplans((Node *) value))
+					return false;
+				exprs = lappend(exprs, value);
+				append_bind(&binds, DIRECT_COUNTER, a, list_length(exprs) - 1, CQLBIND_EQ);
+				continue;
+			}
+			/* a value computed from the old row needs the read */
+			if (contain_var_clause((Node *) value) ||
+				contain_volatile_functions((Node *) value) ||
+				contain_subplans((Node *) value))
+				return false;
+			appendStringInfoString(&set, " = ?");
+			exprs = lappend(exprs, value);
+			append_bind(&binds, DIRECT_SET, a, list_length(exprs) - 1, CQLBIND_EQ);
+		}
+		if (first_set)
+			return false;
+
+		appendStringInfoString(&buf, "UPDATE ");
+		cqlfdw_append_table(&buf, t);
+		if (opts.ttl > 0)
+		{
+			/* the TTL marker comes first in the statement text */
+			appendStringInfoString(&buf, " USING TTL ?");
+			binds = lcons(list_make4_int(DIRECT_TTL, 0, -1, CQLBIND_EQ), binds);
+		}
+		appendStringInfo(&buf, " SET %s", set.data);
+	}
+	else
+	{
+		appendStringInfoString(&buf, "DELETE FROM ");
+		cqlfdw_append_table(&buf, t);
+	}
+
+	for (int k = 0; k < t->npk; k++)
+		append_key_cond(&buf, &binds, &exprs, t, t->pk[k], "=", kb[t->pk[k]].eq,
+						CQLBIND_EQ, &first);
+	for (int k = 0; k < eq_prefix; k++)
+		append_key_cond(&buf, &binds, &exprs, t, t->ck[k], "=", kb[t->ck[k]].eq,
+						CQLBIND_EQ, &first);
+	if (range_attr != InvalidAttrNumber)
+	{
+		KeyBinding *b = &kb[range_attr];
+
+		if (b->lower)
+			append_key_cond(&buf, &binds, &exprs, t, range_attr,
+							range_op(b->lower_kind), b->lower, b->lower_kind, &first);
+		if (b->upper)
+			append_key_cond(&buf, &binds, &exprs, t, range_attr,
+							range_op(b->upper_kind), b->upper, b->upper_kind, &first);
+	}
+
+	fscan->operation = operation;
+	fscan->resultRelation = resultRelation;
+	fscan->fdw_exprs = exprs;
+	fscan->fdw_private = list_make3(makeString(buf.data), binds,
+									makeInteger(full_key));
+	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * Execution
+ * ---------------------------------------------------------------------
+ */
+void
+cqlBeginDirectModify(ForeignScanState *node, int eflags)
+{
+	ForeignScan *fsplan = (ForeignScan *) node->ss.ps.plan;
+	EState	   *estate = node->ss.ps.state;
+	CqlDirectState *dm;
+	RangeTblEntry *rte;
+	Oid			userid;
+	ForeignTable *ft;
+	UserMapping *user;
+	List	   *binds;
+	ListCell   *lc;
+	cql_prepared *meta;
+	int			i = 0;
+
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return;
+
+	dm = palloc0(sizeof(CqlDirectState));
+	node->fdw_state = dm;
+	dm->rel = node->ss.ss_currentRelation;
+	dm->relname = pstrdup(RelationGetRelationName(dm->rel));
+	dm->cql = strVal(list_nth(fsplan->fdw_private, FdwDirectPrivateCql));
+	dm->full_key = intVal(list_nth(fsplan->fdw_private, FdwDirectPrivateFullKey)) != 0;
+
+	rte = exec_rt_fetch(fsplan->scan.scanrelid, estate);
+	userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
+	ft = GetForeignTable(RelationGetRelid(dm->rel));
+	user = GetUserMapping(userid, ft->serverid);
+	dm->table = cqlfdw_table_for_rel(RelationGetRelid(dm->rel), userid, &dm->opts);
+	cqlfdw_get_options(ft->serverid, userid, RelationGetRelid(dm->rel), &dm->opts);
+	dm->stamp_writes = !cqlfdw_table_has_counters(dm->table);
+
+	dm->exprs = ExecInitExprList(fsplan->fdw_exprs, (PlanState *) node);
+
+	dm->entry = cqlfdw_get_connection(user, &dm->opts);
+	dm->generation = dm->entry->generation;
+	dm->entry->busy++;
+
+	/* bind marker types from the server */
+	meta = cqlfdw_prepare(dm->entry, dm->generation,
+						  cql_cluster_control(dm->entry->cluster), dm->cql);
+	binds = (List *) list_nth(fsplan->fdw_private, FdwDirectPrivateBinds);
+	dm->nbinds = list_length(binds);
+	if (meta->nbind != dm->nbinds)
+		elog(ERROR, "prepared statement has %d bind markers, expected %d",
+			 meta->nbind, dm->nbinds);
+	dm->binds = palloc0(sizeof(DirectBind) * Max(dm->nbinds, 1));
+	foreach(lc, binds)
+	{
+		List	   *b = (List *) lfirst(lc);
+		DirectBind *db = &dm->binds[i];
+		const cql_type *ct = meta->bind[i].type;
+
+		db->role = linitial_int(b);
+		db->attnum = lsecond_int(b);
+		db->expr_index = lthird_int(b);
+		db->kind = lfourth_int(b);
+		if (db->role == DIRECT_TTL)
+			cqlfdw_conv_init(&db->conv, ct, INT4OID, -1);
+		else
+		{
+			Form_pg_attribute att = TupleDescAttr(RelationGetDescr(dm->rel),
+												  db->attnum - 1);
+
+			db->value_type = exprType(list_nth(fsplan->fdw_exprs, db->expr_index));
+			if (db->role == DIRECT_SET)
+				cqlfdw_conv_init_or_error(&db->conv, ct, att->atttypid, att->atttypmod,
+										  dm->relname, NameStr(att->attname));
+			else
+				cqlfdw_init_bind_conv(dm->relname, &db->conv, ct, db->value_type);
+		}
+		i++;
+	}
+}
+
+/*
+ * Evaluate the values and send the statement.  Returns false when the
+ * WHERE clause cannot match any row (a NULL or unrepresentable key), in
+ * which case nothing is sent, as PostgreSQL would change nothing.
+ */
+static bool
+execute_direct(CqlDirectState *dm, ExprContext *econtext)
+{
+	MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	cql_value_ref *values = palloc0(sizeof(cql_value_ref) * Max(dm->nbinds, 1));
+	cql_elem   *parts = palloc0(sizeof(cql_elem) * Max(dm->table->npk, 1));
+	int			npk = 0;
+	const uint8_t *key = NULL;
+	size_t		keylen = 0;
+	int64		timestamp;
+	cql_query_params params;
+	cql_conn   *conn;
+	cql_prepared *prep;
+	cql_request *req;
+	cql_result	res;
+	cql_error	err;
+	cql_status	s;
+
+	for (int i = 0; i < dm->nbinds; i++)
+	{
+		DirectBind *db = &dm->binds[i];
+		Datum		d;
+		bool		isnull = false;
+		cql_buf		b;
+
+		cql_buf_init(&b, &cqlfdw_palloc_allocator);
+		if (db->role == DIRECT_TTL)
+			d = Int32GetDatum(dm->opts.ttl);
+		else
+			d = ExecEvalExpr((ExprState *) list_nth(dm->exprs, db->expr_index),
+							 econtext, &isnull);
+
+		switch (db->role)
+		{
+			case DIRECT_TTL:
+				cqlfdw_conv_write_or_error(&db->conv, d, &b);
+				break;
+			case DIRECT_SET:
+				if (isnull)
+				{
+					values[i].p = NULL;
+					values[i].n = -1;
+					continue;
+				}
+				cqlfdw_conv_write_or_error(&db->conv, d, &b);
+				break;
+			case DIRECT_COUNTER:
+				if (isnull)
+					ereport(ERROR,
+							(errcode(ERRCODE_NOT_NULL_VIOLATION),
+							 errmsg("cannot add NULL to counter column \"%s\" of foreign table \"%s\"",
+									NameStr(TupleDescAttr(RelationGetDescr(dm->rel), db->attnum - 1)->attname),
+									dm->relname),
+							 errhint("Use COALESCE(x, 0) for the increment.")));
+				if (!cqlfdw_encode_bound(dm->relname, &db->conv, CQLBIND_EQ, d,
+										 db->value_type, &b))
+					ereport(ERROR,
+							(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+							 errmsg("counter increment is not a whole number in range of bigint"),
+							 errcontext("foreign table \"%s\"", dm->relname)));
+				break;
+			case DIRECT_KEY:
+				/* "k = NULL", "k > NULL": no row qualifies */
+				if (isnull)
+				{
+					MemoryContextSwitchTo(old);
+					return false;
+				}
+				if (!cqlfdw_encode_bound(dm->relname, &db->conv, db->kind, d,
+										 db->value_type, &b))
+				{
+					MemoryContextSwitchTo(old);
+					return false;
+				}
+				if (dm->table->cols[db->attnum - 1].kind == CQLCOL_PARTITION_KEY)
+				{
+					parts[npk].p = b.data ? b.data : (uint8_t *) "";
+					parts[npk].n = (int32) b.len;
+					npk++;
+				}
+				break;
+		}
+		values[i].p = b.data ? b.data : (uint8_t *) "";
+		values[i].n = (int32) b.len;
+	}
+
+	if (npk == 1)
+	{
+		key = parts[0].p;
+		keylen = parts[0].n;
+	}
+	else if (npk > 1)
+	{
+		cql_buf		rk;
+
+		cql_buf_init(&rk, &cqlfdw_palloc_allocator);
+		if (cql_routing_key_composite(&rk, parts, npk) == CQL_OK)
+		{
+			key = rk.data;
+			keylen = rk.len;
+		}
+	}
+	timestamp = dm->stamp_writes ? cqlfdw_write_timestamp() : CQL_NO_TIMESTAMP;
+
+	if (dm->opts.write_on_commit)
+	{
+		cqlfdw_defer_write(dm->entry, dm->table->keyspace, dm->cql, values,
+						   dm->nbinds, key, keylen, dm->opts.write_consistency, 0,
+						   timestamp);
+		MemoryContextSwitchTo(old);
+		return true;
+	}
+
+	cql_error_clear(&err);
+	s = cql_cluster_conn_for_key(dm->entry->cluster, dm->table->keyspace, key, keylen,
+								 &conn, &err);
+	if (s == CQL_ERR_INTERRUPTED)
+		cqlfdw_check_interrupts();
+	if (s != CQL_OK)
+		cqlfdw_fail(dm->entry, dm->generation, NULL, s, &err, dm->cql);
+	prep = cqlfdw_prepare(dm->entry, dm->generation, conn, dm->cql);
+
+	cql_query_params_init(&params);
+	params.consistency = dm->opts.write_consistency;
+	params.default_timestamp = timestamp;
+	params.nvalues = dm->nbinds;
+	params.values = values;
+	s = cql_send_execute(conn, prep, &params, &req, &err);
+	if (s != CQL_OK)
+		cqlfdw_fail(dm->entry, dm->generation, conn, s, &err, dm->cql);
+	memset(&res, 0, sizeof(res));
+	s = cqlfdw_await(conn, req, &res, &err);
+	cql_request_free(req);
+	if (s != CQL_OK)
+		cqlfdw_fail(dm->entry, dm->generation, conn, s, &err, dm->cql);
+	cql_result_free(&res);
+	MemoryContextSwitchTo(old);
+	return true;
+}
+
+TupleTableSlot *
+cqlIterateDirectModify(ForeignScanState *node)
+{
+	CqlDirectState *dm = (CqlDirectState *) node->fdw_state;
+	EState	   *estate = node->ss.ps.state;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+
+	if (!dm->done)
+	{
+		dm->done = true;
+		if (execute_direct(dm, econtext) && dm->full_key)
+			estate->es_processed += 1;
+		ResetExprContext(econtext);
+	}
+	return ExecClearTuple(node->ss.ss_ScanTupleSlot);
+}
+
+void
+cqlEndDirectModify(ForeignScanState *node)
+{
+	CqlDirectState *dm = (CqlDirectState *) node->fdw_state;
+
+	if (dm == NULL)
+		return;
+	if (dm->entry && dm->entry->busy > 0)
+		dm->entry->busy--;
+}
+
+void
+cqlExplainDirectModify(ForeignScanState *node, ExplainState *es)
+{
+	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
+	bool		full_key = intVal(list_nth(plan->fdw_private, FdwDirectPrivateFullKey)) != 0;
+
+	ExplainPropertyText("Access", full_key ? "one row by primary key"
+						: "single partition", es);
+	if (es->verbose)
+		ExplainPropertyText("Remote CQL",
+							strVal(list_nth(plan->fdw_private, FdwDirectPrivateCql)), es);
+}
