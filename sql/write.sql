@@ -41,7 +41,8 @@ EXPLAIN (VERBOSE, COSTS OFF) DELETE FROM wr.kv WHERE k = 1 AND v = 'two';
 DELETE FROM wr.kv WHERE k = 1 AND v = 'two' RETURNING k, c, v, n;
 SELECT k, c, v FROM wr.kv WHERE k = 1;
 
--- counters: only increments and decrements
+-- counters: only increments and decrements; by key they are CQL's own
+-- increment, which (like every CQL UPDATE) also starts an absent counter
 UPDATE wr.hits SET views = views + 1 WHERE page = '/';
 SELECT cql_execute('cass', $c$UPDATE regress_write.hits SET views = views + 40 WHERE page = '/'$c$);
 UPDATE wr.hits SET views = views + 3 WHERE page = '/' RETURNING page, views;
