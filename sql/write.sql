@@ -136,6 +136,16 @@ INSERT INTO wr.shape VALUES (2, 'a2', 'b2');
 INSERT INTO wr.shape SELECT g, 'a' || g, 'b' || g FROM generate_series(3, 300) g;
 SELECT count(*) FROM wr.shape;
 SELECT * FROM wr.shape WHERE k IN (1, 2) ORDER BY k;
+-- ... also for rows sent as batches of one partition
+DO $$
+BEGIN
+  PERFORM cql_execute('cass', 'CREATE TABLE regress_write.wide (k int, c int, a text, PRIMARY KEY (k, c))');
+END $$;
+IMPORT FOREIGN SCHEMA regress_write LIMIT TO (wide) FROM SERVER cass INTO wr;
+INSERT INTO wr.wide SELECT g / 30, g, 'a' || g FROM generate_series(0, 299) g;
+SELECT cql_execute('cass', 'ALTER TABLE regress_write.wide ADD d int');
+INSERT INTO wr.wide SELECT g / 30, g, 'b' || g FROM generate_series(0, 599) g;
+SELECT count(*), count(DISTINCT k), sum(c), count(*) FILTER (WHERE a LIKE 'b%') AS rewritten FROM wr.wide;
 -- a mapped column dropped in Cassandra is a clear error
 SELECT cql_execute('cass', 'ALTER TABLE regress_write.shape DROP b');
 DO $$

@@ -1126,9 +1126,10 @@ cql_request_metadata_stale(const cql_request *req)
 
 /*
  * retry_unprepared
- *		An EXECUTE answered Unprepared (the node restarted, evicted the
- *		statement, or dropped it on ALTER TABLE): prepare it again and resend
- *		the same parameters once, under the caller's request handle.  Every
+ *		An EXECUTE, or a BATCH of one prepared statement, answered
+ *		Unprepared (the node restarted, evicted the statement, or dropped it
+ *		on ALTER TABLE): prepare it again and resend the same parameters
+ *		once, under the caller's request handle.  Every
  *		caller, also one that pipelines many requests, then recovers without
  *		knowing.  The ids are rebuilt: a changed table may change the result
  *		metadata id (the statement id is a hash of the text).
@@ -1141,23 +1142,49 @@ retry_unprepared(cql_conn *c, cql_request *req, cql_error *err)
 	cql_buf		nb;
 	cql_status	st;
 
-	if (req->opcode != CQL_OP_EXECUTE || p == NULL || req->exec_params == NULL ||
-		req->reprepared)
+	if ((req->opcode != CQL_OP_EXECUTE && req->opcode != CQL_OP_BATCH) ||
+		p == NULL || req->exec_params == NULL || req->reprepared)
 		return CQL_ERR_STATE;
-	if ((st = cql_reprepare(c, p, err)) != CQL_OK)
-		return st;
 
-	cql_buf_init(&nb, c->alloc);
-	cql_buf_short_bytes(&nb, p->id, p->id_len);
-	if (c->version >= CQL_PROTOCOL_V5)
-		cql_buf_short_bytes(&nb, p->result_metadata_id ? p->result_metadata_id : (const uint8_t *) "",
-							p->result_metadata_id_len);
-	cql_buf_put(&nb, req->exec_params, req->exec_params_len);
-	if ((st = cql_buf_status(&nb)) == CQL_OK)
-		st = cql_conn_submit_internal(c, CQL_OP_EXECUTE, nb.data, nb.len, false, &nreq, err);
-	cql_buf_free(&nb);
-	if (st != CQL_OK)
-		return st;
+	if (req->opcode == CQL_OP_BATCH)
+	{
+		/*
+		 * [byte type][short n] then per statement [byte kind][short len][id]:
+		 * the batch is resent as it was, which needs the id unchanged.
+		 */
+		const uint8_t *body = req->exec_params;
+		size_t		id_len;
+
+		if (req->exec_params_len < 6 || body[3] != 1)
+			return CQL_ERR_STATE;
+		id_len = ((size_t) body[4] << 8) | body[5];
+		if (6 + id_len > req->exec_params_len)
+			return CQL_ERR_STATE;
+		if ((st = cql_reprepare(c, p, err)) != CQL_OK)
+			return st;
+		if (p->id_len != id_len || memcmp(p->id, body + 6, id_len) != 0)
+			return CQL_ERR_STATE;
+		st = cql_conn_submit_internal(c, CQL_OP_BATCH, req->exec_params,
+									  req->exec_params_len, false, &nreq, err);
+		if (st != CQL_OK)
+			return st;
+	}
+	else
+	{
+		if ((st = cql_reprepare(c, p, err)) != CQL_OK)
+			return st;
+		cql_buf_init(&nb, c->alloc);
+		cql_buf_short_bytes(&nb, p->id, p->id_len);
+		if (c->version >= CQL_PROTOCOL_V5)
+			cql_buf_short_bytes(&nb, p->result_metadata_id ? p->result_metadata_id : (const uint8_t *) "",
+								p->result_metadata_id_len);
+		cql_buf_put(&nb, req->exec_params, req->exec_params_len);
+		if ((st = cql_buf_status(&nb)) == CQL_OK)
+			st = cql_conn_submit_internal(c, CQL_OP_EXECUTE, nb.data, nb.len, false, &nreq, err);
+		cql_buf_free(&nb);
+		if (st != CQL_OK)
+			return st;
+	}
 
 	/* the caller keeps its handle: the new stream is moved onto it */
 	cql_free(c->alloc, req->resp_body);
@@ -1169,8 +1196,11 @@ retry_unprepared(cql_conn *c, cql_request *req, cql_error *err)
 	req->stream = nreq->stream;
 	req->state = nreq->state;
 	req->deadline = nreq->deadline;
-	req->cached_cols = p->ncols > 0 ? p->cols : NULL;
-	req->ncached = p->ncols > 0 ? p->ncols : 0;
+	if (req->opcode == CQL_OP_EXECUTE)
+	{
+		req->cached_cols = p->ncols > 0 ? p->cols : NULL;
+		req->ncached = p->ncols > 0 ? p->ncols : 0;
+	}
 	req->stale_metadata = false;
 	req->reprepared = true;
 	c->streams[req->stream] = req;

@@ -172,6 +172,21 @@ extern cql_status cql_send_batch(cql_conn *c, uint8_t batch_type,
 								 cql_request **req, cql_error *err);
 
 /*
+ * Asynchronous BATCH of nrows executions of the prepared statement p;
+ * rows[i] points to the nvalues bound values of execution i (e.g. the rows
+ * of one partition).  Like cql_send_execute, an Unprepared answer is
+ * recovered inside cql_conn_await: p is prepared again and the identical
+ * batch is resent once (a statement id is a hash of the statement text,
+ * so it survives the re-prepare; if it does not, the error is returned).
+ */
+extern cql_status cql_send_prepared_batch(cql_conn *c, uint8_t batch_type,
+										  cql_prepared *p,
+										  const cql_value_ref *const *rows,
+										  int nrows, int nvalues,
+										  const cql_query_params *params,
+										  cql_request **req, cql_error *err);
+
+/*
  * Pump I/O until 'req' completes, its deadline passes (CQL_ERR_TIMEOUT) or
  * the wait hook says CQL_ERR_INTERRUPTED.  Responses to other requests
  * arriving meanwhile are stored on them.  On a RESULT, *res is filled

@@ -73,7 +73,10 @@ struct cql_request
 	const cql_column *cached_cols;
 	int32_t		ncached;
 	bool		stale_metadata; /* v4: skipped metadata did not match */
-	/* EXECUTE: the body after the ids, to resend after re-preparing */
+	/*
+	 * EXECUTE: the body after the ids; BATCH of one prepared statement
+	 * (cql_send_prepared_batch): the whole body.  Resent after re-preparing.
+	 */
 	uint8_t    *exec_params;
 	size_t		exec_params_len;
 	bool		reprepared;		/* already retried once after Unprepared */

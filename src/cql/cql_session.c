@@ -177,6 +177,61 @@ cql_send_batch(cql_conn *c, uint8_t batch_type, const cql_batch_stmt *stmts,
 	return submit_built(c, CQL_OP_BATCH, &b, st, req, err);
 }
 
+cql_status
+cql_send_prepared_batch(cql_conn *c, uint8_t batch_type, cql_prepared *p,
+						const cql_value_ref *const *rows, int nrows, int nvalues,
+						const cql_query_params *params, cql_request **req,
+						cql_error *err)
+{
+	cql_query_params dflt;
+	cql_batch_stmt *stmts;
+	cql_buf		b;
+	cql_status	st;
+	uint8_t    *body = NULL;
+	size_t		body_len = 0;
+
+	if ((st = check_ready(c, req, err)) != CQL_OK)
+		return st;
+	if (p == NULL || p->id == NULL || nrows <= 0 || nrows > 0xFFFF || rows == NULL)
+	{
+		cql_conn_set_error(c, err, CQL_ERR_INVALID_ARG, 0,
+						   "a prepared batch needs a prepared statement and 1 to 65535 rows");
+		return CQL_ERR_INVALID_ARG;
+	}
+	stmts = cql_alloc(c->alloc, sizeof(cql_batch_stmt) * (size_t) nrows);
+	if (stmts == NULL)
+	{
+		cql_conn_set_error(c, err, CQL_ERR_NOMEM, 0, "out of memory");
+		return CQL_ERR_NOMEM;
+	}
+	for (int i = 0; i < nrows; i++)
+		cql_batch_stmt_prepared(&stmts[i], p, rows[i], nvalues);
+
+	cql_buf_init(&b, c->alloc);
+	st = cql_write_batch(&b, c->version, batch_type, stmts, nrows,
+						 params_or_default(params, &dflt));
+	cql_free(c->alloc, stmts);
+
+	/* the whole body, to resend after re-preparing (see retry_unprepared) */
+	if (st == CQL_OK && cql_buf_status(&b) == CQL_OK)
+	{
+		body_len = b.len;
+		body = cql_alloc(c->alloc, body_len ? body_len : 1);
+		if (body)
+			memcpy(body, b.data, body_len);
+	}
+	st = submit_built(c, CQL_OP_BATCH, &b, st, req, err);
+	if (st == CQL_OK)
+	{
+		(*req)->prepared = p;
+		(*req)->exec_params = body;
+		(*req)->exec_params_len = body ? body_len : 0;
+	}
+	else
+		cql_free(c->alloc, body);
+	return st;
+}
+
 /* ---------------------------------------------------------------------
  * Synchronous helpers
  * ---------------------------------------------------------------------

@@ -14,8 +14,10 @@
  *	  statement per row keyed by its primary key; UPDATE sends only the
  *	  assigned columns.  A counter column is changed by "SET n = n + x".
  *	- Several inserted rows (INSERT ... SELECT, multi-row VALUES) are sent
- *	  as prepared EXECUTEs pipelined on many stream ids, each to a replica
- *	  of its partition; the statement fails with the first Cassandra error.
+ *	  pipelined on many stream ids, each request to a replica of its
+ *	  partition: the rows of one partition as one UNLOGGED BATCH, a row
+ *	  alone in its partition as an EXECUTE; the statement fails with the
+ *	  first Cassandra error.
  * Values are always bound, never written into the statement text.
  *
  * IDENTIFICATION
@@ -52,8 +54,11 @@
 #include "planner.h"
 #include "txn_writes.h"
 
-/* rows in flight at once for a pipelined insert */
+/* requests, and rows in them, in flight at once for a pipelined insert */
 #define MAX_WRITES_IN_FLIGHT	256
+#define MAX_ROWS_IN_FLIGHT		4096
+/* bound values per grouped batch (a single-partition batch is one mutation) */
+#define MAX_BATCH_BYTES			(256 * 1024)
 /* connections (nodes) a batch insert corks at once */
 #define CQLFDW_MAX_CORKED		64
 
@@ -79,7 +84,19 @@ typedef struct CqlPendingWrite
 {
 	cql_request *req;
 	cql_conn   *conn;
+	int			nrows;			/* rows in the request (a batch: several) */
 } CqlPendingWrite;
+
+/* One encoded row of an insert, ready to be sent or grouped */
+typedef struct CqlRowWrite
+{
+	cql_value_ref *values;
+	const uint8_t *key;			/* routing key: the partition */
+	size_t		keylen;
+	uint8_t    *pkey;			/* the whole primary key, encoded */
+	size_t		pkeylen;
+	size_t		bytes;			/* size of the bound values */
+} CqlRowWrite;
 
 typedef struct CqlModifyState
 {
@@ -105,6 +122,7 @@ typedef struct CqlModifyState
 	/* pipelined inserts */
 	CqlPendingWrite *pending;
 	int			npending;
+	int			rows_in_flight;
 	bool		cork;			/* batch insert: cork connections used */
 	cql_conn   *corked[CQLFDW_MAX_CORKED];
 	int			ncorked;
@@ -647,30 +665,25 @@ encode_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 }
 
 /*
- * Send one row's statement to a replica of its partition.  Returns false
- * when the write was deferred to COMMIT instead (write_mode 'on_commit').
+ * Encode one row: its bound values, its routing key (partition) and its
+ * whole primary key (to keep two writes of one row out of one batch).
  */
-static bool
-send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
-		 cql_request **req, cql_conn **conn)
+static void
+prepare_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
+			CqlRowWrite *w)
 {
-	cql_value_ref *values = palloc(sizeof(cql_value_ref) * Max(ms->nbinds, 1));
 	cql_elem   *parts = palloc(sizeof(cql_elem) * Max(ms->table->npk, 1));
 	int			npk;
-	const uint8_t *key = NULL;
-	size_t		keylen = 0;
-	cql_query_params params;
-	cql_prepared *prep;
-	cql_error	err;
-	cql_status	s;
-	int64		timestamp;
+	cql_buf		pk;
 
-	encode_row(ms, slot, planSlot, values, parts, &npk);
-	timestamp = ms->stamp_writes ? cqlfdw_write_timestamp() : CQL_NO_TIMESTAMP;
+	w->values = palloc(sizeof(cql_value_ref) * Max(ms->nbinds, 1));
+	encode_row(ms, slot, planSlot, w->values, parts, &npk);
+	w->key = NULL;
+	w->keylen = 0;
 	if (npk == 1)
 	{
-		key = parts[0].p;
-		keylen = parts[0].n;
+		w->key = parts[0].p;
+		w->keylen = parts[0].n;
 	}
 	else if (npk > 1)
 	{
@@ -679,23 +692,45 @@ send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 		cql_buf_init(&rk, &cqlfdw_palloc_allocator);
 		if (cql_routing_key_composite(&rk, parts, npk) == CQL_OK)
 		{
-			key = rk.data;
-			keylen = rk.len;
+			w->key = rk.data;
+			w->keylen = rk.len;
 		}
 	}
 
-	if (ms->opts.write_on_commit)
+	cql_buf_init(&pk, &cqlfdw_palloc_allocator);
+	w->bytes = 0;
+	for (int i = 0; i < ms->nbinds; i++)
 	{
-		cqlfdw_defer_write(ms->entry, ms->table->keyspace, ms->cql, values,
-						   ms->nbinds, key, keylen, ms->opts.write_consistency,
-						   ms->opts.if_not_exists ? CQL_CONSISTENCY_SERIAL : 0,
-						   timestamp);
-		return false;
+		AttrNumber	a = ms->bind_attrs[i];
+
+		w->bytes += 4 + (w->values[i].n > 0 ? w->values[i].n : 0);
+		if (a > 0 && is_key_column(ms->table, a) &&
+			(ms->bind_kinds[i] == MODBIND_NEW || ms->bind_kinds[i] == MODBIND_KEY))
+			cql_encode_element(&pk, w->values[i].p, w->values[i].n);
 	}
+	w->pkey = pk.data;
+	w->pkeylen = pk.len;
+}
+
+/*
+ * Send rows of one partition to a replica of it: one row as an EXECUTE,
+ * several as one UNLOGGED BATCH of the prepared statement (one mutation on
+ * the replica: measured 2-3.5x faster than pipelined EXECUTEs for 10 rows
+ * or more per partition, see bench/README.md).  The batch shares one write
+ * timestamp, which is why callers never put two writes of one row in it.
+ */
+static void
+send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, cql_request **req,
+		  cql_conn **conn)
+{
+	cql_query_params params;
+	cql_prepared *prep;
+	cql_error	err;
+	cql_status	s;
 
 	cql_error_clear(&err);
-	s = cql_cluster_conn_for_key(ms->entry->cluster, ms->table->keyspace, key, keylen,
-								 conn, &err);
+	s = cql_cluster_conn_for_key(ms->entry->cluster, ms->table->keyspace,
+								 rows[0]->key, rows[0]->keylen, conn, &err);
 	if (s == CQL_ERR_INTERRUPTED)
 		cqlfdw_check_interrupts();
 	if (s != CQL_OK)
@@ -718,12 +753,24 @@ send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 	params.consistency = ms->opts.write_consistency;
 	if (ms->opts.if_not_exists)
 		params.serial_consistency = CQL_CONSISTENCY_SERIAL;
-	params.default_timestamp = timestamp;
+	params.default_timestamp = ms->stamp_writes ? cqlfdw_write_timestamp()
+		: CQL_NO_TIMESTAMP;
 	params.nvalues = ms->nbinds;
-	params.values = values;
+	params.values = rows[0]->values;
 	for (;;)
 	{
-		s = cql_send_execute(*conn, prep, &params, req, &err);
+		if (nrows == 1)
+			s = cql_send_execute(*conn, prep, &params, req, &err);
+		else
+		{
+			const cql_value_ref **vals = palloc(sizeof(cql_value_ref *) * nrows);
+
+			for (int i = 0; i < nrows; i++)
+				vals[i] = rows[i]->values;
+			s = cql_send_prepared_batch(*conn, CQL_BATCH_UNLOGGED, prep,
+										(const cql_value_ref *const *) vals,
+										nrows, ms->nbinds, &params, req, &err);
+		}
 		if (s != CQL_ERR_BUSY)
 			break;
 		s = cql_conn_pump(*conn, 100, &err);
@@ -734,6 +781,29 @@ send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 	}
 	if (s != CQL_OK)
 		modify_fail(ms, *conn, s, &err);
+}
+
+/*
+ * Send one row's statement to a replica of its partition.  Returns false
+ * when the write was deferred to COMMIT instead (write_mode 'on_commit').
+ */
+static bool
+send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
+		 cql_request **req, cql_conn **conn)
+{
+	CqlRowWrite w;
+	CqlRowWrite *one = &w;
+
+	prepare_row(ms, slot, planSlot, &w);
+	if (ms->opts.write_on_commit)
+	{
+		cqlfdw_defer_write(ms->entry, ms->table->keyspace, ms->cql, w.values,
+						   ms->nbinds, w.key, w.keylen, ms->opts.write_consistency,
+						   ms->opts.if_not_exists ? CQL_CONSISTENCY_SERIAL : 0,
+						   ms->stamp_writes ? cqlfdw_write_timestamp() : CQL_NO_TIMESTAMP);
+		return false;
+	}
+	send_rows(ms, &one, 1, req, conn);
 	return true;
 }
 
@@ -784,6 +854,7 @@ drain_pending(CqlModifyState *ms, int keep)
 		CqlPendingWrite w = ms->pending[0];
 
 		ms->npending--;
+		ms->rows_in_flight -= w.nrows;
 		memmove(ms->pending, ms->pending + 1, sizeof(CqlPendingWrite) * ms->npending);
 		finish_write(ms, w.conn, w.req);
 	}
@@ -806,6 +877,7 @@ release_pending(CqlModifyState *ms)
 		for (int i = 0; i < ms->npending; i++)
 			cql_request_free(ms->pending[i].req);
 	ms->npending = 0;
+	ms->rows_in_flight = 0;
 }
 
 /* One row written at once (or deferred to COMMIT) */
@@ -830,11 +902,70 @@ cqlExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	return slot;
 }
 
+/* Make room for a request of nrows rows in the in-flight window */
+static void
+reserve_in_flight(CqlModifyState *ms, int nrows)
+{
+	while (ms->npending > 0 &&
+		   (ms->npending >= MAX_WRITES_IN_FLIGHT ||
+			ms->rows_in_flight + nrows > MAX_ROWS_IN_FLIGHT))
+		drain_pending(ms, ms->npending - 1);
+}
+
+static void
+send_pending(CqlModifyState *ms, CqlRowWrite **rows, int nrows)
+{
+	CqlPendingWrite *p;
+
+	reserve_in_flight(ms, nrows);
+	p = &ms->pending[ms->npending];
+	send_rows(ms, rows, nrows, &p->req, &p->conn);
+	p->nrows = nrows;
+	ms->npending++;
+	ms->rows_in_flight += nrows;
+}
+
+/* qsort order of rows: by partition, then by position (stable) */
+static int
+cmp_row_partition(const void *a, const void *b)
+{
+	const CqlRowWrite *x = *(CqlRowWrite *const *) a;
+	const CqlRowWrite *y = *(CqlRowWrite *const *) b;
+	int			c;
+
+	if (x->keylen != y->keylen)
+		return x->keylen < y->keylen ? -1 : 1;
+	c = (x->keylen > 0) ? memcmp(x->key, y->key, x->keylen) : 0;
+	if (c != 0)
+		return c;
+	return (x < y) ? -1 : (x > y);	/* rows[] is in statement order */
+}
+
+static bool
+same_partition(const CqlRowWrite *x, const CqlRowWrite *y)
+{
+	return x->keylen == y->keylen &&
+		(x->keylen == 0 || memcmp(x->key, y->key, x->keylen) == 0);
+}
+
+static bool
+same_row(const CqlRowWrite *x, const CqlRowWrite *y)
+{
+	return x->pkeylen == y->pkeylen && memcmp(x->pkey, y->pkey, x->pkeylen) == 0;
+}
+
 /*
- * Batch insert: the rows of the batch go out at once, several hundred in
- * flight across batches; the oldest is awaited when the window is full and
- * the rest at the end of the statement (EndForeignModify), so a failure
- * still fails the statement.
+ * Batch insert: the rows of the batch go out at once.  Rows of one
+ * partition go as one UNLOGGED BATCH (up to batch_size rows and
+ * MAX_BATCH_BYTES of values), a row alone in its partition as an EXECUTE;
+ * requests are pipelined (MAX_WRITES_IN_FLIGHT requests, MAX_ROWS_IN_FLIGHT
+ * rows) across batches, each to a replica of its partition, on corked
+ * connections.  Batches never mix partitions (that would make the
+ * coordinator fan out and Cassandra warn) and never hold two writes of one
+ * row (they would share a timestamp, and the later one must win): such a
+ * row starts the next batch, whose timestamp is later.  The oldest request
+ * is awaited when the window is full, the rest at the end of the statement
+ * (EndForeignModify), so a failure still fails the statement.
  */
 TupleTableSlot **
 cqlExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
@@ -842,23 +973,78 @@ cqlExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
 						  int *numSlots)
 {
 	CqlModifyState *ms = (CqlModifyState *) rinfo->ri_FdwState;
+	MemoryContext old;
+	int			n = *numSlots;
+	CqlRowWrite *rows;
+	CqlRowWrite **order;
+	CqlRowWrite **group;
+	int			ngroup = 0;
+	size_t		group_bytes = 0;
+	int			max_rows = Max(ms->opts.batch_size, 1);
 
 	if (ms->pending == NULL)
 		ms->pending = MemoryContextAlloc(GetMemoryChunkContext(ms),
 										 sizeof(CqlPendingWrite) * MAX_WRITES_IN_FLIGHT);
 	ms->cork = true;
-	for (int i = 0; i < *numSlots; i++)
-	{
-		MemoryContext old;
 
-		if (ms->npending >= MAX_WRITES_IN_FLIGHT)
-			drain_pending(ms, MAX_WRITES_IN_FLIGHT / 2);
-		old = MemoryContextSwitchTo(ms->temp_cxt);
-		if (send_row(ms, slots[i], planSlots ? planSlots[i] : NULL,
-					 &ms->pending[ms->npending].req, &ms->pending[ms->npending].conn))
-			ms->npending++;
-		MemoryContextSwitchTo(old);
+	/* lightweight transactions and deferred writes go row by row */
+	if (ms->opts.if_not_exists || ms->opts.write_on_commit || n <= 1)
+	{
+		for (int i = 0; i < n; i++)
+		{
+			CqlPendingWrite *p;
+
+			reserve_in_flight(ms, 1);
+			p = &ms->pending[ms->npending];
+			old = MemoryContextSwitchTo(ms->temp_cxt);
+			if (send_row(ms, slots[i], planSlots ? planSlots[i] : NULL, &p->req, &p->conn))
+			{
+				p->nrows = 1;
+				ms->npending++;
+				ms->rows_in_flight++;
+			}
+			MemoryContextSwitchTo(old);
+		}
+		uncork_all(ms);
+		MemoryContextReset(ms->temp_cxt);
+		return slots;
 	}
+
+	old = MemoryContextSwitchTo(ms->temp_cxt);
+	rows = palloc(sizeof(CqlRowWrite) * n);
+	order = palloc(sizeof(CqlRowWrite *) * n);
+	group = palloc(sizeof(CqlRowWrite *) * n);
+	for (int i = 0; i < n; i++)
+	{
+		prepare_row(ms, slots[i], planSlots ? planSlots[i] : NULL, &rows[i]);
+		order[i] = &rows[i];
+	}
+	qsort(order, n, sizeof(CqlRowWrite *), cmp_row_partition);
+
+	for (int i = 0; i < n; i++)
+	{
+		CqlRowWrite *w = order[i];
+		bool		cut = false;
+
+		if (ngroup > 0)
+		{
+			cut = !same_partition(group[0], w) || ngroup >= max_rows ||
+				group_bytes + w->bytes > MAX_BATCH_BYTES;
+			for (int j = 0; j < ngroup && !cut; j++)
+				cut = same_row(group[j], w);
+		}
+		if (cut)
+		{
+			send_pending(ms, group, ngroup);
+			ngroup = 0;
+			group_bytes = 0;
+		}
+		group[ngroup++] = w;
+		group_bytes += w->bytes;
+	}
+	if (ngroup > 0)
+		send_pending(ms, group, ngroup);
+	MemoryContextSwitchTo(old);
 
 	/* what the batch queued on corked connections goes out now */
 	uncork_all(ms);

@@ -187,6 +187,35 @@ test_unprepared(int v)
 		else
 			itest_diag_error("batch", st, &err);
 		is_int(ins->reprepares, before + 1, "v%d: ... by one re-prepare", v);
+
+		/* the asynchronous batch of one prepared statement: inside await */
+		{
+			const cql_value_ref *rows[2] = {vals[0], vals[1]};
+			cql_request *req = NULL;
+			char		q[128];
+			cql_result	cnt;
+
+			before = ins->reprepares;
+			recreate(c, tab);
+			st = cql_send_prepared_batch(c, CQL_BATCH_UNLOGGED, ins, rows, 2, 2,
+										 NULL, &req, &err);
+			if (st == CQL_OK)
+			{
+				st = cql_conn_await(c, req, &res, &err);
+				cql_request_free(req);
+			}
+			is_int(st, CQL_OK, "v%d: asynchronous prepared BATCH recovers from Unprepared", v);
+			if (st == CQL_OK)
+				cql_result_free(&res);
+			else
+				itest_diag_error("prepared batch", st, &err);
+			is_int(ins->reprepares, before + 1, "v%d: ... by one re-prepare inside await", v);
+			snprintf(q, sizeof(q), "SELECT k FROM %s", tab);
+			st = cql_query(c, q, NULL, &cnt, &err);
+			ok(st == CQL_OK && cnt.rows_count == 2, "v%d: ... and both rows are written", v);
+			if (st == CQL_OK)
+				cql_result_free(&cnt);
+		}
 	}
 	cql_conn_close(c);
 }
