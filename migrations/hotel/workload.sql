@@ -23,6 +23,9 @@
 --				  first use, or "none".
 --	  target:	  the table serving this query in the published Cassandra
 --				  model (keyspace.table), for comparison only.
+--	  published_key: optional; that table's primary key as published, in
+--				  CQL syntax ((partition key), clustering...), for comparison
+--				  only (cqlbridge plan checks it against the data, MR5).
 --	* The statement starts at the first line after the metadata, ends at the
 --	  first line whose last character is ";", and contains no other ";",
 --	  no comment lines and no blank lines.
@@ -58,6 +61,7 @@
 -- description: hotels near a given point of interest (by name; several POIs may share it)
 -- params: poi_name text
 -- target: hotel.hotels_by_poi
+-- published_key: ((poi_name), hotel_id)
 SELECT p.name AS poi_name, h.id AS hotel_id, h.name, h.phone,
        h.street, h.city, h.state_or_province, h.postal_code, h.country
 FROM hotel_rel.point_of_interest p
@@ -70,6 +74,7 @@ ORDER BY h.id, p.id;
 -- description: information about a given hotel, with the names of the points of interest near it
 -- params: hotel_id text
 -- target: hotel.hotels
+-- published_key: ((id))
 SELECT h.id, h.name, h.phone,
        h.street, h.city, h.state_or_province, h.postal_code, h.country,
        (SELECT array_agg(DISTINCT p.name ORDER BY p.name)
@@ -83,6 +88,7 @@ WHERE h.id = :'hotel_id';
 -- description: points of interest near a given hotel
 -- params: hotel_id text
 -- target: hotel.pois_by_hotel
+-- published_key: ((hotel_id), poi_name)
 SELECT hp.hotel_id, p.name AS poi_name, p.description
 FROM hotel_rel.hotel_poi hp
 JOIN hotel_rel.point_of_interest p ON p.id = hp.poi_id
@@ -93,6 +99,7 @@ ORDER BY p.name, p.id;
 -- description: rooms of a hotel free on each night of [start_date, end_date), by night then room
 -- params: hotel_id text, start_date date, end_date date
 -- target: hotel.available_rooms_by_hotel_date
+-- published_key: ((hotel_id), date, room_number)
 SELECT ra.hotel_id, ra.date, ra.room_number, ra.is_available
 FROM hotel_rel.room_availability ra
 WHERE ra.hotel_id = :'hotel_id'
@@ -105,6 +112,7 @@ ORDER BY ra.date, ra.room_number;
 -- description: nightly rate and amenities of a room (one row per amenity; a room without amenities gives one row with NULL amenity)
 -- params: hotel_id text, room_number smallint
 -- target: hotel.amenities_by_room
+-- published_key: ((hotel_id, room_number), amenity_name)
 SELECT r.hotel_id, r.room_number, r.rate, a.name AS amenity_name, a.description
 FROM hotel_rel.room r
 LEFT JOIN hotel_rel.room_amenity ra ON ra.hotel_id = r.hotel_id AND ra.room_number = r.room_number
@@ -117,6 +125,7 @@ ORDER BY a.name;
 -- description: a reservation by its confirmation number
 -- params: confirm_number text
 -- target: reservation.reservations_by_confirmation
+-- published_key: ((confirm_number))
 SELECT r.confirm_number, r.hotel_id, r.start_date, r.end_date, r.room_number, r.guest_id
 FROM hotel_rel.reservation r
 WHERE r.confirm_number = :'confirm_number';
@@ -125,6 +134,7 @@ WHERE r.confirm_number = :'confirm_number';
 -- description: reservations of a hotel starting on a given date, by room
 -- params: hotel_id text, start_date date
 -- target: reservation.reservations_by_hotel_date
+-- published_key: ((hotel_id, start_date), room_number)
 SELECT r.hotel_id, r.start_date, r.room_number, r.end_date, r.confirm_number, r.guest_id
 FROM hotel_rel.reservation r
 WHERE r.hotel_id = :'hotel_id'
@@ -135,6 +145,7 @@ ORDER BY r.room_number;
 -- description: reservations of every guest with a given last name, by hotel, start date and room
 -- params: last_name text
 -- target: reservation.reservations_by_guest
+-- published_key: ((guest_last_name), hotel_id)
 SELECT g.last_name AS guest_last_name, r.hotel_id, r.start_date, r.end_date,
        r.room_number, r.confirm_number, r.guest_id
 FROM hotel_rel.guest g
@@ -146,6 +157,7 @@ ORDER BY r.hotel_id, r.start_date, r.room_number;
 -- description: a guest with emails (set), phone numbers (list) and addresses (map kind -> address)
 -- params: guest_id uuid
 -- target: reservation.guests
+-- published_key: ((guest_id))
 SELECT g.guest_id, g.first_name, g.last_name, g.title,
        (SELECT array_agg(e.email ORDER BY e.email)
         FROM hotel_rel.guest_email e
