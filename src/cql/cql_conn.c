@@ -234,6 +234,8 @@ cql_conn_new(const cql_conn_options *o, cql_conn **out, cql_error *err)
 		: CQL_MAX_BODY_LENGTH;
 	c->on_event = o->on_event;
 	c->event_ctx = o->event_ctx;
+	c->fd_budget = o->fd_budget;
+	c->fd_budget_ctx = o->fd_budget_ctx;
 	c->compression = o->compression;
 	c->frame_fmt = CQL_FRAME_CRC;
 	snprintf(c->peer, sizeof(c->peer), "%s:%d", o->host, c->port);
@@ -340,6 +342,9 @@ cql_conn_close(cql_conn *c)
 		return;
 	a = c->alloc;
 	cql_conn_reset_transport(c);
+	if (c->fd_acquired && c->fd_budget)
+		c->fd_budget(c->fd_budget_ctx, false);
+	c->fd_acquired = false;
 	cql_segment_decoder_free(&c->dec);
 	cql_prepared_free_all(c);
 	if (c->password)

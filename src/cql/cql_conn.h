@@ -62,6 +62,16 @@ typedef enum cql_compression
  */
 typedef void (*cql_event_fn) (void *ctx, const cql_event *ev);
 
+/*
+ * Descriptor budget of the caller: called with acquire = true before a
+ * connection opens its socket (return false to refuse: the connect fails
+ * with CQL_ERR_CONNECT, "too many open files") and with acquire = false
+ * once when a connection that acquired closes.  A PostgreSQL backend
+ * answers with AcquireExternalFD/ReleaseExternalFD, so that sockets count
+ * against max_files_per_process like libpq's.
+ */
+typedef bool (*cql_fd_fn) (void *ctx, bool acquire);
+
 typedef struct cql_conn_options
 {
 	const char *host;			/* name or numeric address */
@@ -82,6 +92,8 @@ typedef struct cql_conn_options
 	size_t		max_body;		/* largest response body; 0 = 256 MB */
 	cql_event_fn on_event;		/* NULL: events are dropped */
 	void	   *event_ctx;
+	cql_fd_fn	fd_budget;		/* NULL: no accounting */
+	void	   *fd_budget_ctx;
 } cql_conn_options;
 
 /* Zero everything and set the defaults documented above. */

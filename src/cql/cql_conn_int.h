@@ -105,6 +105,9 @@ struct cql_conn
 	size_t		max_body;
 	cql_event_fn on_event;
 	void	   *event_ctx;
+	cql_fd_fn	fd_budget;
+	void	   *fd_budget_ctx;
+	bool		fd_acquired;	/* fd_budget said yes; released on close */
 	cql_compression compression;
 
 	/* transport */

@@ -415,6 +415,18 @@ connect_attempt(cql_conn *c, int version, int64_t deadline, cql_error *err)
 	cql_status	st;
 	int			err_no = 0;
 
+	/* one reservation per connection, kept across version fallbacks */
+	if (c->fd_budget && !c->fd_acquired)
+	{
+		if (!c->fd_budget(c->fd_budget_ctx, true))
+		{
+			cql_conn_set_error(c, err, CQL_ERR_CONNECT, EMFILE,
+							   "could not connect to %s: too many open files in this process",
+							   c->peer);
+			return CQL_ERR_CONNECT;
+		}
+		c->fd_acquired = true;
+	}
 	st = cql_sock_connect(c->host, c->port, deadline, c->wait, c->wait_ctx,
 						  &c->fd, &err_no);
 	if (st != CQL_OK)

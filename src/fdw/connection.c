@@ -32,6 +32,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "storage/fd.h"
 #include "storage/latch.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -146,6 +147,19 @@ check_conn_params(const CqlFdwOptions *opts, UserMapping *user)
 				 errdetail("Non-superusers must provide a username and password in the user mapping.")));
 }
 
+/*
+ * Sockets to Cassandra count against max_files_per_process like libpq's
+ * (postgres_fdw does the same): fd.c then keeps enough descriptors free.
+ */
+static bool
+cqlfdw_fd_budget(void *ctx, bool acquire)
+{
+	if (acquire)
+		return AcquireExternalFD();
+	ReleaseExternalFD();
+	return true;
+}
+
 static CqlConnEntry *
 connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts)
 {
@@ -170,6 +184,8 @@ connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts)
 	co.driver_version = CQLFDW_VERSION;
 	co.wait = cqlfdw_wait;
 	co.wait_ctx = NULL;
+	co.fd_budget = cqlfdw_fd_budget;
+	co.fd_budget = cqlfdw_fd_budget;
 
 	cql_cluster_options_init(&clo);
 	clo.conn = &co;

@@ -96,6 +96,72 @@ test_auto(void)
 	cql_conn_close(c);
 }
 
+/* fd_budget: counts what is held; refuses when 'limit' is reached */
+typedef struct FdBudget
+{
+	int			held;
+	int			acquired;
+	int			released;
+	int			limit;
+} FdBudget;
+
+static bool
+count_fds(void *ctx, bool acquire)
+{
+	FdBudget   *b = ctx;
+
+	if (acquire)
+	{
+		if (b->held >= b->limit)
+			return false;
+		b->held++;
+		b->acquired++;
+	}
+	else
+	{
+		b->held--;
+		b->released++;
+	}
+	return true;
+}
+
+static void
+test_fd_budget(void)
+{
+	cql_conn_options o;
+	cql_conn   *c = NULL;
+	cql_error	err;
+	cql_status	st;
+	FdBudget	b = {0, 0, 0, 1};
+
+	itest_options(&o, 0, CQL_COMPRESSION_LZ4);
+	o.fd_budget = count_fds;
+	o.fd_budget_ctx = &b;
+	st = cql_connect(&o, &c, &err);
+	ok(st == CQL_OK, "fd budget: connect reserves a descriptor");
+	is_int(b.held, 1, "fd budget: one held while open");
+	if (st == CQL_OK)
+	{
+		cql_conn   *c2 = NULL;
+
+		/* the budget is spent: the next connection is refused cleanly */
+		st = cql_connect(&o, &c2, &err);
+		is_int(st, CQL_ERR_CONNECT, "fd budget: refused when exhausted");
+		ok(strstr(err.message, "too many open files") != NULL,
+		   "fd budget: the error says why (%s)", err.message);
+		is_int(b.held, 1, "fd budget: a refused connect holds nothing");
+		ok(local_query_ok(c), "fd budget: the first connection still works");
+		cql_conn_close(c);
+	}
+	is_int(b.held, 0, "fd budget: released on close");
+	is_int(b.acquired, b.released, "fd budget: every reservation released once");
+
+	/* a connect that fails after reserving releases too */
+	o.port = 1;
+	st = cql_connect(&o, &c, &err);
+	ok(st != CQL_OK && b.held == 0, "fd budget: released after a failed connect");
+}
+
 static void
 test_keyspace_option(void)
 {
@@ -518,6 +584,7 @@ main(void)
 {
 	test_versions();
 	test_auto();
+	test_fd_budget();
 	test_keyspace_option();
 	test_auth();
 	test_connect_errors();
