@@ -1,0 +1,444 @@
+/*-------------------------------------------------------------------------
+ *
+ * apply.c
+ *	  cqlbridge apply DIR: create the Cassandra schema (001), the foreign
+ *	  tables and source views (002), then load every target table (003)
+ *	  in resumable chunks.
+ *
+ * Each 003 statement takes (chunk, chunk count) and loads the partitions
+ * whose key hashes to the chunk.  A chunk runs in its own transaction,
+ * together with the row that records it in cqlbridge.apply_progress, so
+ * after an interruption the recorded chunks are exactly the committed ones.
+ * A chunk that was running when the load stopped may have reached Cassandra
+ * partly (Cassandra has no rollback); it is loaded again on resume, which
+ * is harmless because an INSERT into Cassandra is an upsert of the same
+ * values.
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/apply.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define ROWS_PER_CHUNK	50000
+#define MAX_AUTO_CHUNKS 256
+
+#define PROGRESS_DDL \
+	"CREATE SCHEMA IF NOT EXISTS cqlbridge;\n" \
+	"CREATE TABLE IF NOT EXISTS cqlbridge.apply_progress (\n" \
+	"    target text NOT NULL,\n" \
+	"    chunk int NOT NULL,\n" \
+	"    chunks int NOT NULL,\n" \
+	"    rows bigint NOT NULL,\n" \
+	"    seconds float8 NOT NULL,\n" \
+	"    done_at timestamptz NOT NULL DEFAULT now(),\n" \
+	"    PRIMARY KEY (target, chunk))"
+
+static const char *const resume_hint = "run the same \"cqlbridge apply\" again to resume";
+
+/* ------------------------------------------------------------------------
+ * 001_schema.cql
+ * ------------------------------------------------------------------------
+ */
+
+static bool
+line_is_comment(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s[0] == '-' && s[1] == '-';
+}
+
+static bool
+line_is_blank(const char *s)
+{
+	for (; *s; s++)
+		if (!isspace((unsigned char) *s))
+			return false;
+	return true;
+}
+
+static int
+apply_schema(PGconn *conn, const BridgeOptions *opts, const char *path)
+{
+	char	   *text = bridge_read_file(path);
+	StrBuf		header;
+	StrBuf		stmt;
+	char	   *server = NULL;
+	int			lineno = 0;
+	int			stmt_line = 0;
+	int			count = 0;
+	bool		in_header = true;
+
+	sb_init(&header);
+	sb_init(&stmt);
+	for (char *p = text, *next; p && *p; p = next)
+	{
+		char	   *nl = strchr(p, '\n');
+		size_t		len;
+		char	   *line;
+
+		lineno++;
+		next = nl ? nl + 1 : NULL;
+		len = nl ? (size_t) (nl - p) : strlen(p);
+		while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t'))
+			len--;
+		line = bridge_malloc(len + 1);
+		memcpy(line, p, len);
+		line[len] = '\0';
+
+		if (stmt.len == 0 && (line_is_blank(line) || line_is_comment(line)))
+		{
+			if (in_header && line_is_comment(line))
+			{
+				sb_append(&header, line);
+				sb_append(&header, "\n");
+			}
+			free(line);
+			continue;
+		}
+		if (in_header)
+		{
+			in_header = false;
+			server = bridge_header_get(header.data, "server");
+			if (server == NULL || server[0] == '\0')
+				bridge_fatal_hint("The header of 001_schema.cql names the cql_fdw server in a line \"-- server: NAME\"; run \"cqlbridge plan\" again.",
+								  "%s: no \"-- server:\" line before the first statement (line %d)",
+								  path, lineno);
+		}
+		if (stmt.len == 0)
+			stmt_line = lineno;
+		else
+			sb_append(&stmt, "\n");
+		if (len > 0 && line[len - 1] == ';')
+		{
+			const char *params[2];
+			PGresult   *res;
+			char	   *what;
+
+			line[len - 1] = '\0';
+			sb_append(&stmt, line);
+			params[0] = server;
+			params[1] = stmt.data;
+			what = bridge_printf("%s:%d (CQL through server \"%s\")", path, stmt_line, server);
+			res = bridge_exec(conn, what, "SELECT cql_execute($1, $2)", 2, params);
+			PQclear(res);
+			free(what);
+			count++;
+			stmt.len = 0;
+			stmt.data[0] = '\0';
+			bridge_check_interrupt(resume_hint);
+		}
+		else
+			sb_append(&stmt, line);
+		free(line);
+	}
+	if (stmt.len > 0)
+		bridge_fatal("%s:%d: statement does not end with \";\"", path, stmt_line);
+	if (!opts->quiet)
+		fprintf(stderr, "001_schema.cql: %d CQL statements run on server \"%s\"\n",
+				count, server ? server : "?");
+	sb_free(&header);
+	sb_free(&stmt);
+	free(text);
+	return count;
+}
+
+/* ------------------------------------------------------------------------
+ * 003_load.sql
+ * ------------------------------------------------------------------------
+ */
+
+static void
+format_duration(char *buf, size_t size, double s)
+{
+	if (s < 0 || s > 1e9)
+		snprintf(buf, size, "?");
+	else if (s < 60)
+		snprintf(buf, size, "%.0fs", s);
+	else if (s < 3600)
+		snprintf(buf, size, "%dm%02ds", (int) s / 60, (int) s % 60);
+	else
+		snprintf(buf, size, "%dh%02dm", (int) s / 3600, ((int) s % 3600) / 60);
+}
+
+/* the updating progress line of one table (terminal only) */
+static void
+show_progress(const char *target, long long done, long long total,
+			  long long loaded_now, double elapsed, int chunk_done, int chunks)
+{
+	double		rate = elapsed > 0 ? loaded_now / elapsed : 0;
+	char		eta[32];
+
+	if (rate > 0 && total > done)
+		format_duration(eta, sizeof(eta), (total - done) / rate);
+	else
+		snprintf(eta, sizeof(eta), "-");
+	fprintf(stderr, "\r\033[K%s: %lld/%lld rows, chunk %d/%d, %.0f rows/s, ETA %s",
+			target, done, total, chunk_done, chunks, rate, eta);
+	fflush(stderr);
+}
+
+static int
+choose_chunks(const BridgeOptions *opts, long long rows)
+{
+	long long	n;
+
+	if (opts->chunks > 0)
+		return opts->chunks;
+	n = rows / ROWS_PER_CHUNK;
+	if (n < 1)
+		n = 1;
+	if (n > MAX_AUTO_CHUNKS)
+		n = MAX_AUTO_CHUNKS;
+	return (int) n;
+}
+
+static void
+exec_simple(PGconn *conn, const char *what, const char *sql)
+{
+	PQclear(bridge_exec(conn, what, sql, 0, NULL));
+}
+
+/* Load one target table; returns the rows inserted by this run. */
+static long long
+load_table(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
+		   const BridgeBlock *b, int index, bool tty, long long *rows_total)
+{
+	const char *target = bridge_block_require(f, b, "table");
+	const char *rows_meta = bridge_block_get(b, "rows");
+	const char *sql = bridge_block_sql(b, "");
+	long long	expected = rows_meta ? atoll(rows_meta) : 0;
+	int			chunks = choose_chunks(opts, expected);
+	char	   *stmt_name = bridge_printf("cqlbridge_load_%d", index);
+	char	   *what;
+	char		chunks_txt[16];
+	const char *params[6];
+	bool	   *done;
+	int			ndone = 0;
+	int			skipped;
+	long long	rows_before = 0;
+	long long	rows_now = 0;
+	double		start = bridge_now();
+	double		last_shown = 0;
+	PGresult   *res;
+	Oid			types[2] = {23, 23};	/* int4, int4 */
+
+	if (sql == NULL)
+		bridge_fatal("%s:%d: block of table %s has no INSERT statement", f->path, b->line, target);
+
+	snprintf(chunks_txt, sizeof(chunks_txt), "%d", chunks);
+	params[0] = target;
+	params[1] = chunks_txt;
+
+	/* progress recorded for another chunk count cannot be reused */
+	res = bridge_exec(conn, "forgetting progress of another chunk count",
+					  "DELETE FROM cqlbridge.apply_progress WHERE target = $1 AND chunks <> $2::int",
+					  2, params);
+	PQclear(res);
+
+	done = calloc(chunks, sizeof(bool));
+	if (done == NULL)
+		bridge_fatal("out of memory");
+	res = bridge_exec(conn, "reading recorded progress",
+					  "SELECT chunk, rows FROM cqlbridge.apply_progress WHERE target = $1 AND chunks = $2::int",
+					  2, params);
+	for (int i = 0; i < PQntuples(res); i++)
+	{
+		int			k = atoi(PQgetvalue(res, i, 0));
+
+		if (k >= 0 && k < chunks && !done[k])
+		{
+			done[k] = true;
+			ndone++;
+			rows_before += atoll(PQgetvalue(res, i, 1));
+		}
+	}
+	PQclear(res);
+	skipped = ndone;
+
+	what = bridge_printf("%s:%d: preparing the load of %s", f->path, b->line, target);
+	res = PQprepare(conn, stmt_name, sql, 2, types);
+	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+	{
+		const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+
+		bridge_fatal_hint("The statement must take the chunk number ($1) and the chunk count ($2) as integers.",
+						  "%s failed: %s", what, msg ? msg : PQerrorMessage(conn));
+	}
+	PQclear(res);
+	free(what);
+
+	if (tty && !opts->quiet)
+		show_progress(target, rows_before, expected, 0, 0, ndone, chunks);
+
+	for (int k = 0; k < chunks; k++)
+	{
+		char		k_txt[16];
+		char		rows_txt[32];
+		char		secs_txt[32];
+		double		t0;
+		long long	n;
+
+		if (done[k])
+			continue;
+		snprintf(k_txt, sizeof(k_txt), "%d", k);
+		exec_simple(conn, "BEGIN", "BEGIN");
+		t0 = bridge_now();
+		params[0] = k_txt;
+		params[1] = chunks_txt;
+		res = PQexecPrepared(conn, stmt_name, 2, params, NULL, NULL, 0);
+		if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		{
+			const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+			const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+			const char *detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
+			const char *hint = PQresultErrorField(res, PG_DIAG_MESSAGE_HINT);
+
+			bridge_check_interrupt(resume_hint);
+			if (tty && !opts->quiet)
+				fputc('\n', stderr);
+			fprintf(stderr, "cqlbridge: %s:%d: loading %s, chunk %d of %d failed: %s (SQLSTATE %s)\n",
+					f->path, b->line, target, k, chunks,
+					msg ? msg : PQerrorMessage(conn), state ? state : "?");
+			if (detail)
+				fprintf(stderr, "DETAIL:  %s\n", detail);
+			if (hint)
+				fprintf(stderr, "HINT:  %s\n", hint);
+			fprintf(stderr, "HINT:  Committed chunks are recorded; fix the cause and %s.\n", resume_hint);
+			exit(BRIDGE_EXIT_FAILURE);
+		}
+		n = atoll(PQcmdTuples(res));
+		PQclear(res);
+
+		snprintf(rows_txt, sizeof(rows_txt), "%lld", n);
+		snprintf(secs_txt, sizeof(secs_txt), "%.6f", bridge_now() - t0);
+		params[0] = target;
+		params[1] = k_txt;
+		params[2] = chunks_txt;
+		params[3] = rows_txt;
+		params[4] = secs_txt;
+		res = bridge_exec(conn, "recording progress",
+						  "INSERT INTO cqlbridge.apply_progress (target, chunk, chunks, rows, seconds, done_at) "
+						  "VALUES ($1, $2::int, $3::int, $4::bigint, $5::float8, clock_timestamp())",
+						  5, params);
+		PQclear(res);
+
+		/* COMMIT also sends the writes of a write_mode 'on_commit' table */
+		res = PQexec(conn, "COMMIT");
+		if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		{
+			bridge_check_interrupt(resume_hint);
+			bridge_fatal_hint("Committed chunks are recorded; fix the cause and run the same \"cqlbridge apply\" again to resume.",
+							  "loading %s, chunk %d of %d failed at COMMIT: %s",
+							  target, k, chunks, PQerrorMessage(conn));
+		}
+		PQclear(res);
+		rows_now += n;
+		ndone++;
+		/* at most ten updates a second: the terminal is not the bottleneck */
+		if (tty && !opts->quiet && (bridge_now() - last_shown >= 0.1 || ndone == chunks))
+		{
+			show_progress(target, rows_before + rows_now, expected, rows_now,
+						  bridge_now() - start, ndone, chunks);
+			last_shown = bridge_now();
+		}
+		bridge_check_interrupt(resume_hint);
+	}
+
+	what = bridge_printf("DEALLOCATE %s", stmt_name);
+	PQclear(PQexec(conn, what));
+	free(what);
+
+	if (!opts->quiet)
+	{
+		double		secs = bridge_now() - start;
+
+		if (tty)
+			fprintf(stderr, "\r\033[K");
+		fprintf(stderr, "%s: %lld rows in %.1f s (%.0f rows/s), %d chunk%s",
+				target, rows_before + rows_now, secs,
+				secs > 0 ? rows_now / secs : 0.0, chunks, chunks == 1 ? "" : "s");
+		if (skipped > 0)
+			fprintf(stderr, " (%d already loaded: %lld rows)", skipped, rows_before);
+		fputc('\n', stderr);
+	}
+	*rows_total += rows_before + rows_now;
+	free(done);
+	free(stmt_name);
+	return rows_now;
+}
+
+int
+cmd_apply(const BridgeOptions *opts)
+{
+	PGconn	   *conn = bridge_connect(opts);
+	char	   *schema_path = bridge_path(opts->dir, "001_schema.cql");
+	char	   *ft_path = bridge_path(opts->dir, "002_foreign_tables.sql");
+	char	   *load_path = bridge_path(opts->dir, "003_load.sql");
+	BridgeBlockFile *load;
+	char	   *ft_sql;
+	bool		tty = isatty(fileno(stderr));
+	double		start = bridge_now();
+	long long	rows_new = 0;
+	long long	rows_total = 0;
+
+	/* read everything first: a bad file fails before any change */
+	load = bridge_read_blocks(load_path);
+	ft_sql = bridge_read_file(ft_path);
+	if (load->nblocks == 0)
+		bridge_fatal("%s: no table blocks", load_path);
+
+	bridge_install_cancel(conn);
+	bridge_set_interrupt_hint(resume_hint);
+
+	apply_schema(conn, opts, schema_path);
+
+	/* 002 in one transaction (a multi-statement string is one) */
+	{
+		char	   *script = bridge_printf("BEGIN;\n%s\n;COMMIT;", ft_sql);
+
+		bridge_exec_script(conn, ft_path, script);
+		free(script);
+		bridge_check_interrupt(resume_hint);
+		if (!opts->quiet)
+			fprintf(stderr, "002_foreign_tables.sql: done\n");
+	}
+
+	bridge_exec_script(conn, "creating cqlbridge.apply_progress", PROGRESS_DDL);
+	if (opts->restart)
+	{
+		for (int i = 0; i < load->nblocks; i++)
+		{
+			const char *params[1];
+
+			params[0] = bridge_block_require(load, &load->blocks[i], "table");
+			PQclear(bridge_exec(conn, "forgetting recorded progress (--restart)",
+								"DELETE FROM cqlbridge.apply_progress WHERE target = $1",
+								1, params));
+		}
+	}
+
+	for (int i = 0; i < load->nblocks; i++)
+		rows_new += load_table(conn, opts, load, &load->blocks[i], i, tty, &rows_total);
+
+	if (bridge_sync_refresh(conn, opts) && !opts->quiet)
+		fprintf(stderr, "sync triggers were installed: 005_sync.sql installed again (write_mode 'on_commit')\n");
+
+	if (!opts->quiet)
+	{
+		double		secs = bridge_now() - start;
+
+		fprintf(stderr, "apply: %d tables, %lld rows (%lld loaded by this run) in %.1f s\n",
+				load->nblocks, rows_total, rows_new, secs);
+	}
+	PQfinish(conn);
+	return 0;
+}

@@ -1,0 +1,406 @@
+/*-------------------------------------------------------------------------
+ *
+ * blocks.c
+ *	  Reader of the block-format files: workload.sql and the generated
+ *	  003_load.sql and 004_verify.sql.
+ *
+ * The format (docs/cqlbridge-design.md, section 2): metadata lines
+ * "-- key: value", then statements; a statement ends at the first line
+ * whose last character is ';'; blocks are separated by blank lines; the
+ * comment-only paragraphs before the first block are the header.  In
+ * 004_verify.sql a block holds several statements, each introduced by a
+ * "-- word" line (sample, source, target).  Anything else is an error
+ * naming the file and line: a damaged file must stop a command before it
+ * changes anything.
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/blocks.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+/* ------------------------------------------------------------------------
+ * Block-format reader
+ * ------------------------------------------------------------------------
+ */
+
+typedef struct Line
+{
+	char	   *text;			/* without the newline and trailing blanks */
+	int			lineno;
+} Line;
+
+static bool
+is_blank(const char *s)
+{
+	for (; *s; s++)
+		if (!isspace((unsigned char) *s))
+			return false;
+	return true;
+}
+
+static bool
+is_comment(const char *s)
+{
+	return s[0] == '-' && s[1] == '-';
+}
+
+static char *
+trim_copy(const char *s, size_t n)
+{
+	while (n > 0 && isspace((unsigned char) *s))
+	{
+		s++;
+		n--;
+	}
+	while (n > 0 && isspace((unsigned char) s[n - 1]))
+		n--;
+	{
+		char	   *p = bridge_malloc(n + 1);
+
+		memcpy(p, s, n);
+		p[n] = '\0';
+		return p;
+	}
+}
+
+/*
+ * "-- key: value" with key made of letters, digits and '_'.  Returns true
+ * and the parts (allocated) when the line is one.
+ */
+static bool
+parse_meta(const char *line, char **key, char **value)
+{
+	const char *p;
+	const char *k;
+
+	if (!is_comment(line))
+		return false;
+	p = line + 2;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	k = p;
+	while (isalnum((unsigned char) *p) || *p == '_')
+		p++;
+	if (p == k || *p != ':')
+		return false;
+	if (p[1] != '\0' && p[1] != ' ' && p[1] != '\t')
+		return false;
+	*key = trim_copy(k, (size_t) (p - k));
+	*value = trim_copy(p + 1, strlen(p + 1));
+	return true;
+}
+
+/* "-- word" (a section heading of 004); returns the word or NULL */
+static char *
+parse_section(const char *line)
+{
+	const char *p;
+	const char *w;
+
+	if (!is_comment(line))
+		return NULL;
+	p = line + 2;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	w = p;
+	while (isalnum((unsigned char) *p) || *p == '_')
+		p++;
+	if (p == w || !is_blank(p))
+		return NULL;
+	return trim_copy(w, (size_t) (p - w));
+}
+
+static void
+block_add_meta(BridgeBlock *b, char *key, char *value)
+{
+	b->keys = realloc(b->keys, sizeof(char *) * (b->nmeta + 1));
+	b->values = realloc(b->values, sizeof(char *) * (b->nmeta + 1));
+	if (!b->keys || !b->values)
+		bridge_fatal("out of memory");
+	b->keys[b->nmeta] = key;
+	b->values[b->nmeta] = value;
+	b->nmeta++;
+}
+
+static void
+block_add_section(BridgeBlock *b, char *name, char *sql)
+{
+	b->section_names = realloc(b->section_names, sizeof(char *) * (b->nsections + 1));
+	b->section_sql = realloc(b->section_sql, sizeof(char *) * (b->nsections + 1));
+	if (!b->section_names || !b->section_sql)
+		bridge_fatal("out of memory");
+	b->section_names[b->nsections] = name;
+	b->section_sql[b->nsections] = sql;
+	b->nsections++;
+}
+
+/* Parse one paragraph (lines[0..n-1], no blank line) into a block. */
+static void
+parse_block(const char *path, Line *lines, int n, BridgeBlock *b)
+{
+	int			i = 0;
+	char	   *key;
+	char	   *value;
+
+	memset(b, 0, sizeof(*b));
+	b->line = lines[0].lineno;
+	while (i < n && parse_meta(lines[i].text, &key, &value))
+	{
+		block_add_meta(b, key, value);
+		i++;
+	}
+	if (b->nmeta == 0)
+		bridge_fatal_hint("A block starts with metadata lines \"-- key: value\"; see docs/cqlbridge-design.md.",
+						  "%s:%d: expected a metadata line \"-- key: value\", found \"%s\"",
+						  path, lines[0].lineno, lines[0].text);
+
+	while (i < n)
+	{
+		char	   *name;
+		StrBuf		sql;
+		int			start;
+		bool		ended = false;
+
+		name = parse_section(lines[i].text);
+		if (name)
+		{
+			i++;
+			if (i >= n)
+				bridge_fatal("%s:%d: section \"-- %s\" has no statement",
+							 path, lines[i - 1].lineno, name);
+		}
+		else if (is_comment(lines[i].text))
+		{
+			char	   *k2;
+			char	   *v2;
+
+			if (parse_meta(lines[i].text, &k2, &v2))
+				bridge_fatal_hint("Metadata lines come first in a block, before any statement.",
+								  "%s:%d: metadata line \"%s\" after a statement",
+								  path, lines[i].lineno, lines[i].text);
+			bridge_fatal("%s:%d: unexpected comment line \"%s\" between statements",
+						 path, lines[i].lineno, lines[i].text);
+		}
+		else
+		{
+			if (b->nsections > 0)
+				bridge_fatal_hint("Separate blocks by one blank line; name further statements of a block with a \"-- word\" line.",
+								  "%s:%d: a second statement without a section line",
+								  path, lines[i].lineno);
+			name = bridge_strdup("");
+		}
+		for (int s = 0; s < b->nsections; s++)
+			if (strcmp(b->section_names[s], name) == 0)
+				bridge_fatal("%s:%d: section \"%s\" appears twice in the block starting at line %d",
+							 path, lines[i].lineno, name, b->line);
+
+		sb_init(&sql);
+		start = i;
+		while (i < n)
+		{
+			const char *t = lines[i].text;
+			size_t		len = strlen(t);
+
+			if (i > start)
+				sb_append(&sql, "\n");
+			i++;
+			if (len > 0 && t[len - 1] == ';')
+			{
+				char	   *last = bridge_strdup(t);
+
+				last[len - 1] = '\0';
+				sb_append(&sql, last);
+				free(last);
+				ended = true;
+				break;
+			}
+			sb_append(&sql, t);
+		}
+		if (!ended)
+			bridge_fatal_hint("A statement ends at the first line whose last character is \";\".",
+							  "%s:%d: statement starting here does not end with \";\"",
+							  path, lines[start].lineno);
+		block_add_section(b, name, sql.data);
+	}
+	if (b->nsections == 0)
+		bridge_fatal("%s:%d: block without a statement", path, b->line);
+}
+
+BridgeBlockFile *
+bridge_read_blocks(const char *path)
+{
+	char	   *text = bridge_read_file(path);
+	BridgeBlockFile *f = bridge_malloc(sizeof(BridgeBlockFile));
+	Line	   *lines = NULL;
+	int			nlines = 0;
+	int			cap = 0;
+	StrBuf		header;
+	int			i;
+	bool		in_header = true;
+
+	memset(f, 0, sizeof(*f));
+	f->path = bridge_strdup(path);
+
+	/* split into lines, dropping \r and trailing blanks */
+	for (char *p = text, *next; *p; p = next)
+	{
+		char	   *nl = strchr(p, '\n');
+		size_t		len = nl ? (size_t) (nl - p) : strlen(p);
+
+		next = nl ? nl + 1 : p + len;
+		while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t'))
+			len--;
+		if (nlines == cap)
+		{
+			cap = cap ? cap * 2 : 256;
+			lines = realloc(lines, sizeof(Line) * cap);
+			if (!lines)
+				bridge_fatal("out of memory");
+		}
+		lines[nlines].text = bridge_malloc(len + 1);
+		memcpy(lines[nlines].text, p, len);
+		lines[nlines].text[len] = '\0';
+		lines[nlines].lineno = nlines + 1;
+		nlines++;
+	}
+
+	sb_init(&header);
+	i = 0;
+	while (i < nlines)
+	{
+		int			start;
+		bool		all_comments = true;
+
+		while (i < nlines && is_blank(lines[i].text))
+			i++;
+		if (i >= nlines)
+			break;
+		start = i;
+		while (i < nlines && !is_blank(lines[i].text))
+		{
+			if (!is_comment(lines[i].text))
+				all_comments = false;
+			i++;
+		}
+
+		/*
+		 * Leading paragraphs of comment lines only are the header (they may
+		 * contain lines that look like metadata, e.g. workload.sql's
+		 * "-- CONVENTIONS:").  A comment-only paragraph later is an error: a
+		 * block must have a statement.
+		 */
+		if (in_header && all_comments)
+		{
+			for (int j = start; j < i; j++)
+			{
+				sb_append(&header, lines[j].text);
+				sb_append(&header, "\n");
+			}
+			continue;
+		}
+		in_header = false;
+		f->blocks = realloc(f->blocks, sizeof(BridgeBlock) * (f->nblocks + 1));
+		if (!f->blocks)
+			bridge_fatal("out of memory");
+		parse_block(path, lines + start, i - start, &f->blocks[f->nblocks]);
+		f->nblocks++;
+	}
+	f->header = header.data;
+	for (i = 0; i < nlines; i++)
+		free(lines[i].text);
+	free(lines);
+	free(text);
+	return f;
+}
+
+const char *
+bridge_block_get(const BridgeBlock *b, const char *key)
+{
+	for (int i = 0; i < b->nmeta; i++)
+		if (strcmp(b->keys[i], key) == 0)
+			return b->values[i];
+	return NULL;
+}
+
+const char *
+bridge_block_sql(const BridgeBlock *b, const char *section)
+{
+	for (int i = 0; i < b->nsections; i++)
+		if (strcmp(b->section_names[i], section) == 0)
+			return b->section_sql[i];
+	return NULL;
+}
+
+const char *
+bridge_block_require(const BridgeBlockFile *f, const BridgeBlock *b, const char *key)
+{
+	const char *v = bridge_block_get(b, key);
+
+	if (v == NULL || v[0] == '\0')
+		bridge_fatal_hint("Run \"cqlbridge plan\" again to regenerate the directory.",
+						  "%s:%d: block has no \"-- %s:\" line", f->path, b->line, key);
+	return v;
+}
+
+char *
+bridge_header_get(const char *text, const char *key)
+{
+	const char *p = text;
+
+	while (p && *p)
+	{
+		const char *nl = strchr(p, '\n');
+		size_t		len = nl ? (size_t) (nl - p) : strlen(p);
+		char	   *line = trim_copy(p, len);
+		char	   *k;
+		char	   *v;
+
+		if (parse_meta(line, &k, &v))
+		{
+			bool		match = strcmp(k, key) == 0;
+
+			free(k);
+			free(line);
+			if (match)
+				return v;
+			free(v);
+		}
+		else
+			free(line);
+		p = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+char **
+bridge_split_list(const char *list, int *n)
+{
+	char	  **items = NULL;
+	const char *p = list;
+
+	*n = 0;
+	while (p && *p)
+	{
+		const char *comma = strchr(p, ',');
+		size_t		len = comma ? (size_t) (comma - p) : strlen(p);
+		char	   *item = trim_copy(p, len);
+
+		if (item[0] != '\0')
+		{
+			items = realloc(items, sizeof(char *) * (*n + 1));
+			if (!items)
+				bridge_fatal("out of memory");
+			items[(*n)++] = item;
+		}
+		else
+			free(item);
+		p = comma ? comma + 1 : NULL;
+	}
+	return items;
+}

@@ -1,0 +1,87 @@
+/*-------------------------------------------------------------------------
+ *
+ * cancel.c
+ *	  Ctrl-C handling: cancel the running statement, then exit cleanly.
+ *
+ * A long INSERT ... SELECT into a foreign table runs on the server; killing
+ * only the client would leave it running there.  The SIGINT/SIGTERM
+ * handler therefore sends a cancel request (PQcancel is async-signal-safe)
+ * and sets a flag; the command notices the failed statement or the flag
+ * and exits with status 1.  A second signal exits at once.
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/cancel.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static PGcancel *volatile cancel_handle = NULL;
+static volatile sig_atomic_t interrupted = 0;
+static const char *interrupt_hint = "stopped";
+
+static void
+on_signal(int signo)
+{
+	char		errbuf[256];
+
+	if (interrupted)
+		_exit(BRIDGE_EXIT_FAILURE);
+	interrupted = signo;
+	if (cancel_handle != NULL)
+		(void) PQcancel(cancel_handle, errbuf, sizeof(errbuf));
+}
+
+void
+bridge_install_cancel(PGconn *conn)
+{
+	struct sigaction sa;
+
+	cancel_handle = PQgetCancel(conn);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+void
+bridge_set_interrupt_hint(const char *hint)
+{
+	interrupt_hint = hint;
+}
+
+bool
+bridge_interrupted(void)
+{
+	return interrupted != 0;
+}
+
+void
+bridge_check_interrupt(const char *message)
+{
+	if (!interrupted)
+		return;
+	if (message == NULL)
+		message = interrupt_hint;
+	fflush(stdout);
+	fprintf(stderr, "\ncqlbridge: interrupted (%s); %s\n",
+			interrupted == SIGINT ? "SIGINT" : "SIGTERM", message);
+	exit(BRIDGE_EXIT_FAILURE);
+}
+
+double
+bridge_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}

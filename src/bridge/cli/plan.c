@@ -1,0 +1,154 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan.c
+ *	  "cqlbridge plan": from a relational schema and its workload to the
+ *	  generated directory (model.txt, report.md, 001-005).
+ *
+ * Steps: catalog and workload (plan_workload.c), analysis of every query
+ * by cql_bridge_analyze(), the mapping rules (plan_rules.c), measurements
+ * on the data (plan_sizing.c), then the files (plan_emit.c,
+ * plan_report.c, emit_sync()).
+ *
+ * Atomicity: every error is detected while the plan is built in memory,
+ * before anything is written.  The files are then written into DIR.tmp
+ * (005 by emit_sync from 003 there), and DIR.tmp replaces DIR in one
+ * rename, so a failed run leaves no directory and never half of one.  An
+ * existing DIR is replaced only when it looks like a plan directory (it
+ * has a model.txt); anything else there is an error.
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/plan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "plan.h"
+
+static const char *const plan_files[] = {
+	"model.txt", "report.md", "001_schema.cql", "002_foreign_tables.sql",
+	"003_load.sql", "004_verify.sql", "005_sync.sql", NULL
+};
+
+static bool
+is_plan_file(const char *name)
+{
+	for (int i = 0; plan_files[i]; i++)
+		if (strcmp(plan_files[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* remove a directory that holds only plan files; fatal otherwise */
+static void
+remove_plan_dir(const char *dir, bool must_be_plan)
+{
+	DIR		   *d = opendir(dir);
+	struct dirent *e;
+	struct stat st;
+
+	if (!d)
+	{
+		if (errno == ENOENT)
+			return;
+		bridge_fatal("could not open directory \"%s\": %s", dir, strerror(errno));
+	}
+	if (must_be_plan && stat(bridge_path(dir, "model.txt"), &st) != 0)
+		bridge_fatal_hint("Choose another -o directory or remove it.",
+						  "\"%s\" exists and is not a cqlbridge plan directory (no model.txt)", dir);
+	while ((e = readdir(d)) != NULL)
+	{
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (!is_plan_file(e->d_name))
+			bridge_fatal_hint("Move the file away or choose another -o directory.",
+							  "\"%s\" contains \"%s\", which is not a file cqlbridge plan writes; not replacing it",
+							  dir, e->d_name);
+	}
+	closedir(d);
+	for (int i = 0; plan_files[i]; i++)
+		if (unlink(bridge_path(dir, plan_files[i])) != 0 && errno != ENOENT)
+			bridge_fatal("could not remove \"%s\": %s", bridge_path(dir, plan_files[i]), strerror(errno));
+	if (rmdir(dir) != 0)
+		bridge_fatal("could not remove directory \"%s\": %s", dir, strerror(errno));
+}
+
+int
+cmd_plan(const BridgeOptions *opts)
+{
+	Plan		p;
+	char	   *dir;
+	char	   *tmp;
+	char	   *files[6];
+	size_t		dl;
+
+	memset(&p, 0, sizeof(p));
+	p.opts = opts;
+	if (!opts->source_schema)
+		bridge_fatal_hint("Give the relational schema, e.g. --schema hotel_rel.", "plan needs --schema");
+	if (!opts->workload)
+		bridge_fatal("plan needs --workload FILE");
+	if (!opts->dir)
+		bridge_fatal("plan needs -o DIR");
+	p.cat.schema = bridge_strdup(opts->source_schema);
+	p.keyspace = bridge_strdup(opts->keyspace ? opts->keyspace : opts->source_schema);
+	p.foreign_schema = opts->foreign_schema ? bridge_strdup(opts->foreign_schema)
+		: bridge_printf("%s_cql", p.keyspace);
+	p.server = bridge_strdup(opts->server ? opts->server : "cqlbridge");
+	p.workload_path = bridge_strdup(opts->workload);
+
+	/* the workload first: its format errors need no database */
+	plan_read_workload(&p);
+	p.conn = bridge_connect(opts);
+	/* text forms of dates and numbers must not depend on the session */
+	PQclear(bridge_exec(p.conn, "setting DateStyle", "SET DateStyle = 'ISO, YMD'", 0, NULL));
+	PQclear(bridge_exec(p.conn, "setting TimeZone", "SET TimeZone = 'UTC'", 0, NULL));
+	plan_read_catalog(&p);
+	for (int i = 0; i < p.nqueries; i++)
+		plan_analyze(&p, &p.queries[i]);
+	for (int i = 0; i < p.nqueries; i++)
+		plan_derive(&p, &p.queries[i]);
+	plan_measure(&p);
+
+	files[0] = plan_model_txt(&p);
+	files[1] = plan_report_md(&p);
+	files[2] = plan_emit_schema(&p);
+	files[3] = plan_emit_foreign(&p);
+	files[4] = plan_emit_load(&p);
+	files[5] = plan_emit_verify(&p);
+	PQfinish(p.conn);
+
+	/* everything succeeded: write DIR.tmp, then swap it in */
+	dir = bridge_strdup(opts->dir);
+	dl = strlen(dir);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dir[--dl] = '\0';
+	tmp = bridge_printf("%s.tmp", dir);
+	remove_plan_dir(tmp, false);
+	if (mkdir(tmp, 0777) != 0)
+		bridge_fatal("could not create directory \"%s\": %s", tmp, strerror(errno));
+	for (int i = 0; i < 6; i++)
+		bridge_write_file(bridge_path(tmp, plan_files[i]), files[i]);
+	emit_sync(tmp);
+	remove_plan_dir(dir, true);
+	if (rename(tmp, dir) != 0)
+		bridge_fatal("could not rename \"%s\" to \"%s\": %s", tmp, dir, strerror(errno));
+	if (!opts->quiet)
+	{
+		printf("cqlbridge plan: %d queries, %d tables written to %s\n", p.nqueries, p.ntables, dir);
+		for (int i = 0; i < p.nqueries; i++)
+		{
+			Query	   *q = &p.queries[i];
+
+			printf("  %-36s %s %s%s\n", q->name, q->table->name, plan_key_text(q->table),
+				   q->pub_lost > 0 ? "  (published key LOSSY)" : "");
+		}
+	}
+	return 0;
+}

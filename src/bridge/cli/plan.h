@@ -1,0 +1,258 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan.h
+ *	  Internal structures of "cqlbridge plan": the workload queries with
+ *	  their analysis (rows of cql_bridge_analyze), the relational catalog,
+ *	  the derived query tables and what was measured on the data.
+ *
+ * The steps, one file each:
+ *	  plan_workload.c	read workload.sql, analyze every query, read the catalog
+ *	  plan_types.c		output columns -> CQL columns (types, UDT, collections)
+ *	  plan_rules.c		mapping rules MR2-MR5, static columns, names, merging
+ *	  plan_util.c		small shared helpers
+ *	  plan_sizing.c		measurements on the data (sizes, MR5 checks, fan-out)
+ *	  plan_emit.c		001_schema.cql ... 004_verify.sql
+ *	  plan_report.c		model.txt and report.md
+ *	  plan.c			cmd_plan: runs the steps, writes DIR atomically
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/plan.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQLBRIDGE_PLAN_H
+#define CQLBRIDGE_PLAN_H
+
+#include "common.h"
+
+/* One row of cql_bridge_analyze (NULL columns are NULL pointers / 0). */
+typedef struct ARow
+{
+	char	   *kind;
+	int			level;
+	int			ord;
+	char	   *alias;
+	char	   *schema;
+	char	   *table;
+	char	   *column;
+	char	   *type;
+	char	   *op;
+	int			param;
+	char	   *other_alias;
+	char	   *other_column;
+	char	   *name;
+	char	   *detail;
+} ARow;
+
+/* A relation of the catalog (--schema). */
+typedef struct CatRel
+{
+	char	   *name;
+	int			ncols;
+	char	  **cols;
+	char	  **types;
+	int			nkeys;			/* keys[0] is the primary key when has_pk */
+	char	  **keys;			/* comma-separated NOT NULL key columns */
+	bool		has_pk;
+	double		reltuples;
+} CatRel;
+
+typedef struct Catalog
+{
+	char	   *schema;
+	int			nrels;
+	CatRel	   *rels;
+} Catalog;
+
+/* Column kinds, in CQL terms. */
+typedef enum ColKind
+{
+	COL_PARTITION,
+	COL_CLUSTERING,
+	COL_STATIC,
+	COL_REGULAR
+} ColKind;
+
+/* Shape of a column (how the query computes it). */
+typedef enum ColShape
+{
+	SHAPE_PLAIN,				/* an output column of the query */
+	SHAPE_UDT,					/* address parts assembled into the UDT */
+	SHAPE_HIDDEN,				/* a key column that is no output: lineage */
+	SHAPE_COLLECTION			/* an aggregate sublink */
+} ColShape;
+
+typedef struct Column
+{
+	char	   *name;
+	char	   *cql_type;		/* CQL type text */
+	char	   *pg_type;		/* type of the foreign table column */
+	char	   *src_type;		/* type of the query's output (PLAIN) */
+	ColKind		kind;
+	int			position;		/* in partition key / clustering, 0-based */
+	bool		desc;
+	ColShape	shape;
+	char	   *expr;			/* expression over the lineage query "q" */
+	char	   *source;			/* human description of the source */
+	char	   *rule;			/* rule that placed the column (key columns) */
+	char	   *alias;			/* level-0 source column (alias, column) */
+	char	   *column;
+	int			level;			/* > 0 for collections */
+	/* SHAPE_UDT: output names and types of the parts, in UDT field order */
+	int			nfields;
+	char	  **fields;
+	char	  **field_types;
+	/* sizes measured on the data: average bytes of one value */
+	double		avg_size;
+} Column;
+
+struct Table;
+
+/* What a query parameter is bound to in the serving table. */
+typedef struct ParamUse
+{
+	int			col;			/* column index in the table */
+	char	   *op;				/* "=", "<", "<=", ">", ">=" */
+} ParamUse;
+
+typedef struct Query
+{
+	char	   *name;
+	char	   *description;
+	char	   *params_text;
+	char	   *published_target;
+	char	   *published_key;
+	int			line;
+	int			nparams;
+	char	  **pnames;
+	char	  **ptypes;
+	char	   *sql;			/* with $k */
+	int			nrows;
+	ARow	   *rows;
+	char	   *base;
+	char	   *lineage;
+	bool		ordered;
+	struct Table *table;
+	ParamUse   *puse;
+	/* output columns: per target ord, the table column (UDT: field index) */
+	int			ntargets;
+	char	  **tnames;
+	int		   *tcol;
+	int		   *tfield;			/* -1 or the UDT field */
+	/* MR5 check of the published key on the data */
+	bool		pub_checked;
+	char	   *pub_error;		/* published key not expressible */
+	long		pub_rows;
+	long		pub_lost;
+	int			npubk;
+	char	  **pubk_cols;
+	int			npubpk;
+} Query;
+
+typedef struct Table
+{
+	char	   *name;
+	char	   *entity;			/* catalog relation most columns come from */
+	int			ncols;
+	Column	   *cols;
+	int			npk;
+	int			nck;
+	int			nqueries;
+	Query	  **queries;
+	Query	   *def;			/* the query whose lineage defines the view */
+	char	   *shaped;			/* SELECT of the target rows + lineage columns */
+	int			nlin;
+	char	  **lin;			/* lineage column names of the view */
+	bool		has_udt;
+	int			nwarn;
+	char	  **warnings;
+	/* measured */
+	long		rows;
+	long		partitions;
+	long		max_rows;
+	long		p99_rows;
+	double		mean_rows;
+	long		key_distinct;	/* distinct derived keys */
+	double		nv_max;
+	double		bytes_max;
+	double		bytes_mean;
+	double		bytes_total;	/* all partitions x replication factor */
+	long		bucket_max_rows;	/* month bucket proposal (-1: none) */
+	double		bucket_cross_pct;
+	long		bucket_ranges;
+} Table;
+
+/* Write amplification of one source relation into one table. */
+typedef struct Fanout
+{
+	char	   *relation;		/* schema.table */
+	char	   *table;
+	long		max_rows;
+	double		mean_rows;
+} Fanout;
+
+typedef struct Plan
+{
+	const BridgeOptions *opts;
+	PGconn	   *conn;
+	char	   *keyspace;
+	char	   *foreign_schema;
+	char	   *server;
+	char	   *workload_path;
+	Catalog		cat;
+	int			nqueries;
+	Query	   *queries;
+	int			ntables;
+	Table	  **tables;
+	int			nfan;
+	Fanout	   *fan;
+	int			nwarn;
+	char	  **warnings;		/* plan-wide warnings (analysis warnings...) */
+} Plan;
+
+/* plan_workload.c */
+extern void plan_read_catalog(Plan *p);
+extern void plan_read_workload(Plan *p);
+extern void plan_analyze(Plan *p, Query *q);
+extern CatRel *plan_catalog_rel(Plan *p, const char *name);
+
+/* plan_rules.c */
+extern void plan_derive(Plan *p, Query *q);
+extern void plan_parse_key(const char *text, int *n, char ***cols, int *npk);	/* plan_util.c */
+
+/* plan_sizing.c */
+extern void plan_measure(Plan *p);
+
+/* plan_emit.c */
+extern char *plan_emit_schema(Plan *p);
+extern char *plan_emit_foreign(Plan *p);
+extern char *plan_emit_load(Plan *p);
+extern char *plan_emit_verify(Plan *p);
+extern char *plan_key_text(const Table *t);
+extern char *plan_qi(const char *ident);
+extern char *plan_cqi(const char *ident);
+extern char *plan_affected_sql(Plan *p, Table *t, const ARow *rel, bool fanout);
+
+/* plan_report.c */
+extern char *plan_model_txt(Plan *p);
+extern char *plan_report_md(Plan *p);
+
+/* plan_types.c */
+extern const char *plan_pg_to_cql(const char *pgtype, const char **fdwtype);
+extern const char *plan_require_cql(const Query *q, const char *what, const char *pgtype, const char **fdw);
+extern bool plan_is_address_part(const char *name, int *idx);
+extern void plan_build_columns(Query *q, Table *t);
+
+/* plan_util.c */
+extern void plan_table_warn(Table *t, const char *fmt,...) __attribute__((format(printf, 2, 3)));
+extern void plan_warn(Plan *p, const char *fmt,...) __attribute__((format(printf, 2, 3)));
+extern char **plan_split(const char *list, char sep, int *n);
+extern bool plan_streq(const char *a, const char *b);
+extern bool plan_is_kind(const ARow *r, const char *kind);
+extern const ARow *plan_find_row(const Query *q, const char *kind, int level, int ord);
+extern int	plan_add_column(Table *t, const char *name);
+extern int	plan_find_column(Table *t, const char *name);
+extern char *plan_plural(const char *name);
+extern const char *plan_query_ref(const Query *q);	/* plan_workload.c */
+
+#endif							/* CQLBRIDGE_PLAN_H */

@@ -1,0 +1,325 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan_report.c
+ *	  model.txt (the golden, deterministic description of the planned
+ *	  tables) and report.md (sizes, checks, warnings and diagrams for a
+ *	  human).
+ *
+ * Both are built only from the plan and numbers measured on the data,
+ * never from timings or the environment, so the same data gives the same
+ * bytes.  Markers: K partition key, C↑/C↓ clustering ascending/descending,
+ * S static.
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/plan_report.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+static const char *
+marker(const Column *c)
+{
+	switch (c->kind)
+	{
+		case COL_PARTITION:
+			return "K ";
+		case COL_CLUSTERING:
+			return c->desc ? "C↓" : "C↑";
+		case COL_STATIC:
+			return "S ";
+		case COL_REGULAR:
+			break;
+	}
+	return "  ";
+}
+
+static int
+widest(const Table *t, bool type)
+{
+	int			w = 0;
+
+	for (int i = 0; i < t->ncols; i++)
+	{
+		int			l = (int) strlen(type ? t->cols[i].cql_type : t->cols[i].name);
+
+		if (l > w)
+			w = l;
+	}
+	return w;
+}
+
+static void
+published_line(StrBuf *sb, const Query *q, const char *indent)
+{
+	if (!q->published_key)
+	{
+		sb_appendf(sb, "%s%s: no published key given\n", indent, q->name);
+		return;
+	}
+	if (q->pub_error)
+		sb_appendf(sb, "%s%s: published %s %s: not comparable: %s\n", indent, q->name,
+				   q->published_target ? q->published_target : "?", q->published_key, q->pub_error);
+	else if (q->pub_lost > 0)
+		sb_appendf(sb, "%s%s: published %s %s: LOSSY (MR5): %ld of %ld rows lost\n", indent, q->name,
+				   q->published_target ? q->published_target : "?", q->published_key,
+				   q->pub_lost, q->pub_rows);
+	else
+		sb_appendf(sb, "%s%s: published %s %s: unique on the data (0 of %ld rows lost)\n", indent, q->name,
+				   q->published_target ? q->published_target : "?", q->published_key, q->pub_rows);
+}
+
+static void
+fanout_lines(StrBuf *sb, Plan *p, const Table *t, const char *indent, bool md)
+{
+	for (int i = 0; i < p->nfan; i++)
+		if (strcmp(p->fan[i].table, t->name) == 0)
+		{
+			if (md)
+				sb_appendf(sb, "| %s | %ld | %.2f |\n", p->fan[i].relation, p->fan[i].max_rows, p->fan[i].mean_rows);
+			else
+				sb_appendf(sb, "%s%s: max %ld, mean %.2f target rows per source row\n", indent,
+						   p->fan[i].relation, p->fan[i].max_rows, p->fan[i].mean_rows);
+		}
+}
+
+/*
+ * The month-bucket proposal of a wide table whose first clustering column
+ * is a date/timestamp: the new key, the widest bucket measured on the
+ * data, and what a range query then costs in partitions.
+ */
+static char *
+bucket_text(const Table *t)
+{
+	const char *first = t->cols[t->npk].name;
+	StrBuf		sb;
+	bool		ranged = false;
+
+	for (int q = 0; q < t->nqueries; q++)
+		for (int k = 0; k < t->queries[q]->nparams; k++)
+			if (t->queries[q]->puse[k].col == t->npk && strcmp(t->queries[q]->puse[k].op, "=") != 0)
+				ranged = true;
+	sb_init(&sb);
+	sb_append(&sb, "PRIMARY KEY ((");
+	for (int i = 0; i < t->npk; i++)
+		sb_appendf(&sb, "%s, ", t->cols[i].name);
+	sb_appendf(&sb, "%s_month)", first);
+	for (int i = t->npk; i < t->npk + t->nck; i++)
+		sb_appendf(&sb, ", %s", t->cols[i].name);
+	sb_appendf(&sb, ") with %s_month int = yyyymm of %s: max %ld rows per partition on this data (now %ld); ",
+			   first, first, t->bucket_max_rows, t->max_rows);
+	if (ranged)
+		sb_appendf(&sb, "a 7-day range reads 2 partitions for %.1f%% of the %ld start dates, else 1; "
+				   "a range of d days reads up to ceil(d/28) + 1 partitions",
+				   t->bucket_cross_pct, t->bucket_ranges);
+	else
+		sb_appendf(&sb, "no query ranges over %s, so each must name the month or read every month partition", first);
+	return sb.data;
+}
+
+char *
+plan_model_txt(Plan *p)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_appendf(&sb, "# cqlbridge model: keyspace %s from schema %s\n", p->keyspace, p->cat.schema);
+	sb_append(&sb, "# K partition key, C↑/C↓ clustering (ascending/descending), S static\n");
+	sb_appendf(&sb, "# replication factor %d, limits %ld values / %ld bytes per partition\n",
+			   p->opts->replication_factor, p->opts->max_values, p->opts->max_bytes);
+	for (int ti = 0; ti < p->ntables; ti++)
+	{
+		Table	   *t = p->tables[ti];
+		int			wn = widest(t, false);
+		int			wt = widest(t, true);
+
+		sb_appendf(&sb, "\ntable %s.%s\n", p->keyspace, t->name);
+		sb_appendf(&sb, "  entity: %s\n", t->entity);
+		sb_append(&sb, "  serves:");
+		for (int q = 0; q < t->nqueries; q++)
+			sb_appendf(&sb, " %s", t->queries[q]->name);
+		sb_append(&sb, "\n");
+		sb_appendf(&sb, "  key: %s\n", plan_key_text(t));
+		for (int i = 0; i < t->ncols; i++)
+		{
+			Column	   *c = &t->cols[i];
+
+			sb_appendf(&sb, "  %s %-*s %-*s <- %s", marker(c), wn, c->name, wt, c->cql_type, c->source);
+			if (c->rule)
+				sb_appendf(&sb, "  [%s]", c->rule);
+			sb_append(&sb, "\n");
+		}
+		sb_append(&sb, "  MR5 check on the data:\n");
+		sb_appendf(&sb, "    derived %s: %s (%ld distinct keys, %ld rows)\n", plan_key_text(t),
+				   t->key_distinct == t->rows ? "unique" : "LOSSY", t->key_distinct, t->rows);
+		for (int q = 0; q < t->nqueries; q++)
+			published_line(&sb, t->queries[q], "    ");
+		sb_appendf(&sb, "  rows %ld, partitions %ld, rows per partition max %ld, p99 %ld, mean %.2f\n",
+				   t->rows, t->partitions, t->max_rows, t->p99_rows, t->mean_rows);
+		sb_appendf(&sb, "  values per partition (Nv) max %.0f; bytes per partition max %.0f, mean %.0f; total %.0f (x RF %d)\n",
+				   t->nv_max, t->bytes_max, t->bytes_mean, t->bytes_total, p->opts->replication_factor);
+		sb_append(&sb, "  write amplification:\n");
+		fanout_lines(&sb, p, t, "    ", false);
+		if (t->nwarn > 0)
+		{
+			sb_append(&sb, "  warnings:\n");
+			for (int w = 0; w < t->nwarn; w++)
+				sb_appendf(&sb, "    - %s\n", t->warnings[w]);
+		}
+		if (t->bucket_max_rows >= 0)
+			sb_appendf(&sb, "  bucketing proposal: %s\n", bucket_text(t));
+	}
+	if (p->nwarn > 0)
+	{
+		sb_append(&sb, "\nwarnings:\n");
+		for (int w = 0; w < p->nwarn; w++)
+			sb_appendf(&sb, "  - %s\n", p->warnings[w]);
+	}
+	return sb.data;
+}
+
+static char *
+md_escape(const char *s)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	for (; *s; s++)
+	{
+		if (*s == '|')
+			sb_append(&sb, "\\|");
+		else
+		{
+			char		c[2] = {*s, '\0'};
+
+			sb_append(&sb, c);
+		}
+	}
+	return sb.data;
+}
+
+char *
+plan_report_md(Plan *p)
+{
+	StrBuf		sb;
+	long		total_rows = 0;
+	double		total_bytes = 0;
+
+	sb_init(&sb);
+	sb_appendf(&sb, "# cqlbridge plan: keyspace `%s` from schema `%s`\n\n", p->keyspace, p->cat.schema);
+	sb_appendf(&sb, "Replication factor %d; partition limits %ld values, %ld bytes.  "
+			   "Sizes use the documented formulas Nv = Nr·(Nc − Npk − Ns) + Ns and "
+			   "St = Σpk + Σstatic + Nr·(Σregular + Σclustering) + 8·Nv with value sizes measured on the data.\n\n",
+			   p->opts->replication_factor, p->opts->max_values, p->opts->max_bytes);
+
+	sb_append(&sb, "## Queries\n\n| query | table | key | single partition | published key (MR5 on the data) |\n|---|---|---|---|---|\n");
+	for (int qi = 0; qi < p->nqueries; qi++)
+	{
+		Query	   *q = &p->queries[qi];
+		char	   *pub;
+
+		if (!q->published_key)
+			pub = bridge_strdup("–");
+		else if (q->pub_error)
+			pub = bridge_printf("%s: %s", q->published_key, q->pub_error);
+		else if (q->pub_lost > 0)
+			pub = bridge_printf("%s: **LOSSY**, %ld of %ld rows lost", q->published_key, q->pub_lost, q->pub_rows);
+		else
+			pub = bridge_printf("%s: unique (%ld rows)", q->published_key, q->pub_rows);
+		sb_appendf(&sb, "| %s | %s | %s | yes | %s |\n", q->name, q->table->name,
+				   plan_key_text(q->table), md_escape(pub));
+	}
+
+	sb_append(&sb, "\n## Tables\n\n| table | rows | partitions | rows/partition max | p99 | mean | Nv max | bytes/partition max | total bytes (×RF) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (int ti = 0; ti < p->ntables; ti++)
+	{
+		Table	   *t = p->tables[ti];
+
+		sb_appendf(&sb, "| %s | %ld | %ld | %ld | %ld | %.2f | %.0f | %.0f | %.0f |\n", t->name, t->rows,
+				   t->partitions, t->max_rows, t->p99_rows, t->mean_rows, t->nv_max, t->bytes_max, t->bytes_total);
+		total_rows += t->rows;
+		total_bytes += t->bytes_total;
+	}
+	sb_appendf(&sb, "| **total** | %ld | | | | | | | %.0f |\n", total_rows, total_bytes);
+
+	for (int ti = 0; ti < p->ntables; ti++)
+	{
+		Table	   *t = p->tables[ti];
+		int			wn = 0;
+
+		for (int i = 0; i < t->ncols; i++)
+			if ((int) strlen(t->cols[i].name) > wn)
+				wn = (int) strlen(t->cols[i].name);
+		sb_appendf(&sb, "\n### %s\n\nServes", t->name);
+		for (int q = 0; q < t->nqueries; q++)
+			sb_appendf(&sb, " %s", t->queries[q]->name);
+		sb_appendf(&sb, "; entity %s.\n\n```\n", t->entity);
+		/* a Chebotko-style box: name, type, marker; widths in characters */
+		{
+			int			wt = widest(t, true);
+			int			inner;
+
+			if ((int) strlen(t->name) + 4 > wn + wt + 6)
+				wn = (int) strlen(t->name) + 4 - wt - 6;
+			inner = wn + wt + 6;	/* " name type MK " */
+			sb_appendf(&sb, "+-- %s ", t->name);
+			for (int i = (int) strlen(t->name) + 4; i < inner; i++)
+				sb_append(&sb, "-");
+			sb_append(&sb, "+\n");
+			for (int i = 0; i < t->ncols; i++)
+				sb_appendf(&sb, "| %-*s %-*s %s |\n", wn, t->cols[i].name, wt, t->cols[i].cql_type, marker(&t->cols[i]));
+			sb_append(&sb, "+");
+			for (int i = 0; i < inner; i++)
+				sb_append(&sb, "-");
+			sb_append(&sb, "+\n");
+		}
+		sb_append(&sb, "```\n\n| column | type | role | source |\n|---|---|---|---|\n");
+		for (int i = 0; i < t->ncols; i++)
+		{
+			Column	   *c = &t->cols[i];
+
+			sb_appendf(&sb, "| %s | %s | %s | %s |\n", c->name, md_escape(c->cql_type),
+					   c->rule ? md_escape(c->rule) : "regular", md_escape(c->source));
+		}
+		sb_append(&sb, "\nMR5 on the data:\n\n");
+		sb_appendf(&sb, "- derived key %s: %s (%ld distinct keys for %ld rows)\n", plan_key_text(t),
+				   t->key_distinct == t->rows ? "unique" : "**lossy**", t->key_distinct, t->rows);
+		for (int q = 0; q < t->nqueries; q++)
+			published_line(&sb, t->queries[q], "- ");
+		sb_append(&sb, "\nWrite amplification (target rows written per changed source row):\n\n| source relation | max | mean |\n|---|---:|---:|\n");
+		fanout_lines(&sb, p, t, "", true);
+		if (t->bucket_max_rows >= 0)
+			sb_appendf(&sb, "\nBucketing proposal: %s.\n", bucket_text(t));
+		if (t->nwarn > 0)
+		{
+			sb_append(&sb, "\nWarnings:\n\n");
+			for (int w = 0; w < t->nwarn; w++)
+				sb_appendf(&sb, "- %s\n", t->warnings[w]);
+		}
+	}
+
+	sb_append(&sb, "\n## Source relations\n\n| relation | rows (reltuples) | feeds |\n|---|---:|---|\n");
+	for (int i = 0; i < p->cat.nrels; i++)
+	{
+		CatRel	   *r = &p->cat.rels[i];
+		StrBuf		feeds;
+		char	   *full = bridge_printf("%s.%s", p->cat.schema, r->name);
+
+		sb_init(&feeds);
+		for (int f = 0; f < p->nfan; f++)
+			if (strcmp(p->fan[f].relation, full) == 0)
+				sb_appendf(&feeds, "%s%s (≤%ld)", feeds.len ? ", " : "", p->fan[f].table, p->fan[f].max_rows);
+		sb_appendf(&sb, "| %s | %.0f | %s |\n", r->name, r->reltuples < 0 ? 0 : r->reltuples,
+				   feeds.len ? feeds.data : "–");
+	}
+	if (p->nwarn > 0)
+	{
+		sb_append(&sb, "\n## Analysis warnings\n\n");
+		for (int w = 0; w < p->nwarn; w++)
+			sb_appendf(&sb, "- %s\n", p->warnings[w]);
+	}
+	return sb.data;
+}

@@ -1,0 +1,338 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan_sizing.c
+ *	  Measurements of the planned tables on the current relational data:
+ *	  rows and partitions, value sizes, the documented partition-size
+ *	  formulas, the MR5 check of the derived and the published keys,
+ *	  write amplification per source row and the month-bucket proposal
+ *	  for wide partitions.
+ *
+ * Every measurement is SQL over the table's shaped query (the rows the
+ * load will write), so what is measured is exactly what is loaded.
+ * Results are rounded in SQL (round(..., 2)) and printed with fixed
+ * precision, so the same data always gives the same text.
+ *
+ * Formulas (Cassandra documentation, "Evaluating and refining"):
+ *	  Nv = Nr * (Nc - Npk - Ns) + Ns
+ *	  St = sum(partition key sizes) + sum(static sizes)
+ *		   + Nr * (sum(regular sizes) + sum(clustering sizes)) + Nv * 8
+ *	  total = St(mean Nr) * partitions * replication factor
+ * Value sizes: fixed-width CQL types by their width, text and blob by
+ * their bytes, decimal, collections and UDTs by the length of their text
+ * form (an estimate).
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/plan_sizing.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+static PGresult *
+run(Plan *p, const char *what, const char *sql)
+{
+	return bridge_exec(p->conn, what, sql, 0, NULL);
+}
+
+static long
+lval(PGresult *res, int r, int c)
+{
+	return PQgetisnull(res, r, c) ? 0 : atol(PQgetvalue(res, r, c));
+}
+
+static double
+dval(PGresult *res, int r, int c)
+{
+	return PQgetisnull(res, r, c) ? 0.0 : atof(PQgetvalue(res, r, c));
+}
+
+static const char *
+size_expr(const Column *col, const char *ref)
+{
+	static const struct
+	{
+		const char *cql;
+		int			bytes;
+	}			fixed[] = {
+		{"smallint", 2}, {"int", 4}, {"bigint", 8}, {"boolean", 1}, {"date", 4},
+		{"timestamp", 8}, {"uuid", 16}, {"float", 4}, {"double", 8}, {"time", 8},
+		{"inet", 4},
+	};
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (strcmp(col->cql_type, fixed[i].cql) == 0)
+			return bridge_printf("CASE WHEN %s IS NULL THEN 0 ELSE %d END", ref, fixed[i].bytes);
+	if (strcmp(col->cql_type, "text") == 0 || strcmp(col->cql_type, "blob") == 0)
+		return bridge_printf("coalesce(octet_length(%s), 0)", ref);
+	return bridge_printf("coalesce(octet_length((%s)::text), 0)", ref);
+}
+
+/* "v.a, v.b" of the columns of a kind */
+static char *
+key_list(const Table *t, bool with_clustering)
+{
+	StrBuf		sb;
+	int			n = 0;
+
+	sb_init(&sb);
+	for (int i = 0; i < t->ncols; i++)
+		if (t->cols[i].kind == COL_PARTITION ||
+			(with_clustering && t->cols[i].kind == COL_CLUSTERING))
+			sb_appendf(&sb, "%sv.%s", n++ ? ", " : "", plan_qi(t->cols[i].name));
+	return sb.data;
+}
+
+static double
+st_bytes(const Table *t, double nr)
+{
+	int			nc = t->ncols;
+	int			npk = t->npk + t->nck;
+	int			ns = 0;
+	double		pk = 0,
+				st = 0,
+				reg = 0,
+				ck = 0;
+	double		nv;
+
+	for (int i = 0; i < t->ncols; i++)
+	{
+		const Column *c = &t->cols[i];
+
+		switch (c->kind)
+		{
+			case COL_PARTITION:
+				pk += c->avg_size;
+				break;
+			case COL_CLUSTERING:
+				ck += c->avg_size;
+				break;
+			case COL_STATIC:
+				st += c->avg_size;
+				ns++;
+				break;
+			case COL_REGULAR:
+				reg += c->avg_size;
+				break;
+		}
+	}
+	nv = nr * (nc - npk - ns) + ns;
+	return pk + st + nr * (reg + ck) + nv * 8;
+}
+
+static double
+nv_values(const Table *t, double nr)
+{
+	int			ns = 0;
+
+	for (int i = 0; i < t->ncols; i++)
+		if (t->cols[i].kind == COL_STATIC)
+			ns++;
+	return nr * (t->ncols - (t->npk + t->nck) - ns) + ns;
+}
+
+static void
+add_fanout(Plan *p, const char *relation, const char *table, long mx, double mean)
+{
+	Fanout	   *f;
+
+	p->fan = realloc(p->fan, sizeof(Fanout) * (p->nfan + 1));
+	if (!p->fan)
+		bridge_fatal("out of memory");
+	f = &p->fan[p->nfan++];
+	f->relation = bridge_strdup(relation);
+	f->table = bridge_strdup(table);
+	f->max_rows = mx;
+	f->mean_rows = mean;
+}
+
+/* write amplification: target rows per source row, for every relation */
+static void
+measure_fanout(Plan *p, Table *t)
+{
+	Query	   *q = t->def;
+
+	for (int i = 0; i < q->nrows; i++)
+	{
+		const ARow *r = &q->rows[i];
+		char	   *sql;
+		char	  **pk;
+		int			npk;
+		PGresult   *res;
+		char	   *rel;
+
+		if (strcmp(r->kind, "relation") != 0)
+			continue;
+		rel = bridge_printf("%s.%s", r->schema, r->table);
+		if (!r->detail)
+		{
+			plan_table_warn(t, "%s has no primary key: its changes cannot be traced to target rows", rel);
+			continue;
+		}
+		pk = plan_split(r->detail, ',', &npk);
+		if (r->level == 0)
+		{
+			StrBuf		g;
+
+			sb_init(&g);
+			for (int j = 0; j < npk; j++)
+				sb_appendf(&g, "%sv.%s", j ? ", " : "",
+						   plan_qi(bridge_printf("lin_%s_%s", r->alias, pk[j])));
+			sql = bridge_printf("SELECT coalesce(max(c), 0), coalesce(round(avg(c), 2), 0) "
+								"FROM (SELECT count(*) AS c FROM (%s) v GROUP BY %s) s", t->shaped, g.data);
+		}
+		else
+		{
+			/* target rows per source row, through the correlation */
+			sql = bridge_printf("SELECT coalesce(max(c), 0), coalesce(round(avg(c), 2), 0) FROM (%s) s",
+								plan_affected_sql(p, t, r, true));
+		}
+		res = run(p, bridge_printf("measuring the fan-out of %s into %s", rel, t->name), sql);
+		add_fanout(p, rel, t->name, lval(res, 0, 0), dval(res, 0, 1));
+		PQclear(res);
+	}
+}
+
+static void
+check_published(Plan *p, Table *t, Query *q)
+{
+	StrBuf		sb;
+	PGresult   *res;
+
+	if (!q->published_key)
+		return;
+	plan_parse_key(q->published_key, &q->npubk, &q->pubk_cols, &q->npubpk);
+	if (q->npubk == 0)
+	{
+		q->pub_error = bridge_printf("cannot parse \"%s\" (expected e.g. ((a, b), c))", q->published_key);
+		return;
+	}
+	sb_init(&sb);
+	for (int i = 0; i < q->npubk; i++)
+	{
+		bool		found = false;
+
+		for (int j = 0; j < t->ncols; j++)
+			if (strcmp(t->cols[j].name, q->pubk_cols[i]) == 0)
+				found = true;
+		if (!found)
+		{
+			q->pub_error = bridge_printf("column %s of the published key is not a column of %s",
+										 q->pubk_cols[i], t->name);
+			return;
+		}
+		sb_appendf(&sb, "%sv.%s", i ? ", " : "", plan_qi(q->pubk_cols[i]));
+	}
+	res = run(p, bridge_printf("checking the published key of %s", q->name),
+			  bridge_printf("SELECT count(*), count(DISTINCT ROW(%s)) FROM (%s) v", sb.data, t->shaped));
+	q->pub_checked = true;
+	q->pub_rows = lval(res, 0, 0);
+	q->pub_lost = q->pub_rows - lval(res, 0, 1);
+	PQclear(res);
+	if (q->pub_lost > 0)
+		plan_table_warn(t, "%s: MR5: the published key %s of %s is LOSSY: %ld of %ld rows lost "
+						"(rows with equal keys overwrite each other); safe key: %s",
+						q->name, q->published_key,
+						q->published_target ? q->published_target : "?",
+						q->pub_lost, q->pub_rows, plan_key_text(t));
+}
+
+static void
+bucket_proposal(Plan *p, Table *t)
+{
+	const Column *first = NULL;
+	PGresult   *res;
+	char	   *pk = key_list(t, false);
+	char	   *ref;
+
+	for (int i = 0; i < t->ncols; i++)
+		if (t->cols[i].kind == COL_CLUSTERING && t->cols[i].position == 0)
+			first = &t->cols[i];
+	if (!first || (strcmp(first->cql_type, "date") != 0 && strcmp(first->cql_type, "timestamp") != 0))
+	{
+		plan_table_warn(t, "no date/timestamp first clustering column to bucket by: add a bucket column to the partition key (e.g. a hash of a clustering column modulo n)");
+		return;
+	}
+	ref = bridge_printf("v.%s", plan_qi(first->name));
+	res = run(p, bridge_printf("measuring month buckets of %s", t->name),
+			  bridge_printf("SELECT coalesce(max(c), 0) FROM (SELECT count(*) AS c FROM (%s) v "
+							"GROUP BY %s, date_trunc('month', (%s)::timestamp)) s",
+							t->shaped, pk, ref));
+	t->bucket_max_rows = lval(res, 0, 0);
+	PQclear(res);
+
+	/* a week-long range (as in Q4) read from month buckets: 1 or 2 partitions */
+	res = run(p, bridge_printf("measuring week ranges over month buckets of %s", t->name),
+			  bridge_printf("SELECT count(*), count(*) FILTER (WHERE date_trunc('month', d) <> "
+							"date_trunc('month', d + interval '6 days')) "
+							"FROM (SELECT DISTINCT (%s)::timestamp AS d FROM (%s) v) s",
+							ref, t->shaped));
+	t->bucket_ranges = lval(res, 0, 0);
+	t->bucket_cross_pct = t->bucket_ranges > 0 ? 100.0 * lval(res, 0, 1) / t->bucket_ranges : 0;
+	PQclear(res);
+}
+
+/*
+ * plan_measure
+ *		Everything measured on the data, table by table.
+ */
+void
+plan_measure(Plan *p)
+{
+	for (int ti = 0; ti < p->ntables; ti++)
+	{
+		Table	   *t = p->tables[ti];
+		PGresult   *res;
+		StrBuf		sb;
+		char	   *pk = key_list(t, false);
+		char	   *key = key_list(t, true);
+
+		res = run(p, bridge_printf("counting the rows of %s", t->name),
+				  bridge_printf("SELECT count(*), count(DISTINCT ROW(%s)) FROM (%s) v", key, t->shaped));
+		t->rows = lval(res, 0, 0);
+		t->key_distinct = lval(res, 0, 1);
+		PQclear(res);
+		if (t->key_distinct < t->rows)
+			plan_table_warn(t, "MR5: the derived key is not unique on the data: %ld of %ld rows would be lost",
+							t->rows - t->key_distinct, t->rows);
+
+		res = run(p, bridge_printf("measuring the partitions of %s", t->name),
+				  bridge_printf("SELECT count(*), coalesce(max(c), 0), "
+								"coalesce(percentile_disc(0.99) WITHIN GROUP (ORDER BY c), 0), "
+								"coalesce(round(avg(c), 2), 0) "
+								"FROM (SELECT count(*) AS c FROM (%s) v GROUP BY %s) s", t->shaped, pk));
+		t->partitions = lval(res, 0, 0);
+		t->max_rows = lval(res, 0, 1);
+		t->p99_rows = lval(res, 0, 2);
+		t->mean_rows = dval(res, 0, 3);
+		PQclear(res);
+
+		sb_init(&sb);
+		sb_append(&sb, "SELECT ");
+		for (int i = 0; i < t->ncols; i++)
+			sb_appendf(&sb, "%scoalesce(round(avg(%s), 2), 0)", i ? ", " : "",
+					   size_expr(&t->cols[i], bridge_printf("v.%s", plan_qi(t->cols[i].name))));
+		sb_appendf(&sb, " FROM (%s) v", t->shaped);
+		res = run(p, bridge_printf("measuring the value sizes of %s", t->name), sb.data);
+		for (int i = 0; i < t->ncols; i++)
+			t->cols[i].avg_size = dval(res, 0, i);
+		PQclear(res);
+
+		t->nv_max = nv_values(t, (double) t->max_rows);
+		t->bytes_max = st_bytes(t, (double) t->max_rows);
+		t->bytes_mean = st_bytes(t, t->mean_rows);
+		t->bytes_total = t->bytes_mean * t->partitions * p->opts->replication_factor;
+
+		if (t->nv_max > p->opts->max_values || t->bytes_max > p->opts->max_bytes)
+		{
+			bucket_proposal(p, t);
+			plan_table_warn(t, "wide partition: up to %ld rows, %.0f values, %.0f bytes (limits: --max-values %ld, --max-bytes %ld)",
+							t->max_rows, t->nv_max, t->bytes_max, p->opts->max_values, p->opts->max_bytes);
+		}
+		for (int qi = 0; qi < t->nqueries; qi++)
+			check_published(p, t, t->queries[qi]);
+		measure_fanout(p, t);
+	}
+}

@@ -1,0 +1,352 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan_workload.c
+ *	  Inputs of "cqlbridge plan": the relational catalog of --schema, the
+ *	  workload file and the analysis of every query by the extension
+ *	  function cql_bridge_analyze().
+ *
+ * Nothing here writes files: every error is fatal before plan.c writes
+ * the output directory.
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/plan_workload.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+/* the workload file, for messages naming a query by file:line */
+static const char *workload_file = "workload";
+
+static char *
+getv(PGresult *res, int r, int c)
+{
+	if (PQgetisnull(res, r, c))
+		return NULL;
+	return bridge_strdup(PQgetvalue(res, r, c));
+}
+
+/*
+ * plan_read_catalog
+ *		Columns, primary key and NOT NULL unique keys of every table of the
+ *		source schema.  Unique keys matter for MR5: a unique NOT NULL column
+ *		set identifies a row as well as the primary key does (amenity.name,
+ *		reservation (hotel_id, start_date, room_number)).
+ */
+void
+plan_read_catalog(Plan *p)
+{
+	const char *params[1] = {p->cat.schema};
+	PGresult   *res;
+	int			n;
+
+	res = bridge_exec(p->conn, "reading the schema",
+					  "SELECT count(*) FROM pg_namespace WHERE nspname = $1", 1, params);
+	if (strcmp(PQgetvalue(res, 0, 0), "0") == 0)
+		bridge_fatal_hint("Create the schema or give the right --schema.",
+						  "schema \"%s\" (--schema) does not exist", p->cat.schema);
+	PQclear(res);
+
+	res = bridge_exec(p->conn, "reading the tables of the source schema",
+					  "SELECT c.relname, c.reltuples::float8 FROM pg_class c "
+					  "JOIN pg_namespace n ON n.oid = c.relnamespace "
+					  "WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') "
+					  "ORDER BY c.relname COLLATE \"C\"", 1, params);
+	n = PQntuples(res);
+	p->cat.nrels = n;
+	p->cat.rels = bridge_malloc(sizeof(CatRel) * (n > 0 ? n : 1));
+	memset(p->cat.rels, 0, sizeof(CatRel) * (n > 0 ? n : 1));
+	for (int i = 0; i < n; i++)
+	{
+		p->cat.rels[i].name = getv(res, i, 0);
+		p->cat.rels[i].reltuples = atof(PQgetvalue(res, i, 1));
+	}
+	PQclear(res);
+
+	res = bridge_exec(p->conn, "reading the columns of the source schema",
+					  "SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod) "
+					  "FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+					  "JOIN pg_namespace n ON n.oid = c.relnamespace "
+					  "WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') "
+					  "AND a.attnum > 0 AND NOT a.attisdropped "
+					  "ORDER BY c.relname COLLATE \"C\", a.attnum", 1, params);
+	for (int i = 0; i < PQntuples(res); i++)
+	{
+		CatRel	   *r = plan_catalog_rel(p, PQgetvalue(res, i, 0));
+
+		if (!r)
+			continue;
+		r->cols = realloc(r->cols, sizeof(char *) * (r->ncols + 1));
+		r->types = realloc(r->types, sizeof(char *) * (r->ncols + 1));
+		if (!r->cols || !r->types)
+			bridge_fatal("out of memory");
+		r->cols[r->ncols] = getv(res, i, 1);
+		r->types[r->ncols] = getv(res, i, 2);
+		r->ncols++;
+	}
+	PQclear(res);
+
+	/* primary key first, then unique constraints whose columns are NOT NULL */
+	res = bridge_exec(p->conn, "reading the keys of the source schema",
+					  "SELECT c.relname, con.contype, "
+					  "  (SELECT string_agg(a.attname, ',' ORDER BY k.i) "
+					  "   FROM unnest(con.conkey) WITH ORDINALITY k(n, i) "
+					  "   JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.n) "
+					  "FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid "
+					  "JOIN pg_namespace n ON n.oid = c.relnamespace "
+					  "WHERE n.nspname = $1 AND con.contype IN ('p', 'u') "
+					  "AND NOT EXISTS (SELECT 1 FROM unnest(con.conkey) k(n) "
+					  "  JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.n "
+					  "  WHERE NOT a.attnotnull) "
+					  "ORDER BY c.relname COLLATE \"C\", con.contype, con.conname COLLATE \"C\"",
+					  1, params);
+	for (int i = 0; i < PQntuples(res); i++)
+	{
+		CatRel	   *r = plan_catalog_rel(p, PQgetvalue(res, i, 0));
+
+		if (!r)
+			continue;
+		r->keys = realloc(r->keys, sizeof(char *) * (r->nkeys + 1));
+		if (!r->keys)
+			bridge_fatal("out of memory");
+		r->keys[r->nkeys++] = getv(res, i, 2);
+		if (PQgetvalue(res, i, 1)[0] == 'p')
+			r->has_pk = true;
+	}
+	PQclear(res);
+}
+
+CatRel *
+plan_catalog_rel(Plan *p, const char *name)
+{
+	for (int i = 0; i < p->cat.nrels; i++)
+		if (strcmp(p->cat.rels[i].name, name) == 0)
+			return &p->cat.rels[i];
+	return NULL;
+}
+
+/*
+ * Replace every :'name' by $k (k = position in the params list).  A name
+ * that is not declared is an error, and so is a declared one never used
+ * (the format says params lists the parameters in order of first use).
+ */
+static char *
+substitute_params(Plan *p, Query *q, const char *text)
+{
+	StrBuf		sb;
+	bool	   *used = bridge_malloc(sizeof(bool) * (q->nparams + 1));
+	const char *s = text;
+
+	memset(used, 0, sizeof(bool) * (q->nparams + 1));
+	sb_init(&sb);
+	while (*s)
+	{
+		if (s[0] == ':' && s[1] == '\'')
+		{
+			const char *e = strchr(s + 2, '\'');
+			char	   *nm;
+			int			k = -1;
+
+			if (!e)
+				bridge_fatal("%s: unterminated parameter reference :'...", plan_query_ref(q));
+			nm = bridge_malloc(e - (s + 2) + 1);
+			memcpy(nm, s + 2, e - (s + 2));
+			nm[e - (s + 2)] = '\0';
+			for (int i = 0; i < q->nparams; i++)
+				if (strcmp(q->pnames[i], nm) == 0)
+					k = i;
+			if (k < 0)
+				bridge_fatal_hint("Declare every parameter in the \"-- params:\" line as \"<name> <type>\".",
+								  "%s: parameter :'%s' is not declared in \"-- params:\" (%s)",
+								  plan_query_ref(q), nm, q->params_text);
+			used[k] = true;
+			sb_appendf(&sb, "$%d", k + 1);
+			free(nm);
+			s = e + 1;
+			continue;
+		}
+		{
+			char		c[2] = {*s, '\0'};
+
+			sb_append(&sb, c);
+		}
+		s++;
+	}
+	for (int i = 0; i < q->nparams; i++)
+		if (!used[i])
+			bridge_fatal("%s: parameter \"%s\" is declared in \"-- params:\" but never used as :'%s'",
+						 plan_query_ref(q), q->pnames[i], q->pnames[i]);
+	free(used);
+	(void) p;
+	return sb.data;
+}
+
+static void
+parse_params(Query *q)
+{
+	int			n;
+	char	  **items;
+
+	q->nparams = 0;
+	if (q->params_text == NULL || strcmp(q->params_text, "none") == 0 || q->params_text[0] == '\0')
+		return;
+	items = plan_split(q->params_text, ',', &n);
+	q->pnames = bridge_malloc(sizeof(char *) * n);
+	q->ptypes = bridge_malloc(sizeof(char *) * n);
+	for (int i = 0; i < n; i++)
+	{
+		char	   *sp = strchr(items[i], ' ');
+
+		if (!sp)
+			bridge_fatal("%s: parameter \"%s\" has no type (expected \"<name> <type>\")",
+						 plan_query_ref(q), items[i]);
+		*sp = '\0';
+		q->pnames[i] = items[i];
+		q->ptypes[i] = sp + 1;
+		while (*q->ptypes[i] == ' ')
+			q->ptypes[i]++;
+	}
+	q->nparams = n;
+}
+
+/*
+ * plan_read_workload
+ *		Split the workload file into queries (metadata + SQL with $k).
+ */
+void
+plan_read_workload(Plan *p)
+{
+	BridgeBlockFile *f = bridge_read_blocks(p->workload_path);
+
+	workload_file = p->workload_path;
+
+	if (f->nblocks == 0)
+		bridge_fatal("%s: no query blocks (\"-- name:\" ...) found", p->workload_path);
+	p->nqueries = f->nblocks;
+	p->queries = bridge_malloc(sizeof(Query) * f->nblocks);
+	memset(p->queries, 0, sizeof(Query) * f->nblocks);
+	for (int i = 0; i < f->nblocks; i++)
+	{
+		BridgeBlock *b = &f->blocks[i];
+		Query	   *q = &p->queries[i];
+		const char *sql;
+
+		q->line = b->line;
+		q->name = (char *) bridge_block_get(b, "name");
+		if (!q->name)
+			bridge_fatal("%s:%d: block without \"-- name:\"", p->workload_path, b->line);
+		for (int j = 0; j < i; j++)
+			if (strcmp(p->queries[j].name, q->name) == 0)
+				bridge_fatal("%s:%d: query name \"%s\" is used twice", p->workload_path, b->line, q->name);
+		q->description = (char *) bridge_block_get(b, "description");
+		q->params_text = (char *) bridge_block_get(b, "params");
+		if (!q->params_text)
+			bridge_fatal("%s: no \"-- params:\" line (write \"-- params: none\" for none)", plan_query_ref(q));
+		q->published_target = (char *) bridge_block_get(b, "target");
+		q->published_key = (char *) bridge_block_get(b, "published_key");
+		sql = bridge_block_sql(b, "");
+		if (!sql)
+			bridge_fatal("%s: block has no SQL statement", plan_query_ref(q));
+		parse_params(q);
+		q->sql = substitute_params(p, q, sql);
+	}
+}
+
+/* "query Q1_x (workload.sql:57)" for messages */
+
+const char *
+plan_query_ref(const Query *q)
+{
+	static char buf[1024];
+
+	snprintf(buf, sizeof(buf), "query %s (%s:%d)", q->name ? q->name : "?", workload_file, q->line);
+	return buf;
+}
+
+/*
+ * plan_analyze
+ *		Run cql_bridge_analyze() on the query and keep its rows; the base
+ *		and lineage SQL are picked out of the "sql" rows.
+ */
+void
+plan_analyze(Plan *p, Query *q)
+{
+	StrBuf		types;
+	StrBuf		what;
+	const char *params[2];
+	PGresult   *res;
+
+	sb_init(&types);
+	sb_append(&types, "{");
+	for (int i = 0; i < q->nparams; i++)
+	{
+		sb_appendf(&types, "%s\"", i ? "," : "");
+		for (const char *c = q->ptypes[i]; *c; c++)
+		{
+			if (*c == '"' || *c == '\\')
+				sb_append(&types, "\\");
+			sb_appendf(&types, "%c", *c);
+		}
+		sb_append(&types, "\"");
+	}
+	sb_append(&types, "}");
+	params[0] = q->sql;
+	params[1] = types.data;
+	sb_init(&what);
+	sb_appendf(&what, "analyzing %s", plan_query_ref(q));
+	res = bridge_exec(p->conn, what.data,
+					  "SELECT kind, level, ord, alias, schema_name, table_name, column_name, "
+					  "type_name, op, param, other_alias, other_column, name, detail "
+					  "FROM cql_bridge_analyze($1, $2::text[]::regtype[])",
+					  2, params);
+	q->nrows = PQntuples(res);
+	q->rows = bridge_malloc(sizeof(ARow) * (q->nrows + 1));
+	for (int i = 0; i < q->nrows; i++)
+	{
+		ARow	   *r = &q->rows[i];
+
+		r->kind = getv(res, i, 0);
+		r->level = PQgetisnull(res, i, 1) ? 0 : atoi(PQgetvalue(res, i, 1));
+		r->ord = PQgetisnull(res, i, 2) ? 0 : atoi(PQgetvalue(res, i, 2));
+		r->alias = getv(res, i, 3);
+		r->schema = getv(res, i, 4);
+		r->table = getv(res, i, 5);
+		r->column = getv(res, i, 6);
+		r->type = getv(res, i, 7);
+		r->op = getv(res, i, 8);
+		r->param = PQgetisnull(res, i, 9) ? 0 : atoi(PQgetvalue(res, i, 9));
+		r->other_alias = getv(res, i, 10);
+		r->other_column = getv(res, i, 11);
+		r->name = getv(res, i, 12);
+		r->detail = getv(res, i, 13);
+		if (r->kind && strcmp(r->kind, "sql") == 0 && r->name)
+		{
+			if (strcmp(r->name, "base") == 0)
+				q->base = r->detail;
+			else if (strcmp(r->name, "lineage") == 0)
+				q->lineage = r->detail;
+		}
+		if (r->kind && strcmp(r->kind, "warning") == 0 && r->detail)
+			plan_warn(p, "%s: %s", q->name, r->detail);
+		if (r->kind && strcmp(r->kind, "relation") == 0)
+		{
+			if (!r->schema || strcmp(r->schema, p->cat.schema) != 0)
+				bridge_fatal_hint("Every table of the workload must belong to the schema given with --schema.",
+								  "%s: table %s.%s is not in schema \"%s\"",
+								  plan_query_ref(q), r->schema ? r->schema : "?", r->table ? r->table : "?",
+								  p->cat.schema);
+			if (!plan_catalog_rel(p, r->table))
+				bridge_fatal("%s: table %s.%s is not an ordinary table of the schema",
+							 plan_query_ref(q), r->schema, r->table);
+		}
+	}
+	PQclear(res);
+	if (!q->base || !q->lineage)
+		bridge_fatal("%s: cql_bridge_analyze returned no base/lineage SQL", plan_query_ref(q));
+	sb_free(&types);
+	sb_free(&what);
+}

@@ -1,0 +1,131 @@
+/*-------------------------------------------------------------------------
+ *
+ * sync.c
+ *	  cqlbridge sync DIR [--uninstall]: install (or remove) the triggers of
+ *	  005_sync.sql that keep the Cassandra tables up to date.
+ *
+ * The install runs in one transaction and is re-runnable (CREATE OR
+ * REPLACE FUNCTION, DROP TRIGGER IF EXISTS), so after a new plan or apply
+ * running sync again brings the triggers and the foreign tables' write
+ * mode up to date.  005 is generated from 003 when it is missing.
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/sync.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static int
+count_triggers(PGconn *conn)
+{
+	PGresult   *res = bridge_exec(conn, "counting installed triggers",
+								  "SELECT count(DISTINCT t.tgrelid) FROM pg_trigger t "
+								  "JOIN pg_proc p ON p.oid = t.tgfoid "
+								  "JOIN pg_namespace n ON n.oid = p.pronamespace "
+								  "WHERE n.nspname = 'cqlbridge' AND t.tgname LIKE 'cqlbridge\\_sync\\_%'",
+								  0, NULL);
+	int			n = atoi(PQgetvalue(res, 0, 0));
+
+	PQclear(res);
+	return n;
+}
+
+/* The triggers write into the foreign tables: they must exist. */
+static void
+check_foreign_tables(PGconn *conn, const BridgeOptions *opts)
+{
+	char	   *path = bridge_path(opts->dir, "003_load.sql");
+	BridgeBlockFile *f = bridge_read_blocks(path);
+
+	for (int i = 0; i < f->nblocks; i++)
+	{
+		const char *params[1];
+		PGresult   *res;
+
+		params[0] = bridge_block_require(f, &f->blocks[i], "foreign_table");
+		res = bridge_exec(conn, "looking up a foreign table",
+						  "SELECT to_regclass($1) IS NOT NULL", 1, params);
+		if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
+			bridge_fatal_hint("Run \"cqlbridge apply DIR\" first.",
+							  "%s:%d: foreign table %s does not exist",
+							  path, f->blocks[i].line, params[0]);
+		PQclear(res);
+	}
+	free(path);
+}
+
+/*
+ * After apply re-created the foreign tables (002 drops and creates them),
+ * their write_mode is back to immediate while the triggers are still on
+ * the source relations: install 005 again so that ROLLBACK keeps sending
+ * nothing.  Returns true when it did.
+ */
+bool
+bridge_sync_refresh(PGconn *conn, const BridgeOptions *opts)
+{
+	char	   *path;
+	char	   *sql;
+	char	   *script;
+
+	if (count_triggers(conn) == 0)
+		return false;
+	path = bridge_path(opts->dir, "005_sync.sql");
+	if (access(path, F_OK) != 0)
+		emit_sync(opts->dir);
+	sql = bridge_read_file(path);
+	script = bridge_printf("BEGIN;\n%s\n;COMMIT;", sql);
+	bridge_exec_script(conn, path, script);
+	free(script);
+	free(sql);
+	free(path);
+	return true;
+}
+
+int
+cmd_sync(const BridgeOptions *opts)
+{
+	char	   *path = bridge_path(opts->dir, "005_sync.sql");
+	PGconn	   *conn;
+	char	   *sql;
+	char	   *script;
+
+	if (bridge_sync_uninstall)
+		sql = emit_sync_uninstall_sql(opts->dir);
+	else
+	{
+		if (access(path, F_OK) != 0)
+		{
+			emit_sync(opts->dir);
+			if (!opts->quiet)
+				fprintf(stderr, "sync: wrote %s from 003_load.sql\n", path);
+		}
+		sql = bridge_read_file(path);
+	}
+
+	conn = bridge_connect(opts);
+	bridge_install_cancel(conn);
+	if (!bridge_sync_uninstall)
+		check_foreign_tables(conn, opts);
+	script = bridge_printf("BEGIN;\n%s\n;COMMIT;", sql);
+	bridge_exec_script(conn, bridge_sync_uninstall ? "removing the sync triggers" : path,
+					   script);
+	if (!opts->quiet)
+	{
+		int			n = count_triggers(conn);
+
+		if (bridge_sync_uninstall)
+			fprintf(stderr, "sync: triggers removed (%d relations still have some)\n", n);
+		else
+			fprintf(stderr, "sync: triggers installed on %d relations; foreign tables write at COMMIT\n", n);
+	}
+	free(script);
+	free(sql);
+	PQfinish(conn);
+	return 0;
+}

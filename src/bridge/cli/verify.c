@@ -1,0 +1,454 @@
+/*-------------------------------------------------------------------------
+ *
+ * verify.c
+ *	  cqlbridge verify DIR: for every workload query of 004_verify.sql,
+ *	  run it on the relational tables (source) and on the Cassandra table
+ *	  through its foreign table (target) with the same sampled parameters,
+ *	  and compare the answers exactly.
+ *
+ * Values are compared in PostgreSQL's text output, so "the same answer"
+ * means what an application reading both sides would see.  Rows are
+ * compared in order when the block says "ordered: true", else as sorted
+ * lists.  EXPLAIN of the target shows the FDW's "Access:" line: a query
+ * marked "single_partition: true" must be served by one partition.
+ * Latency is the median over the samples of one execution on each side
+ * (prepared statements, so planning is not counted).
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/verify.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+typedef struct Rows
+{
+	int			nrows;
+	int			ncols;
+	char	  **names;			/* column names */
+	char	  **lines;			/* one printable line per row */
+} Rows;
+
+typedef struct QueryResult
+{
+	const char *name;
+	int			samples;
+	bool		pass;
+	bool		single_expected;
+	char	   *access;
+	double		source_ms;
+	double		target_ms;
+	StrBuf		diff;			/* explanation of the first difference */
+} QueryResult;
+
+static char *
+row_line(PGresult *res, int r)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_append(&sb, "(");
+	for (int c = 0; c < PQnfields(res); c++)
+	{
+		if (c > 0)
+			sb_append(&sb, ", ");
+		if (PQgetisnull(res, r, c))
+			sb_append(&sb, "NULL");
+		else
+		{
+			char	   *q = bridge_quote_literal(PQgetvalue(res, r, c));
+
+			sb_append(&sb, q);
+			free(q);
+		}
+	}
+	sb_append(&sb, ")");
+	return sb.data;
+}
+
+static int
+cmp_lines(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static void
+rows_from_result(PGresult *res, Rows *rows, bool sort)
+{
+	rows->nrows = PQntuples(res);
+	rows->ncols = PQnfields(res);
+	rows->names = bridge_malloc(sizeof(char *) * (rows->ncols + 1));
+	for (int c = 0; c < rows->ncols; c++)
+		rows->names[c] = bridge_strdup(PQfname(res, c));
+	rows->lines = bridge_malloc(sizeof(char *) * (rows->nrows + 1));
+	for (int r = 0; r < rows->nrows; r++)
+		rows->lines[r] = row_line(res, r);
+
+	/*
+	 * The printable line quotes every value and spells NULL without quotes,
+	 * so equal lines mean equal rows and sorting lines sorts rows.
+	 */
+	if (sort)
+		qsort(rows->lines, rows->nrows, sizeof(char *), cmp_lines);
+}
+
+static void
+rows_free(Rows *rows)
+{
+	for (int c = 0; c < rows->ncols; c++)
+		free(rows->names[c]);
+	for (int r = 0; r < rows->nrows; r++)
+		free(rows->lines[r]);
+	free(rows->names);
+	free(rows->lines);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a;
+	double		y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+median(double *v, int n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Execute a prepared statement; fatal with the query's name on error. */
+static PGresult *
+run_prepared(PGconn *conn, const char *qname, const char *side, const char *stmt,
+			 int nparams, const char *const *params, double *ms)
+{
+	double		t0 = bridge_now();
+	PGresult   *res = PQexecPrepared(conn, stmt, nparams, params, NULL, NULL, 0);
+
+	if (ms)
+		*ms = (bridge_now() - t0) * 1000.0;
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+	{
+		const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+		bridge_check_interrupt("verification stopped");
+		bridge_fatal("query %s: the %s statement failed: %s (SQLSTATE %s)",
+					 qname, side, msg ? msg : PQerrorMessage(conn), state ? state : "?");
+	}
+	return res;
+}
+
+static void
+prepare(PGconn *conn, const BridgeBlockFile *f, const BridgeBlock *b, const char *qname,
+		const char *side, const char *stmt, const char *sql, int nparams, const Oid *types)
+{
+	PGresult   *res = PQprepare(conn, stmt, sql, nparams, types);
+
+	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+	{
+		const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+		bridge_fatal("%s:%d: query %s: the %s statement does not prepare: %s (SQLSTATE %s)",
+					 f->path, b->line, qname, side, msg ? msg : PQerrorMessage(conn),
+					 state ? state : "?");
+	}
+	PQclear(res);
+}
+
+static void
+deallocate(PGconn *conn, const char *stmt)
+{
+	char	   *sql = bridge_printf("DEALLOCATE %s", stmt);
+
+	PQclear(PQexec(conn, sql));
+	free(sql);
+}
+
+/* "Access: ..." lines of EXPLAIN of the target; "-" when there is none */
+static char *
+explain_access(PGconn *conn, const char *qname, const char *target_sql,
+			   int nparams, const Oid *types, const char *const *params)
+{
+	char	   *sql = bridge_printf("EXPLAIN %s", target_sql);
+	PGresult   *res = PQexecParams(conn, sql, nparams, types, params, NULL, NULL, 0);
+	StrBuf		sb;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		bridge_fatal("query %s: EXPLAIN of the target statement failed: %s",
+					 qname, PQerrorMessage(conn));
+	sb_init(&sb);
+	for (int r = 0; r < PQntuples(res); r++)
+	{
+		const char *line = PQgetvalue(res, r, 0);
+		const char *a = strstr(line, "Access: ");
+
+		if (a == NULL)
+			continue;
+		a += strlen("Access: ");
+		if (sb.len > 0)
+			sb_append(&sb, "; ");
+		sb_append(&sb, a);
+	}
+	PQclear(res);
+	free(sql);
+	if (sb.len == 0)
+		sb_append(&sb, "-");
+	return sb.data;
+}
+
+/* Compare; on the first difference explain it in qr->diff, return false. */
+static bool
+compare_rows(QueryResult *qr, const char *params_text, Rows *src, Rows *tgt, bool ordered)
+{
+	int			n = src->nrows > tgt->nrows ? src->nrows : tgt->nrows;
+
+	if (src->ncols != tgt->ncols)
+	{
+		sb_appendf(&qr->diff, "  params %s: source has %d columns, target %d\n",
+				   params_text, src->ncols, tgt->ncols);
+		return false;
+	}
+	for (int c = 0; c < src->ncols; c++)
+		if (strcmp(src->names[c], tgt->names[c]) != 0)
+		{
+			sb_appendf(&qr->diff, "  params %s: column %d is \"%s\" in the source, \"%s\" in the target\n",
+					   params_text, c + 1, src->names[c], tgt->names[c]);
+			return false;
+		}
+	for (int r = 0; r < n; r++)
+	{
+		const char *a = r < src->nrows ? src->lines[r] : "(no row)";
+		const char *b = r < tgt->nrows ? tgt->lines[r] : "(no row)";
+
+		if (strcmp(a, b) != 0)
+		{
+			sb_appendf(&qr->diff,
+					   "  params %s: %s row %d of %d (source) / %d (target) differs\n"
+					   "    source: %s\n    target: %s\n",
+					   params_text, ordered ? "ordered" : "sorted",
+					   r + 1, src->nrows, tgt->nrows, a, b);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void
+verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
+			 const BridgeBlock *b, int index, QueryResult *qr)
+{
+	const char *qname = bridge_block_require(f, b, "query");
+	const char *params_meta = bridge_block_get(b, "params");
+	const char *ordered_meta = bridge_block_get(b, "ordered");
+	const char *single_meta = bridge_block_get(b, "single_partition");
+	const char *sample_sql = bridge_block_sql(b, "sample");
+	const char *source_sql = bridge_block_sql(b, "source");
+	const char *target_sql = bridge_block_sql(b, "target");
+	bool		ordered = ordered_meta && strcmp(ordered_meta, "true") == 0;
+	char	  **plist;
+	int			nparams = 0;
+	Oid		   *types;
+	char	   *src_stmt = bridge_printf("cqlbridge_verify_src_%d", index);
+	char	   *tgt_stmt = bridge_printf("cqlbridge_verify_tgt_%d", index);
+	PGresult   *samples;
+	int			nsamples;
+	double	   *src_ms;
+	double	   *tgt_ms;
+
+	memset(qr, 0, sizeof(*qr));
+	qr->name = qname;
+	qr->pass = true;
+	qr->single_expected = single_meta && strcmp(single_meta, "true") == 0;
+	sb_init(&qr->diff);
+
+	if (source_sql == NULL || target_sql == NULL)
+		bridge_fatal("%s:%d: query %s needs \"-- source\" and \"-- target\" statements",
+					 f->path, b->line, qname);
+
+	/* parameter types, by name through the server (to_regtype) */
+	if (params_meta && strcmp(params_meta, "none") != 0)
+		plist = bridge_split_list(params_meta, &nparams);
+	else
+		plist = NULL;
+	types = bridge_malloc(sizeof(Oid) * (nparams + 1));
+	for (int i = 0; i < nparams; i++)
+	{
+		const char *sp = strpbrk(plist[i], " \t");
+		const char *tp[1];
+		PGresult   *res;
+
+		if (sp == NULL)
+			bridge_fatal("%s:%d: query %s: parameter \"%s\" has no type (\"name type\")",
+						 f->path, b->line, qname, plist[i]);
+		while (*sp == ' ' || *sp == '\t')
+			sp++;
+		tp[0] = sp;
+		res = bridge_exec(conn, "resolving a parameter type",
+						  "SELECT to_regtype($1)::oid", 1, tp);
+		if (PQgetisnull(res, 0, 0))
+			bridge_fatal("%s:%d: query %s: unknown parameter type \"%s\"",
+						 f->path, b->line, qname, sp);
+		types[i] = (Oid) strtoul(PQgetvalue(res, 0, 0), NULL, 10);
+		PQclear(res);
+	}
+	if (nparams > 0 && sample_sql == NULL)
+		bridge_fatal("%s:%d: query %s has parameters but no \"-- sample\" statement",
+					 f->path, b->line, qname);
+
+	prepare(conn, f, b, qname, "source", src_stmt, source_sql, nparams, types);
+	prepare(conn, f, b, qname, "target", tgt_stmt, target_sql, nparams, types);
+
+	if (nparams > 0)
+	{
+		char		lim[16];
+		const char *lp[1] = {lim};
+		char	   *what = bridge_printf("%s:%d: sample of query %s", f->path, b->line, qname);
+
+		snprintf(lim, sizeof(lim), "%d", opts->samples);
+		samples = bridge_exec(conn, what, sample_sql, 1, lp);
+		free(what);
+		if (PQnfields(samples) != nparams)
+			bridge_fatal("%s:%d: query %s: the sample returns %d columns for %d parameters",
+						 f->path, b->line, qname, PQnfields(samples), nparams);
+		nsamples = PQntuples(samples);
+	}
+	else
+	{
+		samples = NULL;
+		nsamples = 1;
+	}
+
+	src_ms = bridge_malloc(sizeof(double) * (nsamples + 1));
+	tgt_ms = bridge_malloc(sizeof(double) * (nsamples + 1));
+	qr->samples = nsamples;
+	for (int s = 0; s < nsamples; s++)
+	{
+		const char **pv = bridge_malloc(sizeof(char *) * (nparams + 1));
+		StrBuf		ptext;
+		PGresult   *sr;
+		PGresult   *tr;
+		Rows		src;
+		Rows		tgt;
+		char	   *access;
+
+		sb_init(&ptext);
+		sb_append(&ptext, "(");
+		for (int i = 0; i < nparams; i++)
+		{
+			pv[i] = PQgetisnull(samples, s, i) ? NULL : PQgetvalue(samples, s, i);
+			if (i > 0)
+				sb_append(&ptext, ", ");
+			if (pv[i])
+			{
+				char	   *q = bridge_quote_literal(pv[i]);
+
+				sb_append(&ptext, q);
+				free(q);
+			}
+			else
+				sb_append(&ptext, "NULL");
+		}
+		sb_append(&ptext, ")");
+
+		sr = run_prepared(conn, qname, "source", src_stmt, nparams, pv, &src_ms[s]);
+		tr = run_prepared(conn, qname, "target", tgt_stmt, nparams, pv, &tgt_ms[s]);
+		rows_from_result(sr, &src, !ordered);
+		rows_from_result(tr, &tgt, !ordered);
+		if (qr->pass && !compare_rows(qr, ptext.data, &src, &tgt, ordered))
+			qr->pass = false;
+		rows_free(&src);
+		rows_free(&tgt);
+		PQclear(sr);
+		PQclear(tr);
+
+		access = explain_access(conn, qname, target_sql, nparams, types, pv);
+		if (qr->access == NULL)
+			qr->access = access;
+		else if (strcmp(access, "single partition") != 0 &&
+				 strcmp(qr->access, "single partition") == 0)
+		{
+			free(qr->access);
+			qr->access = access;
+		}
+		else
+			free(access);
+		sb_free(&ptext);
+		free(pv);
+		bridge_check_interrupt("verification stopped");
+	}
+	if (qr->access == NULL)
+		qr->access = bridge_strdup("-");
+	if (qr->single_expected && nsamples > 0 && strcmp(qr->access, "single partition") != 0)
+	{
+		qr->pass = false;
+		sb_appendf(&qr->diff, "  expected a single-partition read, EXPLAIN shows \"Access: %s\"\n",
+				   qr->access);
+	}
+	qr->source_ms = median(src_ms, nsamples);
+	qr->target_ms = median(tgt_ms, nsamples);
+
+	if (samples)
+		PQclear(samples);
+	deallocate(conn, src_stmt);
+	deallocate(conn, tgt_stmt);
+	free(src_ms);
+	free(tgt_ms);
+	free(types);
+	free(src_stmt);
+	free(tgt_stmt);
+}
+
+int
+cmd_verify(const BridgeOptions *opts)
+{
+	char	   *path = bridge_path(opts->dir, "004_verify.sql");
+	BridgeBlockFile *f = bridge_read_blocks(path);
+	PGconn	   *conn;
+	QueryResult *qr;
+	int			failed = 0;
+	int			namew = 5;
+
+	if (f->nblocks == 0)
+		bridge_fatal("%s: no query blocks", path);
+	conn = bridge_connect(opts);
+	bridge_install_cancel(conn);
+
+	qr = bridge_malloc(sizeof(QueryResult) * f->nblocks);
+	for (int i = 0; i < f->nblocks; i++)
+	{
+		verify_query(conn, opts, f, &f->blocks[i], i, &qr[i]);
+		if ((int) strlen(qr[i].name) > namew)
+			namew = (int) strlen(qr[i].name);
+	}
+
+	printf("%-*s  %7s  %-6s  %-18s  %10s  %10s\n", namew, "query", "samples", "result",
+		   "access", "source ms", "target ms");
+	for (int i = 0; i < f->nblocks; i++)
+	{
+		const char *result = !qr[i].pass ? "FAIL" : qr[i].samples == 0 ? "empty" : "pass";
+
+		printf("%-*s  %7d  %-6s  %-18s  %10.2f  %10.2f\n", namew, qr[i].name,
+			   qr[i].samples, result, qr[i].access, qr[i].source_ms, qr[i].target_ms);
+		if (qr[i].diff.len > 0)
+			fputs(qr[i].diff.data, stdout);
+		if (!qr[i].pass)
+			failed++;
+	}
+	if (failed > 0)
+		printf("%d of %d queries FAILED\n", failed, f->nblocks);
+	else
+		printf("all %d queries give the same answers on both sides\n", f->nblocks);
+	fflush(stdout);
+	PQfinish(conn);
+	return failed > 0 ? BRIDGE_EXIT_FAILURE : 0;
+}

@@ -1,0 +1,44 @@
+# shellcheck shell=bash
+# tests/bridge/lib.sh - TAP and database helpers of the cqlbridge tests.
+#
+# Source it from a test script; it expects $DB (database name) to be set
+# before the psql helpers are used.  PGHOST/PGPORT/PGUSER come from the
+# caller's environment.
+
+TAP_N=0
+TAP_FAILED=0
+
+# ok CONDITION-EXIT-STATUS DESCRIPTION
+ok()
+{
+	TAP_N=$((TAP_N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $TAP_N - $2"
+	else
+		echo "not ok $TAP_N - $2"
+		TAP_FAILED=$((TAP_FAILED + 1))
+	fi
+}
+
+# is GOT EXPECTED DESCRIPTION
+is()
+{
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		echo "#   got:      '$1'"
+		echo "#   expected: '$2'"
+	fi
+}
+
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+
+# q SQL: one value (unaligned, tuples only); fails loudly on SQL errors
+q() { psql -X -q -A -t -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
+
+# qf FILE [psql args]: run a file
+qf() { psql -X -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+
+# meta FILE KEY: "KEY" values of the blocks of a block-format file, one per block
+meta() { sed -n "s/^-- $2: *//p" "$1"; }

@@ -1,0 +1,438 @@
+#!/usr/bin/env bash
+#
+# tests/bridge/test_bridge_e2e.sh - cqlbridge end to end on the hotel example.
+#
+#   relational schema + generate.sql (small defaults)
+#     -> cqlbridge plan -> apply -> verify (all pass)
+#     -> sync -> relational INSERT/UPDATE/DELETE (fan-out, join table, child
+#        collection, ROLLBACK) -> every foreign table equals its source view,
+#        verify passes again
+#     -> verify detects a row deleted behind its back (exit 1, names the query)
+#     -> apply interrupted by SIGINT and by SIGKILL, resumed -> same contents
+#   The keyspace and the database are dropped at the end.
+#
+# Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST (default 127.0.0.1),
+# CQLBRIDGE (default build/cqlbridge), BRIDGE_E2E_DB / BRIDGE_E2E_KEYSPACE
+# (default bridge_e2e), BRIDGE_E2E_GEN: use this generated directory instead
+# of running plan (its keyspace name "bridge_e2e_dev" is replaced).
+# Output: TAP.
+#
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+# shellcheck source=tests/bridge/lib.sh
+. "$HERE/lib.sh"
+
+CQL_HOST=${CQL_HOST:-127.0.0.1}
+CQLBRIDGE=${CQLBRIDGE:-$REPO/build/cqlbridge}
+DB=${BRIDGE_E2E_DB:-bridge_e2e}
+KS=${BRIDGE_E2E_KEYSPACE:-bridge_e2e}
+FS=${KS}_cql
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bridge_e2e.XXXXXX")
+GEN=$WORK/gen
+export PGDATABASE=$DB
+unset PGOPTIONS
+
+APPLY_PID=""
+cleanup()
+{
+	[ -n "$APPLY_PID" ] && kill -KILL "$APPLY_PID" 2> /dev/null
+	if [ -z "${BRIDGE_E2E_KEEP:-}" ]; then
+		psql -X -q -d "$DB" -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null 2>&1
+		psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
+		rm -rf "$WORK"
+	fi
+}
+trap cleanup EXIT
+
+bail() { echo "Bail out! $*"; exit 1; }
+
+[ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
+
+# --- setup: database, server, relational data ---------------------------------
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
+psql -X -q -d postgres -v ON_ERROR_STOP=1 -c "CREATE DATABASE $DB" > /dev/null ||
+	bail "cannot create database $DB"
+q "CREATE EXTENSION cql_fdw;
+   CREATE SERVER cqlbridge FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '$CQL_HOST');
+   CREATE USER MAPPING FOR CURRENT_USER SERVER cqlbridge;" > /dev/null || bail "cql_fdw setup failed"
+q "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null ||
+	bail "Cassandra at $CQL_HOST not reachable through cql_fdw"
+for f in "$REPO"/migrations/hotel/schema/*.sql; do
+	qf -f "$f" > /dev/null || bail "schema file $f failed"
+done
+qf -f "$REPO/migrations/hotel/generate.sql" > /dev/null || bail "generate.sql failed"
+
+# --- command line -----------------------------------------------------------------
+"$CQLBRIDGE" apply > /dev/null 2>&1
+is "$?" 2 "usage error (apply without DIR) exits 2"
+"$CQLBRIDGE" apply "$WORK/none" --samples 3 > /dev/null 2>&1
+is "$?" 2 "an option of another command is a usage error"
+"$CQLBRIDGE" verify --help | grep -q -- '--samples'
+ok $? "verify --help lists its options"
+
+# --- plan -----------------------------------------------------------------------------
+if [ -n "${BRIDGE_E2E_GEN:-}" ]; then
+	mkdir -p "$GEN"
+	for f in "$BRIDGE_E2E_GEN"/00[1-4]_*; do
+		sed "s/bridge_e2e_dev/$KS/g" "$f" > "$GEN/$(basename "$f")"
+	done
+	ok 0 "generated directory copied from $BRIDGE_E2E_GEN (plan skipped)"
+else
+	"$CQLBRIDGE" plan -q --workload "$REPO/migrations/hotel/workload.sql" --schema hotel_rel \
+		--keyspace "$KS" --foreign-schema "$FS" --server cqlbridge \
+		--replication-factor 1 -o "$GEN" > "$WORK/plan.out" 2>&1
+	rc=$?
+	ok $rc "plan writes the generated directory"
+	[ $rc -eq 0 ] || { sed 's/^/# /' "$WORK/plan.out"; bail "plan failed"; }
+fi
+for f in 001_schema.cql 002_foreign_tables.sql 003_load.sql 004_verify.sql; do
+	[ -s "$GEN/$f" ] || bail "$GEN/$f missing"
+done
+
+mapfile -t FTS < <(meta "$GEN/003_load.sql" foreign_table)
+mapfile -t VIEWS < <(meta "$GEN/003_load.sql" source_view)
+mapfile -t COLS < <(meta "$GEN/003_load.sql" columns)
+mapfile -t QUERIES < <(meta "$GEN/004_verify.sql" query)
+if [ "${#FTS[@]}" -eq 0 ] || [ "${#FTS[@]}" -ne "${#VIEWS[@]}" ]; then
+	bail "003 metadata incomplete"
+fi
+
+# rows of a relation as text, for comparing a foreign table with its view
+# (count and md5 of the sorted rows; order-independent)
+fingerprint()
+{
+	local rel=$1 cols=$2 list
+	list=$(sed 's/\([A-Za-z_][A-Za-z0-9_]*\)/x."\1"/g' <<< "$cols")
+	q "SELECT count(*) || ' ' || coalesce(md5(string_agg(r, E'\n' ORDER BY r COLLATE \"C\")), '-')
+	   FROM (SELECT ROW($list)::text AS r FROM $rel x) s"
+}
+
+# every foreign table equals its source view
+check_all_tables()
+{
+	local what=$1 i bad=0 a b
+	for i in "${!FTS[@]}"; do
+		a=$(fingerprint "${FTS[$i]}" "${COLS[$i]}")
+		b=$(fingerprint "${VIEWS[$i]}" "${COLS[$i]}")
+		if [ "$a" != "$b" ]; then
+			bad=1
+			diag "${FTS[$i]}: $a" "${VIEWS[$i]}: $b"
+		fi
+	done
+	ok $bad "$what: every foreign table equals its source view (${#FTS[@]} tables)"
+}
+
+# --- apply ----------------------------------------------------------------------------
+t0=$(date +%s.%N)
+"$CQLBRIDGE" apply "$GEN" > "$WORK/apply.out" 2>&1
+rc=$?
+t1=$(date +%s.%N)
+ok $rc "apply creates and loads ${#FTS[@]} tables"
+[ $rc -eq 0 ] || { sed 's/^/# /' "$WORK/apply.out"; bail "apply failed"; }
+rows=$(q "SELECT sum(rows) FROM cqlbridge.apply_progress")
+diag "$(awk -v r="$rows" -v a="$t0" -v b="$t1" 'BEGIN { printf "apply: %d rows in %.2f s (%.0f rows/s, DDL included)", r, b - a, r / (b - a) }')"
+check_all_tables "after apply"
+n=$(grep -cE '^[^ ]+: [0-9]+ rows in ' "$WORK/apply.out")
+is "$n" "${#FTS[@]}" "apply prints one line per table when stderr is not a terminal"
+
+# a damaged 003 is refused with file:line before anything runs
+mkdir -p "$WORK/bad"
+cp "$GEN"/00[1-4]_* "$WORK/bad/"
+ln=$(grep -n '^[^-].*;$' "$WORK/bad/003_load.sql" | head -n1 | cut -d: -f1)
+sed -i "${ln}s/;\$//" "$WORK/bad/003_load.sql"
+"$CQLBRIDGE" apply "$WORK/bad" > "$WORK/bad.out" 2>&1
+is "$?" 1 "apply of a damaged 003_load.sql exits 1"
+grep -qE '003_load\.sql:[0-9]+: statement starting here does not end with' "$WORK/bad.out"
+ok $? "the error names 003_load.sql and the line"
+
+"$CQLBRIDGE" apply "$GEN" > "$WORK/apply2.out" 2>&1
+ok $? "apply again succeeds"
+grep -q "(0 loaded by this run)" "$WORK/apply2.out"
+ok $? "apply again loads nothing (all chunks recorded)"
+
+# --- verify -----------------------------------------------------------------------------
+"$CQLBRIDGE" verify "$GEN" --samples 5 > "$WORK/verify.out" 2>&1
+rc=$?
+ok $rc "verify: all ${#QUERIES[@]} queries pass"
+sed 's/^/# /' "$WORK/verify.out"
+n=$(grep -cE '^[A-Za-z0-9_]+ +[0-9]+ +pass ' "$WORK/verify.out")
+is "$n" "${#QUERIES[@]}" "verify prints one pass line per query"
+
+# --- negative: a row deleted behind the bridge's back ------------------------------------
+# A query whose parameter is the (one-column) partition key of its table:
+# delete one row of a partition that verify samples, directly in Cassandra.
+neg_query="" neg_ft="" neg_key="" neg_pk="" neg_value=""
+while IFS=$'\t' read -r qn tbl params sample; do
+	for i in "${!FTS[@]}"; do
+		[ "$(meta "$GEN/003_load.sql" table | sed -n "$((i + 1))p")" = "$tbl" ] || continue
+		pk=$(meta "$GEN/003_load.sql" partition_key | sed -n "$((i + 1))p")
+		case $pk in *,*) continue ;; esac
+		pos=$(tr ',' '\n' <<< "$params" | awk -v pk="$pk" '{ if ($1 == pk) { print NR; exit } }')
+		[ -n "$pos" ] || continue
+		neg_value=$(q "PREPARE s(int) AS ${sample%;}; EXECUTE s(5);" | head -n1 | cut -d'|' -f"$pos")
+		[ -n "$neg_value" ] || continue
+		neg_query=$qn neg_ft=${FTS[$i]} neg_pk=$pk
+		neg_key=$(meta "$GEN/003_load.sql" key | sed -n "$((i + 1))p")
+		break 2
+	done
+done < <(awk '
+	function flush() { if (qn != "") print qn "\t" tbl "\t" params "\t" sample; qn = ""; sample = "" }
+	/^-- query: /{ flush(); qn = $3; s = 0; tbl = ""; params = "" }
+	/^-- table: /{ tbl = $3 }
+	/^-- params: /{ params = substr($0, 12) }
+	/^-- (source|target)$/{ s = 0 }
+	s { sample = sample " " $0 }
+	/^-- sample$/{ s = 1 }
+	END { flush() }' "$GEN/004_verify.sql")
+[ -n "$neg_query" ] || bail "no query with its partition key as a parameter in 004"
+keycols=$(sed 's/\([A-Za-z_][A-Za-z0-9_]*\)/"\1"/g' <<< "$neg_key")
+match=$(sed -E 's/"([A-Za-z0-9_]+)"/t."\1" = v."\1"/g; s/, / AND /g' <<< "$keycols")
+deleted=$(q "WITH v AS (SELECT $keycols FROM $neg_ft WHERE \"$neg_pk\" = '${neg_value//\'/\'\'}' LIMIT 1)
+             DELETE FROM $neg_ft t USING v WHERE $match RETURNING 1" | wc -l)
+is "$deleted" 1 "one row of $neg_ft deleted directly (query $neg_query, $neg_pk = $neg_value)"
+"$CQLBRIDGE" verify "$GEN" --samples 5 > "$WORK/verify_neg.out" 2>&1
+is "$?" 1 "verify exits 1 on a difference"
+grep -qE "^$neg_query +[0-9]+ +FAIL" "$WORK/verify_neg.out"
+ok $? "verify names the failing query $neg_query"
+grep -q "source: " "$WORK/verify_neg.out" && grep -q "target: " "$WORK/verify_neg.out"
+ok $? "verify prints the first differing row of both sides"
+sed 's/^/# /' "$WORK/verify_neg.out" | head -n 20
+
+# --- sync ---------------------------------------------------------------------------------
+"$CQLBRIDGE" sync "$GEN" > "$WORK/sync.out" 2>&1
+ok $? "sync installs the triggers"
+[ -s "$GEN/005_sync.sql" ]
+ok $? "005_sync.sql exists"
+"$CQLBRIDGE" sync -q "$GEN" > /dev/null 2>&1
+ok $? "sync is re-runnable"
+n=$(q "SELECT count(*) FROM pg_foreign_table t, unnest(t.ftoptions) o WHERE o = 'write_mode=on_commit'")
+is "$n" "${#FTS[@]}" "every foreign table has write_mode on_commit"
+
+# reload the row deleted above
+"$CQLBRIDGE" apply -q --restart "$GEN" > "$WORK/apply3.out" 2>&1
+ok $? "apply --restart reloads everything"
+check_all_tables "after apply --restart"
+n=$(q "SELECT count(*) FROM pg_foreign_table t, unnest(t.ftoptions) o WHERE o = 'write_mode=on_commit'")
+is "$n" "${#FTS[@]}" "apply with sync installed keeps write_mode on_commit"
+
+# fan-out: rename the hotel with the most POIs
+hotel=$(q "SELECT hotel_id FROM hotel_rel.hotel_poi GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1")
+npoi=$(q "SELECT count(*) FROM hotel_rel.hotel_poi WHERE hotel_id = '$hotel'")
+q "UPDATE hotel_rel.hotel SET name = 'Renamed by bridge_e2e' WHERE id = '$hotel'" > /dev/null
+ok $? "rename hotel $hotel (near $npoi POIs)"
+renamed=0 RENAME_FT=""
+for i in "${!FTS[@]}"; do
+	if grep -qw name <<< "${COLS[$i]}" && grep -qw hotel_id <<< "${COLS[$i]}"; then
+		RENAME_FT=${FTS[$i]}
+		c=$(q "SELECT count(*) FROM ${FTS[$i]} WHERE name = 'Renamed by bridge_e2e'")
+		renamed=$((renamed + c))
+		diag "${FTS[$i]}: $c rows carry the new name"
+	fi
+done
+[ "$renamed" -ge "$npoi" ]
+ok $? "the rename reached at least $npoi denormalized rows ($renamed)"
+check_all_tables "after the rename"
+
+# join table: a new hotel_poi link and a removed one, then delete+reinsert in one transaction
+newpoi=$(q "SELECT p.id FROM hotel_rel.point_of_interest p
+            WHERE NOT EXISTS (SELECT 1 FROM hotel_rel.hotel_poi hp WHERE hp.poi_id = p.id AND hp.hotel_id = '$hotel')
+              AND NOT EXISTS (SELECT 1 FROM hotel_rel.hotel_poi hp JOIN hotel_rel.point_of_interest p2 ON p2.id = hp.poi_id
+                              WHERE hp.hotel_id = '$hotel' AND p2.name = p.name)
+            ORDER BY p.id LIMIT 1")
+q "INSERT INTO hotel_rel.hotel_poi VALUES ('$hotel', $newpoi)" > /dev/null
+ok $? "insert hotel_poi ($hotel, $newpoi)"
+oldpoi=$(q "SELECT poi_id FROM hotel_rel.hotel_poi WHERE hotel_id = '$hotel' AND poi_id <> $newpoi ORDER BY poi_id DESC LIMIT 1")
+q "DELETE FROM hotel_rel.hotel_poi WHERE hotel_id = '$hotel' AND poi_id = $oldpoi" > /dev/null
+ok $? "delete hotel_poi ($hotel, $oldpoi)"
+check_all_tables "after the join-table insert and delete"
+q "BEGIN;
+   DELETE FROM hotel_rel.hotel_poi WHERE hotel_id = '$hotel' AND poi_id = $newpoi;
+   INSERT INTO hotel_rel.hotel_poi VALUES ('$hotel', $newpoi);
+   COMMIT;" > /dev/null
+ok $? "delete and re-insert the same link in one transaction"
+check_all_tables "after delete + re-insert in one transaction"
+
+# child collection: emails of a guest
+guest=$(q "SELECT guest_id FROM hotel_rel.guest ORDER BY guest_id LIMIT 1")
+q "INSERT INTO hotel_rel.guest_email VALUES ('$guest', 'bridge.e2e@example.com')" > /dev/null
+ok $? "insert guest_email of $guest"
+check_all_tables "after the guest_email insert"
+q "DELETE FROM hotel_rel.guest_email WHERE guest_id = '$guest'" > /dev/null
+check_all_tables "after deleting every email of the guest (empty set)"
+
+# ON DELETE CASCADE: deleting a POI deletes its hotel_poi links (row
+# triggers of both tables fire); a guest without reservations takes their
+# emails, phones and addresses along
+cpoi=$(q "SELECT poi_id FROM hotel_rel.hotel_poi GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1")
+cguest=$(q "SELECT g.guest_id FROM hotel_rel.guest g
+            WHERE NOT EXISTS (SELECT 1 FROM hotel_rel.reservation r WHERE r.guest_id = g.guest_id)
+              AND EXISTS (SELECT 1 FROM hotel_rel.guest_email e WHERE e.guest_id = g.guest_id)
+            ORDER BY 1 LIMIT 1")
+q "DELETE FROM hotel_rel.point_of_interest WHERE id = $cpoi;
+   DELETE FROM hotel_rel.guest WHERE guest_id = '$cguest'" > /dev/null
+ok $? "delete POI $cpoi and guest $cguest (cascading to their child rows)"
+check_all_tables "after cascading deletes"
+
+# a key change: a guest's new last name moves their reservations to another
+# partition of the by-last-name table (old keys deleted, new keys written)
+rguest=$(q "SELECT guest_id FROM hotel_rel.reservation GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1")
+q "UPDATE hotel_rel.guest SET last_name = 'Bridgeworth' WHERE guest_id = '$rguest'" > /dev/null
+ok $? "change the last name of guest $rguest (who has reservations)"
+check_all_tables "after a change of a key column of several targets"
+
+# a new reservation and a deleted one (several reservation tables each)
+q "INSERT INTO hotel_rel.reservation
+   SELECT 'E2E001', '$rguest'::uuid, r.hotel_id, r.room_number, date '2031-01-01', date '2031-01-05'
+   FROM hotel_rel.room r ORDER BY 1, 2 LIMIT 1;
+   DELETE FROM hotel_rel.reservation
+   WHERE confirm_number = (SELECT min(confirm_number) FROM hotel_rel.reservation WHERE confirm_number <> 'E2E001');" > /dev/null
+ok $? "insert one reservation, delete another"
+check_all_tables "after the reservation insert and delete"
+
+# two concurrent transactions change different source rows of the same target
+# rows: A renames the hotel and commits after B linked it to another POI.
+# A's recomputation at COMMIT must include B's link (and B's must not undo
+# A's name).
+otherpoi=$(q "SELECT p.id FROM hotel_rel.point_of_interest p
+              WHERE NOT EXISTS (SELECT 1 FROM hotel_rel.hotel_poi hp JOIN hotel_rel.point_of_interest p2 ON p2.id = hp.poi_id
+                                WHERE hp.hotel_id = '$hotel' AND p2.name = p.name)
+              ORDER BY p.id LIMIT 1")
+psql -X -q -v ON_ERROR_STOP=1 -d "$DB" -c "BEGIN" \
+	-c "UPDATE hotel_rel.hotel SET name = 'Concurrent A' WHERE id = '$hotel'" \
+	-c "SELECT pg_sleep(2)" -c "COMMIT" > /dev/null 2>&1 &
+conc_pid=$!
+for i in $(seq 1 100); do
+	[ "$(q "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+	        WHERE c.relname = 'hotel' AND l.mode = 'RowExclusiveLock' AND l.pid <> pg_backend_pid()")" -ge 1 ] && break
+done
+q "INSERT INTO hotel_rel.hotel_poi VALUES ('$hotel', $otherpoi)" > /dev/null
+ok $? "B links hotel $hotel to POI $otherpoi while A's rename is open"
+wait "$conc_pid"
+ok $? "A commits its rename after B"
+check_all_tables "after two interleaved transactions"
+
+# ROLLBACK: Cassandra untouched
+before=""
+for i in "${!FTS[@]}"; do before+="$(fingerprint "${FTS[$i]}" "${COLS[$i]}");"; done
+q "BEGIN;
+   UPDATE hotel_rel.hotel SET name = 'Rolled back' WHERE id = '$hotel';
+   DELETE FROM hotel_rel.hotel_poi WHERE hotel_id = '$hotel';
+   INSERT INTO hotel_rel.guest_email VALUES ('$guest', 'rolled.back@example.com');
+   ROLLBACK;" > /dev/null
+after=""
+for i in "${!FTS[@]}"; do after+="$(fingerprint "${FTS[$i]}" "${COLS[$i]}");"; done
+is "$after" "$before" "ROLLBACK sends nothing to Cassandra (all foreign tables unchanged)"
+n=0
+for i in "${!FTS[@]}"; do
+	if grep -qw name <<< "${COLS[$i]}"; then
+		c=$(q "SELECT count(*) FROM ${FTS[$i]} WHERE name = 'Rolled back'")
+		n=$((n + c))
+	fi
+done
+is "$n" 0 "no foreign table row carries the rolled-back name"
+
+# savepoint: the part after ROLLBACK TO is not sent, the rest is
+q "BEGIN;
+   UPDATE hotel_rel.hotel SET name = 'Kept by savepoint' WHERE id = '$hotel';
+   SAVEPOINT a;
+   UPDATE hotel_rel.hotel SET name = 'Undone by savepoint' WHERE id = '$hotel';
+   ROLLBACK TO a;
+   COMMIT;" > /dev/null
+check_all_tables "after ROLLBACK TO SAVEPOINT"
+
+# TRUNCATE is refused while sync is installed
+q "TRUNCATE hotel_rel.guest_email" > /dev/null 2>&1
+is "$?" 1 "TRUNCATE of a synced relation is refused"
+
+"$CQLBRIDGE" verify "$GEN" --samples 5 > "$WORK/verify2.out" 2>&1
+ok $? "verify passes after the relational changes"
+grep -E 'FAIL|params' "$WORK/verify2.out" | sed 's/^/# /'
+
+# --- interrupted apply, resumed ------------------------------------------------------------
+# Empty the Cassandra tables, then load in 20 chunks.  A test trigger on the
+# progress table holds the second chunk's commit, so the interruption lands
+# mid-load deterministically; then resume and compare.
+truncate_all()
+{
+	local t
+	for t in $(meta "$GEN/003_load.sql" table); do
+		q "SELECT cql_execute('cqlbridge', 'TRUNCATE $t')" > /dev/null || return 1
+	done
+}
+q "CREATE FUNCTION cqlbridge.e2e_stall() RETURNS trigger LANGUAGE plpgsql AS
+   \$\$BEGIN IF NEW.chunk = 1 THEN PERFORM pg_sleep(60); END IF; RETURN NEW; END\$\$;
+   CREATE TRIGGER e2e_stall BEFORE INSERT ON cqlbridge.apply_progress
+   FOR EACH ROW EXECUTE FUNCTION cqlbridge.e2e_stall();" > /dev/null
+
+# wait_progress N: until N chunk rows of the 20-chunk load are recorded
+wait_progress()
+{
+	local i
+	for i in $(seq 1 600); do
+		[ "$(q "SELECT count(*) FROM cqlbridge.apply_progress WHERE chunks = 20")" -ge "$1" ] && return 0
+		kill -0 "$APPLY_PID" 2> /dev/null || return 1
+	done
+	return 1
+}
+
+for sig in INT KILL; do
+	truncate_all
+	"$CQLBRIDGE" apply --chunks 20 "$GEN" > "$WORK/apply_$sig.out" 2>&1 &
+	APPLY_PID=$!
+	wait_progress 1
+	ok $? "SIG$sig: the first chunk of the 20-chunk load is recorded"
+	# the backend is now inside chunk 1's progress insert (stalled)
+	kill -"$sig" "$APPLY_PID"
+	wait "$APPLY_PID" 2> /dev/null
+	rc=$?
+	APPLY_PID=""
+	[ "$rc" -ne 0 ]
+	ok $? "SIG$sig: apply exits non-zero ($rc)"
+	if [ "$sig" = INT ]; then
+		grep -q "interrupted" "$WORK/apply_$sig.out"
+		ok $? "SIGINT: the message says interrupted (statement cancelled)"
+	else
+		# the orphaned backend is still sleeping; end it
+		q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		   WHERE datname = current_database() AND application_name = 'cqlbridge'" > /dev/null
+	fi
+	done_chunks=$(q "SELECT count(*) FROM cqlbridge.apply_progress WHERE chunks = 20")
+	is "$done_chunks" 1 "SIG$sig: exactly one chunk recorded"
+	partial=0
+	for i in "${!FTS[@]}"; do
+		a=$(fingerprint "${FTS[$i]}" "${COLS[$i]}")
+		b=$(fingerprint "${VIEWS[$i]}" "${COLS[$i]}")
+		[ "$a" != "$b" ] && partial=1
+	done
+	is "$partial" 1 "SIG$sig: the Cassandra tables are incomplete"
+
+	q "DROP TRIGGER e2e_stall ON cqlbridge.apply_progress" > /dev/null
+	"$CQLBRIDGE" apply --chunks 20 "$GEN" > "$WORK/resume_$sig.out" 2>&1
+	ok $? "SIG$sig: apply resumes"
+	grep -q "already loaded" "$WORK/resume_$sig.out"
+	ok $? "SIG$sig: the resumed apply skips the recorded chunk"
+	check_all_tables "SIG$sig: after resume"
+	q "CREATE TRIGGER e2e_stall BEFORE INSERT ON cqlbridge.apply_progress
+	   FOR EACH ROW EXECUTE FUNCTION cqlbridge.e2e_stall();
+	   DELETE FROM cqlbridge.apply_progress WHERE chunks = 20;" > /dev/null
+done
+q "DROP TRIGGER e2e_stall ON cqlbridge.apply_progress; DROP FUNCTION cqlbridge.e2e_stall()" > /dev/null
+
+"$CQLBRIDGE" verify -q "$GEN" > "$WORK/verify3.out" 2>&1
+ok $? "verify passes after the interrupted and resumed loads"
+
+# --- uninstall ---------------------------------------------------------------------------------
+"$CQLBRIDGE" sync --uninstall "$GEN" > /dev/null 2>&1
+ok $? "sync --uninstall"
+n=$(q "SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'cqlbridge\_sync\_%'")
+is "$n" 0 "no sync trigger left"
+q "UPDATE hotel_rel.hotel SET name = 'After uninstall' WHERE id = '$hotel'" > /dev/null
+n=$(q "SELECT count(*) FROM $RENAME_FT WHERE name = 'After uninstall'")
+is "$n" 0 "after uninstall a relational change is not propagated"
+n=$(q "SELECT count(*) FROM pg_foreign_table t, unnest(t.ftoptions) o WHERE o = 'write_mode=on_commit'")
+is "$n" 0 "after uninstall the foreign tables write immediately again"
+
+echo "1..$TAP_N"
+[ "$TAP_FAILED" -eq 0 ]
