@@ -177,8 +177,14 @@ plan_plural(const char *name)
 	n = strlen(name);
 	if (n > 1 && name[n - 1] == 'y' && !strchr("aeiou", name[n - 2]))
 		return bridge_printf("%.*sies", (int) (n - 1), name);
-	if (n > 0 && (name[n - 1] == 's' || name[n - 1] == 'x'))
+	/* class, box, dish, match -> +es */
+	if ((n > 1 && name[n - 1] == 's' && name[n - 2] == 's') ||
+		(n > 0 && name[n - 1] == 'x') ||
+		(n > 1 && name[n - 1] == 'h' && (name[n - 2] == 's' || name[n - 2] == 'c')))
 		return bridge_printf("%ses", name);
+	/* tables are often named in the plural already: comments, users */
+	if (n > 0 && name[n - 1] == 's')
+		return bridge_strdup(name);
 	return bridge_printf("%ss", name);
 }
 
