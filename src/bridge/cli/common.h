@@ -44,6 +44,7 @@ typedef struct BridgeOptions
 
 	/* verify */
 	int			samples;		/* --samples per query (default 5) */
+	bool		show;			/* --show: EXPLAIN and rows of one sample */
 
 	bool		quiet;			/* -q: no progress lines */
 } BridgeOptions;

@@ -43,6 +43,7 @@ enum
 	OPT_RESTART,
 	OPT_SAMPLES,
 	OPT_UNINSTALL,
+	OPT_SHOW,
 	OPT_HELP
 };
 
@@ -87,7 +88,9 @@ static const Command commands[] = {
 	cmd_apply, true},
 	{"verify", "compare the workload's answers on both sides",
 		"cqlbridge verify [OPTION]... DIR",
-		"  --samples=N              parameter sets per query (default: 5)\n",
+		"  --samples=N              parameter sets per query (default: 5)\n"
+		"  --show                   also print, for the first sample of each query,\n"
+		"                           the target statement, its EXPLAIN and its rows\n",
 	cmd_verify, true},
 	{"sync", "install triggers that keep the Cassandra tables up to date",
 		"cqlbridge sync [OPTION]... DIR",
@@ -203,6 +206,7 @@ main(int argc, char **argv)
 		{"restart", no_argument, NULL, OPT_RESTART},
 		{"samples", required_argument, NULL, OPT_SAMPLES},
 		{"uninstall", no_argument, NULL, OPT_UNINSTALL},
+		{"show", no_argument, NULL, OPT_SHOW},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0}
 	};
@@ -316,6 +320,10 @@ main(int argc, char **argv)
 			case OPT_UNINSTALL:
 				ONLY_FOR("sync");
 				bridge_sync_uninstall = true;
+				break;
+			case OPT_SHOW:
+				ONLY_FOR("verify");
+				opts.show = true;
 				break;
 			case OPT_HELP:
 				usage_command(cmd, stdout);

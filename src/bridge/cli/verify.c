@@ -206,6 +206,48 @@ explain_access(PGconn *conn, const char *qname, const char *target_sql,
 	return sb.data;
 }
 
+/*
+ * --show: the target statement of one sample as a user would run it
+ * through the foreign table: parameters, EXPLAIN (VERBOSE, COSTS OFF) and
+ * the rows, so that a demo or a review sees what Cassandra is asked.
+ */
+static void
+show_sample(PGconn *conn, const char *qname, const char *description,
+			const char *target_sql, int nparams, const Oid *types,
+			const char *const *params, const char *params_text, PGresult *rows)
+{
+	char	   *sql = bridge_printf("EXPLAIN (VERBOSE, COSTS OFF) %s", target_sql);
+	PGresult   *res = PQexecParams(conn, sql, nparams, types, params, NULL, NULL, 0);
+	int			nrows = PQntuples(rows);
+	int			ncols = PQnfields(rows);
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		bridge_fatal("query %s: EXPLAIN of the target statement failed: %s",
+					 qname, PQerrorMessage(conn));
+	printf("== %s%s%s\n", qname, description ? ": " : "", description ? description : "");
+	printf("%s;\n-- parameters $1..: %s\n", target_sql, params_text);
+	for (int r = 0; r < PQntuples(res); r++)
+		printf("  %s\n", PQgetvalue(res, r, 0));
+	for (int c = 0; c < ncols; c++)
+		printf("%s%s", c ? " | " : "", PQfname(rows, c));
+	printf("\n");
+	for (int r = 0; r < nrows && r < 10; r++)
+	{
+		for (int c = 0; c < ncols; c++)
+			printf("%s%s", c ? " | " : "",
+				   PQgetisnull(rows, r, c) ? "NULL" : PQgetvalue(rows, r, c));
+		printf("\n");
+	}
+	if (nrows > 10)
+		printf("... (%d rows)\n", nrows);
+	else
+		printf("(%d row%s)\n", nrows, nrows == 1 ? "" : "s");
+	printf("\n");
+	fflush(stdout);
+	PQclear(res);
+	free(sql);
+}
+
 /* Compare; on the first difference explain it in qr->diff, return false. */
 static bool
 compare_rows(QueryResult *qr, const char *params_text, Rows *src, Rows *tgt, bool ordered)
@@ -362,6 +404,9 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 
 		sr = run_prepared(conn, qname, "source", src_stmt, nparams, pv, &src_ms[s]);
 		tr = run_prepared(conn, qname, "target", tgt_stmt, nparams, pv, &tgt_ms[s]);
+		if (opts->show && s == 0)
+			show_sample(conn, qname, bridge_block_get(b, "description"), target_sql,
+						nparams, types, pv, ptext.data, tr);
 		rows_from_result(sr, &src, !ordered);
 		rows_from_result(tr, &tgt, !ordered);
 		if (qr->pass && !compare_rows(qr, ptext.data, &src, &tgt, ordered))
