@@ -46,6 +46,7 @@
 #include "utils/uuid.h"
 
 #include "convert.h"
+#include "cql_wire.h"
 #include "cql_fdw.h"
 
 /* Microseconds between the Unix epoch and the PostgreSQL epoch */
@@ -862,4 +863,32 @@ cqlfdw_conv_write_or_error(CqlConv *cv, Datum d, cql_buf *out)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory while encoding a value for Cassandra")));
+}
+
+/*
+ * cqlfdw_routing_key
+ *		The routing key of a partition from its encoded partition-key
+ *		values (in partition-key order): the value itself for one column,
+ *		the composite encoding for several.  NULL (no routing, any
+ *		coordinator) when there are none or the values cannot be combined.
+ *		The result is palloc'd or points into parts.
+ */
+const uint8_t *
+cqlfdw_routing_key(const cql_elem *parts, int nparts, size_t *len)
+{
+	cql_buf		rk;
+
+	*len = 0;
+	if (nparts == 1)
+	{
+		*len = parts[0].n > 0 ? (size_t) parts[0].n : 0;
+		return parts[0].p;
+	}
+	if (nparts < 1)
+		return NULL;
+	cql_buf_init(&rk, &cqlfdw_palloc_allocator);
+	if (cql_routing_key_composite(&rk, parts, nparts) != CQL_OK)
+		return NULL;
+	*len = rk.len;
+	return rk.data;
 }

@@ -82,5 +82,7 @@ extern Datum cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n,
 extern CqlWriteResult cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out);
 extern void cqlfdw_conv_write_or_error(CqlConv *cv, Datum d, cql_buf *out);
 extern char *cqlfdw_cql_type_string(const cql_type *t);
+extern const uint8_t *cqlfdw_routing_key(const cql_elem *parts, int nparts,
+										 size_t *len);
 
 #endif							/* CQL_FDW_CONVERT_H */

@@ -792,8 +792,8 @@ append_token_call(StringInfo buf, const CqlFdwTable *t)
 	appendStringInfoChar(buf, ')');
 }
 
-static const char *
-bind_operator(CqlBindKind k)
+const char *
+cqlfdw_bind_operator(CqlBindKind k)
 {
 	switch (k)
 	{
@@ -884,7 +884,7 @@ cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,
 			k = CQLBIND_EQ;
 		appendStringInfoString(&buf, first ? " WHERE " : " AND ");
 		cqlfdw_append_ident(&buf, col->remote_name);
-		appendStringInfo(&buf, " %s ?", bind_operator(k));
+		appendStringInfo(&buf, " %s ?", cqlfdw_bind_operator(k));
 		first = false;
 	}
 

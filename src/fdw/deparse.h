@@ -52,6 +52,7 @@ extern bool cqlfdw_shape_binds_eq(const CqlScanShape *shape, AttrNumber attnum);
 extern int	cqlfdw_order_matches(PlannerInfo *root, RelOptInfo *baserel,
 								 const CqlFdwTable *t, const CqlScanShape *shape,
 								 List *pathkeys);
+extern const char *cqlfdw_bind_operator(CqlBindKind k);
 extern void cqlfdw_append_ident(StringInfo buf, const char *ident);
 extern void cqlfdw_append_table(StringInfo buf, const CqlFdwTable *t);
 extern char *cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,

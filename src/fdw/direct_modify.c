@@ -134,25 +134,6 @@ append_key_cond(StringInfo buf, List **binds, List **exprs, const CqlFdwTable *t
 	*first = false;
 }
 
-static const char *
-range_op(CqlBindKind kind)
-{
-	switch (kind)
-	{
-		case CQLBIND_GT:
-			return ">";
-		case CQLBIND_GE:
-			return ">=";
-		case CQLBIND_LT:
-			return "<";
-		case CQLBIND_LE:
-			return "<=";
-		default:
-			elog(ERROR, "unexpected range bind kind %d", (int) kind);
-	}
-	return NULL;
-}
-
 bool
 cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 					int subplan_index)
@@ -354,10 +335,10 @@ cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 
 		if (b->lower)
 			append_key_cond(&buf, &binds, &exprs, t, range_attr,
-							range_op(b->lower_kind), b->lower, b->lower_kind, &first);
+							cqlfdw_bind_operator(b->lower_kind), b->lower, b->lower_kind, &first);
 		if (b->upper)
 			append_key_cond(&buf, &binds, &exprs, t, range_attr,
-							range_op(b->upper_kind), b->upper, b->upper_kind, &first);
+							cqlfdw_bind_operator(b->upper_kind), b->upper, b->upper_kind, &first);
 	}
 
 	fscan->operation = operation;
@@ -539,22 +520,7 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 		values[i].n = (int32) b.len;
 	}
 
-	if (npk == 1)
-	{
-		key = parts[0].p;
-		keylen = parts[0].n;
-	}
-	else if (npk > 1)
-	{
-		cql_buf		rk;
-
-		cql_buf_init(&rk, &cqlfdw_palloc_allocator);
-		if (cql_routing_key_composite(&rk, parts, npk) == CQL_OK)
-		{
-			key = rk.data;
-			keylen = rk.len;
-		}
-	}
+	key = cqlfdw_routing_key(parts, npk, &keylen);
 	timestamp = dm->stamp_writes ? cqlfdw_write_timestamp() : CQL_NO_TIMESTAMP;
 
 	if (dm->opts.write_on_commit)

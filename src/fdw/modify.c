@@ -678,24 +678,7 @@ prepare_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 
 	w->values = palloc(sizeof(cql_value_ref) * Max(ms->nbinds, 1));
 	encode_row(ms, slot, planSlot, w->values, parts, &npk);
-	w->key = NULL;
-	w->keylen = 0;
-	if (npk == 1)
-	{
-		w->key = parts[0].p;
-		w->keylen = parts[0].n;
-	}
-	else if (npk > 1)
-	{
-		cql_buf		rk;
-
-		cql_buf_init(&rk, &cqlfdw_palloc_allocator);
-		if (cql_routing_key_composite(&rk, parts, npk) == CQL_OK)
-		{
-			w->key = rk.data;
-			w->keylen = rk.len;
-		}
-	}
+	w->key = cqlfdw_routing_key(parts, npk, &w->keylen);
 
 	cql_buf_init(&pk, &cqlfdw_palloc_allocator);
 	w->bytes = 0;

@@ -625,22 +625,7 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 				np++;
 			}
 		}
-		if (np == 1)
-		{
-			task->routing_key = parts[0].p;
-			task->routing_len = parts[0].n;
-		}
-		else if (np > 1)
-		{
-			cql_buf		rk;
-
-			cql_buf_init(&rk, &cqlfdw_palloc_allocator);
-			if (cql_routing_key_composite(&rk, parts, np) == CQL_OK)
-			{
-				task->routing_key = rk.data;
-				task->routing_len = rk.len;
-			}
-		}
+		task->routing_key = cqlfdw_routing_key(parts, np, &task->routing_len);
 	}
 	st->window = Min(MAX_PARTITIONS_IN_FLIGHT, ntasks);
 }

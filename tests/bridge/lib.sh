@@ -42,3 +42,29 @@ qf() { psql -X -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 
 # meta FILE KEY: "KEY" values of the blocks of a block-format file, one per block
 meta() { sed -n "s/^-- $2: *//p" "$1"; }
+
+bail() { echo "Bail out! $*"; exit 1; }
+
+# fresh_db HOST: drop and create $DB with cql_fdw, the server "cqlbridge"
+# pointing at HOST and a user mapping for the current user
+fresh_db()
+{
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
+	psql -X -q -d postgres -v ON_ERROR_STOP=1 -c "CREATE DATABASE $DB" > /dev/null ||
+		bail "cannot create database $DB"
+	q "CREATE EXTENSION cql_fdw;
+	   CREATE SERVER cqlbridge FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '$1');
+	   CREATE USER MAPPING FOR CURRENT_USER SERVER cqlbridge;" > /dev/null ||
+		bail "cql_fdw setup failed"
+}
+
+# load_migrations DIR: the numbered schema files of DIR/schema, then
+# DIR/generate.sql with its defaults
+load_migrations()
+{
+	local f
+	for f in "$1"/schema/*.sql; do
+		qf -f "$f" > /dev/null || bail "schema file $f failed"
+	done
+	qf -f "$1/generate.sql" > /dev/null || bail "$1/generate.sql failed"
+}

@@ -46,23 +46,13 @@ cleanup()
 }
 trap cleanup EXIT
 
-bail() { echo "Bail out! $*"; exit 1; }
-
 [ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
 
 # --- setup: database, server, relational data ---------------------------------
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
-psql -X -q -d postgres -v ON_ERROR_STOP=1 -c "CREATE DATABASE $DB" > /dev/null ||
-	bail "cannot create database $DB"
-q "CREATE EXTENSION cql_fdw;
-   CREATE SERVER cqlbridge FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '$CQL_HOST');
-   CREATE USER MAPPING FOR CURRENT_USER SERVER cqlbridge;" > /dev/null || bail "cql_fdw setup failed"
+fresh_db "$CQL_HOST"
 q "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null ||
 	bail "Cassandra at $CQL_HOST not reachable through cql_fdw"
-for f in "$REPO"/migrations/hotel/schema/*.sql; do
-	qf -f "$f" > /dev/null || bail "schema file $f failed"
-done
-qf -f "$REPO/migrations/hotel/generate.sql" > /dev/null || bail "generate.sql failed"
+load_migrations "$REPO/migrations/hotel"
 
 # --- command line -----------------------------------------------------------------
 "$CQLBRIDGE" apply > /dev/null 2>&1

@@ -45,22 +45,12 @@ cleanup()
 }
 trap cleanup EXIT
 
-bail() { echo "Bail out! $*"; exit 1; }
-
 [ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
 
 # --- setup ---------------------------------------------------------------------
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
-psql -X -q -d postgres -v ON_ERROR_STOP=1 -c "CREATE DATABASE $DB" > /dev/null ||
-	bail "cannot create database $DB"
 # the server is never contacted: plan reads only PostgreSQL
-q "CREATE EXTENSION cql_fdw;
-   CREATE SERVER cqlbridge FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '127.0.0.1');" > /dev/null ||
-	bail "cql_fdw setup failed"
-for f in "$HOTEL"/schema/*.sql; do
-	qf -f "$f" > /dev/null || bail "loading $f failed"
-done
-qf -f "$HOTEL/generate.sql" > /dev/null || bail "generate.sql failed"
+fresh_db 127.0.0.1
+load_migrations "$HOTEL"
 
 plan()
 {

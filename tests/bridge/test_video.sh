@@ -43,20 +43,10 @@ cleanup()
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
-bail() { echo "Bail out! $*"; exit 1; }
-
 [ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
 
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
-psql -X -q -d postgres -v ON_ERROR_STOP=1 -c "CREATE DATABASE $DB" > /dev/null ||
-	bail "cannot create database $DB"
-q "CREATE EXTENSION cql_fdw;
-   CREATE SERVER cqlbridge FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '$CQL_HOST');
-   CREATE USER MAPPING FOR CURRENT_USER SERVER cqlbridge;" > /dev/null || bail "cql_fdw setup failed"
-for f in "$VIDEO"/schema/*.sql; do
-	qf -f "$f" > /dev/null || bail "schema file $f failed"
-done
-qf -f "$VIDEO/generate.sql" > /dev/null || bail "generate.sql failed"
+fresh_db "$CQL_HOST"
+load_migrations "$VIDEO"
 
 # --- plan: the golden model (default keyspace/RF), then the test's own ---------
 "$CQLBRIDGE" plan -q --schema video_rel --workload "$VIDEO/workload.sql" \
