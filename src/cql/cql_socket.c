@@ -4,18 +4,23 @@
  *		Non-blocking TCP sockets, the monotonic clock and the default
  *		poll()-based wait hook of the CQL connection layer.
  *
- * Nothing here ever blocks except getaddrinfo(): every other wait goes
- * through the caller's wait hook, so that inside a PostgreSQL backend the
- * glue can wait on its latch and the socket together and stop when a query
- * cancel is pending.  Name resolution has no portable non-blocking form;
- * callers that care should pass numeric addresses (then getaddrinfo does
- * not touch the network).
+ * Nothing here blocks: every wait goes through the caller's wait hook, so
+ * that inside a PostgreSQL backend the glue can wait on its latch and the
+ * socket together and stop when a query cancel is pending.  That includes
+ * name resolution: a host name (not a numeric address) is resolved with
+ * glibc's getaddrinfo_a() while the hook is called every few milliseconds,
+ * so a stalled DNS server cannot outlast the connect timeout or a cancel.
+ * Elsewhere (no getaddrinfo_a) resolution falls back to getaddrinfo(),
+ * which may block; numeric addresses never touch the network.
  *
  * IDENTIFICATION
  *		src/cql/cql_socket.c
  *
  *-------------------------------------------------------------------------
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE				/* getaddrinfo_a */
+#endif
 #include "cql_conn_int.h"
 
 #include <errno.h>
@@ -25,6 +30,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -198,6 +204,106 @@ connect_one(const struct addrinfo *ai, int64_t deadline,
 	return CQL_OK;
 }
 
+#ifdef __GLIBC__
+/* A lookup in flight: malloc'd, since a resolver thread may outlive us */
+typedef struct AsyncLookup
+{
+	struct gaicb cb;
+	struct addrinfo hints;
+	char	   *host;
+	char		port[16];
+} AsyncLookup;
+
+static void
+lookup_free(AsyncLookup *l)
+{
+	free(l->host);
+	free(l);
+}
+#endif
+
+/*
+ * resolve
+ *		getaddrinfo() that waits through the hook.  Returns the getaddrinfo
+ *		code; *st is CQL_ERR_TIMEOUT or CQL_ERR_INTERRUPTED when the wait
+ *		ended first (the lookup is cancelled; if the resolver cannot cancel
+ *		it, its small request block is left to it rather than freed under
+ *		its feet), else CQL_OK.
+ */
+static int
+resolve(const char *host, const char *port, const struct addrinfo *hints,
+		int64_t deadline, cql_wait_fn wait, void *wait_ctx,
+		struct addrinfo **res, cql_status *st)
+{
+	struct addrinfo numeric = *hints;
+	int			rc;
+
+	*st = CQL_OK;
+	*res = NULL;
+
+	/* a numeric address needs no lookup */
+	numeric.ai_flags |= AI_NUMERICHOST;
+	rc = getaddrinfo(host, port, &numeric, res);
+	if (rc != EAI_NONAME)
+		return rc;
+	*res = NULL;
+
+#ifdef __GLIBC__
+	{
+		AsyncLookup *l = calloc(1, sizeof(AsyncLookup));
+		struct gaicb *list[1];
+
+		if (l == NULL || (l->host = strdup(host)) == NULL)
+		{
+			free(l);
+			return EAI_MEMORY;
+		}
+		l->hints = *hints;
+		snprintf(l->port, sizeof(l->port), "%s", port);
+		l->cb.ar_name = l->host;
+		l->cb.ar_service = l->port;
+		l->cb.ar_request = &l->hints;
+		list[0] = &l->cb;
+		if (getaddrinfo_a(GAI_NOWAIT, list, 1, NULL) != 0)
+		{
+			lookup_free(l);
+			return getaddrinfo(host, port, hints, res);
+		}
+		for (;;)
+		{
+			int			left = cql_remaining_ms(deadline);
+			cql_status	ws;
+
+			rc = gai_error(&l->cb);
+			if (rc != EAI_INPROGRESS)
+				break;
+			if (left == 0)
+				ws = CQL_ERR_TIMEOUT;
+			else
+				ws = wait(wait_ctx, -1, 0, (left < 0 || left > 20) ? 20 : left);
+			if (ws == CQL_ERR_TIMEOUT && cql_remaining_ms(deadline) != 0)
+				continue;		/* just the polling interval */
+			if (ws != CQL_OK)
+			{
+				if (gai_cancel(&l->cb) == EAI_CANCELED || gai_error(&l->cb) != EAI_INPROGRESS)
+				{
+					if (gai_error(&l->cb) == 0)
+						freeaddrinfo(l->cb.ar_result);
+					lookup_free(l);
+				}
+				*st = ws;
+				return EAI_AGAIN;
+			}
+		}
+		*res = l->cb.ar_result;
+		lookup_free(l);
+		return rc;
+	}
+#else
+	return getaddrinfo(host, port, hints, res);
+#endif
+}
+
 /*
  * cql_sock_connect
  *		Resolve host:port and connect to the first address that answers.
@@ -224,8 +330,9 @@ cql_sock_connect(const char *host, int port, int64_t deadline,
 	hints.ai_flags = AI_NUMERICSERV;
 	snprintf(portstr, sizeof(portstr), "%d", port);
 
-	/* Blocking, see the file header. */
-	rc = getaddrinfo(host, portstr, &hints, &res);
+	rc = resolve(host, portstr, &hints, deadline, wait, wait_ctx, &res, &st);
+	if (st != CQL_OK)
+		return st;
 	if (rc != 0 || res == NULL)
 	{
 		*err_no = -rc;

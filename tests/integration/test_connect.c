@@ -279,6 +279,24 @@ test_connect_errors(void)
 	st = cql_connect(&o, &c, &err);
 	is_int(st, CQL_ERR_RESOLVE, "unknown host -> CQL_ERR_RESOLVE");
 
+	/* a name is resolved (asynchronously) before the connect */
+	itest_options(&o, 5, CQL_COMPRESSION_NONE);
+	o.host = "localhost";
+	o.port = 1;
+	st = cql_connect(&o, &c, &err);
+	is_int(st, CQL_ERR_CONNECT, "host name resolved, then connection refused (%s)", err.message);
+
+	/* resolution waits through the hook: a 1 ms deadline ends it early */
+	itest_options(&o, 5, CQL_COMPRESSION_NONE);
+	o.host = "no-such-host.invalid";
+	o.connect_timeout_ms = 1;
+	t0 = now_ms();
+	st = cql_connect(&o, &c, &err);
+	ok(st == CQL_ERR_TIMEOUT || st == CQL_ERR_RESOLVE,
+	   "name lookup bounded by the connect deadline (%s)", cql_status_message(st));
+	ok(now_ms() - t0 < 1000, "... returns within the deadline (%lld ms)",
+	   (long long) (now_ms() - t0));
+
 	/* unroutable address: connect timeout honoured */
 	itest_options(&o, 5, CQL_COMPRESSION_NONE);
 	o.host = "10.255.255.1";
