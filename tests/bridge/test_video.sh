@@ -9,7 +9,8 @@
 #   apply  -> every foreign table equals its source view
 #   verify -> every query gives the same answers on both sides
 #   sync   -> a new comment, an edited video title and a removed tag reach
-#             the query tables at COMMIT; verify passes again
+#             the query tables at COMMIT; verify passes again; a change
+#             under REPEATABLE READ is refused
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST (default
 # 127.0.0.1), CQLBRIDGE (default build/cqlbridge).
@@ -120,6 +121,12 @@ rc=$?
 ok $rc "relational changes commit with sync installed"
 [ $rc -eq 0 ] || sed 's/^/# /' "$WORK/change.out"
 compare_all "after the changes"
+# the COMMIT-time recompute needs READ COMMITTED: other levels are refused
+out=$(q "BEGIN ISOLATION LEVEL REPEATABLE READ;
+   UPDATE video_rel.videos SET title = title || '!' WHERE video_id = (SELECT video_id FROM video_rel.videos ORDER BY video_id LIMIT 1);
+   COMMIT;" 2>&1)
+grep -q 'cqlbridge sync needs READ COMMITTED' <<< "$out"
+ok $? "a synced change under REPEATABLE READ is refused with a clear error"
 "$CQLBRIDGE" verify --samples 5 "$GEN" > "$WORK/verify2.out" 2>&1
 ok $? "verify passes again after the synced changes"
 

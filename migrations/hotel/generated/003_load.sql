@@ -15,7 +15,8 @@
 INSERT INTO hotel_cql.hotels_by_poi_name (poi_name, hotel_id, point_of_interest_id, name, phone, address)
 SELECT s.poi_name, s.hotel_id, s.point_of_interest_id, s.name, s.phone, s.address
 FROM cqlbridge.hotels_by_poi_name_src s
-WHERE (hashtext((s.poi_name)::text) & 2147483647) % $2 = $1;
+WHERE (hashtext((s.poi_name)::text) & 2147483647) % $2 = $1
+ORDER BY s.poi_name;
 
 -- table: hotel.hotels
 -- foreign_table: hotel_cql.hotels
@@ -44,7 +45,8 @@ WHERE (hashtext((s.id)::text) & 2147483647) % $2 = $1;
 INSERT INTO hotel_cql.points_of_interest_by_hotel_id (hotel_id, poi_name, point_of_interest_id, description)
 SELECT s.hotel_id, s.poi_name, s.point_of_interest_id, s.description
 FROM cqlbridge.points_of_interest_by_hotel_id_src s
-WHERE (hashtext((s.hotel_id)::text) & 2147483647) % $2 = $1;
+WHERE (hashtext((s.hotel_id)::text) & 2147483647) % $2 = $1
+ORDER BY s.hotel_id;
 
 -- table: hotel.room_availabilities_by_hotel_id
 -- foreign_table: hotel_cql.room_availabilities_by_hotel_id
@@ -57,7 +59,8 @@ WHERE (hashtext((s.hotel_id)::text) & 2147483647) % $2 = $1;
 INSERT INTO hotel_cql.room_availabilities_by_hotel_id (hotel_id, date, room_number, is_available)
 SELECT s.hotel_id, s.date, s.room_number, s.is_available
 FROM cqlbridge.room_availabilities_by_hotel_id_src s
-WHERE (hashtext((s.hotel_id)::text) & 2147483647) % $2 = $1;
+WHERE (hashtext((s.hotel_id)::text) & 2147483647) % $2 = $1
+ORDER BY s.hotel_id;
 
 -- table: hotel.rooms_by_hotel_id_room_number
 -- foreign_table: hotel_cql.rooms_by_hotel_id_room_number
@@ -72,7 +75,8 @@ WHERE (hashtext((s.hotel_id)::text) & 2147483647) % $2 = $1;
 INSERT INTO hotel_cql.rooms_by_hotel_id_room_number (hotel_id, room_number, amenity_name, rate, description)
 SELECT s.hotel_id, s.room_number, s.amenity_name, s.rate, s.description
 FROM cqlbridge.rooms_by_hotel_id_room_number_src s
-WHERE (hashtext((s.hotel_id)::text || '|' || (s.room_number)::text) & 2147483647) % $2 = $1;
+WHERE (hashtext((s.hotel_id)::text || '|' || (s.room_number)::text) & 2147483647) % $2 = $1
+ORDER BY s.hotel_id, s.room_number;
 
 -- table: hotel.reservations
 -- foreign_table: hotel_cql.reservations
@@ -98,7 +102,8 @@ WHERE (hashtext((s.confirm_number)::text) & 2147483647) % $2 = $1;
 INSERT INTO hotel_cql.reservations_by_hotel_id_start_date (hotel_id, start_date, room_number, end_date, confirm_number, guest_id)
 SELECT s.hotel_id, s.start_date, s.room_number, s.end_date, s.confirm_number, s.guest_id
 FROM cqlbridge.reservations_by_hotel_id_start_date_src s
-WHERE (hashtext((s.hotel_id)::text || '|' || (s.start_date)::text) & 2147483647) % $2 = $1;
+WHERE (hashtext((s.hotel_id)::text || '|' || (s.start_date)::text) & 2147483647) % $2 = $1
+ORDER BY s.hotel_id, s.start_date;
 
 -- table: hotel.reservations_by_guest_last_name
 -- foreign_table: hotel_cql.reservations_by_guest_last_name
@@ -112,7 +117,8 @@ WHERE (hashtext((s.hotel_id)::text || '|' || (s.start_date)::text) & 2147483647)
 INSERT INTO hotel_cql.reservations_by_guest_last_name (guest_last_name, hotel_id, start_date, room_number, end_date, confirm_number, guest_id)
 SELECT s.guest_last_name, s.hotel_id, s.start_date, s.room_number, s.end_date, s.confirm_number, s.guest_id
 FROM cqlbridge.reservations_by_guest_last_name_src s
-WHERE (hashtext((s.guest_last_name)::text) & 2147483647) % $2 = $1;
+WHERE (hashtext((s.guest_last_name)::text) & 2147483647) % $2 = $1
+ORDER BY s.guest_last_name;
 
 -- table: hotel.guests
 -- foreign_table: hotel_cql.guests

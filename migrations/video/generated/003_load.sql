@@ -14,7 +14,8 @@
 INSERT INTO video_cql.comments_by_video_id (video_id, created_at, comment_id, user_id, user_name, body)
 SELECT s.video_id, s.created_at, s.comment_id, s.user_id, s.user_name, s.body
 FROM cqlbridge.comments_by_video_id_src s
-WHERE (hashtext((s.video_id)::text) & 2147483647) % $2 = $1;
+WHERE (hashtext((s.video_id)::text) & 2147483647) % $2 = $1
+ORDER BY s.video_id;
 
 -- table: video.videos_by_tag
 -- foreign_table: video_cql.videos_by_tag
@@ -30,7 +31,8 @@ WHERE (hashtext((s.video_id)::text) & 2147483647) % $2 = $1;
 INSERT INTO video_cql.videos_by_tag (tag, uploaded_at, video_id, title, duration_s, uploader_id, uploader_name)
 SELECT s.tag, s.uploaded_at, s.video_id, s.title, s.duration_s, s.uploader_id, s.uploader_name
 FROM cqlbridge.videos_by_tag_src s
-WHERE (hashtext((s.tag)::text) & 2147483647) % $2 = $1;
+WHERE (hashtext((s.tag)::text) & 2147483647) % $2 = $1
+ORDER BY s.tag;
 
 -- table: video.videos
 -- foreign_table: video_cql.videos
@@ -59,7 +61,8 @@ WHERE (hashtext((s.video_id)::text) & 2147483647) % $2 = $1;
 INSERT INTO video_cql.comments_by_user_id (user_id, created_at, comment_id, video_id, video_title, body)
 SELECT s.user_id, s.created_at, s.comment_id, s.video_id, s.video_title, s.body
 FROM cqlbridge.comments_by_user_id_src s
-WHERE (hashtext((s.user_id)::text) & 2147483647) % $2 = $1;
+WHERE (hashtext((s.user_id)::text) & 2147483647) % $2 = $1
+ORDER BY s.user_id;
 
 -- table: video.users_by_email
 -- foreign_table: video_cql.users_by_email

@@ -1,4 +1,4 @@
--- 004_verify.sql: per workload query, parameter samples from the source view,
+-- 004_verify.sql: per workload query, parameter samples from the source view and the searched relation,
 -- the original query (source) and the same question asked of the foreign table (target).
 
 -- query: Q1_comments_by_video
@@ -8,7 +8,9 @@
 -- ordered: true
 -- single_partition: true
 -- sample
-SELECT d.video_id FROM (SELECT DISTINCT s.video_id FROM cqlbridge.comments_by_video_id_src s) d ORDER BY md5(d.video_id::text) LIMIT $1;
+SELECT * FROM (SELECT d.video_id FROM (SELECT DISTINCT s.video_id FROM cqlbridge.comments_by_video_id_src s) d ORDER BY md5(d.video_id::text) LIMIT $1 - $1 / 2) v
+UNION ALL
+SELECT * FROM (SELECT d.video_id FROM (SELECT DISTINCT r.video_id AS video_id FROM video_rel.comments r WHERE r.video_id IS NOT NULL) d ORDER BY md5(d.video_id::text) LIMIT $1 / 2) r;
 -- source
 SELECT c.video_id, c.created_at, c.comment_id, c.user_id, u.name AS user_name, c.body
 FROM video_rel.comments c
@@ -28,7 +30,9 @@ ORDER BY t.created_at DESC, t.comment_id;
 -- ordered: true
 -- single_partition: true
 -- sample
-SELECT d.tag FROM (SELECT DISTINCT s.tag FROM cqlbridge.videos_by_tag_src s) d ORDER BY md5(d.tag::text) LIMIT $1;
+SELECT * FROM (SELECT d.tag FROM (SELECT DISTINCT s.tag FROM cqlbridge.videos_by_tag_src s) d ORDER BY md5(d.tag::text) LIMIT $1 - $1 / 2) v
+UNION ALL
+SELECT * FROM (SELECT d.tag FROM (SELECT DISTINCT r.name AS tag FROM video_rel.tags r WHERE r.name IS NOT NULL) d ORDER BY md5(d.tag::text) LIMIT $1 / 2) r;
 -- source
 SELECT t.name AS tag, v.uploaded_at, v.video_id, v.title, v.duration_s,
        v.uploader_id, u.name AS uploader_name
@@ -51,7 +55,9 @@ ORDER BY t.uploaded_at DESC, t.video_id;
 -- ordered: false
 -- single_partition: true
 -- sample
-SELECT d.video_id FROM (SELECT DISTINCT s.video_id FROM cqlbridge.videos_src s) d ORDER BY md5(d.video_id::text) LIMIT $1;
+SELECT * FROM (SELECT d.video_id FROM (SELECT DISTINCT s.video_id FROM cqlbridge.videos_src s) d ORDER BY md5(d.video_id::text) LIMIT $1 - $1 / 2) v
+UNION ALL
+SELECT * FROM (SELECT d.video_id FROM (SELECT DISTINCT r.video_id AS video_id FROM video_rel.videos r WHERE r.video_id IS NOT NULL) d ORDER BY md5(d.video_id::text) LIMIT $1 / 2) r;
 -- source
 SELECT v.video_id, v.uploader_id, v.title, v.description, v.duration_s, v.uploaded_at,
        (SELECT array_agg(DISTINCT t.name ORDER BY t.name)
@@ -72,7 +78,9 @@ WHERE t.video_id = $1;
 -- ordered: true
 -- single_partition: true
 -- sample
-SELECT d.user_id, d.created_at, (d.created_at + interval '7 days') FROM (SELECT DISTINCT s.user_id, s.created_at FROM cqlbridge.comments_by_user_id_src s) d ORDER BY md5(d.user_id::text || '|' || d.created_at::text) LIMIT $1;
+SELECT * FROM (SELECT d.user_id, d.created_at, (d.created_at + interval '7 days') FROM (SELECT DISTINCT s.user_id, s.created_at FROM cqlbridge.comments_by_user_id_src s) d ORDER BY md5(d.user_id::text || '|' || d.created_at::text) LIMIT $1 - $1 / 2) v
+UNION ALL
+SELECT * FROM (SELECT d.user_id, d.created_at, (d.created_at + interval '7 days') FROM (SELECT DISTINCT r.user_id AS user_id, r.created_at AS created_at FROM video_rel.comments r WHERE r.user_id IS NOT NULL AND r.created_at IS NOT NULL) d ORDER BY md5(d.user_id::text || '|' || d.created_at::text) LIMIT $1 / 2) r;
 -- source
 SELECT c.user_id, c.created_at, c.comment_id, c.video_id, v.title AS video_title, c.body
 FROM video_rel.comments c
@@ -94,7 +102,9 @@ ORDER BY t.created_at DESC, t.comment_id;
 -- ordered: false
 -- single_partition: true
 -- sample
-SELECT d.email FROM (SELECT DISTINCT s.email FROM cqlbridge.users_by_email_src s) d ORDER BY md5(d.email::text) LIMIT $1;
+SELECT * FROM (SELECT d.email FROM (SELECT DISTINCT s.email FROM cqlbridge.users_by_email_src s) d ORDER BY md5(d.email::text) LIMIT $1 - $1 / 2) v
+UNION ALL
+SELECT * FROM (SELECT d.email FROM (SELECT DISTINCT r.email AS email FROM video_rel.users r WHERE r.email IS NOT NULL) d ORDER BY md5(d.email::text) LIMIT $1 / 2) r;
 -- source
 SELECT u.email, u.user_id, u.name, u.created_at
 FROM video_rel.users u

@@ -40,7 +40,7 @@ BEGIN
 	RAISE EXCEPTION 'cannot TRUNCATE %.% while cqlbridge sync is installed', TG_TABLE_SCHEMA, TG_TABLE_NAME
 		USING ERRCODE = 'feature_not_supported',
 			  DETAIL = 'TRUNCATE fires no row triggers, so the Cassandra tables would keep the rows.',
-			  HINT = 'Use DELETE, or run "cqlbridge sync DIR --uninstall" first and "cqlbridge apply" afterwards.';
+			  HINT = 'Use DELETE; or run "cqlbridge sync DIR --uninstall", TRUNCATE here and the Cassandra table, then "cqlbridge apply DIR --restart" and sync again.';
 END
 $cqlbridge$;
 
@@ -50,6 +50,13 @@ $cqlbridge$;
 CREATE OR REPLACE FUNCTION cqlbridge.sync_prepare() RETURNS void
 LANGUAGE plpgsql AS $cqlbridge$
 BEGIN
+	-- the COMMIT-time recompute must see other transactions' committed rows
+	IF current_setting('transaction_isolation') <> 'read committed' THEN
+		RAISE EXCEPTION 'cqlbridge sync needs READ COMMITTED, not %', current_setting('transaction_isolation')
+			USING ERRCODE = 'feature_not_supported',
+				  DETAIL = 'The query tables are recomputed at COMMIT from the data committed by then; a snapshot taken earlier would miss concurrent changes.',
+				  HINT = 'Change synced tables in READ COMMITTED transactions.';
+	END IF;
 	IF to_regclass('pg_temp.cqlbridge_pk_0_video_comments_by_video_id') IS NULL THEN
 		CREATE TEMP TABLE cqlbridge_pk_0_video_comments_by_video_id ON COMMIT DELETE ROWS AS
 			SELECT s."video_id", s."created_at", s."comment_id" FROM cqlbridge.comments_by_video_id_src s WITH NO DATA;

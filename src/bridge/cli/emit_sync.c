@@ -418,7 +418,14 @@ emit_prepare(StrBuf *out, const SyncModel *m)
 			  "-- the keys) and changed source rows (typed like their primary keys), and\n"
 			  "-- mark the transaction as having pending work.\n"
 			  "CREATE OR REPLACE FUNCTION cqlbridge.sync_prepare() RETURNS void\n"
-			  "LANGUAGE plpgsql AS " TAG "\nBEGIN\n");
+			  "LANGUAGE plpgsql AS " TAG "\nBEGIN\n"
+			  "\t-- the COMMIT-time recompute must see other transactions' committed rows\n"
+			  "\tIF current_setting('transaction_isolation') <> 'read committed' THEN\n"
+			  "\t\tRAISE EXCEPTION 'cqlbridge sync needs READ COMMITTED, not %', current_setting('transaction_isolation')\n"
+			  "\t\t\tUSING ERRCODE = 'feature_not_supported',\n"
+			  "\t\t\t\t  DETAIL = 'The query tables are recomputed at COMMIT from the data committed by then; a snapshot taken earlier would miss concurrent changes.',\n"
+			  "\t\t\t\t  HINT = 'Change synced tables in READ COMMITTED transactions.';\n"
+			  "\tEND IF;\n");
 	for (int i = 0; i < m->ntargets; i++)
 	{
 		const SyncTarget *t = &m->targets[i];
@@ -650,7 +657,7 @@ build_sync_sql(const SyncModel *m, const char *dir)
 			  "\tRAISE EXCEPTION 'cannot TRUNCATE %.% while cqlbridge sync is installed', TG_TABLE_SCHEMA, TG_TABLE_NAME\n"
 			  "\t\tUSING ERRCODE = 'feature_not_supported',\n"
 			  "\t\t\t  DETAIL = 'TRUNCATE fires no row triggers, so the Cassandra tables would keep the rows.',\n"
-			  "\t\t\t  HINT = 'Use DELETE, or run \"cqlbridge sync DIR --uninstall\" first and \"cqlbridge apply\" afterwards.';\n"
+			  "\t\t\t  HINT = 'Use DELETE; or run \"cqlbridge sync DIR --uninstall\", TRUNCATE here and the Cassandra table, then \"cqlbridge apply DIR --restart\" and sync again.';\n"
 			  "END\n" TAG ";\n\n");
 
 	emit_prepare(&out, m);

@@ -68,7 +68,7 @@ static const char *const connection_help =
 
 static const Command commands[] = {
 	{"plan", "derive Cassandra query tables from the schema and workload",
-		"cqlbridge plan [OPTION]... --workload FILE -o DIR",
+		"cqlbridge plan [OPTION]... --schema SCHEMA --workload FILE -o DIR",
 		"  --workload=FILE          the application's queries (block format)\n"
 		"  --schema=SCHEMA          relational schema (e.g. hotel_rel)\n"
 		"  --keyspace=NAME          Cassandra keyspace (default: schema without \"_rel\")\n"
@@ -347,6 +347,8 @@ main(int argc, char **argv)
 			usage_error(cmd, "%s needs -o DIR", "plan");
 		if (opts.workload == NULL)
 			usage_error(cmd, "%s needs --workload FILE", "plan");
+		if (opts.source_schema == NULL)
+			usage_error(cmd, "%s needs --schema SCHEMA (the relational schema, e.g. hotel_rel)", "plan");
 	}
 	if (optind < argc)
 		usage_error(cmd, "too many arguments (first extra: \"%s\")", argv[optind]);

@@ -456,6 +456,7 @@ plan_emit_load(Plan *p)
 		StrBuf		cols;
 		StrBuf		scols;
 		StrBuf		hash;
+		StrBuf		order;
 
 		sb_init(&cols);
 		sb_init(&scols);
@@ -488,8 +489,22 @@ plan_emit_load(Plan *p)
 			sb_appendf(&sb, "-- affected: %s.%s (%s) | %s\n", plan_qi(r->schema), plan_qi(r->table),
 					   r->detail, plan_affected_sql(p, t, r, false));
 		}
-		sb_appendf(&sb, "INSERT INTO %s (%s)\nSELECT %s\nFROM %s s\nWHERE (hashtext(%s) & 2147483647) %% $2 = $1;\n",
-				   ftable(p, t), cols.data, scols.data, view_name(t), hash.data);
+		/*
+		 * Rows of one partition next to each other: the FDW sends the rows
+		 * of a partition that arrive in one batch as one UNLOGGED BATCH
+		 * (2.5x faster than row by row, bench/README.md).  Tables with one
+		 * row per partition gain nothing from the sort and skip it.
+		 */
+		sb_init(&order);
+		if (t->nck > 0)
+		{
+			sb_append(&order, "\nORDER BY ");
+			for (int i = 0; i < t->npk; i++)
+				sb_appendf(&order, "%ss.%s", i ? ", " : "", plan_qi(t->cols[i].name));
+		}
+		sb_appendf(&sb, "INSERT INTO %s (%s)\nSELECT %s\nFROM %s s\nWHERE (hashtext(%s) & 2147483647) %% $2 = $1%s;\n",
+				   ftable(p, t), cols.data, scols.data, view_name(t), hash.data, order.data);
+		sb_free(&order);
 	}
 	return sb.data;
 }
@@ -504,13 +519,73 @@ is_lower_op(const char *op)
 	return op[0] == '>';
 }
 
+/*
+ * The distinct searched values taken from the searched relation itself,
+ * under the query table's column names: "SELECT DISTINCT r.name AS
+ * poi_name FROM hotel_rel.point_of_interest r WHERE ...".  NULL when the
+ * parameters search columns of different relations (their combinations
+ * come from the query table only).
+ */
+static char *
+source_sample_columns(const Query *q, const Table *t)
+{
+	const ARow *first = NULL;
+	StrBuf		cols;
+	StrBuf		notnull;
+	bool	   *used = bridge_malloc(sizeof(bool) * (t->ncols + 1));
+	char	   *sql;
+
+	memset(used, 0, sizeof(bool) * (t->ncols + 1));
+	sb_init(&cols);
+	sb_init(&notnull);
+	for (int k = 0; k < q->nparams; k++)
+	{
+		const ARow *r = NULL;
+		int			ci = q->puse[k].col;
+
+		for (int i = 0; i < q->nrows && r == NULL; i++)
+			if (q->rows[i].level == 0 && q->rows[i].param == k + 1 &&
+				(strcmp(q->rows[i].kind, "equality") == 0 || strcmp(q->rows[i].kind, "range") == 0))
+				r = &q->rows[i];
+		if (r == NULL || r->schema == NULL || r->table == NULL || r->column == NULL ||
+			(first && (strcmp(first->schema, r->schema) != 0 ||
+					   strcmp(first->table, r->table) != 0 ||
+					   strcmp(first->alias, r->alias) != 0)))
+		{
+			sb_free(&cols);
+			sb_free(&notnull);
+			free(used);
+			return NULL;
+		}
+		if (first == NULL)
+			first = r;
+		if (used[ci])
+			continue;
+		used[ci] = true;
+		sb_appendf(&cols, "%sr.%s AS %s", cols.len ? ", " : "", plan_qi(r->column),
+				   plan_qi(t->cols[ci].name));
+		sb_appendf(&notnull, "%sr.%s IS NOT NULL", notnull.len ? " AND " : "", plan_qi(r->column));
+	}
+	if (first == NULL)
+	{
+		free(used);
+		return NULL;
+	}
+	sql = bridge_printf("SELECT DISTINCT %s FROM %s.%s r WHERE %s", cols.data,
+						plan_qi(first->schema), plan_qi(first->table), notnull.data);
+	sb_free(&cols);
+	sb_free(&notnull);
+	free(used);
+	return sql;
+}
+
 char *
 plan_emit_verify(Plan *p)
 {
 	StrBuf		sb;
 
 	sb_init(&sb);
-	sb_append(&sb, "-- 004_verify.sql: per workload query, parameter samples from the source view,\n");
+	sb_append(&sb, "-- 004_verify.sql: per workload query, parameter samples from the source view and the searched relation,\n");
 	sb_append(&sb, "-- the original query (source) and the same question asked of the foreign table (target).\n");
 	for (int qi = 0; qi < p->nqueries; qi++)
 	{
@@ -521,6 +596,7 @@ plan_emit_verify(Plan *p)
 		StrBuf		md5;
 		int			nd = 0;
 		bool	   *used = bridge_malloc(sizeof(bool) * (t->ncols + 1));
+		char	   *src_dist;
 
 		memset(used, 0, sizeof(bool) * (t->ncols + 1));
 		sb_appendf(&sb, "\n-- query: %s\n", q->name);
@@ -568,8 +644,25 @@ plan_emit_verify(Plan *p)
 				sb_appendf(&sel, "%s%s", k ? ", " : "", d);
 		}
 		sb_append(&sb, "-- sample\n");
-		sb_appendf(&sb, "SELECT %s FROM (SELECT DISTINCT %s FROM %s s) d ORDER BY md5(%s) LIMIT $1;\n",
-				   sel.data, dist.data, view_name(t), md5.data);
+		src_dist = source_sample_columns(q, t);
+		if (src_dist == NULL)
+			sb_appendf(&sb, "SELECT %s FROM (SELECT DISTINCT %s FROM %s s) d ORDER BY md5(%s) LIMIT $1;\n",
+					   sel.data, dist.data, view_name(t), md5.data);
+		else
+		{
+			/*
+			 * Half the samples from the query table's own rows (values that
+			 * return rows), half from the searched relation itself: values
+			 * whose rows the table does not hold (filtered out, outer-join
+			 * rows without a clustering value, ...) are compared too, so
+			 * verify cannot miss them.
+			 */
+			sb_appendf(&sb, "SELECT * FROM (SELECT %s FROM (SELECT DISTINCT %s FROM %s s) d ORDER BY md5(%s) LIMIT $1 - $1 / 2) v\n",
+					   sel.data, dist.data, view_name(t), md5.data);
+			sb_appendf(&sb, "UNION ALL\nSELECT * FROM (SELECT %s FROM (%s) d ORDER BY md5(%s) LIMIT $1 / 2) r;\n",
+					   sel.data, src_dist, md5.data);
+			free(src_dist);
+		}
 		sb_append(&sb, "-- source\n");
 		sb_appendf(&sb, "%s;\n", q->sql);
 
