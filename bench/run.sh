@@ -18,6 +18,13 @@
 #   8. write strategies of the protocol library, 200,000 rows: pipelined
 #      EXECUTEs vs unlogged batches per partition vs mixed batches
 #      (bench/batch_vs_pipeline.c; BENCH_BATCH=0 skips it)   (issue 4)
+#   9. cqlbridge on the hotel example: generate.sql at SCALE hotels (default
+#      200: ~15 million target rows), plan, apply, verify --samples 20, and
+#      count every loaded table through its foreign table.  Takes ~30 min and
+#      ~2 GB in PostgreSQL, ~1 GB in Cassandra, so it is off by default:
+#      BENCH_BRIDGE=1 adds it after step 8, BENCH_BRIDGE=only runs it alone,
+#      e.g. `BENCH_BRIDGE=only SCALE=200 bash bench/run.sh`.  Uses database
+#      bench_bridge and keyspace bench_hotel, both dropped at the end.  (issue 5)
 #
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +39,57 @@ trap 'rm -rf "$TMP"' EXIT
 
 t() { local s e; s=$(date +%s.%N); "$@" > "$TMP/out" 2>&1 || { cat "$TMP/out"; exit 1; }; e=$(date +%s.%N); echo "$e - $s" | bc; }
 rate() { echo "scale=0; $ROWS / $1" | bc; }
+
+# 9. cqlbridge: relational hotel data -> plan -> apply -> verify (issue 5)
+bench_bridge()
+{
+	local scale=${SCALE:-200} db=bench_bridge ks=bench_hotel dir="$TMP/bridge" s total
+
+	make -s bridge > /dev/null
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+	for f in migrations/hotel/schema/00[1-5]_*.sql; do
+		psql -X -q -v ON_ERROR_STOP=1 -d $db -f "$f" > /dev/null
+	done
+	s=$(t psql -X -v ON_ERROR_STOP=1 -d $db -v scale="$scale" -v rooms=100 -v days=730 -f migrations/hotel/generate.sql)
+	echo "9. generate.sql scale=$scale rooms=100 days=730: $s s, database $(psql -X -At -d $db -c "SELECT pg_size_pretty(pg_database_size('$db'))")"
+	psql -X -q -v ON_ERROR_STOP=1 -d $db -f migrations/hotel/schema/006_workload_indexes.sql
+	psql -X -q -v ON_ERROR_STOP=1 -d $db <<SQL > /dev/null
+CREATE EXTENSION cql_fdw;
+CREATE SERVER cqlbridge FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '$HOST');
+CREATE USER MAPPING FOR CURRENT_USER SERVER cqlbridge;
+SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $ks');
+SQL
+
+	s=$(t build/cqlbridge plan -d $db --schema hotel_rel --workload migrations/hotel/workload.sql \
+		  --keyspace $ks --replication-factor 1 -o "$dir")
+	total=$(awk '/^-- rows:/ { n += $3 } END { print n }' "$dir/003_load.sql")
+	echo "9. cqlbridge plan: $s s, $total target rows in 9 tables"
+
+	s=$(t build/cqlbridge apply -d $db "$dir")
+	sed 's/^/9.   /' "$TMP/out"
+	echo "9. cqlbridge apply: $s s = $(echo "scale=0; $total / $s" | bc) rows/s"
+
+	s=$(t build/cqlbridge verify -d $db --samples 20 "$dir")
+	sed 's/^/9.   /' "$TMP/out"
+	echo "9. cqlbridge verify --samples 20: $s s"
+
+	# every table holds exactly the rows counted at plan time
+	awk '/^-- foreign_table:/ { ft = $3 } /^-- rows:/ { print ft, $3 }' "$dir/003_load.sql" |
+	while read -r ft rows; do
+		s=$(t psql -X -At -d $db -c "SELECT count(*) FROM $ft")
+		n=$(cat "$TMP/out")
+		[ "$n" = "$rows" ] || { echo "9. $ft: $n rows in Cassandra, $rows expected"; exit 1; }
+		echo "9. count(*) $ft: $n rows = plan, $s s"
+	done
+
+	psql -X -q -d $db -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $ks')" > /dev/null
+	psql -X -q -d postgres -c "DROP DATABASE $db"
+}
+
+if [ "${BENCH_BRIDGE:-0}" = only ]; then
+	bench_bridge
+	exit 0
+fi
 
 psql -X -q -v ON_ERROR_STOP=1 <<SQL
 CREATE EXTENSION IF NOT EXISTS cql_fdw;
@@ -76,4 +134,8 @@ $PY bench/py_lookup.py "$HOST" 5000 "$ROWS" | sed 's/^/7. /'
 if [ "${BENCH_BATCH:-1}" = 1 ]; then
 	make -s -C bench batch_vs_pipeline > /dev/null
 	build/bench/batch_vs_pipeline --host "$HOST" --keyspace bench_batch | sed 's/^/8. /'
+fi
+
+if [ "${BENCH_BRIDGE:-0}" = 1 ]; then
+	bench_bridge
 fi
