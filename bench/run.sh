@@ -20,8 +20,8 @@
 #      (bench/batch_vs_pipeline.c; BENCH_BATCH=0 skips it)   (issue 4)
 #   9. cqlbridge on the hotel example: generate.sql at SCALE hotels (default
 #      200: ~15 million target rows), plan, apply, verify --samples 20, and
-#      count every loaded table through its foreign table.  Takes ~30 min and
-#      ~2 GB in PostgreSQL, ~1 GB in Cassandra, so it is off by default:
+#      count every loaded table through its foreign table.  Takes ~20 min and
+#      ~2 GB in PostgreSQL, ~0.5 GB in Cassandra, so it is off by default:
 #      BENCH_BRIDGE=1 adds it after step 8, BENCH_BRIDGE=only runs it alone,
 #      e.g. `BENCH_BRIDGE=only SCALE=200 bash bench/run.sh`.  Uses database
 #      bench_bridge and keyspace bench_hotel, both dropped at the end.  (issue 5)

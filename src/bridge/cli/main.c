@@ -83,7 +83,7 @@ static const Command commands[] = {
 	{"apply", "create the keyspace, tables and foreign tables, then load them",
 		"cqlbridge apply [OPTION]... DIR",
 		"  --chunks=N               load each table in N chunks, one transaction each\n"
-		"                           (default: rows/50000, between 1 and 256)\n"
+		"                           (default: rows/50000, between 1 and 16)\n"
 		"  --restart                forget recorded progress and load everything again\n",
 	cmd_apply, true},
 	{"verify", "compare the workload's answers on both sides",
