@@ -45,7 +45,7 @@ SELECT h.id, h.name, h.phone,
 FROM hotel_rel.hotel h
 WHERE h.id = $1;
 -- target
-SELECT t.id, t.name, t.phone, (t.address->>'street')::text AS street, (t.address->>'city')::text AS city, (t.address->>'state_or_province')::text AS state_or_province, (t.address->>'postal_code')::text AS postal_code, (t.address->>'country')::text AS country, t.pois
+SELECT t.id, t.name, t.phone, (t.address->>'street')::text AS street, (t.address->>'city')::text AS city, (t.address->>'state_or_province')::text AS state_or_province, (t.address->>'postal_code')::text AS postal_code, (t.address->>'country')::text AS country, CASE WHEN t.pois IS NULL THEN NULL ELSE ARRAY(SELECT e FROM unnest(t.pois) e ORDER BY e) END AS pois
 FROM hotel_cql.hotels t
 WHERE t.id = $1;
 
@@ -210,6 +210,6 @@ SELECT g.guest_id, g.first_name, g.last_name, g.title,
 FROM hotel_rel.guest g
 WHERE g.guest_id = $1::uuid;
 -- target
-SELECT t.guest_id, t.first_name, t.last_name, t.title, t.emails, t.phone_numbers, t.addresses
+SELECT t.guest_id, t.first_name, t.last_name, t.title, CASE WHEN t.emails IS NULL THEN NULL ELSE ARRAY(SELECT e FROM unnest(t.emails) e ORDER BY e) END AS emails, t.phone_numbers, t.addresses
 FROM hotel_cql.guests t
 WHERE t.guest_id = $1;

@@ -67,7 +67,7 @@ SELECT v.video_id, v.uploader_id, v.title, v.description, v.duration_s, v.upload
 FROM video_rel.videos v
 WHERE v.video_id = $1::uuid;
 -- target
-SELECT t.video_id, t.uploader_id, t.title, t.description, t.duration_s, t.uploaded_at, t.tags
+SELECT t.video_id, t.uploader_id, t.title, t.description, t.duration_s, t.uploaded_at, CASE WHEN t.tags IS NULL THEN NULL ELSE ARRAY(SELECT e FROM unnest(t.tags) e ORDER BY e) END AS tags
 FROM video_cql.videos t
 WHERE t.video_id = $1;
 

@@ -678,6 +678,15 @@ plan_emit_verify(Plan *p)
 			if (q->tfield[o] >= 0)
 				sb_appendf(&sb, "(t.%s->>'%s')::%s AS %s", plan_qi(c->name), c->fields[q->tfield[o]],
 						   c->field_types[q->tfield[o]], nm);
+			else if (strncmp(c->cql_type, "set<", 4) == 0)
+
+				/*
+				 * Cassandra returns a set in byte order of its elements; the
+				 * workload orders them by the database collation, as SQL does
+				 * (array_agg(DISTINCT x ORDER BY x)).  Sort them the same way.
+				 */
+				sb_appendf(&sb, "CASE WHEN t.%s IS NULL THEN NULL ELSE ARRAY(SELECT e FROM unnest(t.%s) e ORDER BY e) END AS %s",
+						   plan_qi(c->name), plan_qi(c->name), nm);
 			else if (c->src_type && strcmp(c->src_type, c->pg_type) != 0)
 				sb_appendf(&sb, "(t.%s)::%s AS %s", plan_qi(c->name), c->src_type, nm);
 			else if (strcmp(c->name, q->tnames[o]) != 0)
