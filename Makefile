@@ -57,11 +57,11 @@ $(BUILD)/libcql.a: $(LIB_OBJS)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(sort $(wildcard tests/unit/test_*.c)))
 INTEG_BINS := $(patsubst tests/integration/%.c,$(BUILD)/integration/%,$(sort $(wildcard tests/integration/test_*.c)))
 
-$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcql.a tests/unit/tap.h
+$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcql.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(LIB_CFLAGS) -o $@ $< $(BUILD)/libcql.a -llz4
 
-$(BUILD)/integration/%: tests/integration/%.c $(BUILD)/libcql.a tests/unit/tap.h $(wildcard tests/integration/*.h)
+$(BUILD)/integration/%: tests/integration/%.c $(BUILD)/libcql.a $(wildcard tests/unit/*.h) $(wildcard tests/integration/*.h)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(LIB_CFLAGS) -Itests/integration -o $@ $< $(BUILD)/libcql.a -llz4
 

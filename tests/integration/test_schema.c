@@ -11,6 +11,7 @@
  */
 #include "cql_schema.h"
 #include "tap.h"
+#include "failing_alloc.h"
 
 static const cql_allocator *A = &cql_malloc_allocator;
 
@@ -437,38 +438,10 @@ test_server(void)
 }
 
 /* Every allocation failure point of the table builder: NOMEM, no leak. */
-static long fail_countdown = -1;
-
-static void *
-failing_alloc(void *ctx, size_t size)
-{
-	if (fail_countdown == 0)
-		return NULL;
-	if (fail_countdown > 0)
-		fail_countdown--;
-	return malloc(size);
-}
-
-static void *
-failing_realloc(void *ctx, void *p, size_t size)
-{
-	if (fail_countdown == 0)
-		return NULL;
-	if (fail_countdown > 0)
-		fail_countdown--;
-	return realloc(p, size);
-}
-
-static void
-failing_free(void *ctx, void *p)
-{
-	free(p);
-}
 
 static void
 test_pure_nomem(void)
 {
-	const cql_allocator fa = {failing_alloc, failing_realloc, failing_free, NULL};
 	const char *addr_n[] = {"street", "zip"};
 	const char *addr_t[] = {"text", "int"};
 	const char *pers_n[] = {"name", "home"};
@@ -492,7 +465,7 @@ test_pure_nomem(void)
 
 		cql_error_clear(&err);
 		fail_countdown = n;
-		st = cql_schema_build_table("ks", "t", rows, 3, u, 2, &fa, &t, &err);
+		st = cql_schema_build_table("ks", "t", rows, 3, u, 2, &failing_allocator, &t, &err);
 		fail_countdown = -1;
 		if (st == CQL_OK && (!t || !t->columns[2].type))
 			st = CQL_ERR_NOMEM; /* a type dropped under NOMEM: retry */

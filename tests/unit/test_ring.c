@@ -9,6 +9,7 @@
  */
 #include "cql_cluster.h"
 #include "tap.h"
+#include "failing_alloc.h"
 
 static const cql_allocator *A = &cql_malloc_allocator;
 
@@ -1059,35 +1060,6 @@ test_keyspace_rows(void)
  * LeakSanitizer check that nothing leaks or is touched after free).
  * ---------------------------------------------------------------------
  */
-static long fail_countdown = -1;
-
-static void *
-failing_alloc(void *ctx, size_t size)
-{
-	if (fail_countdown == 0)
-		return NULL;
-	if (fail_countdown > 0)
-		fail_countdown--;
-	return malloc(size);
-}
-
-static void *
-failing_realloc(void *ctx, void *p, size_t size)
-{
-	if (fail_countdown == 0)
-		return NULL;
-	if (fail_countdown > 0)
-		fail_countdown--;
-	return realloc(p, size);
-}
-
-static void
-failing_free(void *ctx, void *p)
-{
-	free(p);
-}
-
-static const cql_allocator FA = {failing_alloc, failing_realloc, failing_free, NULL};
 
 static void
 test_nomem(void)
@@ -1123,11 +1095,11 @@ test_nomem(void)
 
 		fail_countdown = n;
 		cql_error_clear(&err);
-		st = cql_contact_points_parse("a,b:1,[::1]:2", 9042, &FA, &cp, &ncp, &err);
+		st = cql_contact_points_parse("a,b:1,[::1]:2", 9042, &failing_allocator, &cp, &ncp, &err);
 		if (st == CQL_OK)
-			st = cql_topology_parse(&local->res, &peers->res, "127.0.0.1", 9042, &FA, &t, &err);
+			st = cql_topology_parse(&local->res, &peers->res, "127.0.0.1", 9042, &failing_allocator, &t, &err);
 		if (st == CQL_OK)
-			st = cql_topology_token_map(t, &FA, &m);
+			st = cql_topology_token_map(t, &failing_allocator, &m);
 		if (st == CQL_OK)
 			st = cql_token_map_load_keyspaces(m, &ks->res);
 		if (st == CQL_OK && cql_token_map_keyspace_class(m, "k", NULL) != CQL_REPL_NTS)
@@ -1136,8 +1108,8 @@ test_nomem(void)
 		if (st == CQL_OK && cql_token_map_replicas(m, "k", 50, h, 4) != 2)
 			bad++;
 		cql_token_map_free(m);
-		cql_topology_free(t, &FA);
-		cql_contact_points_free(cp, ncp, &FA);
+		cql_topology_free(t, &failing_allocator);
+		cql_contact_points_free(cp, ncp, &failing_allocator);
 		if (st != CQL_OK && st != CQL_ERR_NOMEM)
 			bad++;
 		if (st == CQL_OK)
