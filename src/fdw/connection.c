@@ -724,3 +724,30 @@ cqlfdw_write_timestamp(void)
 	last = now;
 	return now;
 }
+
+/*
+ * cqlfdw_retry_busy
+ *		After a send answered CQL_ERR_BUSY (every stream id of the
+ *		connection is in flight): let answers arrive, then say "send
+ *		again".  Returns false when *s is final: not BUSY, or the wait
+ *		failed (then *s is that failure).  A pending cancel is processed
+ *		while waiting.  Use as
+ *			do s = cql_send_...(conn, ...); while (cqlfdw_retry_busy(conn, &s, &err));
+ */
+bool
+cqlfdw_retry_busy(cql_conn *conn, cql_status *s, cql_error *err)
+{
+	cql_status	ps;
+
+	if (*s != CQL_ERR_BUSY)
+		return false;
+	ps = cql_conn_pump(conn, 100, err);
+	if (ps == CQL_ERR_INTERRUPTED)
+		cqlfdw_check_interrupts();
+	else if (ps != CQL_OK)
+	{
+		*s = ps;
+		return false;
+	}
+	return true;
+}

@@ -51,5 +51,6 @@ extern void cqlfdw_fail(CqlConnEntry *entry, uint64 generation, cql_conn *conn,
 extern cql_prepared *cqlfdw_prepare(CqlConnEntry *entry, uint64 generation,
 									cql_conn *conn, const char *cql);
 extern int64 cqlfdw_write_timestamp(void);
+extern bool cqlfdw_retry_busy(cql_conn *conn, cql_status *s, cql_error *err);
 
 #endif							/* CQL_FDW_CONNECTION_H */

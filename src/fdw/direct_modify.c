@@ -546,7 +546,9 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 	params.default_timestamp = timestamp;
 	params.nvalues = dm->nbinds;
 	params.values = values;
-	s = cql_send_execute(conn, prep, &params, &req, &err);
+	do
+		s = cql_send_execute(conn, prep, &params, &req, &err);
+	while (cqlfdw_retry_busy(conn, &s, &err));
 	if (s != CQL_OK)
 		cqlfdw_fail(dm->entry, dm->generation, conn, s, &err, dm->cql);
 	memset(&res, 0, sizeof(res));

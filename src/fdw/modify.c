@@ -740,27 +740,23 @@ send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, cql_request **req,
 		: CQL_NO_TIMESTAMP;
 	params.nvalues = ms->nbinds;
 	params.values = rows[0]->values;
-	for (;;)
+	if (nrows == 1)
 	{
-		if (nrows == 1)
+		do
 			s = cql_send_execute(*conn, prep, &params, req, &err);
-		else
-		{
-			const cql_value_ref **vals = palloc(sizeof(cql_value_ref *) * nrows);
+		while (cqlfdw_retry_busy(*conn, &s, &err));
+	}
+	else
+	{
+		const cql_value_ref **vals = palloc(sizeof(cql_value_ref *) * nrows);
 
-			for (int i = 0; i < nrows; i++)
-				vals[i] = rows[i]->values;
+		for (int i = 0; i < nrows; i++)
+			vals[i] = rows[i]->values;
+		do
 			s = cql_send_prepared_batch(*conn, CQL_BATCH_UNLOGGED, prep,
 										(const cql_value_ref *const *) vals,
 										nrows, ms->nbinds, &params, req, &err);
-		}
-		if (s != CQL_ERR_BUSY)
-			break;
-		s = cql_conn_pump(*conn, 100, &err);
-		if (s == CQL_ERR_INTERRUPTED)
-			cqlfdw_check_interrupts();
-		else if (s != CQL_OK)
-			break;
+		while (cqlfdw_retry_busy(*conn, &s, &err));
 	}
 	if (s != CQL_OK)
 		modify_fail(ms, *conn, s, &err);

@@ -221,18 +221,9 @@ submit_page(CqlScanState *st, CqlScanTask *t)
 	params.values = t->values;
 
 	cql_error_clear(&err);
-	for (;;)
-	{
+	do
 		s = cql_send_execute(t->conn, t->prep, &params, &t->req, &err);
-		if (s != CQL_ERR_BUSY)
-			break;
-		/* all streams taken: let answers arrive, then try again */
-		s = cql_conn_pump(t->conn, 100, &err);
-		if (s == CQL_ERR_INTERRUPTED)
-			cqlfdw_check_interrupts();
-		else if (s != CQL_OK)
-			break;
-	}
+	while (cqlfdw_retry_busy(t->conn, &s, &err));
 	if (s != CQL_OK)
 		fail(st, t->conn, s, &err);
 	t->submitted = true;

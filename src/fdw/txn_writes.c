@@ -219,15 +219,9 @@ flush_pending(void)
 				params.default_timestamp = w->timestamp;
 				params.nvalues = w->nvalues;
 				params.values = w->values;
-				for (;;)
-				{
+				do
 					s = cql_send_execute(conn, prep, &params, &window[nwin].req, &err);
-					if (s != CQL_ERR_BUSY)
-						break;
-					s = cql_conn_pump(conn, 100, &err);
-					if (s != CQL_OK)
-						break;
-				}
+				while (cqlfdw_retry_busy(conn, &s, &err));
 			}
 			if (s == CQL_ERR_INTERRUPTED)
 				cqlfdw_check_interrupts();
