@@ -9,9 +9,11 @@
 # make demo                  the main job: services + demo
 
 EXTENSION  = cql_fdw
-EXTVERSION = 0.1
+EXTVERSION = 0.2
 MODULE_big = cql_fdw
-DATA       = cql_fdw--$(EXTVERSION).sql
+# the 0.1 script plus the update scripts: CREATE EXTENSION installs 0.1 and
+# follows the update path, so fresh and updated databases are identical
+DATA       = cql_fdw--0.1.sql $(sort $(wildcard cql_fdw--*--*.sql))
 PGFILEDESC = "cql_fdw - foreign-data wrapper for Apache Cassandra"
 
 CQL_SRCS := $(sort $(wildcard src/cql/*.c))

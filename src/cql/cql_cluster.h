@@ -232,6 +232,7 @@ typedef struct cql_cluster_options
 	bool		token_aware;	/* default true */
 	int			down_backoff_ms;	/* first backoff of a failed host (1000) */
 	int			max_backoff_ms; /* cap of the doubling backoff (60000) */
+	bool		contact_points_only;	/* TEMP */
 } cql_cluster_options;
 
 extern void cql_cluster_options_init(cql_cluster_options *o);

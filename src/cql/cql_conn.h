@@ -94,6 +94,7 @@ typedef struct cql_conn_options
 	void	   *event_ctx;
 	cql_fd_fn	fd_budget;		/* NULL: no accounting */
 	void	   *fd_budget_ctx;
+	bool		require_auth;	/* TEMP */
 } cql_conn_options;
 
 /* Zero everything and set the defaults documented above. */

@@ -41,6 +41,7 @@
 #include "cql_fdw.h"
 #include "deparse.h"
 #include "planner.h"
+#include "remote.h"
 
 /* equal token ranges ANALYZE chooses from (random order) */
 #define ANALYZE_SUBRANGES	1024
@@ -105,16 +106,18 @@ sample_row(CqlAnalyzeState *as, const cql_result *page, int32 row)
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * sample_rows
+ *		Read the table's token ranges in random order into a reservoir
+ *		sample of targrows rows (Vitter), stopping after the option
+ *		analyze_rows rows, and extrapolate the total from the share of the
+ *		ring read.
+ */
 static int
-cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
-						int targrows, double *totalrows, double *totaldeadrows)
+sample_rows(CqlRemote *remote, Relation relation, int elevel, HeapTuple *rows,
+			int targrows, double *totalrows, double *totaldeadrows)
 {
-	Oid			relid = RelationGetRelid(relation);
-	ForeignTable *ft = GetForeignTable(relid);
-	UserMapping *user = GetUserMapping(GetUserId(), ft->serverid);
-	CqlFdwOptions opts;
-	CqlFdwTable *t = cqlfdw_table_for_rel(relid, GetUserId(), &opts);
-	CqlConnEntry *entry;
+	CqlFdwTable *t;
 	CqlScanShape shape;
 	Bitmapset  *all = NULL;
 	List	   *retrieved;
@@ -129,14 +132,14 @@ cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 	ListCell   *lc;
 	int			i;
 
-	cqlfdw_get_options(ft->serverid, GetUserId(), relid, &opts);
-	entry = cqlfdw_get_connection(user, &opts);
+	t = remote->table;
 
 	/* every column, over token ranges */
 	memset(&shape, 0, sizeof(shape));
 	shape.access = CQLACC_TOKEN_SCAN;
 	all = bms_add_member(all, 0 - FirstLowInvalidHeapAttributeNumber);
 	cql = cqlfdw_deparse_select(t, &shape, all, 0, false, &retrieved);
+	remote->cql = cql;
 
 	memset(&as, 0, sizeof(as));
 	as.rel = relation;
@@ -153,7 +156,14 @@ cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 	as.convs = palloc0(sizeof(CqlConv) * Max(as.natts, 1));
 
 	cql_error_clear(&err);
-	meta = cqlfdw_prepare(entry, entry->generation, cql_cluster_control(entry->cluster), cql);
+	meta = cqlfdw_remote_prepare(remote, NULL);
+	if (meta->ncols != Max(as.natts, 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INCONSISTENT_DESCRIPTOR_INFORMATION),
+				 errmsg("Cassandra table \"%s\".\"%s\" returned %d columns where foreign table \"%s\" expects %d",
+						t->keyspace, t->table, meta->ncols,
+						RelationGetRelationName(relation), Max(as.natts, 1)),
+				 errhint("The Cassandra table has changed; recreate the foreign table with IMPORT FOREIGN SCHEMA.")));
 	i = 0;
 	foreach(lc, retrieved)
 	{
@@ -167,7 +177,7 @@ cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 	}
 
 	/* the ranges in random order (Fisher-Yates, ANALYZE's own PRNG) */
-	nranges = Max(ANALYZE_SUBRANGES, cqlfdw_token_range_count(entry->cluster));
+	nranges = Max(ANALYZE_SUBRANGES, cqlfdw_token_range_count(remote->entry->cluster));
 	order = palloc(sizeof(int) * nranges);
 	for (int r = 0; r < nranges; r++)
 		order[r] = r;
@@ -204,16 +214,12 @@ cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 		vals[1].p = highb.data;
 		vals[1].n = (int32) highb.len;
 
-		st = cql_cluster_conn_for_token(entry->cluster, t->keyspace, &high, &conn, &err);
-		if (st == CQL_ERR_INTERRUPTED)
-			cqlfdw_check_interrupts();
-		if (st != CQL_OK)
-			cqlfdw_report(ERROR, st, &err, cql);
-		prep = cqlfdw_prepare(entry, entry->generation, conn, cql);
+		conn = cqlfdw_remote_conn_for_token(remote, high);
+		prep = cqlfdw_remote_prepare(remote, conn);
 
 		cql_query_params_init(&params);
-		params.consistency = opts.consistency;
-		params.page_size = opts.fetch_size;
+		params.consistency = remote->opts.consistency;
+		params.page_size = remote->opts.fetch_size;
 		params.nvalues = 2;
 		params.values = vals;
 		cql_pager_init(&pager, conn, NULL, prep, &params);
@@ -228,9 +234,11 @@ cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 				if (st == CQL_ERR_INTERRUPTED)
 					cqlfdw_check_interrupts();
 				if (st != CQL_OK)
-					cqlfdw_report(ERROR, st, &err, cql);
+					cqlfdw_remote_fail(remote, conn, st, &err);
 				PG_TRY();
 				{
+					cqlfdw_check_rows(&page, Max(as.natts, 1), as.convs, as.natts,
+									  RelationGetRelationName(relation), cql);
 					for (int32 row = 0; row < page.rows_count; row++)
 					{
 						MemoryContext old = MemoryContextSwitchTo(as.temp_cxt);
@@ -254,7 +262,7 @@ cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 		}
 		PG_END_TRY();
 		nread++;
-		if (opts.analyze_rows > 0 && as.samplerows >= opts.analyze_rows)
+		if (remote->opts.analyze_rows > 0 && as.samplerows >= remote->opts.analyze_rows)
 			break;
 	}
 
@@ -268,6 +276,33 @@ cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 					as.numrows, nread < nranges ? "estimated" : "exactly",
 					*totalrows)));
 	return as.numrows;
+}
+
+/*
+ * cql_acquire_sample_rows
+ *		AcquireSampleRowsFunc: sample_rows with the table's remote-statement
+ *		handle, released also when ANALYZE fails.
+ */
+static int
+cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
+						int targrows, double *totalrows, double *totaldeadrows)
+{
+	CqlRemote	remote;
+	int			n = 0;
+
+	/* ANALYZE runs as the table owner (do_analyze_rel switched to it) */
+	cqlfdw_remote_open_rel(&remote, relation, GetUserId(), NULL);
+	PG_TRY();
+	{
+		n = sample_rows(&remote, relation, elevel, rows, targrows, totalrows,
+						totaldeadrows);
+	}
+	PG_FINALLY();
+	{
+		cqlfdw_remote_release(&remote);
+	}
+	PG_END_TRY();
+	return n;
 }
 
 bool

@@ -27,6 +27,7 @@
 #include <sys/time.h>
 
 #include "access/xact.h"
+#include "catalog/pg_foreign_server.h"
 #include "catalog/pg_user_mapping.h"
 #include "commands/defrem.h"
 #include "funcapi.h"
@@ -34,6 +35,7 @@
 #include "pgstat.h"
 #include "storage/fd.h"
 #include "storage/latch.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -41,7 +43,9 @@
 #include "utils/syscache.h"
 
 #include "cql_fdw.h"
+#include "compat.h"
 #include "connection.h"
+#include "remote.h"
 #include "cql_cluster.h"
 #include "cql_conn.h"
 #include "cql_schema.h"
@@ -130,21 +134,27 @@ ensure_hash(void)
 }
 
 /*
+ * auth_required
+ *		Must this role's connections be authenticated by Cassandra?
+ *
  * Non-superusers must authenticate with a password, as with postgres_fdw:
  * otherwise they would act with whatever access the PostgreSQL host has.
+ * A superuser may waive that for a mapping (password_required 'false').
+ * The mapping must name a username and password, else ERROR here, before
+ * anything is sent.
  */
-static void
-check_conn_params(const CqlFdwOptions *opts, UserMapping *user)
+static bool
+auth_required(const CqlFdwOptions *opts, UserMapping *user)
 {
-	if (superuser_arg(user->userid))
-		return;
-	if (!opts->password_required)
-		return;
+	if (superuser_arg(user->userid) || !opts->password_required)
+		return false;
 	if (opts->password == NULL || opts->password[0] == '\0' || opts->username == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
 				 errmsg("password is required"),
-				 errdetail("Non-superusers must provide a username and password in the user mapping.")));
+				 errdetail("Non-superusers must provide a username and password in the user mapping."),
+				 errhint("Add the options username and password to the user mapping.")));
+	return true;
 }
 
 /*
@@ -160,8 +170,21 @@ cqlfdw_fd_budget(void *ctx, bool acquire)
 	return true;
 }
 
+/*
+ * connect_entry
+ *		Open the cluster handle of a user mapping and record in the entry
+ *		what it was opened for.
+ *
+ * With need_auth every connection the cluster ever opens (the control
+ * connection, its replacements, and the per-host connections to the peers
+ * it discovers) must be asked for a password by Cassandra: the library
+ * checks that in each handshake, so a non-superuser can never end up on a
+ * node without authentication.  Peers outside the host option are used
+ * only with discover_peers, so a node cannot steer the backend elsewhere.
+ */
 static CqlConnEntry *
-connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts)
+connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts,
+			  bool need_auth)
 {
 	cql_conn_options co;
 	cql_cluster_options clo;
@@ -170,27 +193,27 @@ connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts)
 	cql_status	st;
 	ForeignServer *server = GetForeignServer(user->serverid);
 
-	check_conn_params(opts, user);
-
 	cql_conn_options_init(&co);
 	co.port = opts->port;
 	co.protocol_version = opts->protocol_version;
 	co.compression = opts->compression ? CQL_COMPRESSION_LZ4 : CQL_COMPRESSION_NONE;
 	co.username = opts->username;
 	co.password = opts->password;
+	co.require_auth = need_auth;
 	co.connect_timeout_ms = opts->connect_timeout_ms;
 	co.request_timeout_ms = opts->request_timeout_ms;
+	co.max_body = (size_t) opts->max_response_size;
 	co.driver_name = "cql_fdw";
 	co.driver_version = CQLFDW_VERSION;
 	co.wait = cqlfdw_wait;
 	co.wait_ctx = NULL;
-	co.fd_budget = cqlfdw_fd_budget;
 	co.fd_budget = cqlfdw_fd_budget;
 
 	cql_cluster_options_init(&clo);
 	clo.conn = &co;
 	clo.hosts = opts->host;
 	clo.local_dc = opts->local_dc;
+	clo.contact_points_only = !opts->discover_peers;
 
 	cql_error_clear(&err);
 	st = cql_cluster_connect_opts(&clo, &cluster, &err);
@@ -199,6 +222,14 @@ connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts)
 		cqlfdw_check_interrupts();
 		/* interrupt already processed elsewhere: still a failure */
 	}
+	if (st == CQL_ERR_AUTH && need_auth && err.code == 0 &&
+		strstr(err.message, "did not ask for authentication") != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
+				 errmsg("password is required"),
+				 errdetail("The Cassandra server did not ask for authentication (%s).",
+						   err.host[0] ? err.host : server->servername),
+				 errhint("Target server's authentication method must be changed or password_required=false set in the user mapping attributes.")));
 	if (st != CQL_OK)
 		ereport(ERROR,
 				(errcode(st == CQL_ERR_INVALID_ARG ? ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE
@@ -211,23 +242,9 @@ connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts)
 				 : errhint("Check the host and port options of server \"%s\" and that Cassandra is running.",
 						   server->servername)));
 
-	/*
-	 * A non-superuser's connection must really have been authenticated:
-	 * a server without authentication would accept any password.
-	 */
-	if (!superuser_arg(user->userid) && opts->password_required &&
-		!cql_conn_authenticated(cql_cluster_control(cluster)))
-	{
-		cql_cluster_free(cluster);
-		ereport(ERROR,
-				(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
-				 errmsg("password is required"),
-				 errdetail("The Cassandra server did not ask for authentication."),
-				 errhint("Target server's authentication method must be changed or password_required=false set in the user mapping attributes.")));
-	}
-
 	entry->cluster = cluster;
 	entry->invalidated = false;
+	entry->auth_required = need_auth;
 	entry->server_hashvalue =
 		GetSysCacheHashValue1(FOREIGNSERVEROID, ObjectIdGetDatum(server->serverid));
 	entry->mapping_hashvalue =
@@ -239,12 +256,18 @@ connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts)
 /*
  * cqlfdw_get_connection
  *		The cluster handle for a user mapping, connecting if necessary.
+ *
+ * The cache is keyed by user mapping, and a PUBLIC mapping is shared by
+ * every role: a handle opened for a superuser (who needs no password) is
+ * not reused for a role that does.  The password rule is therefore checked
+ * on every call, and a handle opened without it is reopened with it.
  */
 CqlConnEntry *
 cqlfdw_get_connection(UserMapping *user, const CqlFdwOptions *opts)
 {
 	CqlConnEntry *entry;
 	bool		found;
+	bool		need_auth = auth_required(opts, user);
 
 	ensure_hash();
 	entry = hash_search(ConnectionHash, &user->umid, HASH_ENTER, &found);
@@ -255,6 +278,19 @@ cqlfdw_get_connection(UserMapping *user, const CqlFdwOptions *opts)
 		entry->busy = 0;
 		entry->pending_writes = false;
 		entry->generation = 0;
+		entry->auth_required = false;
+	}
+
+	if (entry->cluster && need_auth && !entry->auth_required)
+	{
+		if (entry->busy > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
+					 errmsg("password is required"),
+					 errdetail("The connection to server \"%s\" in use by this query was opened without requiring authentication.",
+							   GetForeignServer(user->serverid)->servername),
+					 errhint("Run the statement in a query of its own.")));
+		close_entry(entry);
 	}
 
 	/* options changed, or the control connection broke while idle */
@@ -264,7 +300,7 @@ cqlfdw_get_connection(UserMapping *user, const CqlFdwOptions *opts)
 		close_entry(entry);
 
 	if (entry->cluster == NULL)
-		connect_entry(entry, user, opts);
+		connect_entry(entry, user, opts, need_auth);
 	return entry;
 }
 
@@ -428,8 +464,9 @@ describe_server_error(StringInfo buf, const cql_error *err)
  * cqlfdw_report
  *		Raise an error (or lower-level message) for a failed library call.
  *
- * 'cql' is the statement, shown as context; it never contains values
- * (they are bound), so no secrets can leak through it.  A library call
+ * 'cql' is the statement, shown as context.  Statements the FDW builds
+ * never contain values (they are bound); cql_execute passes its text
+ * through redact_cql first.  A library call
  * that was interrupted processes the interrupt instead.
  */
 void
@@ -465,6 +502,8 @@ cqlfdw_report(int elevel, cql_status st, const cql_error *err, const char *cql)
 				 errdetail("%s", detail.data),
 				 st == CQL_ERR_TIMEOUT
 				 ? errhint("Raise the server option request_timeout (milliseconds) if Cassandra needs longer.")
+				 : st == CQL_ERR_TOO_LARGE
+				 ? errhint("Lower the option fetch_size, or raise the server option max_response_size (default 64MB).")
 				 : 0,
 				 cql ? errcontext("remote CQL: %s", cql) : 0));
 	}
@@ -547,8 +586,96 @@ PG_FUNCTION_INFO_V1(cql_fdw_disconnect);
 PG_FUNCTION_INFO_V1(cql_fdw_disconnect_all);
 
 /*
+ * redact_cql
+ *		The statement as it may be shown in an error: when it mentions a
+ *		password (CREATE/ALTER ROLE or USER ... PASSWORD), every string
+ *		literal ('...' and $$...$$) is replaced by '***', and the server's
+ *		message, which may quote the statement (Cassandra's syntax errors
+ *		do), has every occurrence of a literal's text replaced as well, so
+ *		that the secret reaches neither the client nor the server log.
+ *		Returns cql itself when nothing needs hiding.
+ */
+static const char *
+redact_cql(const char *cql, cql_error *err)
+{
+	StringInfoData buf;
+	List	   *secrets = NIL;
+	ListCell   *lc;
+	const char *p;
+
+	for (p = cql; *p; p++)
+		if (pg_strncasecmp(p, "password", 8) == 0)
+			break;
+	if (*p == '\0')
+		return cql;
+
+	initStringInfo(&buf);
+	p = cql;
+	while (*p)
+	{
+		const char *start;
+		const char *end;
+
+		if (*p == '\'')
+		{
+			/* '' inside a literal is an escaped quote */
+			start = ++p;
+			for (; *p; p++)
+				if (*p == '\'' && p[1] != '\'')
+					break;
+				else if (*p == '\'')
+					p++;
+			end = p;
+			if (*p)
+				p++;
+		}
+		else if (p[0] == '$' && p[1] == '$')
+		{
+			start = p + 2;
+			end = strstr(start, "$$");
+			if (end == NULL)
+				end = start + strlen(start);
+			p = *end ? end + 2 : end;
+		}
+		else
+		{
+			appendStringInfoChar(&buf, *p++);
+			continue;
+		}
+		appendStringInfoString(&buf, "'***'");
+		if (end > start)
+			secrets = lappend(secrets, pnstrdup(start, end - start));
+	}
+
+	foreach(lc, secrets)
+	{
+		const char *secret = lfirst(lc);
+		char	   *hit;
+
+		size_t		slen = strlen(secret);
+
+		if (strspn(secret, "*") == slen)
+			continue;			/* nothing to hide, and would match forever */
+		while ((hit = strstr(err->message, secret)) != NULL)
+		{
+			/* "***" in place; a shorter secret becomes as many stars */
+			size_t		keep = Min(slen, 3);
+
+			memset(hit, '*', keep);
+			memmove(hit + keep, hit + slen, strlen(hit + slen) + 1);
+		}
+	}
+	return buf.data;
+}
+
+/*
  * cql_execute(server_name text, cql text) returns void
  *		Run one CQL statement through the current user's mapping.
+ *
+ * The statement runs with the Cassandra credentials of a user mapping, so
+ * the caller needs USAGE on the foreign server, as for dblink and for any
+ * foreign table of it; the extension script also revokes EXECUTE from
+ * PUBLIC, so a DBA decides who may send arbitrary CQL.
  *
  * Schema changes are followed by a schema-agreement wait in Cassandra's
  * coordinator, so a following statement on the same server sees them.
@@ -559,56 +686,63 @@ cqlfdw_execute_sql(PG_FUNCTION_ARGS)
 	char	   *servername = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	char	   *cql = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	ForeignServer *server = GetForeignServerByName(servername, false);
-	UserMapping *user;
-	CqlFdwOptions opts;
-	CqlConnEntry *entry;
+	CqlRemote	remote;
 	cql_conn   *conn;
 	cql_query_params params;
 	cql_result	res;
 	cql_error	err;
 	cql_status	st;
+	AclResult	aclresult;
 
 	if (GetForeignDataWrapper(server->fdwid)->fdwhandler !=
 		GetForeignDataWrapperByName("cql_fdw", false)->fdwhandler)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("server \"%s\" is not a cql_fdw server", servername)));
+	aclresult = cqlfdw_server_aclcheck(server->serverid, GetUserId(), ACL_USAGE);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_FOREIGN_SERVER, server->servername);
 
-	user = GetUserMapping(GetUserId(), server->serverid);
-	cqlfdw_get_options(server->serverid, GetUserId(), InvalidOid, &opts);
-	entry = cqlfdw_get_connection(user, &opts);
-	conn = cql_cluster_control(entry->cluster);
-
-	cql_query_params_init(&params);
-	params.consistency = opts.write_consistency;
-	memset(&res, 0, sizeof(res));
-	cql_error_clear(&err);
-	st = cql_query(conn, cql, &params, &res, &err);
-	if (st == CQL_OK)
+	cqlfdw_remote_open_server(&remote, server, GetUserId(), cql);
+	PG_TRY();
 	{
-		bool		schema_changed = (res.kind == CQL_RESULT_SCHEMA_CHANGE);
+		conn = cqlfdw_remote_control(&remote);
 
-		cql_result_free(&res);
-
-		/*
-		 * After DDL, wait until every node has the new schema: a write sent
-		 * to another node right after CREATE TABLE would otherwise fail,
-		 * and let the router see new keyspaces.
-		 */
-		if (schema_changed)
+		cql_query_params_init(&params);
+		params.consistency = remote.opts.write_consistency;
+		memset(&res, 0, sizeof(res));
+		cql_error_clear(&err);
+		st = cql_query(conn, cql, &params, &res, &err);
+		if (st != CQL_OK)
 		{
-			st = cql_schema_await_agreement(conn, opts.request_timeout_ms, &err);
+			if (st != CQL_ERR_SERVER)
+				cql_cluster_report_failure(remote.entry->cluster, conn, st);
+			cqlfdw_report(ERROR, st, &err, redact_cql(cql, &err));
+		}
+		if (res.kind == CQL_RESULT_SCHEMA_CHANGE)
+		{
+			/*
+			 * After DDL, wait until every node has the new schema: a write sent
+			 * to another node right after CREATE TABLE would otherwise fail,
+			 * and let the router see new keyspaces.
+			 */
+			cql_result_free(&res);
+			st = cql_schema_await_agreement(conn, remote.opts.request_timeout_ms, &err);
 			if (st == CQL_ERR_INTERRUPTED)
 				cqlfdw_check_interrupts();
 			if (st != CQL_OK)
-				cqlfdw_report(ERROR, st, &err, cql);
-			(void) cql_cluster_refresh_keyspaces(entry->cluster, &err);
+				cqlfdw_report(ERROR, st, &err, redact_cql(cql, &err));
+			(void) cql_cluster_refresh_keyspaces(remote.entry->cluster, &err);
 		}
-		PG_RETURN_VOID();
+		else
+			cql_result_free(&res);
 	}
-	if (st != CQL_ERR_SERVER)
-		cql_cluster_report_failure(entry->cluster, conn, st);
-	cqlfdw_report(ERROR, st, &err, cql);
+	PG_FINALLY();
+	{
+		/* also when the error is caught, e.g. in a PL/pgSQL block */
+		cqlfdw_remote_release(&remote);
+	}
+	PG_END_TRY();
 	PG_RETURN_VOID();
 }
 

@@ -27,6 +27,8 @@ typedef struct CqlConnEntry
 	cql_cluster *cluster;		/* NULL when closed */
 	Oid			serverid;
 	bool		invalidated;	/* options changed: close when idle */
+	bool		auth_required;	/* opened requiring authentication on every
+								 * connection (a non-superuser's) */
 	int			busy;			/* scans/modifies using it right now */
 	bool		pending_writes; /* on_commit writes queued (write path) */
 	uint64		generation;		/* bumped on close: stale handles detectable */

@@ -237,6 +237,56 @@ cqlfdw_conv_init_or_error(CqlConv *cv, const cql_type *ctype, Oid pgtype,
 				 errhint("Declare the column with a compatible type (IMPORT FOREIGN SCHEMA shows the default mapping), or as jsonb or text.")));
 }
 
+/*
+ * cqlfdw_check_rows
+ *		Refuse a page of rows that does not have the shape it will be read
+ *		with.
+ *
+ * Cells are read by position, into converters built for the statement's
+ * result columns.  A server that is broken, hostile, or whose table changed
+ * between pages could send a page with fewer columns, none at all, or
+ * other types; reading it would run past the cell array or misread the
+ * bytes.  Every consumer of rows (scans, ANALYZE, write results) calls
+ * this before touching a cell.  ncols is the number of result columns of
+ * the statement; convs, if not NULL, the converters of its first nconvs
+ * columns, whose CQL types the page must still have.  what names the
+ * relation for the message, cql is the statement for the context.
+ */
+void
+cqlfdw_check_rows(const cql_result *page, int ncols, const CqlConv *convs,
+				  int nconvs, const char *what, const char *cql)
+{
+	const char *problem = NULL;
+
+	if (page->kind != CQL_RESULT_ROWS)
+		problem = "a result that is not rows";
+	else if (page->meta.ncols != ncols)
+		problem = psprintf("%d result columns where %d were asked for",
+						   page->meta.ncols, ncols);
+	else if (page->rows_count < 0 ||
+			 (page->rows_count > 0 && ncols > 0 && page->cells == NULL))
+		problem = "rows without cells";
+	else if (convs && page->meta.cols)
+	{
+		for (int i = 0; i < nconvs && i < ncols; i++)
+			if (!cql_type_equal(page->meta.cols[i].type, convs[i].ctype))
+			{
+				problem = psprintf("column %d as %s where %s was prepared",
+								   i + 1,
+								   cqlfdw_cql_type_string(page->meta.cols[i].type),
+								   cqlfdw_cql_type_string(convs[i].ctype));
+				break;
+			}
+	}
+	if (problem)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INCONSISTENT_DESCRIPTOR_INFORMATION),
+				 errmsg("Cassandra returned rows that do not match the statement for %s", what),
+				 errdetail("The server sent %s.", problem),
+				 errhint("If the Cassandra table was altered, run the statement again (or recreate the foreign table with IMPORT FOREIGN SCHEMA); otherwise the server is not a working CQL node."),
+				 cql ? errcontext("remote CQL: %s", cql) : 0));
+}
+
 /* ---------------------------------------------------------------------
  * Reading
  * ---------------------------------------------------------------------

@@ -15,6 +15,7 @@
 
 #include "cql_core.h"
 #include "cql_types.h"
+#include "cql_wire.h"
 
 typedef enum CqlConvMethod
 {
@@ -81,6 +82,9 @@ extern Datum cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n,
 							  bool *isnull);
 extern CqlWriteResult cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out);
 extern void cqlfdw_conv_write_or_error(CqlConv *cv, Datum d, cql_buf *out);
+extern void cqlfdw_check_rows(const cql_result *page, int ncols,
+							  const CqlConv *convs, int nconvs,
+							  const char *what, const char *cql);
 extern char *cqlfdw_cql_type_string(const cql_type *t);
 extern const uint8_t *cqlfdw_routing_key(const cql_elem *parts, int nparts,
 										 size_t *len);

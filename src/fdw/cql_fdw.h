@@ -37,6 +37,8 @@ typedef struct CqlFdwOptions
 	int			connect_timeout_ms;
 	int			request_timeout_ms;
 	char	   *local_dc;
+	bool		discover_peers; /* use peers outside 'host' as well */
+	int			max_response_size;	/* bytes of one response, at most */
 
 	/* user mapping */
 	char	   *username;
@@ -66,6 +68,7 @@ typedef struct CqlFdwOptions
 #define CQLFDW_DEFAULT_REQUEST_TIMEOUT	30000
 #define CQLFDW_DEFAULT_BATCH_SIZE		100
 #define CQLFDW_DEFAULT_ANALYZE_ROWS		1000000
+#define CQLFDW_DEFAULT_MAX_RESPONSE		(64 * 1024 * 1024)
 
 /*
  * Layout of a foreign table: for every attribute the remote column and its

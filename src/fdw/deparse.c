@@ -815,6 +815,21 @@ cqlfdw_bind_operator(CqlBindKind k)
 }
 
 /*
+ * cqlfdw_deparse_truncate
+ *		TRUNCATE of the Cassandra table behind a foreign table.
+ */
+char *
+cqlfdw_deparse_truncate(const CqlFdwTable *t)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "TRUNCATE ");
+	cqlfdw_append_table(&buf, t);
+	return buf.data;
+}
+
+/*
  * cqlfdw_deparse_select
  *		Build the SELECT for a scan of shape 'shape'.
  *

@@ -55,6 +55,7 @@ extern int	cqlfdw_order_matches(PlannerInfo *root, RelOptInfo *baserel,
 extern const char *cqlfdw_bind_operator(CqlBindKind k);
 extern void cqlfdw_append_ident(StringInfo buf, const char *ident);
 extern void cqlfdw_append_table(StringInfo buf, const CqlFdwTable *t);
+extern char *cqlfdw_deparse_truncate(const CqlFdwTable *t);
 extern char *cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,
 								   Bitmapset *attrs_used, int order_direction,
 								   bool has_limit, List **retrieved_attrs);

@@ -52,6 +52,7 @@
 #include "deparse.h"
 #include "modify.h"
 #include "planner.h"
+#include "remote.h"
 #include "txn_writes.h"
 
 /* fdw_private of a ForeignScan turned into a direct modify */
@@ -84,19 +85,15 @@ typedef struct DirectBind
 
 typedef struct CqlDirectState
 {
+	CqlRemote	remote;			/* statement, options, layout, connection */
 	Relation	rel;
 	const char *relname;
-	CqlFdwTable *table;
-	CqlFdwOptions opts;
-	char	   *cql;
 	int			nbinds;
 	DirectBind *binds;
 	List	   *exprs;			/* ExprState per fdw_exprs entry */
 	bool		full_key;
 	bool		stamp_writes;
 	bool		done;
-	CqlConnEntry *entry;
-	uint64		generation;
 } CqlDirectState;
 
 /* ---------------------------------------------------------------------
@@ -359,10 +356,6 @@ cqlBeginDirectModify(ForeignScanState *node, int eflags)
 	ForeignScan *fsplan = (ForeignScan *) node->ss.ps.plan;
 	EState	   *estate = node->ss.ps.state;
 	CqlDirectState *dm;
-	RangeTblEntry *rte;
-	Oid			userid;
-	ForeignTable *ft;
-	UserMapping *user;
 	List	   *binds;
 	ListCell   *lc;
 	cql_prepared *meta;
@@ -375,31 +368,20 @@ cqlBeginDirectModify(ForeignScanState *node, int eflags)
 	node->fdw_state = dm;
 	dm->rel = node->ss.ss_currentRelation;
 	dm->relname = pstrdup(RelationGetRelationName(dm->rel));
-	dm->cql = strVal(list_nth(fsplan->fdw_private, FdwDirectPrivateCql));
 	dm->full_key = intVal(list_nth(fsplan->fdw_private, FdwDirectPrivateFullKey)) != 0;
 
-	rte = exec_rt_fetch(fsplan->scan.scanrelid, estate);
-	userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
-	ft = GetForeignTable(RelationGetRelid(dm->rel));
-	user = GetUserMapping(userid, ft->serverid);
-	dm->table = cqlfdw_table_for_rel(RelationGetRelid(dm->rel), userid, &dm->opts);
-	cqlfdw_get_options(ft->serverid, userid, RelationGetRelid(dm->rel), &dm->opts);
-	dm->stamp_writes = !cqlfdw_table_has_counters(dm->table);
+	cqlfdw_remote_open_rel(&dm->remote, dm->rel,
+						   cqlfdw_executor_userid(estate, fsplan->scan.scanrelid),
+						   strVal(list_nth(fsplan->fdw_private, FdwDirectPrivateCql)));
+	dm->stamp_writes = !cqlfdw_table_has_counters(dm->remote.table);
 
 	dm->exprs = ExecInitExprList(fsplan->fdw_exprs, (PlanState *) node);
 
-	dm->entry = cqlfdw_get_connection(user, &dm->opts);
-	dm->generation = dm->entry->generation;
-	dm->entry->busy++;
-
 	/* bind marker types from the server */
-	meta = cqlfdw_prepare(dm->entry, dm->generation,
-						  cql_cluster_control(dm->entry->cluster), dm->cql);
+	meta = cqlfdw_remote_prepare(&dm->remote, NULL);
 	binds = (List *) list_nth(fsplan->fdw_private, FdwDirectPrivateBinds);
 	dm->nbinds = list_length(binds);
-	if (meta->nbind != dm->nbinds)
-		elog(ERROR, "prepared statement has %d bind markers, expected %d",
-			 meta->nbind, dm->nbinds);
+	cqlfdw_remote_check_binds(&dm->remote, meta, dm->nbinds);
 	dm->binds = palloc0(sizeof(DirectBind) * Max(dm->nbinds, 1));
 	foreach(lc, binds)
 	{
@@ -439,7 +421,7 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 {
 	MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	cql_value_ref *values = palloc0(sizeof(cql_value_ref) * Max(dm->nbinds, 1));
-	cql_elem   *parts = palloc0(sizeof(cql_elem) * Max(dm->table->npk, 1));
+	cql_elem   *parts = palloc0(sizeof(cql_elem) * Max(dm->remote.table->npk, 1));
 	int			npk = 0;
 	const uint8_t *key = NULL;
 	size_t		keylen = 0;
@@ -461,7 +443,7 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 
 		cql_buf_init(&b, &cqlfdw_palloc_allocator);
 		if (db->role == DIRECT_TTL)
-			d = Int32GetDatum(dm->opts.ttl);
+			d = Int32GetDatum(dm->remote.opts.ttl);
 		else
 			d = ExecEvalExpr((ExprState *) list_nth(dm->exprs, db->expr_index),
 							 econtext, &isnull);
@@ -508,7 +490,7 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 					MemoryContextSwitchTo(old);
 					return false;
 				}
-				if (dm->table->cols[db->attnum - 1].kind == CQLCOL_PARTITION_KEY)
+				if (dm->remote.table->cols[db->attnum - 1].kind == CQLCOL_PARTITION_KEY)
 				{
 					parts[npk].p = b.data ? b.data : (uint8_t *) "";
 					parts[npk].n = (int32) b.len;
@@ -523,26 +505,21 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 	key = cqlfdw_routing_key(parts, npk, &keylen);
 	timestamp = dm->stamp_writes ? cqlfdw_write_timestamp() : CQL_NO_TIMESTAMP;
 
-	if (dm->opts.write_on_commit)
+	if (dm->remote.opts.write_on_commit)
 	{
-		cqlfdw_defer_write(dm->entry, dm->table->keyspace, dm->cql, values,
-						   dm->nbinds, key, keylen, dm->opts.write_consistency, 0,
+		cqlfdw_defer_write(&dm->remote, values,
+						   dm->nbinds, key, keylen, dm->remote.opts.write_consistency, 0,
 						   timestamp);
 		MemoryContextSwitchTo(old);
 		return true;
 	}
 
 	cql_error_clear(&err);
-	s = cql_cluster_conn_for_key(dm->entry->cluster, dm->table->keyspace, key, keylen,
-								 &conn, &err);
-	if (s == CQL_ERR_INTERRUPTED)
-		cqlfdw_check_interrupts();
-	if (s != CQL_OK)
-		cqlfdw_fail(dm->entry, dm->generation, NULL, s, &err, dm->cql);
-	prep = cqlfdw_prepare(dm->entry, dm->generation, conn, dm->cql);
+	conn = cqlfdw_remote_conn_for_key(&dm->remote, key, keylen);
+	prep = cqlfdw_remote_prepare(&dm->remote, conn);
 
 	cql_query_params_init(&params);
-	params.consistency = dm->opts.write_consistency;
+	params.consistency = dm->remote.opts.write_consistency;
 	params.default_timestamp = timestamp;
 	params.nvalues = dm->nbinds;
 	params.values = values;
@@ -550,12 +527,12 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 		s = cql_send_execute(conn, prep, &params, &req, &err);
 	while (cqlfdw_retry_busy(conn, &s, &err));
 	if (s != CQL_OK)
-		cqlfdw_fail(dm->entry, dm->generation, conn, s, &err, dm->cql);
+		cqlfdw_remote_fail(&dm->remote, conn, s, &err);
 	memset(&res, 0, sizeof(res));
 	s = cqlfdw_await(conn, req, &res, &err);
 	cql_request_free(req);
 	if (s != CQL_OK)
-		cqlfdw_fail(dm->entry, dm->generation, conn, s, &err, dm->cql);
+		cqlfdw_remote_fail(&dm->remote, conn, s, &err);
 	cql_result_free(&res);
 	MemoryContextSwitchTo(old);
 	return true;
@@ -585,8 +562,7 @@ cqlEndDirectModify(ForeignScanState *node)
 
 	if (dm == NULL)
 		return;
-	if (dm->entry && dm->entry->busy > 0)
-		dm->entry->busy--;
+	cqlfdw_remote_release(&dm->remote);
 }
 
 void

@@ -52,6 +52,7 @@
 #include "deparse.h"
 #include "modify.h"
 #include "planner.h"
+#include "remote.h"
 #include "txn_writes.h"
 
 /* requests, and rows in them, in flight at once for a pipelined insert */
@@ -100,19 +101,15 @@ typedef struct CqlRowWrite
 
 typedef struct CqlModifyState
 {
+	CqlRemote	remote;			/* statement, options, layout, connection */
 	Relation	rel;
 	const char *relname;
-	CqlFdwTable *table;
-	CqlFdwOptions opts;
 	CmdType		operation;
-	char	   *cql;
 	int			nbinds;
 	AttrNumber *bind_attrs;
 	CqlModBind *bind_kinds;
 	AttrNumber *junk_attnos;	/* per bind: junk column of a key */
 	CqlConv    *convs;			/* per bind */
-	CqlConnEntry *entry;
-	uint64		generation;
 	MemoryContext temp_cxt;		/* per row */
 	int			batch_size;
 	bool		has_returning;
@@ -464,32 +461,10 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
  * Execution
  * ---------------------------------------------------------------------
  */
-static bool
-conn_alive(CqlModifyState *ms)
-{
-	return ms->entry && ms->entry->cluster && ms->entry->generation == ms->generation;
-}
-
-static void
-modify_fail(CqlModifyState *ms, cql_conn *conn, cql_status s, cql_error *err)
-{
-	cqlfdw_fail(ms->entry, ms->generation, conn, s, err, ms->cql);
-}
-
-static cql_prepared *
-modify_prepare(CqlModifyState *ms, cql_conn *conn)
-{
-	return cqlfdw_prepare(ms->entry, ms->generation, conn, ms->cql);
-}
-
 static void
 begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate,
 			 ResultRelInfo *rinfo, List *subplan_tlist)
 {
-	RangeTblEntry *rte = exec_rt_fetch(rinfo->ri_RangeTableIndex, estate);
-	Oid			userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
-	ForeignTable *ft = GetForeignTable(RelationGetRelid(rel));
-	UserMapping *user = GetUserMapping(userid, ft->serverid);
 	List	   *attrs = (List *) list_nth(fdw_private, FdwModifyPrivateBindAttrs);
 	List	   *kinds = (List *) list_nth(fdw_private, FdwModifyPrivateBindKinds);
 	cql_prepared *meta;
@@ -499,10 +474,10 @@ begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate
 
 	ms->rel = rel;
 	ms->relname = pstrdup(RelationGetRelationName(rel));
-	ms->cql = strVal(list_nth(fdw_private, FdwModifyPrivateCql));
 	ms->has_returning = intVal(list_nth(fdw_private, FdwModifyPrivateHasReturning)) != 0;
-	ms->table = cqlfdw_table_for_rel(RelationGetRelid(rel), userid, &ms->opts);
-	cqlfdw_get_options(ft->serverid, userid, RelationGetRelid(rel), &ms->opts);
+	cqlfdw_remote_open_rel(&ms->remote, rel,
+						   cqlfdw_executor_userid(estate, rinfo->ri_RangeTableIndex),
+						   strVal(list_nth(fdw_private, FdwModifyPrivateCql)));
 	if (ms->has_returning && ms->operation == CMD_DELETE)
 	{
 		TupleDesc	td = RelationGetDescr(rel);
@@ -512,7 +487,7 @@ begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate
 			if (!TupleDescAttr(td, a - 1)->attisdropped)
 				ms->old_attnos[a - 1] =
 					ExecFindJunkAttributeInTlist(subplan_tlist,
-												 is_key_column(ms->table, a)
+												 is_key_column(ms->remote.table, a)
 												 ? key_junk_name(RelationGetRelid(rel), a)
 												 : old_junk_name(RelationGetRelid(rel), a));
 	}
@@ -524,23 +499,17 @@ begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate
 	ms->temp_cxt = AllocSetContextCreate(estate->es_query_cxt, "cql_fdw modify row",
 										 ALLOCSET_SMALL_SIZES);
 
-	ms->entry = cqlfdw_get_connection(user, &ms->opts);
-	ms->generation = ms->entry->generation;
-	ms->entry->busy++;
-
 	/*
 	 * Client-side timestamps order this session's writes (see
 	 * cqlfdw_write_timestamp), except where Cassandra refuses or ignores
 	 * them: lightweight transactions take theirs from Paxos, counter
 	 * updates are not timestamped cells.
 	 */
-	ms->stamp_writes = !ms->opts.if_not_exists && !cqlfdw_table_has_counters(ms->table);
+	ms->stamp_writes = !ms->remote.opts.if_not_exists && !cqlfdw_table_has_counters(ms->remote.table);
 
 	/* bind marker types from the server */
-	meta = modify_prepare(ms, cql_cluster_control(ms->entry->cluster));
-	if (meta->nbind != ms->nbinds)
-		elog(ERROR, "prepared statement has %d bind markers, expected %d",
-			 meta->nbind, ms->nbinds);
+	meta = cqlfdw_remote_prepare(&ms->remote, NULL);
+	cqlfdw_remote_check_binds(&ms->remote, meta, ms->nbinds);
 
 	forboth(la, attrs, lk, kinds)
 	{
@@ -611,7 +580,7 @@ encode_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 		switch (ms->bind_kinds[i])
 		{
 			case MODBIND_TTL:
-				d = Int32GetDatum(ms->opts.ttl);
+				d = Int32GetDatum(ms->remote.opts.ttl);
 				isnull = false;
 				break;
 			case MODBIND_KEY:
@@ -639,7 +608,7 @@ encode_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 
 		if (isnull)
 		{
-			if (a > 0 && is_key_column(ms->table, a))
+			if (a > 0 && is_key_column(ms->remote.table, a))
 				ereport(ERROR,
 						(errcode(ERRCODE_NOT_NULL_VIOLATION),
 						 errmsg("null value in primary key column \"%s\" of foreign table \"%s\"",
@@ -654,7 +623,7 @@ encode_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 		cqlfdw_conv_write_or_error(&ms->convs[i], d, &b);
 		values[i].p = b.data ? b.data : (uint8_t *) palloc(1);
 		values[i].n = (int32) b.len;
-		if (a > 0 && ms->table->cols[a - 1].kind == CQLCOL_PARTITION_KEY &&
+		if (a > 0 && ms->remote.table->cols[a - 1].kind == CQLCOL_PARTITION_KEY &&
 			(ms->bind_kinds[i] == MODBIND_NEW || ms->bind_kinds[i] == MODBIND_KEY))
 		{
 			pk_parts[*npk].p = values[i].p;
@@ -672,7 +641,7 @@ static void
 prepare_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 			CqlRowWrite *w)
 {
-	cql_elem   *parts = palloc(sizeof(cql_elem) * Max(ms->table->npk, 1));
+	cql_elem   *parts = palloc(sizeof(cql_elem) * Max(ms->remote.table->npk, 1));
 	int			npk;
 	cql_buf		pk;
 
@@ -687,7 +656,7 @@ prepare_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 		AttrNumber	a = ms->bind_attrs[i];
 
 		w->bytes += 4 + (w->values[i].n > 0 ? w->values[i].n : 0);
-		if (a > 0 && is_key_column(ms->table, a) &&
+		if (a > 0 && is_key_column(ms->remote.table, a) &&
 			(ms->bind_kinds[i] == MODBIND_NEW || ms->bind_kinds[i] == MODBIND_KEY))
 			cql_encode_element(&pk, w->values[i].p, w->values[i].n);
 	}
@@ -712,13 +681,8 @@ send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, cql_request **req,
 	cql_status	s;
 
 	cql_error_clear(&err);
-	s = cql_cluster_conn_for_key(ms->entry->cluster, ms->table->keyspace,
-								 rows[0]->key, rows[0]->keylen, conn, &err);
-	if (s == CQL_ERR_INTERRUPTED)
-		cqlfdw_check_interrupts();
-	if (s != CQL_OK)
-		modify_fail(ms, NULL, s, &err);
-	prep = modify_prepare(ms, *conn);
+	*conn = cqlfdw_remote_conn_for_key(&ms->remote, rows[0]->key, rows[0]->keylen);
+	prep = cqlfdw_remote_prepare(&ms->remote, *conn);
 	if (ms->cork)
 	{
 		bool		known = false;
@@ -733,8 +697,8 @@ send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, cql_request **req,
 	}
 
 	cql_query_params_init(&params);
-	params.consistency = ms->opts.write_consistency;
-	if (ms->opts.if_not_exists)
+	params.consistency = ms->remote.opts.write_consistency;
+	if (ms->remote.opts.if_not_exists)
 		params.serial_consistency = CQL_CONSISTENCY_SERIAL;
 	params.default_timestamp = ms->stamp_writes ? cqlfdw_write_timestamp()
 		: CQL_NO_TIMESTAMP;
@@ -759,7 +723,7 @@ send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, cql_request **req,
 		while (cqlfdw_retry_busy(*conn, &s, &err));
 	}
 	if (s != CQL_OK)
-		modify_fail(ms, *conn, s, &err);
+		cqlfdw_remote_fail(&ms->remote, *conn, s, &err);
 }
 
 /*
@@ -774,11 +738,11 @@ send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 	CqlRowWrite *one = &w;
 
 	prepare_row(ms, slot, planSlot, &w);
-	if (ms->opts.write_on_commit)
+	if (ms->remote.opts.write_on_commit)
 	{
-		cqlfdw_defer_write(ms->entry, ms->table->keyspace, ms->cql, w.values,
-						   ms->nbinds, w.key, w.keylen, ms->opts.write_consistency,
-						   ms->opts.if_not_exists ? CQL_CONSISTENCY_SERIAL : 0,
+		cqlfdw_defer_write(&ms->remote, w.values,
+						   ms->nbinds, w.key, w.keylen, ms->remote.opts.write_consistency,
+						   ms->remote.opts.if_not_exists ? CQL_CONSISTENCY_SERIAL : 0,
 						   ms->stamp_writes ? cqlfdw_write_timestamp() : CQL_NO_TIMESTAMP);
 		return false;
 	}
@@ -799,9 +763,9 @@ finish_write(CqlModifyState *ms, cql_conn *conn, cql_request *req)
 	s = cqlfdw_await(conn, req, &res, &err);
 	cql_request_free(req);
 	if (s != CQL_OK)
-		modify_fail(ms, conn, s, &err);
-	if (ms->opts.if_not_exists && res.kind == CQL_RESULT_ROWS && res.rows_count > 0 &&
-		res.meta.ncols > 0)
+		cqlfdw_remote_fail(&ms->remote, conn, s, &err);
+	if (ms->remote.opts.if_not_exists && res.kind == CQL_RESULT_ROWS && res.rows_count > 0 &&
+		res.meta.ncols > 0 && res.cells != NULL)
 	{
 		const cql_elem *applied = cql_result_cell(&res, 0, 0);
 		bool		ok = applied->n == 1 && applied->p[0] != 0;
@@ -813,7 +777,7 @@ finish_write(CqlModifyState *ms, cql_conn *conn, cql_request *req)
 					 errmsg("duplicate key value violates the primary key of foreign table \"%s\"",
 							ms->relname),
 					 errdetail("A row with this primary key already exists in Cassandra table \"%s\".\"%s\".",
-							   ms->table->keyspace, ms->table->table),
+							   ms->remote.table->keyspace, ms->remote.table->table),
 					 errhint("Remove the table option if_not_exists to overwrite rows (Cassandra's upsert).")));
 		return;
 	}
@@ -842,7 +806,7 @@ drain_pending(CqlModifyState *ms, int keep)
 static void
 uncork_all(CqlModifyState *ms)
 {
-	if (conn_alive(ms))
+	if (cqlfdw_remote_alive(&ms->remote))
 		for (int i = 0; i < ms->ncorked; i++)
 			cql_conn_cork(ms->corked[i], false);
 	ms->ncorked = 0;
@@ -852,7 +816,7 @@ uncork_all(CqlModifyState *ms)
 static void
 release_pending(CqlModifyState *ms)
 {
-	if (conn_alive(ms))
+	if (cqlfdw_remote_alive(&ms->remote))
 		for (int i = 0; i < ms->npending; i++)
 			cql_request_free(ms->pending[i].req);
 	ms->npending = 0;
@@ -959,7 +923,7 @@ cqlExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
 	CqlRowWrite **group;
 	int			ngroup = 0;
 	size_t		group_bytes = 0;
-	int			max_rows = Max(ms->opts.batch_size, 1);
+	int			max_rows = Max(ms->remote.opts.batch_size, 1);
 
 	if (ms->pending == NULL)
 		ms->pending = MemoryContextAlloc(GetMemoryChunkContext(ms),
@@ -967,7 +931,7 @@ cqlExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
 	ms->cork = true;
 
 	/* lightweight transactions and deferred writes go row by row */
-	if (ms->opts.if_not_exists || ms->opts.write_on_commit || n <= 1)
+	if (ms->remote.opts.if_not_exists || ms->remote.opts.write_on_commit || n <= 1)
 	{
 		for (int i = 0; i < n; i++)
 		{
@@ -1047,7 +1011,7 @@ cqlGetForeignModifyBatchSize(ResultRelInfo *rinfo)
 		 (rinfo->ri_TrigDesc->trig_insert_after_row ||
 		  rinfo->ri_TrigDesc->trig_insert_before_row)))
 		return 1;
-	return Max(ms->opts.batch_size, 1);
+	return Max(ms->remote.opts.batch_size, 1);
 }
 
 TupleTableSlot *
@@ -1101,8 +1065,7 @@ cqlEndForeignModify(EState *estate, ResultRelInfo *rinfo)
 	{
 		uncork_all(ms);
 		release_pending(ms);
-		if (ms->entry && ms->entry->busy > 0)
-			ms->entry->busy--;
+		cqlfdw_remote_release(&ms->remote);
 	}
 	PG_END_TRY();
 }
@@ -1140,38 +1103,40 @@ cqlExecForeignTruncate(List *rels, DropBehavior behavior, bool restart_seqs)
 	foreach(lc, rels)
 	{
 		Relation	rel = (Relation) lfirst(lc);
-		Oid			relid = RelationGetRelid(rel);
-		ForeignTable *ft = GetForeignTable(relid);
-		CqlFdwOptions opts;
-		CqlFdwTable *t = cqlfdw_table_for_rel(relid, GetUserId(), &opts);
-		UserMapping *user = GetUserMapping(GetUserId(), ft->serverid);
-		CqlConnEntry *entry;
-		StringInfoData buf;
+		CqlRemote	remote;
 		cql_result	res;
 		cql_error	err;
 		cql_status	s;
 		cql_query_params params;
 
-		cqlfdw_get_options(ft->serverid, GetUserId(), relid, &opts);
-		if (!opts.truncatable)
+		/* TRUNCATE uses the current user's mapping, as postgres_fdw does */
+		cqlfdw_remote_resolve_rel(&remote, rel, GetUserId(), NULL);
+		if (!remote.opts.truncatable)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("foreign table \"%s\" does not allow truncates",
 							RelationGetRelationName(rel)),
 					 errhint("Set the option truncatable to 'true' on the foreign table or its server.")));
-		entry = cqlfdw_get_connection(user, &opts);
-		initStringInfo(&buf);
-		appendStringInfoString(&buf, "TRUNCATE ");
-		cqlfdw_append_table(&buf, t);
-		cql_query_params_init(&params);
-		params.consistency = CQL_CONSISTENCY_ALL;
-		memset(&res, 0, sizeof(res));
-		cql_error_clear(&err);
-		s = cql_query(cql_cluster_control(entry->cluster), buf.data, &params, &res, &err);
-		if (s == CQL_ERR_INTERRUPTED)
-			cqlfdw_check_interrupts();
-		if (s != CQL_OK)
-			cqlfdw_report(ERROR, s, &err, buf.data);
-		cql_result_free(&res);
+		remote.cql = cqlfdw_deparse_truncate(remote.table);
+		cqlfdw_remote_connect(&remote);
+		PG_TRY();
+		{
+			cql_query_params_init(&params);
+			params.consistency = CQL_CONSISTENCY_ALL;
+			memset(&res, 0, sizeof(res));
+			cql_error_clear(&err);
+			s = cql_query(cqlfdw_remote_control(&remote), remote.cql, &params,
+						  &res, &err);
+			if (s == CQL_ERR_INTERRUPTED)
+				cqlfdw_check_interrupts();
+			if (s != CQL_OK)
+				cqlfdw_report(ERROR, s, &err, remote.cql);
+			cql_result_free(&res);
+		}
+		PG_FINALLY();
+		{
+			cqlfdw_remote_release(&remote);
+		}
+		PG_END_TRY();
 	}
 }

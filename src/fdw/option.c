@@ -38,6 +38,7 @@ typedef enum CqlOptionKind
 	OPT_INT_POSITIVE,			/* > 0 */
 	OPT_INT_NONNEG,				/* >= 0 */
 	OPT_BOOL,
+	OPT_BYTES,					/* size in bytes, units allowed: '16MB' */
 	OPT_PROTOCOL,
 	OPT_COMPRESSION,
 	OPT_READ_CONSISTENCY,
@@ -63,6 +64,8 @@ static const CqlOption cql_options[] = {
 	{"connect_timeout", ForeignServerRelationId, OPT_INT_POSITIVE},
 	{"request_timeout", ForeignServerRelationId, OPT_INT_POSITIVE},
 	{"local_dc", ForeignServerRelationId, OPT_STRING},
+	{"discover_peers", ForeignServerRelationId, OPT_BOOL},
+	{"max_response_size", ForeignServerRelationId, OPT_BYTES},
 
 	/* credentials */
 	{"username", UserMappingRelationId, OPT_STRING},
@@ -238,6 +241,28 @@ parse_int_option(const char *name, const char *value, int min)
 	return v;
 }
 
+/*
+ * parse_bytes_option
+ *		A size such as '1048576', '64MB' or '1GB' (PostgreSQL's memory units),
+ *		between 64 kB and 1 GB.  The lower bound keeps the handshake and
+ *		schema queries working; the upper one keeps a response below what a
+ *		palloc'ed copy could hold.
+ */
+static int
+parse_bytes_option(const char *name, const char *value)
+{
+	int			v;
+	const char *hintmsg = NULL;
+
+	if (!parse_int(value, &v, GUC_UNIT_BYTE, &hintmsg) ||
+		v < 64 * 1024 || v > 1024 * 1024 * 1024)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("invalid value for option \"%s\": \"%s\"", name, value),
+				 errhint("The value must be a size between 64kB and 1GB, in bytes or with a unit such as '64MB'.")));
+	return v;
+}
+
 static void
 validate_value(const CqlOption *opt, DefElem *def)
 {
@@ -273,6 +298,9 @@ validate_value(const CqlOption *opt, DefElem *def)
 			break;
 		case OPT_BOOL:
 			(void) defGetBoolean(def);
+			break;
+		case OPT_BYTES:
+			(void) parse_bytes_option(opt->name, value);
 			break;
 		case OPT_PROTOCOL:
 			if (pg_strcasecmp(value, "auto") != 0 &&
@@ -413,6 +441,10 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 		o->request_timeout_ms = atoi(value);
 	else if (strcmp(name, "local_dc") == 0)
 		o->local_dc = pstrdup(value);
+	else if (strcmp(name, "discover_peers") == 0)
+		o->discover_peers = defGetBoolean(def);
+	else if (strcmp(name, "max_response_size") == 0)
+		o->max_response_size = parse_bytes_option(name, value);
 	else if (strcmp(name, "username") == 0)
 		o->username = pstrdup(value);
 	else if (strcmp(name, "password") == 0)
@@ -470,6 +502,7 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 	o->connect_timeout_ms = CQLFDW_DEFAULT_CONNECT_TIMEOUT;
 	o->request_timeout_ms = CQLFDW_DEFAULT_REQUEST_TIMEOUT;
 	o->password_required = true;
+	o->max_response_size = CQLFDW_DEFAULT_MAX_RESPONSE;
 	o->direct_modify = true;
 	o->analyze_rows = CQLFDW_DEFAULT_ANALYZE_ROWS;
 	o->consistency = CQL_CONSISTENCY_LOCAL_ONE;

@@ -42,6 +42,7 @@
 #include "cql_conn.h"
 #include "cql_fdw.h"
 #include "planner.h"
+#include "remote.h"
 
 /* partition requests in flight at once for an IN list */
 #define MAX_PARTITIONS_IN_FLIGHT 32
@@ -72,8 +73,10 @@ typedef struct CqlBindSpec
 
 typedef struct CqlScanState
 {
+	/* statement, user, options, layout, connection (remote.c) */
+	CqlRemote	remote;
+
 	/* plan */
-	char	   *cql;
 	CqlAccess	access;
 	int			nbinds;
 	CqlBindSpec *binds;
@@ -85,14 +88,10 @@ typedef struct CqlScanState
 
 	/* relation */
 	Relation	rel;
-	CqlFdwTable *table;
-	CqlFdwOptions opts;
 	int			nretrieved;
 	AttrNumber *retrieved;
 
-	/* connection */
-	CqlConnEntry *entry;
-	uint64		generation;
+	/* prepared statement */
 	cql_prepared *meta_prep;	/* prepared on the control connection */
 	CqlConv    *convs;			/* per retrieved column */
 	CqlConv    *bind_convs;		/* per bind marker (element conv for IN) */
@@ -120,13 +119,6 @@ typedef struct CqlScanState
  * Cleanup: requests and pages live outside palloc.
  * ---------------------------------------------------------------------
  */
-static bool
-connection_alive(CqlScanState *st)
-{
-	return st->entry && st->entry->cluster &&
-		st->entry->generation == st->generation;
-}
-
 static void
 release_remote(CqlScanState *st)
 {
@@ -137,7 +129,7 @@ release_remote(CqlScanState *st)
 	}
 	for (int i = 0; i < st->ntasks; i++)
 	{
-		if (st->tasks[i].req && connection_alive(st))
+		if (st->tasks[i].req && cqlfdw_remote_alive(&st->remote))
 			cql_request_free(st->tasks[i].req);	/* orphans a late answer */
 		st->tasks[i].req = NULL;
 	}
@@ -169,37 +161,20 @@ conversion_error_callback(void *arg)
  * ---------------------------------------------------------------------
  */
 
-static void
-fail(CqlScanState *st, cql_conn *conn, cql_status s, cql_error *err)
-{
-	cqlfdw_fail(st->entry, st->generation, conn, s, err, st->cql);
-}
-
-static cql_prepared *
-prepare_on(CqlScanState *st, cql_conn *conn)
-{
-	return cqlfdw_prepare(st->entry, st->generation, conn, st->cql);
-}
-
+/*
+ * choose_connection
+ *		A replica for the task (of its token range, or of its partition),
+ *		and the statement prepared there.
+ */
 static void
 choose_connection(CqlScanState *st, CqlScanTask *t)
 {
-	cql_error	err;
-	cql_status	s;
-	cql_cluster *cl = st->entry->cluster;
-
-	cql_error_clear(&err);
 	if (st->access == CQLACC_TOKEN_SCAN)
-		s = cql_cluster_conn_for_token(cl, st->table->keyspace, &t->token_high,
-									   &t->conn, &err);
+		t->conn = cqlfdw_remote_conn_for_token(&st->remote, t->token_high);
 	else
-		s = cql_cluster_conn_for_key(cl, st->table->keyspace, t->routing_key,
-									 t->routing_len, &t->conn, &err);
-	if (s == CQL_ERR_INTERRUPTED)
-		cqlfdw_check_interrupts();
-	if (s != CQL_OK)
-		fail(st, NULL, s, &err);
-	t->prep = prepare_on(st, t->conn);
+		t->conn = cqlfdw_remote_conn_for_key(&st->remote, t->routing_key,
+											 t->routing_len);
+	t->prep = cqlfdw_remote_prepare(&st->remote, t->conn);
 }
 
 static void
@@ -225,7 +200,7 @@ submit_page(CqlScanState *st, CqlScanTask *t)
 		s = cql_send_execute(t->conn, t->prep, &params, &t->req, &err);
 	while (cqlfdw_retry_busy(t->conn, &s, &err));
 	if (s != CQL_OK)
-		fail(st, t->conn, s, &err);
+		cqlfdw_remote_fail(&st->remote, t->conn, s, &err);
 	t->submitted = true;
 }
 
@@ -248,12 +223,12 @@ setup_convs(CqlScanState *st, cql_prepared *p)
 {
 	TupleDesc	tupdesc = RelationGetDescr(st->rel);
 
-	if (p->ncols != st->nretrieved && st->nretrieved > 0)
+	if (p->ncols != Max(st->nretrieved, 1))
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_INCONSISTENT_DESCRIPTOR_INFORMATION),
 				 errmsg("Cassandra table \"%s\".\"%s\" returned %d columns where foreign table \"%s\" expects %d",
-						st->table->keyspace, st->table->table, p->ncols,
-						st->relname, st->nretrieved),
+						st->remote.table->keyspace, st->remote.table->table, p->ncols,
+						st->relname, Max(st->nretrieved, 1)),
 				 errhint("The Cassandra table has changed; recreate the foreign table with IMPORT FOREIGN SCHEMA.")));
 	for (int i = 0; i < st->nretrieved; i++)
 	{
@@ -523,7 +498,7 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 				st->empty = true;
 				return;
 			}
-			if (st->table->cols[bs->attnum - 1].kind == CQLCOL_PARTITION_KEY)
+			if (st->remote.table->cols[bs->attnum - 1].kind == CQLCOL_PARTITION_KEY)
 			{
 				in_lists[b] = vals;
 				in_counts[b] = n;
@@ -553,7 +528,7 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 
 	if (st->access == CQLACC_TOKEN_SCAN)
 	{
-		int			nranges = cqlfdw_token_range_count(st->entry->cluster);
+		int			nranges = cqlfdw_token_range_count(st->remote.entry->cluster);
 
 		st->tasks = palloc0(sizeof(CqlScanTask) * nranges);
 		st->ntasks = nranges;
@@ -591,7 +566,7 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 	{
 		CqlScanTask *task = &st->tasks[t];
 		int			rest = t;
-		cql_elem   *parts = palloc(sizeof(cql_elem) * Max(st->table->npk, 1));
+		cql_elem   *parts = palloc(sizeof(cql_elem) * Max(st->remote.table->npk, 1));
 		int			np = 0;
 
 		task->values = palloc(sizeof(cql_value_ref) * Max(st->nbinds, 1));
@@ -608,7 +583,7 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 		for (int b = 0; b < st->nbinds; b++)
 		{
 			if (st->binds[b].attnum > 0 &&
-				st->table->cols[st->binds[b].attnum - 1].kind == CQLCOL_PARTITION_KEY &&
+				st->remote.table->cols[st->binds[b].attnum - 1].kind == CQLCOL_PARTITION_KEY &&
 				(st->binds[b].kind == CQLBIND_EQ || st->binds[b].kind == CQLBIND_IN))
 			{
 				parts[np].p = task->values[b].p;
@@ -695,16 +670,15 @@ next_page(CqlScanState *st)
 		cql_request_free(t->req);
 		t->req = NULL;
 		if (s != CQL_OK)
-			fail(st, t->conn, s, &err);
+			cqlfdw_remote_fail(&st->remote, t->conn, s, &err);
 		st->have_page = true;
 		st->row = 0;
-		if (st->page.kind != CQL_RESULT_ROWS)
-			ereport(ERROR,
-					(errcode(ERRCODE_FDW_ERROR),
-					 errmsg("Cassandra answered a SELECT with a result of kind %d", st->page.kind),
-					 errcontext("remote CQL: %s", st->cql)));
-		if (t->prep->metadata_changes != st->meta_changes)
+		if (st->page.kind == CQL_RESULT_ROWS &&
+			t->prep->metadata_changes != st->meta_changes)
 			setup_convs(st, t->prep);
+		/* the SELECT list has one column even when none is needed */
+		cqlfdw_check_rows(&st->page, Max(st->nretrieved, 1), st->convs,
+						  st->nretrieved, st->relname, st->remote.cql);
 
 		if (cql_result_has_more_pages(&st->page))
 		{
@@ -733,10 +707,6 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 	ForeignScan *fsplan = (ForeignScan *) node->ss.ps.plan;
 	EState	   *estate = node->ss.ps.state;
 	CqlScanState *st;
-	RangeTblEntry *rte;
-	Oid			userid;
-	ForeignTable *ft;
-	UserMapping *user;
 	List	   *binds;
 	List	   *retrieved;
 	ListCell   *lc;
@@ -751,7 +721,6 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 	st->rel = node->ss.ss_currentRelation;
 	st->relname = pstrdup(RelationGetRelationName(st->rel));
 
-	st->cql = strVal(list_nth(fsplan->fdw_private, FdwScanPrivateCql));
 	retrieved = (List *) list_nth(fsplan->fdw_private, FdwScanPrivateRetrievedAttrs);
 	st->access = intVal(list_nth(fsplan->fdw_private, FdwScanPrivateAccess));
 	binds = (List *) list_nth(fsplan->fdw_private, FdwScanPrivateBinds);
@@ -785,25 +754,16 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 		st->param_types[i++] = exprType((Node *) lfirst(lc));
 
 	/* the mapping is that of the checkAsUser, as for the permission check */
-	rte = exec_rt_fetch(fsplan->scan.scanrelid, estate);
-	userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
-	ft = GetForeignTable(RelationGetRelid(st->rel));
-	user = GetUserMapping(userid, ft->serverid);
-	st->table = cqlfdw_table_for_rel(RelationGetRelid(st->rel), userid, &st->opts);
-	cqlfdw_get_options(ft->serverid, userid, RelationGetRelid(st->rel), &st->opts);
-
-	st->entry = cqlfdw_get_connection(user, &st->opts);
-	st->generation = st->entry->generation;
-	st->entry->busy++;
+	cqlfdw_remote_open_rel(&st->remote, st->rel,
+						   cqlfdw_executor_userid(estate, fsplan->scan.scanrelid),
+						   strVal(list_nth(fsplan->fdw_private, FdwScanPrivateCql)));
 
 	st->batch_cxt = AllocSetContextCreate(estate->es_query_cxt,
 										  "cql_fdw scan batch",
 										  ALLOCSET_DEFAULT_SIZES);
 	/* types of bind markers and result columns, from the control node */
-	st->meta_prep = prepare_on(st, cql_cluster_control(st->entry->cluster));
-	if (st->meta_prep->nbind != st->nbinds)
-		elog(ERROR, "prepared statement has %d bind markers, expected %d",
-			 st->meta_prep->nbind, st->nbinds);
+	st->meta_prep = cqlfdw_remote_prepare(&st->remote, NULL);
+	cqlfdw_remote_check_binds(&st->remote, st->meta_prep, st->nbinds);
 	st->convs = palloc0(sizeof(CqlConv) * Max(st->nretrieved, 1));
 	setup_convs(st, st->meta_prep);
 
@@ -822,7 +782,7 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 		{
 			vtype = get_element_type(vtype);
 			/* clustering IN ?: the marker is a list of the column type */
-			if (st->table->cols[bs->attnum - 1].kind != CQLCOL_PARTITION_KEY &&
+			if (st->remote.table->cols[bs->attnum - 1].kind != CQLCOL_PARTITION_KEY &&
 				(ct->id == CQL_TYPE_LIST || ct->id == CQL_TYPE_SET) && ct->nsub == 1)
 				ct = ct->sub[0];
 		}
@@ -896,6 +856,5 @@ cqlEndForeignScan(ForeignScanState *node)
 		return;
 	release_remote(st);
 	st->ntasks = 0;
-	if (st->entry && st->entry->busy > 0)
-		st->entry->busy--;
+	cqlfdw_remote_release(&st->remote);
 }

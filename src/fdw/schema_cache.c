@@ -82,6 +82,7 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 					   const CqlFdwOptions *opts)
 {
 	LayoutCacheEntry *e;
+	LayoutCacheEntry filled;
 	bool		found;
 	CqlConnEntry *conn;
 	cql_table_meta *meta = NULL;
@@ -144,12 +145,16 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 						 errhint("Use the column option column_name to map it to a Cassandra column.")));
 		}
 
-		e = hash_search(LayoutCache, &relid, HASH_ENTER, &found);
-		e->natts = t->natts;
-		e->kinds = palloc0(sizeof(CqlColumnKind) * Max(t->natts, 1));
-		e->positions = palloc0(sizeof(int) * Max(t->natts, 1));
-		e->desc = palloc0(sizeof(bool) * Max(t->natts, 1));
-		e->types = palloc0(sizeof(char *) * Max(t->natts, 1));
+		/*
+		 * Fill a private copy and publish it in the hash table only when it
+		 * is complete: an out-of-memory error half-way must not leave an
+		 * entry with unset pointers for the next lookup to use.
+		 */
+		filled.natts = t->natts;
+		filled.kinds = palloc0(sizeof(CqlColumnKind) * Max(t->natts, 1));
+		filled.positions = palloc0(sizeof(int) * Max(t->natts, 1));
+		filled.desc = palloc0(sizeof(bool) * Max(t->natts, 1));
+		filled.types = palloc0(sizeof(char *) * Max(t->natts, 1));
 		for (int i = 0; i < t->natts; i++)
 		{
 			const cql_column_meta *cm;
@@ -160,22 +165,40 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 			switch (cm->kind)
 			{
 				case CQL_COLUMN_PARTITION_KEY:
-					e->kinds[i] = CQLCOL_PARTITION_KEY;
+					filled.kinds[i] = CQLCOL_PARTITION_KEY;
 					break;
 				case CQL_COLUMN_CLUSTERING:
-					e->kinds[i] = CQLCOL_CLUSTERING;
+					filled.kinds[i] = CQLCOL_CLUSTERING;
 					break;
 				case CQL_COLUMN_STATIC:
-					e->kinds[i] = CQLCOL_STATIC;
+					filled.kinds[i] = CQLCOL_STATIC;
 					break;
 				default:
-					e->kinds[i] = CQLCOL_REGULAR;
+					filled.kinds[i] = CQLCOL_REGULAR;
 					break;
 			}
-			e->positions[i] = cm->position;
-			e->desc[i] = (cm->order == CQL_ORDER_DESC);
-			e->types[i] = pstrdup(cm->type_text);
+			filled.positions[i] = cm->position;
+			filled.desc[i] = (cm->order == CQL_ORDER_DESC);
+			filled.types[i] = pstrdup(cm->type_text);
 		}
+		e = hash_search(LayoutCache, &relid, HASH_ENTER, &found);
+		if (found)
+		{
+			/* a stale layout of another column count */
+			for (int i = 0; i < e->natts; i++)
+				if (e->types[i])
+					pfree(e->types[i]);
+			pfree(e->kinds);
+			pfree(e->positions);
+			pfree(e->desc);
+			pfree(e->types);
+		}
+		/* keep the hash key; take the filled arrays */
+		e->natts = filled.natts;
+		e->kinds = filled.kinds;
+		e->positions = filled.positions;
+		e->desc = filled.desc;
+		e->types = filled.types;
 	}
 	PG_FINALLY();
 	{

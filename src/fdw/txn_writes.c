@@ -34,10 +34,8 @@
 
 typedef struct PendingWrite
 {
-	CqlConnEntry *entry;
-	uint64		generation;
-	const char *keyspace;
-	const char *cql;
+	CqlRemote  *remote;			/* detached copy, shared by a statement's
+								 * writes */
 	int			nvalues;
 	cql_value_ref *values;
 	uint8_t    *routing_key;
@@ -71,23 +69,26 @@ register_callbacks(void)
 
 /*
  * cqlfdw_defer_write
- *		Keep one write for COMMIT.  Values and routing key are copied.
+ *		Keep one write of the statement r for COMMIT.  Values and routing
+ *		key are copied; the statement handle is detached once per statement.
  */
 void
-cqlfdw_defer_write(CqlConnEntry *entry, const char *keyspace, const char *cql,
-				   const cql_value_ref *values, int nvalues,
+cqlfdw_defer_write(const CqlRemote *r, const cql_value_ref *values, int nvalues,
 				   const uint8_t *routing_key, size_t routing_len,
 				   uint16 consistency, uint16 serial_consistency,
 				   int64 timestamp)
 {
 	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
 	PendingWrite *w = palloc0(sizeof(PendingWrite));
+	PendingWrite *last = pending ? (PendingWrite *) llast(pending) : NULL;
 
 	register_callbacks();
-	w->entry = entry;
-	w->generation = entry->generation;
-	w->keyspace = pstrdup(keyspace);
-	w->cql = pstrdup(cql);
+	if (last && last->remote->entry == r->entry &&
+		last->remote->generation == r->generation &&
+		strcmp(last->remote->cql, r->cql) == 0)
+		w->remote = last->remote;
+	else
+		w->remote = cqlfdw_remote_detach(r, TopTransactionContext);
 	w->nvalues = nvalues;
 	w->values = palloc(sizeof(cql_value_ref) * Max(nvalues, 1));
 	for (int i = 0; i < nvalues; i++)
@@ -114,7 +115,7 @@ cqlfdw_defer_write(CqlConnEntry *entry, const char *keyspace, const char *cql,
 	w->timestamp = timestamp;
 	w->nest_level = GetCurrentTransactionNestLevel();
 	pending = lappend(pending, w);
-	entry->pending_writes = true;
+	r->entry->pending_writes = true;
 	MemoryContextSwitchTo(old);
 }
 
@@ -145,18 +146,18 @@ finish_one(InFlight *f, int *applied)
 	f->req = NULL;
 	if (s != CQL_OK)
 	{
-		if (s != CQL_ERR_SERVER)
-			cql_cluster_report_failure(f->w->entry->cluster, f->conn, s);
+		if (s != CQL_ERR_SERVER && cqlfdw_remote_alive(f->w->remote))
+			cql_cluster_report_failure(f->w->remote->entry->cluster, f->conn, s);
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_UNABLE_TO_CREATE_EXECUTION),
 				 errmsg("could not send a deferred write to Cassandra at COMMIT: %s",
 						err.message[0] ? err.message : cql_status_message(s)),
 				 errdetail("%d earlier deferred writes of this transaction were applied and remain; Cassandra cannot undo them.",
 						   *applied),
-				 errcontext("remote CQL: %s", f->w->cql)));
+				 errcontext("remote CQL: %s", f->w->remote->cql)));
 	}
 	if (f->w->serial_consistency && res.kind == CQL_RESULT_ROWS && res.rows_count > 0 &&
-		res.meta.ncols > 0)
+		res.meta.ncols > 0 && res.cells != NULL)
 	{
 		const cql_elem *a = cql_result_cell(&res, 0, 0);
 		bool		ok = a->n == 1 && a->p[0] != 0;
@@ -168,7 +169,7 @@ finish_one(InFlight *f, int *applied)
 					 errmsg("duplicate key value violates the primary key of a Cassandra table at COMMIT"),
 					 errdetail("%d earlier deferred writes of this transaction were applied and remain.",
 							   *applied),
-					 errcontext("remote CQL: %s", f->w->cql)));
+					 errcontext("remote CQL: %s", f->w->remote->cql)));
 		(*applied)++;
 		return;
 	}
@@ -196,7 +197,7 @@ flush_pending(void)
 			cql_error	err;
 			cql_status	s;
 
-			if (w->entry->cluster == NULL || w->entry->generation != w->generation)
+			if (!cqlfdw_remote_alive(w->remote))
 				ereport(ERROR,
 						(errcode(ERRCODE_CONNECTION_FAILURE),
 						 errmsg("connection to Cassandra was closed before deferred writes could be sent"),
@@ -206,27 +207,20 @@ flush_pending(void)
 				finish_one(&window[0], &applied);
 				memmove(window, window + 1, sizeof(InFlight) * (--nwin));
 			}
+			conn = cqlfdw_remote_conn_for_key(w->remote, w->routing_key, w->routing_len);
+			prep = cqlfdw_remote_prepare(w->remote, conn);
+			cql_query_params_init(&params);
+			params.consistency = w->consistency;
+			params.serial_consistency = w->serial_consistency;
+			params.default_timestamp = w->timestamp;
+			params.nvalues = w->nvalues;
+			params.values = w->values;
 			cql_error_clear(&err);
-			s = cql_cluster_conn_for_key(w->entry->cluster, w->keyspace, w->routing_key,
-										 w->routing_len, &conn, &err);
-			if (s == CQL_OK)
-				s = cql_prepare(conn, w->cql, &prep, &err);
-			if (s == CQL_OK)
-			{
-				cql_query_params_init(&params);
-				params.consistency = w->consistency;
-				params.serial_consistency = w->serial_consistency;
-				params.default_timestamp = w->timestamp;
-				params.nvalues = w->nvalues;
-				params.values = w->values;
-				do
-					s = cql_send_execute(conn, prep, &params, &window[nwin].req, &err);
-				while (cqlfdw_retry_busy(conn, &s, &err));
-			}
-			if (s == CQL_ERR_INTERRUPTED)
-				cqlfdw_check_interrupts();
+			do
+				s = cql_send_execute(conn, prep, &params, &window[nwin].req, &err);
+			while (cqlfdw_retry_busy(conn, &s, &err));
 			if (s != CQL_OK)
-				cqlfdw_report(ERROR, s, &err, w->cql);
+				cqlfdw_remote_fail(w->remote, conn, s, &err);
 			window[nwin].conn = conn;
 			window[nwin].w = w;
 			nwin++;
@@ -241,8 +235,7 @@ flush_pending(void)
 	{
 		/* orphan the rest: their answers are drained and dropped */
 		for (int i = 0; i < nwin; i++)
-			if (window[i].req && window[i].w->entry->cluster &&
-				window[i].w->entry->generation == window[i].w->generation)
+			if (window[i].req && cqlfdw_remote_alive(window[i].w->remote))
 				cql_request_free(window[i].req);
 		PG_RE_THROW();
 	}

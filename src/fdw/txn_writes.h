@@ -11,11 +11,10 @@
 #ifndef CQL_FDW_TXN_WRITES_H
 #define CQL_FDW_TXN_WRITES_H
 
-#include "connection.h"
 #include "cql_wire.h"
+#include "remote.h"
 
-extern void cqlfdw_defer_write(CqlConnEntry *entry, const char *keyspace,
-							   const char *cql, const cql_value_ref *values,
+extern void cqlfdw_defer_write(const CqlRemote *r, const cql_value_ref *values,
 							   int nvalues, const uint8_t *routing_key,
 							   size_t routing_len, uint16 consistency,
 							   uint16 serial_consistency, int64 timestamp);

@@ -16,13 +16,15 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 DROP EXTENSION IF EXISTS cql_fdw CASCADE;
 
-SELECT plan(27);
+SELECT plan(32);
 
 -- installation
 SELECT lives_ok('CREATE EXTENSION cql_fdw', 'CREATE EXTENSION cql_fdw works');
 SELECT has_extension('cql_fdw', 'extension cql_fdw is installed');
 SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'cql_fdw'),
-          '0.1', 'installed version is 0.1');
+          '0.2', 'installed version is 0.2');
+SELECT ok(NOT has_function_privilege('public', 'cql_execute(text, text)', 'EXECUTE'),
+          'EXECUTE on cql_execute is not granted to PUBLIC');
 
 -- the foreign-data wrapper and its handler/validator
 SELECT ok(EXISTS (SELECT 1 FROM pg_foreign_data_wrapper WHERE fdwname = 'cql_fdw'),
@@ -90,6 +92,13 @@ SELECT lives_ok($$SELECT cql_execute(NULL, NULL)$$,
                 'cql_execute(NULL, NULL) returns without connecting');
 SELECT throws_ok($$SELECT cql_execute('pgtap_no_such_server', 'SELECT 1')$$,
                  '42704', NULL, 'cql_execute on a missing server raises undefined_object');
+
+-- a database that has 0.1 gets the same privileges by ALTER EXTENSION UPDATE
+SELECT lives_ok('DROP EXTENSION cql_fdw CASCADE', 'drop for the update test');
+SELECT lives_ok($$CREATE EXTENSION cql_fdw VERSION '0.1'$$, 'version 0.1 installs');
+SELECT lives_ok('ALTER EXTENSION cql_fdw UPDATE', 'ALTER EXTENSION cql_fdw UPDATE works');
+SELECT ok(NOT has_function_privilege('public', 'cql_execute(text, text)', 'EXECUTE'),
+          'after the update EXECUTE on cql_execute is not PUBLIC''s either');
 
 -- dropping the extension removes the wrapper
 SELECT lives_ok('DROP EXTENSION cql_fdw CASCADE', 'DROP EXTENSION cql_fdw CASCADE works');

@@ -6,21 +6,7 @@
 -- Needs the Cassandra test nodes: CQL_HOST (default 127.0.0.1) and the
 -- PasswordAuthenticator node CQL_AUTH_HOST (default 127.0.0.4).
 --
-\set ON_ERROR_STOP 1
-\set QUIET 1
-\pset format unaligned
-\pset tuples_only true
-\pset pager off
-\getenv cql_host CQL_HOST
-\if :{?cql_host}
-\else
-\set cql_host 127.0.0.1
-\endif
-\getenv cql_auth_host CQL_AUTH_HOST
-\if :{?cql_auth_host}
-\else
-\set cql_auth_host 127.0.0.4
-\endif
+\ir include/setup.sql
 
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
@@ -59,16 +45,8 @@ SELECT lives_ok($$SELECT cql_execute('tap_some_dead', 'SELECT now() FROM system.
                 'a server whose options changed reconnects');
 
 -- authentication (PasswordAuthenticator node).  The messages are checked
--- too: a node that is down also fails with HV00N.
-CREATE FUNCTION pg_temp.error_text(q text) RETURNS text LANGUAGE plpgsql AS $f$
-DECLARE m text; d text; h text; c text;
-BEGIN
-  EXECUTE q;
-  RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, h = PG_EXCEPTION_HINT, c = PG_EXCEPTION_CONTEXT;
-  RETURN concat_ws(' | ', m, d, h, c);
-END $f$;
+-- too (pg_temp.error_text, from include/setup.sql): a node that is down
+-- also fails with HV00N.
 CREATE SERVER tap_auth FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_auth_host');
 CREATE USER MAPPING FOR CURRENT_USER SERVER tap_auth OPTIONS (username 'cassandra', password 'not-the-password-4711');
 SELECT throws_ok($$SELECT cql_execute('tap_auth', 'SELECT now() FROM system.local')$$,

@@ -1,0 +1,274 @@
+/*-------------------------------------------------------------------------
+ *
+ * remote.c
+ *		The remote-statement handle: one statement's user, options, table
+ *		layout and pinned connection, resolved once.
+ *
+ * Modelled on postgres_fdw's GetConnection/ReleaseConnection plus the
+ * per-node state it builds from fdw_private once.  A handle is opened in
+ * a Begin callback (or at the start of ANALYZE, TRUNCATE, cql_execute)
+ * and released in the matching End; while open it counts in the cache
+ * entry's busy count, so that an invalidation does not close the cluster
+ * handle under it (the transaction-end callback resets busy counts after
+ * an error, see connection.c).  A connection that was closed and reopened
+ * meanwhile is detected by its generation: requests of the old one are
+ * then never touched again.
+ *
+ * IDENTIFICATION
+ *		src/fdw/remote.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "foreign/foreign.h"
+#include "miscadmin.h"
+#include "executor/executor.h"
+#include "utils/rel.h"
+
+#include "cql_cluster.h"
+#include "remote.h"
+
+/*
+ * cqlfdw_executor_userid
+ *		The role whose user mapping a statement uses: the checkAsUser of the
+ *		range-table entry (a view owner's, for a foreign table read through
+ *		a view), else the current user, as for the permission check.
+ */
+Oid
+cqlfdw_executor_userid(EState *estate, Index rtindex)
+{
+	RangeTblEntry *rte = exec_rt_fetch(rtindex, estate);
+
+	return OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
+}
+
+/*
+ * pin
+ *		Take the user mapping's cluster handle (connecting if needed) and
+ *		count this statement as a user of it.
+ */
+static void
+pin(CqlRemote *r)
+{
+	r->entry = cqlfdw_get_connection(r->user, &r->opts);
+	r->generation = r->entry->generation;
+	r->entry->busy++;
+	r->pinned = true;
+}
+
+/*
+ * cqlfdw_remote_open_rel
+ *		Open a handle for a statement on a foreign table, as userid: the
+ *		resolution below, then the connection, pinned.
+ *
+ * cql may be NULL for callers that build their statement after looking at
+ * the layout; they set r->cql then.
+ */
+void
+cqlfdw_remote_open_rel(CqlRemote *r, Relation rel, Oid userid, const char *cql)
+{
+	cqlfdw_remote_resolve_rel(r, rel, userid, cql);
+	pin(r);
+}
+
+/*
+ * cqlfdw_remote_resolve_rel
+ *		Everything but the connection, for callers that check options
+ *		first (TRUNCATE): options merged once (server, then user mapping,
+ *		then table), and the layout from the column options or, when they
+ *		are incomplete, from the remote schema (cached per backend).
+ *		cqlfdw_remote_connect completes it.
+ */
+void
+cqlfdw_remote_resolve_rel(CqlRemote *r, Relation rel, Oid userid, const char *cql)
+{
+	Oid			relid = RelationGetRelid(rel);
+	ForeignTable *ft = GetForeignTable(relid);
+	bool		complete;
+
+	memset(r, 0, sizeof(*r));
+	r->serverid = ft->serverid;
+	r->relid = relid;
+	r->userid = userid;
+	r->relname = pstrdup(RelationGetRelationName(rel));
+	r->cql = cql;
+	r->user = GetUserMapping(userid, ft->serverid);
+	cqlfdw_get_options(ft->serverid, userid, relid, &r->opts);
+	r->table = cqlfdw_get_table(relid, &r->opts, &complete);
+	if (!complete)
+		cqlfdw_complete_layout(r->table, relid, r->user, &r->opts);
+	r->keyspace = r->table->keyspace;
+}
+
+/* Connect (or reuse the cached connection) and pin it. */
+void
+cqlfdw_remote_connect(CqlRemote *r)
+{
+	pin(r);
+}
+
+/*
+ * cqlfdw_remote_open_server
+ *		Open a handle for a statement that belongs to no foreign table
+ *		(cql_execute); the caller has checked the privileges.
+ */
+void
+cqlfdw_remote_open_server(CqlRemote *r, ForeignServer *server, Oid userid,
+						  const char *cql)
+{
+	memset(r, 0, sizeof(*r));
+	r->serverid = server->serverid;
+	r->relid = InvalidOid;
+	r->userid = userid;
+	r->cql = cql;
+	r->user = GetUserMapping(userid, server->serverid);
+	cqlfdw_get_options(server->serverid, userid, InvalidOid, &r->opts);
+	pin(r);
+}
+
+/*
+ * cqlfdw_remote_release
+ *		The statement no longer uses the connection.  Idempotent; after an
+ *		error the transaction callback resets the count instead.
+ */
+void
+cqlfdw_remote_release(CqlRemote *r)
+{
+	if (r->pinned && r->entry->busy > 0)
+		r->entry->busy--;
+	r->pinned = false;
+}
+
+/*
+ * cqlfdw_remote_detach
+ *		A copy of the handle in cxt for work that outlives the statement
+ *		(writes deferred to COMMIT): it keeps what routing, prepare and
+ *		failure reports need (connection, generation, statement, keyspace)
+ *		and drops the statement-lifetime parts (options, layout, mapping).
+ *		It is not pinned: check cqlfdw_remote_alive before use.
+ */
+CqlRemote *
+cqlfdw_remote_detach(const CqlRemote *r, MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	CqlRemote  *d = palloc0(sizeof(CqlRemote));
+
+	d->serverid = r->serverid;
+	d->relid = r->relid;
+	d->userid = r->userid;
+	d->relname = r->relname ? pstrdup(r->relname) : NULL;
+	d->cql = r->cql ? pstrdup(r->cql) : NULL;
+	d->keyspace = r->keyspace ? pstrdup(r->keyspace) : NULL;
+	d->entry = r->entry;
+	d->generation = r->generation;
+	MemoryContextSwitchTo(old);
+	return d;
+}
+
+/*
+ * cqlfdw_remote_alive
+ *		Is the connection this handle was opened on still the entry's?
+ *		(False after cql_fdw_disconnect or an invalidation closed it.)
+ */
+bool
+cqlfdw_remote_alive(const CqlRemote *r)
+{
+	return r->entry && r->entry->cluster && r->entry->generation == r->generation;
+}
+
+/* The control connection of the handle's cluster. */
+cql_conn *
+cqlfdw_remote_control(CqlRemote *r)
+{
+	return cql_cluster_control(r->entry->cluster);
+}
+
+/*
+ * cqlfdw_remote_prepare
+ *		The handle's statement prepared on conn (NULL: the control
+ *		connection), from the connection's cache when it has it; errors are
+ *		raised.
+ */
+cql_prepared *
+cqlfdw_remote_prepare(CqlRemote *r, cql_conn *conn)
+{
+	if (conn == NULL)
+		conn = cqlfdw_remote_control(r);
+	return cqlfdw_prepare(r->entry, r->generation, conn, r->cql);
+}
+
+/*
+ * cqlfdw_remote_check_binds
+ *		The prepared statement must have the bind markers the planner
+ *		counted; anything else is an internal error.
+ */
+void
+cqlfdw_remote_check_binds(CqlRemote *r, const cql_prepared *p, int nbinds)
+{
+	if (p->nbind != nbinds)
+		elog(ERROR, "prepared statement has %d bind markers, expected %d",
+			 p->nbind, nbinds);
+}
+
+/*
+ * routed
+ *		Common tail of the routing calls: a pending cancel is processed,
+ *		a failure raised.
+ */
+static cql_conn *
+routed(CqlRemote *r, cql_status s, cql_conn *conn, cql_error *err)
+{
+	if (s == CQL_ERR_INTERRUPTED)
+		cqlfdw_check_interrupts();
+	if (s != CQL_OK)
+		cqlfdw_remote_fail(r, NULL, s, err);
+	return conn;
+}
+
+/*
+ * cqlfdw_remote_conn_for_key
+ *		The connection to send a request for this partition (routing key)
+ *		on: a replica when the cluster knows one, else any live node.
+ */
+cql_conn *
+cqlfdw_remote_conn_for_key(CqlRemote *r, const uint8_t *key, size_t keylen)
+{
+	cql_conn   *conn = NULL;
+	cql_error	err;
+	cql_status	s;
+
+	cql_error_clear(&err);
+	s = cql_cluster_conn_for_key(r->entry->cluster, r->keyspace, key,
+								 keylen, &conn, &err);
+	return routed(r, s, conn, &err);
+}
+
+/*
+ * cqlfdw_remote_conn_for_token
+ *		The connection for a token range ending at token (a replica of it).
+ */
+cql_conn *
+cqlfdw_remote_conn_for_token(CqlRemote *r, int64 token)
+{
+	cql_conn   *conn = NULL;
+	cql_error	err;
+	cql_status	s;
+	int64_t		t = token;
+
+	cql_error_clear(&err);
+	s = cql_cluster_conn_for_token(r->entry->cluster, r->keyspace, &t,
+								   &conn, &err);
+	return routed(r, s, conn, &err);
+}
+
+/*
+ * cqlfdw_remote_fail
+ *		Raise the error of a failed request of this statement (see
+ *		cqlfdw_fail: a transport failure also marks the node).
+ */
+void
+cqlfdw_remote_fail(CqlRemote *r, cql_conn *conn, cql_status s, cql_error *err)
+{
+	cqlfdw_fail(r->entry, r->generation, conn, s, err, r->cql);
+}

@@ -1,0 +1,68 @@
+/*-------------------------------------------------------------------------
+ *
+ * remote.h
+ *		The remote-statement handle of cql_fdw (remote.c).
+ *
+ * Every piece of the FDW that sends CQL — scans, inserts, direct
+ * modify, ANALYZE, TRUNCATE, the COMMIT-time flush and cql_execute() —
+ * opens one CqlRemote: it resolves the user, the merged options, the
+ * table layout and a pinned connection once, and offers prepare, routing,
+ * failure reporting and release.  The place where per-statement policy
+ * (retries on another node, TLS, metrics) is added once.
+ *
+ * IDENTIFICATION
+ *		src/fdw/remote.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQL_FDW_REMOTE_H
+#define CQL_FDW_REMOTE_H
+
+#include "foreign/foreign.h"
+#include "nodes/execnodes.h"
+
+#include "connection.h"
+#include "cql_fdw.h"
+
+typedef struct CqlRemote
+{
+	Oid			serverid;
+	Oid			relid;			/* InvalidOid: a server-level statement */
+	Oid			userid;			/* whose user mapping is used */
+	UserMapping *user;
+	CqlFdwOptions opts;			/* server, mapping and table merged once */
+	CqlFdwTable *table;			/* layout; NULL without relid */
+	const char *keyspace;		/* of the table: routing; NULL without relid */
+	const char *relname;		/* for messages; NULL without relid */
+	const char *cql;			/* the statement: prepared, and shown as
+								 * error context */
+	CqlConnEntry *entry;		/* the user mapping's cluster handle */
+	uint64		generation;		/* entry->generation when opened */
+	bool		pinned;			/* counted in entry->busy */
+} CqlRemote;
+
+/* open / release */
+extern void cqlfdw_remote_open_rel(CqlRemote *r, Relation rel, Oid userid,
+								   const char *cql);
+extern void cqlfdw_remote_resolve_rel(CqlRemote *r, Relation rel, Oid userid,
+									  const char *cql);
+extern void cqlfdw_remote_connect(CqlRemote *r);
+extern void cqlfdw_remote_open_server(CqlRemote *r, ForeignServer *server,
+									  Oid userid, const char *cql);
+extern void cqlfdw_remote_release(CqlRemote *r);
+extern CqlRemote *cqlfdw_remote_detach(const CqlRemote *r, MemoryContext cxt);
+extern Oid	cqlfdw_executor_userid(EState *estate, Index rtindex);
+
+/* using it */
+extern bool cqlfdw_remote_alive(const CqlRemote *r);
+extern cql_conn *cqlfdw_remote_control(CqlRemote *r);
+extern cql_prepared *cqlfdw_remote_prepare(CqlRemote *r, cql_conn *conn);
+extern cql_conn *cqlfdw_remote_conn_for_key(CqlRemote *r, const uint8_t *key,
+											size_t keylen);
+extern cql_conn *cqlfdw_remote_conn_for_token(CqlRemote *r, int64 token);
+extern void cqlfdw_remote_fail(CqlRemote *r, cql_conn *conn, cql_status s,
+							   cql_error *err) pg_attribute_noreturn();
+extern void cqlfdw_remote_check_binds(CqlRemote *r, const cql_prepared *p,
+									  int nbinds);
+
+#endif							/* CQL_FDW_REMOTE_H */
