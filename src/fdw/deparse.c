@@ -830,6 +830,112 @@ cqlfdw_deparse_truncate(const CqlFdwTable *t)
 }
 
 /*
+ * cqlfdw_deparse_insert
+ *		INSERT of the columns attrs (attnums, in marker order), each a bind
+ *		marker; optionally IF NOT EXISTS and USING TTL ? (its marker last).
+ */
+char *
+cqlfdw_deparse_insert(const CqlFdwTable *t, List *attrs, bool if_not_exists,
+					  bool with_ttl)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "INSERT INTO ");
+	cqlfdw_append_table(&buf, t);
+	appendStringInfoString(&buf, " (");
+	foreach(lc, attrs)
+	{
+		if (foreach_current_index(lc) > 0)
+			appendStringInfoString(&buf, ", ");
+		cqlfdw_append_ident(&buf, t->cols[lfirst_int(lc) - 1].remote_name);
+	}
+	appendStringInfoString(&buf, ") VALUES (");
+	for (int i = 0; i < list_length(attrs); i++)
+		appendStringInfoString(&buf, i == 0 ? "?" : ", ?");
+	appendStringInfoChar(&buf, ')');
+	if (if_not_exists)
+		appendStringInfoString(&buf, " IF NOT EXISTS");
+	if (with_ttl)
+		appendStringInfoString(&buf, " USING TTL ?");
+	return buf.data;
+}
+
+/*
+ * append_conds
+ *		" WHERE k = ? AND c >= ? ..." for the key conditions conds.
+ */
+static void
+append_conds(StringInfo buf, const CqlFdwTable *t, List *conds)
+{
+	ListCell   *lc;
+
+	foreach(lc, conds)
+	{
+		List	   *c = (List *) lfirst(lc);
+
+		appendStringInfoString(buf, foreach_current_index(lc) == 0 ? " WHERE " : " AND ");
+		cqlfdw_append_ident(buf, t->cols[linitial_int(c) - 1].remote_name);
+		appendStringInfo(buf, " %s ?", cqlfdw_bind_operator(lsecond_int(c)));
+	}
+}
+
+/*
+ * cqlfdw_deparse_update
+ *		UPDATE with the assignments sets and the key conditions conds; the
+ *		marker of USING TTL ? (with_ttl) comes first in the text.
+ */
+char *
+cqlfdw_deparse_update(const CqlFdwTable *t, List *sets, bool with_ttl, List *conds)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "UPDATE ");
+	cqlfdw_append_table(&buf, t);
+	if (with_ttl)
+		appendStringInfoString(&buf, " USING TTL ?");
+	appendStringInfoString(&buf, " SET ");
+	foreach(lc, sets)
+	{
+		List	   *set = (List *) lfirst(lc);
+		const char *name = t->cols[linitial_int(set) - 1].remote_name;
+
+		if (foreach_current_index(lc) > 0)
+			appendStringInfoString(&buf, ", ");
+		cqlfdw_append_ident(&buf, name);
+		appendStringInfoString(&buf, " = ");
+		if (lsecond_int(set) != CQLSET_VALUE)
+		{
+			cqlfdw_append_ident(&buf, name);
+			appendStringInfoString(&buf, lsecond_int(set) == CQLSET_INCREMENT
+								   ? " + " : " - ");
+		}
+		appendStringInfoChar(&buf, '?');
+	}
+	append_conds(&buf, t, conds);
+	return buf.data;
+}
+
+/*
+ * cqlfdw_deparse_delete
+ *		DELETE of the row, slice or partition that conds name.
+ */
+char *
+cqlfdw_deparse_delete(const CqlFdwTable *t, List *conds)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "DELETE FROM ");
+	cqlfdw_append_table(&buf, t);
+	append_conds(&buf, t, conds);
+	return buf.data;
+}
+
+/*
  * cqlfdw_deparse_select
  *		Build the SELECT for a scan of shape 'shape'.
  *

@@ -43,6 +43,18 @@ typedef struct CqlScanShape
 	bool		uses_join;		/* binds a key from join clauses */
 } CqlScanShape;
 
+/*
+ * One assignment of an UPDATE: IntList (attnum, CqlSetKind).  One key
+ * condition of an UPDATE or DELETE: IntList (attnum, CqlBindKind), in
+ * statement order.  Every value is a bind marker.
+ */
+typedef enum CqlSetKind
+{
+	CQLSET_VALUE = 0,			/* col = ? */
+	CQLSET_INCREMENT,			/* counter: col = col + ? */
+	CQLSET_DECREMENT			/* counter: col = col - ? */
+} CqlSetKind;
+
 extern void cqlfdw_classify(PlannerInfo *root, RelOptInfo *baserel,
 							const CqlFdwTable *t, const CqlFdwOptions *opts,
 							List *clauses, Relids outer_ok, bool prefer_join,
@@ -56,6 +68,11 @@ extern const char *cqlfdw_bind_operator(CqlBindKind k);
 extern void cqlfdw_append_ident(StringInfo buf, const char *ident);
 extern void cqlfdw_append_table(StringInfo buf, const CqlFdwTable *t);
 extern char *cqlfdw_deparse_truncate(const CqlFdwTable *t);
+extern char *cqlfdw_deparse_insert(const CqlFdwTable *t, List *attrs,
+								   bool if_not_exists, bool with_ttl);
+extern char *cqlfdw_deparse_update(const CqlFdwTable *t, List *sets,
+								   bool with_ttl, List *conds);
+extern char *cqlfdw_deparse_delete(const CqlFdwTable *t, List *conds);
 extern char *cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,
 								   Bitmapset *attrs_used, int order_direction,
 								   bool has_limit, List **retrieved_attrs);

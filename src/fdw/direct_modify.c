@@ -118,17 +118,18 @@ append_bind(List **binds, DirectBindRole role, AttrNumber attnum, int expr_index
 	*binds = lappend(*binds, list_make4_int(role, attnum, expr_index, kind));
 }
 
+/*
+ * append_key_cond
+ *		Key condition "col <op> ?" bound to value: for deparse, a condition;
+ *		for the executor, a marker evaluated from fdw_exprs.
+ */
 static void
-append_key_cond(StringInfo buf, List **binds, List **exprs, const CqlFdwTable *t,
-				AttrNumber a, const char *op, Expr *value, CqlBindKind kind,
-				bool *first)
+append_key_cond(List **conds, List **binds, List **exprs, AttrNumber a,
+				Expr *value, CqlBindKind kind)
 {
-	appendStringInfoString(buf, *first ? " WHERE " : " AND ");
-	cqlfdw_append_ident(buf, t->cols[a - 1].remote_name);
-	appendStringInfo(buf, " %s ?", op);
+	*conds = lappend(*conds, list_make2_int(a, kind));
 	*exprs = lappend(*exprs, value);
 	append_bind(binds, DIRECT_KEY, a, list_length(*exprs) - 1, kind);
-	*first = false;
 }
 
 bool
@@ -150,10 +151,11 @@ cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 	int			eq_prefix;
 	AttrNumber	range_attr = InvalidAttrNumber;
 	bool		full_key;
-	StringInfoData buf;
+	char	   *cql;
+	List	   *sets = NIL;
+	List	   *conds = NIL;
 	List	   *binds = NIL;
 	List	   *exprs = NIL;
-	bool		first = true;
 
 	if (operation != CMD_UPDATE && operation != CMD_DELETE)
 		return false;
@@ -244,36 +246,26 @@ cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 	}
 	full_key = (eq_prefix == t->nck && range_attr == InvalidAttrNumber);
 
-	initStringInfo(&buf);
 	if (operation == CMD_UPDATE)
 	{
 		ListCell   *lu;
 		int			pos = 0;
-		bool		first_set = true;
-		StringInfoData set;
 
 		/* CQL updates exactly one row, named by its full key */
 		if (!full_key)
 			return false;
 
-		initStringInfo(&set);
 		foreach(lu, root->update_colnos)
 		{
 			AttrNumber	a = lfirst_int(lu);
 			TargetEntry *tle = list_nth(root->processed_tlist, pos++);
 			Expr	   *value = tle->expr;
-			const char *name;
 
 			if (a <= 0 || a > t->natts || t->cols[a - 1].remote_name == NULL)
 				return false;
 			/* modify.c raises the error for key columns */
 			if (cqlfdw_is_key_column(t, a))
 				return false;
-			name = t->cols[a - 1].remote_name;
-			if (!first_set)
-				appendStringInfoString(&set, ", ");
-			first_set = false;
-			cqlfdw_append_ident(&set, name);
 			if (cqlfdw_is_counter_column(t, a))
 			{
 				OpExpr	   *op;
@@ -282,12 +274,12 @@ cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 					return false;
 				op = (OpExpr *) value;
 				value = (Expr *) lsecond(op->args);
-				appendStringInfoString(&set, " = ");
-				cqlfdw_append_ident(&set, name);
-				appendStringInfo(&set, " %s ?", get_opname(op->opno));
 				if (contain_volatile_functions((Node *) value) ||
 					contain_subplans((Node *) value))
 					return false;
+				sets = lappend(sets,
+							   list_make2_int(a, strcmp(get_opname(op->opno), "-") == 0
+											  ? CQLSET_DECREMENT : CQLSET_INCREMENT));
 				exprs = lappend(exprs, value);
 				append_bind(&binds, DIRECT_COUNTER, a, list_length(exprs) - 1, CQLBIND_EQ);
 				continue;
@@ -297,51 +289,38 @@ cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 				contain_volatile_functions((Node *) value) ||
 				contain_subplans((Node *) value))
 				return false;
-			appendStringInfoString(&set, " = ?");
+			sets = lappend(sets, list_make2_int(a, CQLSET_VALUE));
 			exprs = lappend(exprs, value);
 			append_bind(&binds, DIRECT_SET, a, list_length(exprs) - 1, CQLBIND_EQ);
 		}
-		if (first_set)
+		if (sets == NIL)
 			return false;
-
-		appendStringInfoString(&buf, "UPDATE ");
-		cqlfdw_append_table(&buf, t);
+		/* the TTL marker comes first in the statement text */
 		if (opts.ttl > 0)
-		{
-			/* the TTL marker comes first in the statement text */
-			appendStringInfoString(&buf, " USING TTL ?");
 			binds = lcons(list_make4_int(DIRECT_TTL, 0, -1, CQLBIND_EQ), binds);
-		}
-		appendStringInfo(&buf, " SET %s", set.data);
-	}
-	else
-	{
-		appendStringInfoString(&buf, "DELETE FROM ");
-		cqlfdw_append_table(&buf, t);
 	}
 
 	for (int k = 0; k < t->npk; k++)
-		append_key_cond(&buf, &binds, &exprs, t, t->pk[k], "=", kb[t->pk[k]].eq,
-						CQLBIND_EQ, &first);
+		append_key_cond(&conds, &binds, &exprs, t->pk[k], kb[t->pk[k]].eq, CQLBIND_EQ);
 	for (int k = 0; k < eq_prefix; k++)
-		append_key_cond(&buf, &binds, &exprs, t, t->ck[k], "=", kb[t->ck[k]].eq,
-						CQLBIND_EQ, &first);
+		append_key_cond(&conds, &binds, &exprs, t->ck[k], kb[t->ck[k]].eq, CQLBIND_EQ);
 	if (range_attr != InvalidAttrNumber)
 	{
 		KeyBinding *b = &kb[range_attr];
 
 		if (b->lower)
-			append_key_cond(&buf, &binds, &exprs, t, range_attr,
-							cqlfdw_bind_operator(b->lower_kind), b->lower, b->lower_kind, &first);
+			append_key_cond(&conds, &binds, &exprs, range_attr, b->lower, b->lower_kind);
 		if (b->upper)
-			append_key_cond(&buf, &binds, &exprs, t, range_attr,
-							cqlfdw_bind_operator(b->upper_kind), b->upper, b->upper_kind, &first);
+			append_key_cond(&conds, &binds, &exprs, range_attr, b->upper, b->upper_kind);
 	}
+	cql = (operation == CMD_UPDATE)
+		? cqlfdw_deparse_update(t, sets, opts.ttl > 0, conds)
+		: cqlfdw_deparse_delete(t, conds);
 
 	fscan->operation = operation;
 	fscan->resultRelation = resultRelation;
 	fscan->fdw_exprs = exprs;
-	fscan->fdw_private = list_make3(makeString(buf.data), binds,
+	fscan->fdw_private = list_make3(makeString(cql), binds,
 									makeInteger(full_key));
 	return true;
 }

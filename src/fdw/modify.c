@@ -240,44 +240,20 @@ cqlAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
 	}
 }
 
+/*
+ * append_key_binds
+ *		Every primary-key column as "col = ?", bound from the old row's key
+ *		(junk columns): the one row an UPDATE or DELETE addresses.  Adds
+ *		the conditions for deparse and the markers for the executor.
+ */
 static void
-append_set_list(StringInfo buf, const CqlFdwTable *t, List *attrs, List *kinds)
-{
-	ListCell   *la,
-			   *lk;
-	bool		first = true;
-
-	forboth(la, attrs, lk, kinds)
-	{
-		const char *name = t->cols[lfirst_int(la) - 1].remote_name;
-
-		if (lfirst_int(lk) != MODBIND_NEW && lfirst_int(lk) != MODBIND_COUNTER)
-			continue;
-		if (!first)
-			appendStringInfoString(buf, ", ");
-		cqlfdw_append_ident(buf, name);
-		if (lfirst_int(lk) == MODBIND_COUNTER)
-		{
-			appendStringInfoString(buf, " = ");
-			cqlfdw_append_ident(buf, name);
-			appendStringInfoString(buf, " + ?");
-		}
-		else
-			appendStringInfoString(buf, " = ?");
-		first = false;
-	}
-}
-
-static void
-append_key_where(StringInfo buf, const CqlFdwTable *t, List **attrs, List **kinds)
+append_key_binds(const CqlFdwTable *t, List **conds, List **attrs, List **kinds)
 {
 	for (int k = 0; k < t->npk + t->nck; k++)
 	{
 		AttrNumber	a = (k < t->npk) ? t->pk[k] : t->ck[k - t->npk];
 
-		appendStringInfoString(buf, k == 0 ? " WHERE " : " AND ");
-		cqlfdw_append_ident(buf, t->cols[a - 1].remote_name);
-		appendStringInfoString(buf, " = ?");
+		*conds = lappend(*conds, list_make2_int(a, CQLBIND_EQ));
 		*attrs = lappend_int(*attrs, a);
 		*kinds = lappend_int(*kinds, MODBIND_KEY);
 	}
@@ -322,21 +298,14 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 	Oid			userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
 	CqlFdwOptions opts;
 	CqlFdwTable *t = cqlfdw_table_for_rel(rte->relid, userid, &opts);
-	StringInfoData buf;
+	char	   *cql = NULL;
 	List	   *attrs = NIL;
 	List	   *kinds = NIL;
 	bool		has_returning = plan->returningLists != NIL &&
 		list_nth(plan->returningLists, subplan_index) != NIL;
 
-	initStringInfo(&buf);
-
 	if (operation == CMD_INSERT)
 	{
-		bool		first = true;
-
-		appendStringInfoString(&buf, "INSERT INTO ");
-		cqlfdw_append_table(&buf, t);
-		appendStringInfoString(&buf, " (");
 		for (int i = 0; i < tupdesc->natts; i++)
 		{
 			Form_pg_attribute att = TupleDescAttr(tupdesc, i);
@@ -355,22 +324,12 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 								NameStr(att->attname), RelationGetRelationName(rel)),
 						 errhint("Change counters with UPDATE ... SET %s = %s + n.",
 								 NameStr(att->attname), NameStr(att->attname))));
-			if (!first)
-				appendStringInfoString(&buf, ", ");
-			cqlfdw_append_ident(&buf, t->cols[i].remote_name);
 			attrs = lappend_int(attrs, a);
 			kinds = lappend_int(kinds, MODBIND_NEW);
-			first = false;
 		}
-		appendStringInfoString(&buf, ") VALUES (");
-		for (int i = 0; i < list_length(attrs); i++)
-			appendStringInfoString(&buf, i == 0 ? "?" : ", ?");
-		appendStringInfoChar(&buf, ')');
-		if (opts.if_not_exists)
-			appendStringInfoString(&buf, " IF NOT EXISTS");
+		cql = cqlfdw_deparse_insert(t, attrs, opts.if_not_exists, opts.ttl > 0);
 		if (opts.ttl > 0)
 		{
-			appendStringInfoString(&buf, " USING TTL ?");
 			attrs = lappend_int(attrs, 0);
 			kinds = lappend_int(kinds, MODBIND_TTL);
 		}
@@ -382,6 +341,8 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 		int			col = -1;
 		List	   *set_attrs = NIL;
 		List	   *set_kinds = NIL;
+		List	   *sets = NIL;
+		List	   *conds = NIL;
 
 		while ((col = bms_next_member(updated, col)) >= 0)
 		{
@@ -420,40 +381,41 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 									 NameStr(TupleDescAttr(tupdesc, a - 1)->attname),
 									 NameStr(TupleDescAttr(tupdesc, a - 1)->attname),
 									 NameStr(TupleDescAttr(tupdesc, a - 1)->attname))));
+				/* sent as an increment by new - old, even for "n = n - x" */
+				sets = lappend(sets, list_make2_int(a, CQLSET_INCREMENT));
 				set_attrs = lappend_int(set_attrs, a);
 				set_kinds = lappend_int(set_kinds, MODBIND_COUNTER);
 			}
 			else
 			{
+				sets = lappend(sets, list_make2_int(a, CQLSET_VALUE));
 				set_attrs = lappend_int(set_attrs, a);
 				set_kinds = lappend_int(set_kinds, MODBIND_NEW);
 			}
 		}
-		appendStringInfoString(&buf, "UPDATE ");
-		cqlfdw_append_table(&buf, t);
+		/* markers: USING TTL ?, the assignments, the key */
 		if (opts.ttl > 0)
 		{
-			appendStringInfoString(&buf, " USING TTL ?");
 			attrs = lappend_int(attrs, 0);
 			kinds = lappend_int(kinds, MODBIND_TTL);
 		}
-		appendStringInfoString(&buf, " SET ");
-		append_set_list(&buf, t, set_attrs, set_kinds);
 		attrs = list_concat(attrs, set_attrs);
 		kinds = list_concat(kinds, set_kinds);
-		append_key_where(&buf, t, &attrs, &kinds);
+		append_key_binds(t, &conds, &attrs, &kinds);
+		cql = cqlfdw_deparse_update(t, sets, opts.ttl > 0, conds);
 	}
 	else if (operation == CMD_DELETE)
 	{
-		appendStringInfoString(&buf, "DELETE FROM ");
-		cqlfdw_append_table(&buf, t);
-		append_key_where(&buf, t, &attrs, &kinds);
+		List	   *conds = NIL;
+
+		append_key_binds(t, &conds, &attrs, &kinds);
+		cql = cqlfdw_deparse_delete(t, conds);
 	}
 	else
 		elog(ERROR, "unexpected operation: %d", (int) operation);
 
 	table_close(rel, NoLock);
-	return list_make4(makeString(buf.data), attrs, kinds,
+	return list_make4(makeString(cql), attrs, kinds,
 					  makeInteger(has_returning));
 }
 
