@@ -79,6 +79,29 @@ remove_plan_dir(const char *dir, bool must_be_plan)
 		bridge_fatal("could not remove directory \"%s\": %s", dir, strerror(errno));
 }
 
+/*
+ * check_plan_names
+ *		The names given on the command line: the keyspace names every
+ *		per-plan object (bridge_plan_schema, bridge_plan_tag), so it must be
+ *		a plain Cassandra name; the other names go into the generated files
+ *		quoted, but never with a control character (line-oriented files).
+ */
+static void
+check_plan_names(const Plan *p)
+{
+	const char *const what[] = {"--schema", "--foreign-schema", "--server"};
+	const char *const name[] = {p->cat.schema, p->foreign_schema, p->server};
+
+	if (!bridge_valid_keyspace(p->keyspace))
+		bridge_fatal_hint("Give a keyspace of 1 to 48 lower-case letters, digits and '_' with --keyspace (the default is derived from --schema).",
+						  "keyspace %s is not a name cqlbridge can use", bridge_show_name(p->keyspace));
+	for (int i = 0; i < 3; i++)
+		if (bridge_has_control(name[i]))
+			bridge_fatal_hint("Use a name without control characters (newline, tab, ...); quotes, spaces, upper case and non-ASCII letters are fine.",
+							  "%s %s contains a control character, which cqlbridge does not write into its line-oriented files",
+							  what[i], bridge_show_name(name[i]));
+}
+
 int
 cmd_plan(const BridgeOptions *opts)
 {
@@ -102,6 +125,7 @@ cmd_plan(const BridgeOptions *opts)
 		: bridge_printf("%s_cql", p.keyspace);
 	p.server = bridge_strdup(opts->server ? opts->server : "cqlbridge");
 	p.workload_path = bridge_strdup(opts->workload);
+	check_plan_names(&p);
 
 	/* the workload first: its format errors need no database */
 	plan_read_workload(&p);
