@@ -776,3 +776,46 @@ bridge_schema_check_sql(const char *const *schemas, int n)
 			  "END\n" BRIDGE_TAG ";\n");
 	return sb.data;
 }
+
+/* lower-case letters, digits and '_', not starting with a digit, no keyword */
+static bool
+plain_sql_ident(const char *s, const char *const *reserved)
+{
+	if (!s[0] || !((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+		return false;
+	for (const char *c = s; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+			return false;
+	for (int i = 0; reserved[i]; i++)
+		if (strcmp(reserved[i], s) == 0)
+			return false;
+	return true;
+}
+
+/*
+ * SQL identifier, quoted only when needed (so the generated SQL stays
+ * readable): reserved and type/function-name keywords of PostgreSQL.
+ */
+char *
+bridge_qi(const char *s)
+{
+	static const char *const reserved[] = {
+		"all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric",
+		"authorization", "binary", "both", "case", "cast", "check", "collate", "collation",
+		"column", "concurrently", "constraint", "create", "cross", "current_catalog",
+		"current_date", "current_role", "current_schema", "current_time",
+		"current_timestamp", "current_user", "default", "deferrable", "desc", "distinct",
+		"do", "else", "end", "except", "false", "fetch", "for", "foreign", "freeze", "from",
+		"full", "grant", "group", "having", "ilike", "in", "initially", "inner", "intersect",
+		"into", "is", "isnull", "join", "lateral", "leading", "left", "like", "limit",
+		"localtime", "localtimestamp", "natural", "not", "notnull", "null", "offset", "on",
+		"only", "or", "order", "outer", "overlaps", "placing", "primary", "references",
+		"returning", "right", "select", "session_user", "similar", "some", "symmetric",
+		"system_user", "table", "tablesample", "then", "to", "trailing", "true", "union",
+		"unique", "user", "using", "variadic", "verbose", "when", "where", "window", "with",
+		NULL
+	};
+
+	return plain_sql_ident(s, reserved) ? bridge_strdup(s) : bridge_quote_ident(s);
+}
+

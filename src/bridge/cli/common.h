@@ -91,6 +91,9 @@ extern PGresult *bridge_exec(PGconn *conn, const char *what, const char *sql,
 /* Quote an identifier / a literal for SQL text (never for values we bind). */
 extern char *bridge_quote_ident(const char *ident);
 
+/* SQL identifier, quoted only when needed (readable generated SQL). */
+extern char *bridge_qi(const char *ident);
+
 /* One block of a block-format file. */
 typedef struct BridgeBlock
 {
@@ -175,6 +178,9 @@ extern void bridge_set_interrupt_hint(const char *hint);
 
 /* emit_sync.c: SQL that removes what 005_sync.sql installed. */
 extern char *emit_sync_uninstall_sql(const char *dir);
+
+/* emit_sync.c: the plan's schema (cqlbridge_<keyspace>) of DIR/003_load.sql. */
+extern char *emit_sync_plan_schema(const char *dir);
 
 /* sync.c: re-install 005 when sync triggers exist (apply calls it). */
 extern bool bridge_sync_refresh(PGconn *conn, const BridgeOptions *opts);

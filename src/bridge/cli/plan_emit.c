@@ -30,31 +30,11 @@ plain_ident(const char *s, const char *const *reserved)
 	return true;
 }
 
-/*
- * SQL identifier, quoted only when needed (so the generated SQL stays
- * readable): reserved and type/function-name keywords of PostgreSQL.
- */
+/* SQL identifier, quoted only when needed (bridge_qi) */
 char *
 plan_qi(const char *s)
 {
-	static const char *const reserved[] = {
-		"all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric",
-		"authorization", "binary", "both", "case", "cast", "check", "collate", "collation",
-		"column", "concurrently", "constraint", "create", "cross", "current_catalog",
-		"current_date", "current_role", "current_schema", "current_time",
-		"current_timestamp", "current_user", "default", "deferrable", "desc", "distinct",
-		"do", "else", "end", "except", "false", "fetch", "for", "foreign", "freeze", "from",
-		"full", "grant", "group", "having", "ilike", "in", "initially", "inner", "intersect",
-		"into", "is", "isnull", "join", "lateral", "leading", "left", "like", "limit",
-		"localtime", "localtimestamp", "natural", "not", "notnull", "null", "offset", "on",
-		"only", "or", "order", "outer", "overlaps", "placing", "primary", "references",
-		"returning", "right", "select", "session_user", "similar", "some", "symmetric",
-		"system_user", "table", "tablesample", "then", "to", "trailing", "true", "union",
-		"unique", "user", "using", "variadic", "verbose", "when", "where", "window", "with",
-		NULL
-	};
-
-	return plain_ident(s, reserved) ? bridge_strdup(s) : bridge_quote_ident(s);
+	return bridge_qi(s);
 }
 
 /* CQL identifier: quoted when not lower-case or a reserved CQL keyword */
