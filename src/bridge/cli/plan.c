@@ -10,9 +10,10 @@
  * plan_report.c, emit_sync()).
  *
  * Atomicity: every error is detected while the plan is built in memory,
- * before anything is written.  The files are then written into DIR.tmp
- * (005 by emit_sync from 003 there), and DIR.tmp replaces DIR in one
- * rename, so a failed run leaves no directory and never half of one.  An
+ * before anything is written.  The files are then written into a new
+ * directory DIR.tmpXXXXXX (mkdtemp; 005 by emit_sync from 003 there), which
+ * replaces DIR in one rename, so a failed run leaves no directory and never
+ * half of one.  An
  * existing DIR is replaced only when it looks like a plan directory (it
  * has a model.txt); anything else there is an error.
  *
@@ -102,6 +103,16 @@ check_plan_names(const Plan *p)
 							  what[i], bridge_show_name(name[i]));
 }
 
+/* the process umask (mkdtemp creates 0700; a plan directory is 0777 - umask) */
+static mode_t
+current_umask(void)
+{
+	mode_t		mask = umask(0);
+
+	umask(mask);
+	return mask;
+}
+
 int
 cmd_plan(const BridgeOptions *opts)
 {
@@ -153,10 +164,22 @@ cmd_plan(const BridgeOptions *opts)
 	dl = strlen(dir);
 	while (dl > 1 && dir[dl - 1] == '/')
 		dir[--dl] = '\0';
-	tmp = bridge_printf("%s.tmp", dir);
-	remove_plan_dir(tmp, false);
-	if (mkdir(tmp, 0777) != 0)
-		bridge_fatal("could not create directory \"%s\": %s", tmp, strerror(errno));
+	/*
+	 * A new directory of a random name (mkdtemp: created, never adopted),
+	 * not a predictable DIR.tmp that someone could have planted as a link.
+	 */
+	{
+		struct stat st;
+
+		if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+			bridge_fatal_hint("Give the directory itself with -o.",
+							  "\"%s\" is a symbolic link; cqlbridge plan does not replace it", dir);
+	}
+	tmp = bridge_printf("%s.tmpXXXXXX", dir);
+	if (mkdtemp(tmp) == NULL)
+		bridge_fatal("could not create a directory next to \"%s\": %s", dir, strerror(errno));
+	if (chmod(tmp, 0777 & ~current_umask()) != 0)
+		bridge_fatal("could not set the mode of \"%s\": %s", tmp, strerror(errno));
 	for (int i = 0; i < 6; i++)
 		bridge_write_file(bridge_path(tmp, plan_files[i]), files[i]);
 	emit_sync(tmp);
