@@ -13,7 +13,8 @@
 #             under REPEATABLE READ is refused
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST (default
-# 127.0.0.1), CQLBRIDGE (default build/cqlbridge).
+# 127.0.0.1), CQLBRIDGE (default build/cqlbridge), BRIDGE_VIDEO_DB /
+# BRIDGE_VIDEO_KEYSPACE (default bridge_video_test).
 # To refresh the golden model after an intended change:
 #   cqlbridge plan -d DB --schema video_rel \
 #     --workload migrations/video/workload.sql -o migrations/video/generated
@@ -29,7 +30,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 CQLBRIDGE=${CQLBRIDGE:-$REPO/build/cqlbridge}
 CQL_HOST=${CQL_HOST:-127.0.0.1}
 DB=${BRIDGE_VIDEO_DB:-bridge_video_test}
-KS=bridge_video_test
+KS=${BRIDGE_VIDEO_KEYSPACE:-bridge_video_test}
 FS=video_cql
 VIDEO=$REPO/migrations/video
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bridge_video.XXXXXX")

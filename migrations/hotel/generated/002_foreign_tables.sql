@@ -1,8 +1,26 @@
 -- 002_foreign_tables.sql: foreign tables of keyspace hotel and the source views
 -- (the target rows computed from the relational tables, in CQL shape, then lineage columns).
 -- Run in one transaction; re-runnable.
-CREATE SCHEMA IF NOT EXISTS hotel_cql;
-CREATE SCHEMA IF NOT EXISTS cqlbridge;
+-- Create the schemas, or check that they belong to the role running this.
+DO $cqlbridge$
+DECLARE
+	s text;
+	owner name;
+BEGIN
+	FOREACH s IN ARRAY ARRAY['cqlbridge', 'cqlbridge_hotel', 'hotel_cql']::text[] LOOP
+		SELECT pg_catalog.pg_get_userbyid(n.nspowner) INTO owner
+			FROM pg_catalog.pg_namespace n WHERE n.nspname = s;
+		IF NOT FOUND THEN
+			EXECUTE pg_catalog.format('CREATE SCHEMA %I', s);
+		ELSIF owner <> CURRENT_USER THEN
+			RAISE EXCEPTION 'schema % belongs to role %, not to %', pg_catalog.quote_ident(s), owner, CURRENT_USER
+				USING ERRCODE = 'insufficient_privilege',
+					  DETAIL = 'The owner of a schema can drop and replace the objects in it; cqlbridge keeps its objects in schemas of the role that runs it.',
+					  HINT = pg_catalog.format('Run cqlbridge as role %I, or take the schema over: ALTER SCHEMA %I OWNER TO %I.', owner, s, CURRENT_USER);
+		END IF;
+	END LOOP;
+END
+$cqlbridge$;
 
 DROP FOREIGN TABLE IF EXISTS hotel_cql.hotels_by_poi_name;
 CREATE FOREIGN TABLE hotel_cql.hotels_by_poi_name (
@@ -13,8 +31,8 @@ CREATE FOREIGN TABLE hotel_cql.hotels_by_poi_name (
     phone text OPTIONS (column_name 'phone', kind 'regular', cql_type 'text'),
     address jsonb OPTIONS (column_name 'address', kind 'regular', cql_type 'frozen<address>')
 ) SERVER cqlbridge OPTIONS (keyspace 'hotel', "table" 'hotels_by_poi_name');
-DROP VIEW IF EXISTS cqlbridge.hotels_by_poi_name_src;
-CREATE VIEW cqlbridge.hotels_by_poi_name_src AS
+DROP VIEW IF EXISTS cqlbridge_hotel.hotels_by_poi_name_src;
+CREATE VIEW cqlbridge_hotel.hotels_by_poi_name_src WITH (security_invoker = true) AS
 SELECT q.poi_name, q.hotel_id, q.lin_p_id AS point_of_interest_id, q.name, q.phone, jsonb_build_object('street', q.street, 'city', q.city, 'state_or_province', q.state_or_province, 'postal_code', q.postal_code, 'country', q.country) AS address, q.lin_p_id, q.lin_hp_hotel_id, q.lin_hp_poi_id, q.lin_h_id
 FROM ( SELECT p.name AS poi_name,
     h.id AS hotel_id,
@@ -41,8 +59,8 @@ CREATE FOREIGN TABLE hotel_cql.hotels (
     address jsonb OPTIONS (column_name 'address', kind 'regular', cql_type 'frozen<address>'),
     pois text[] OPTIONS (column_name 'pois', kind 'regular', cql_type 'set<text>')
 ) SERVER cqlbridge OPTIONS (keyspace 'hotel', "table" 'hotels');
-DROP VIEW IF EXISTS cqlbridge.hotels_src;
-CREATE VIEW cqlbridge.hotels_src AS
+DROP VIEW IF EXISTS cqlbridge_hotel.hotels_src;
+CREATE VIEW cqlbridge_hotel.hotels_src WITH (security_invoker = true) AS
 SELECT q.id, q.name, q.phone, jsonb_build_object('street', q.street, 'city', q.city, 'state_or_province', q.state_or_province, 'postal_code', q.postal_code, 'country', q.country) AS address, q.pois, q.lin_h_id
 FROM ( SELECT id,
     name,
@@ -66,8 +84,8 @@ CREATE FOREIGN TABLE hotel_cql.points_of_interest_by_hotel_id (
     point_of_interest_id integer OPTIONS (column_name 'point_of_interest_id', kind 'clustering', position '1', clustering_order 'asc', cql_type 'int') NOT NULL,
     description text OPTIONS (column_name 'description', kind 'regular', cql_type 'text')
 ) SERVER cqlbridge OPTIONS (keyspace 'hotel', "table" 'points_of_interest_by_hotel_id');
-DROP VIEW IF EXISTS cqlbridge.points_of_interest_by_hotel_id_src;
-CREATE VIEW cqlbridge.points_of_interest_by_hotel_id_src AS
+DROP VIEW IF EXISTS cqlbridge_hotel.points_of_interest_by_hotel_id_src;
+CREATE VIEW cqlbridge_hotel.points_of_interest_by_hotel_id_src WITH (security_invoker = true) AS
 SELECT q.hotel_id, q.poi_name, q.lin_p_id AS point_of_interest_id, q.description, q.lin_hp_hotel_id, q.lin_hp_poi_id, q.lin_p_id
 FROM ( SELECT hp.hotel_id,
     p.name AS poi_name,
@@ -85,8 +103,8 @@ CREATE FOREIGN TABLE hotel_cql.room_availabilities_by_hotel_id (
     room_number smallint OPTIONS (column_name 'room_number', kind 'clustering', position '1', clustering_order 'asc', cql_type 'smallint') NOT NULL,
     is_available boolean OPTIONS (column_name 'is_available', kind 'regular', cql_type 'boolean')
 ) SERVER cqlbridge OPTIONS (keyspace 'hotel', "table" 'room_availabilities_by_hotel_id');
-DROP VIEW IF EXISTS cqlbridge.room_availabilities_by_hotel_id_src;
-CREATE VIEW cqlbridge.room_availabilities_by_hotel_id_src AS
+DROP VIEW IF EXISTS cqlbridge_hotel.room_availabilities_by_hotel_id_src;
+CREATE VIEW cqlbridge_hotel.room_availabilities_by_hotel_id_src WITH (security_invoker = true) AS
 SELECT q.hotel_id, q.date, q.room_number, q.is_available, q.lin_ra_hotel_id, q.lin_ra_date, q.lin_ra_room_number
 FROM ( SELECT hotel_id,
     date,
@@ -106,8 +124,8 @@ CREATE FOREIGN TABLE hotel_cql.rooms_by_hotel_id_room_number (
     rate numeric OPTIONS (column_name 'rate', kind 'static', cql_type 'decimal'),
     description text OPTIONS (column_name 'description', kind 'regular', cql_type 'text')
 ) SERVER cqlbridge OPTIONS (keyspace 'hotel', "table" 'rooms_by_hotel_id_room_number');
-DROP VIEW IF EXISTS cqlbridge.rooms_by_hotel_id_room_number_src;
-CREATE VIEW cqlbridge.rooms_by_hotel_id_room_number_src AS
+DROP VIEW IF EXISTS cqlbridge_hotel.rooms_by_hotel_id_room_number_src;
+CREATE VIEW cqlbridge_hotel.rooms_by_hotel_id_room_number_src WITH (security_invoker = true) AS
 SELECT q.hotel_id, q.room_number, q.amenity_name, q.rate, q.description, q.lin_r_hotel_id, q.lin_r_room_number, q.lin_ra_hotel_id, q.lin_ra_room_number, q.lin_ra_amenity_id, q.lin_a_id
 FROM ( SELECT r.hotel_id,
     r.room_number,
@@ -134,8 +152,8 @@ CREATE FOREIGN TABLE hotel_cql.reservations (
     room_number smallint OPTIONS (column_name 'room_number', kind 'regular', cql_type 'smallint'),
     guest_id uuid OPTIONS (column_name 'guest_id', kind 'regular', cql_type 'uuid')
 ) SERVER cqlbridge OPTIONS (keyspace 'hotel', "table" 'reservations');
-DROP VIEW IF EXISTS cqlbridge.reservations_src;
-CREATE VIEW cqlbridge.reservations_src AS
+DROP VIEW IF EXISTS cqlbridge_hotel.reservations_src;
+CREATE VIEW cqlbridge_hotel.reservations_src WITH (security_invoker = true) AS
 SELECT q.confirm_number, q.hotel_id, q.start_date, q.end_date, q.room_number, q.guest_id, q.lin_r_confirm_number
 FROM ( SELECT confirm_number,
     hotel_id,
@@ -155,8 +173,8 @@ CREATE FOREIGN TABLE hotel_cql.reservations_by_hotel_id_start_date (
     confirm_number text OPTIONS (column_name 'confirm_number', kind 'regular', cql_type 'text'),
     guest_id uuid OPTIONS (column_name 'guest_id', kind 'regular', cql_type 'uuid')
 ) SERVER cqlbridge OPTIONS (keyspace 'hotel', "table" 'reservations_by_hotel_id_start_date');
-DROP VIEW IF EXISTS cqlbridge.reservations_by_hotel_id_start_date_src;
-CREATE VIEW cqlbridge.reservations_by_hotel_id_start_date_src AS
+DROP VIEW IF EXISTS cqlbridge_hotel.reservations_by_hotel_id_start_date_src;
+CREATE VIEW cqlbridge_hotel.reservations_by_hotel_id_start_date_src WITH (security_invoker = true) AS
 SELECT q.hotel_id, q.start_date, q.room_number, q.end_date, q.confirm_number, q.guest_id, q.lin_r_confirm_number
 FROM ( SELECT hotel_id,
     start_date,
@@ -177,8 +195,8 @@ CREATE FOREIGN TABLE hotel_cql.reservations_by_guest_last_name (
     confirm_number text OPTIONS (column_name 'confirm_number', kind 'regular', cql_type 'text'),
     guest_id uuid OPTIONS (column_name 'guest_id', kind 'regular', cql_type 'uuid')
 ) SERVER cqlbridge OPTIONS (keyspace 'hotel', "table" 'reservations_by_guest_last_name');
-DROP VIEW IF EXISTS cqlbridge.reservations_by_guest_last_name_src;
-CREATE VIEW cqlbridge.reservations_by_guest_last_name_src AS
+DROP VIEW IF EXISTS cqlbridge_hotel.reservations_by_guest_last_name_src;
+CREATE VIEW cqlbridge_hotel.reservations_by_guest_last_name_src WITH (security_invoker = true) AS
 SELECT q.guest_last_name, q.hotel_id, q.start_date, q.room_number, q.end_date, q.confirm_number, q.guest_id, q.lin_g_guest_id, q.lin_r_confirm_number
 FROM ( SELECT g.last_name AS guest_last_name,
     r.hotel_id,
@@ -202,8 +220,8 @@ CREATE FOREIGN TABLE hotel_cql.guests (
     phone_numbers text[] OPTIONS (column_name 'phone_numbers', kind 'regular', cql_type 'list<text>'),
     addresses jsonb OPTIONS (column_name 'addresses', kind 'regular', cql_type 'map<text, frozen<address>>')
 ) SERVER cqlbridge OPTIONS (keyspace 'hotel', "table" 'guests');
-DROP VIEW IF EXISTS cqlbridge.guests_src;
-CREATE VIEW cqlbridge.guests_src AS
+DROP VIEW IF EXISTS cqlbridge_hotel.guests_src;
+CREATE VIEW cqlbridge_hotel.guests_src WITH (security_invoker = true) AS
 SELECT q.guest_id, q.first_name, q.last_name, q.title, q.emails, q.phone_numbers, q.addresses, q.lin_g_guest_id
 FROM ( SELECT guest_id,
     first_name,

@@ -8,7 +8,7 @@
 -- ordered: true
 -- single_partition: true
 -- sample
-SELECT * FROM (SELECT d.poi_name FROM (SELECT DISTINCT s.poi_name FROM cqlbridge.hotels_by_poi_name_src s) d ORDER BY md5(d.poi_name::text) LIMIT $1 - $1 / 2) v
+SELECT * FROM (SELECT d.poi_name FROM (SELECT DISTINCT s.poi_name FROM cqlbridge_hotel.hotels_by_poi_name_src s) d ORDER BY md5(d.poi_name::text) LIMIT $1 - $1 / 2) v
 UNION ALL
 SELECT * FROM (SELECT d.poi_name FROM (SELECT DISTINCT r.name AS poi_name FROM hotel_rel.point_of_interest r WHERE r.name IS NOT NULL) d ORDER BY md5(d.poi_name::text) LIMIT $1 / 2) r;
 -- source
@@ -32,7 +32,7 @@ ORDER BY t.hotel_id, t.point_of_interest_id;
 -- ordered: false
 -- single_partition: true
 -- sample
-SELECT * FROM (SELECT d.id FROM (SELECT DISTINCT s.id FROM cqlbridge.hotels_src s) d ORDER BY md5(d.id::text) LIMIT $1 - $1 / 2) v
+SELECT * FROM (SELECT d.id FROM (SELECT DISTINCT s.id FROM cqlbridge_hotel.hotels_src s) d ORDER BY md5(d.id::text) LIMIT $1 - $1 / 2) v
 UNION ALL
 SELECT * FROM (SELECT d.id FROM (SELECT DISTINCT r.id AS id FROM hotel_rel.hotel r WHERE r.id IS NOT NULL) d ORDER BY md5(d.id::text) LIMIT $1 / 2) r;
 -- source
@@ -56,7 +56,7 @@ WHERE t.id = $1;
 -- ordered: true
 -- single_partition: true
 -- sample
-SELECT * FROM (SELECT d.hotel_id FROM (SELECT DISTINCT s.hotel_id FROM cqlbridge.points_of_interest_by_hotel_id_src s) d ORDER BY md5(d.hotel_id::text) LIMIT $1 - $1 / 2) v
+SELECT * FROM (SELECT d.hotel_id FROM (SELECT DISTINCT s.hotel_id FROM cqlbridge_hotel.points_of_interest_by_hotel_id_src s) d ORDER BY md5(d.hotel_id::text) LIMIT $1 - $1 / 2) v
 UNION ALL
 SELECT * FROM (SELECT d.hotel_id FROM (SELECT DISTINCT r.hotel_id AS hotel_id FROM hotel_rel.hotel_poi r WHERE r.hotel_id IS NOT NULL) d ORDER BY md5(d.hotel_id::text) LIMIT $1 / 2) r;
 -- source
@@ -78,7 +78,7 @@ ORDER BY t.poi_name, t.point_of_interest_id;
 -- ordered: true
 -- single_partition: true
 -- sample
-SELECT * FROM (SELECT d.hotel_id, d.date, (d.date + 7) FROM (SELECT DISTINCT s.hotel_id, s.date FROM cqlbridge.room_availabilities_by_hotel_id_src s) d ORDER BY md5(d.hotel_id::text || '|' || d.date::text) LIMIT $1 - $1 / 2) v
+SELECT * FROM (SELECT d.hotel_id, d.date, (d.date + 7) FROM (SELECT DISTINCT s.hotel_id, s.date FROM cqlbridge_hotel.room_availabilities_by_hotel_id_src s) d ORDER BY md5(d.hotel_id::text || '|' || d.date::text) LIMIT $1 - $1 / 2) v
 UNION ALL
 SELECT * FROM (SELECT d.hotel_id, d.date, (d.date + 7) FROM (SELECT DISTINCT r.hotel_id AS hotel_id, r.date AS date FROM hotel_rel.room_availability r WHERE r.hotel_id IS NOT NULL AND r.date IS NOT NULL) d ORDER BY md5(d.hotel_id::text || '|' || d.date::text) LIMIT $1 / 2) r;
 -- source
@@ -102,7 +102,7 @@ ORDER BY t.date, t.room_number;
 -- ordered: true
 -- single_partition: true
 -- sample
-SELECT * FROM (SELECT d.hotel_id, d.room_number FROM (SELECT DISTINCT s.hotel_id, s.room_number FROM cqlbridge.rooms_by_hotel_id_room_number_src s) d ORDER BY md5(d.hotel_id::text || '|' || d.room_number::text) LIMIT $1 - $1 / 2) v
+SELECT * FROM (SELECT d.hotel_id, d.room_number FROM (SELECT DISTINCT s.hotel_id, s.room_number FROM cqlbridge_hotel.rooms_by_hotel_id_room_number_src s) d ORDER BY md5(d.hotel_id::text || '|' || d.room_number::text) LIMIT $1 - $1 / 2) v
 UNION ALL
 SELECT * FROM (SELECT d.hotel_id, d.room_number FROM (SELECT DISTINCT r.hotel_id AS hotel_id, r.room_number AS room_number FROM hotel_rel.room r WHERE r.hotel_id IS NOT NULL AND r.room_number IS NOT NULL) d ORDER BY md5(d.hotel_id::text || '|' || d.room_number::text) LIMIT $1 / 2) r;
 -- source
@@ -126,7 +126,7 @@ ORDER BY t.amenity_name;
 -- ordered: false
 -- single_partition: true
 -- sample
-SELECT * FROM (SELECT d.confirm_number FROM (SELECT DISTINCT s.confirm_number FROM cqlbridge.reservations_src s) d ORDER BY md5(d.confirm_number::text) LIMIT $1 - $1 / 2) v
+SELECT * FROM (SELECT d.confirm_number FROM (SELECT DISTINCT s.confirm_number FROM cqlbridge_hotel.reservations_src s) d ORDER BY md5(d.confirm_number::text) LIMIT $1 - $1 / 2) v
 UNION ALL
 SELECT * FROM (SELECT d.confirm_number FROM (SELECT DISTINCT r.confirm_number AS confirm_number FROM hotel_rel.reservation r WHERE r.confirm_number IS NOT NULL) d ORDER BY md5(d.confirm_number::text) LIMIT $1 / 2) r;
 -- source
@@ -145,7 +145,7 @@ WHERE t.confirm_number = $1;
 -- ordered: true
 -- single_partition: true
 -- sample
-SELECT * FROM (SELECT d.hotel_id, d.start_date FROM (SELECT DISTINCT s.hotel_id, s.start_date FROM cqlbridge.reservations_by_hotel_id_start_date_src s) d ORDER BY md5(d.hotel_id::text || '|' || d.start_date::text) LIMIT $1 - $1 / 2) v
+SELECT * FROM (SELECT d.hotel_id, d.start_date FROM (SELECT DISTINCT s.hotel_id, s.start_date FROM cqlbridge_hotel.reservations_by_hotel_id_start_date_src s) d ORDER BY md5(d.hotel_id::text || '|' || d.start_date::text) LIMIT $1 - $1 / 2) v
 UNION ALL
 SELECT * FROM (SELECT d.hotel_id, d.start_date FROM (SELECT DISTINCT r.hotel_id AS hotel_id, r.start_date AS start_date FROM hotel_rel.reservation r WHERE r.hotel_id IS NOT NULL AND r.start_date IS NOT NULL) d ORDER BY md5(d.hotel_id::text || '|' || d.start_date::text) LIMIT $1 / 2) r;
 -- source
@@ -167,7 +167,7 @@ ORDER BY t.room_number;
 -- ordered: true
 -- single_partition: true
 -- sample
-SELECT * FROM (SELECT d.guest_last_name FROM (SELECT DISTINCT s.guest_last_name FROM cqlbridge.reservations_by_guest_last_name_src s) d ORDER BY md5(d.guest_last_name::text) LIMIT $1 - $1 / 2) v
+SELECT * FROM (SELECT d.guest_last_name FROM (SELECT DISTINCT s.guest_last_name FROM cqlbridge_hotel.reservations_by_guest_last_name_src s) d ORDER BY md5(d.guest_last_name::text) LIMIT $1 - $1 / 2) v
 UNION ALL
 SELECT * FROM (SELECT d.guest_last_name FROM (SELECT DISTINCT r.last_name AS guest_last_name FROM hotel_rel.guest r WHERE r.last_name IS NOT NULL) d ORDER BY md5(d.guest_last_name::text) LIMIT $1 / 2) r;
 -- source
@@ -190,7 +190,7 @@ ORDER BY t.hotel_id, t.start_date, t.room_number;
 -- ordered: false
 -- single_partition: true
 -- sample
-SELECT * FROM (SELECT d.guest_id FROM (SELECT DISTINCT s.guest_id FROM cqlbridge.guests_src s) d ORDER BY md5(d.guest_id::text) LIMIT $1 - $1 / 2) v
+SELECT * FROM (SELECT d.guest_id FROM (SELECT DISTINCT s.guest_id FROM cqlbridge_hotel.guests_src s) d ORDER BY md5(d.guest_id::text) LIMIT $1 - $1 / 2) v
 UNION ALL
 SELECT * FROM (SELECT d.guest_id FROM (SELECT DISTINCT r.guest_id AS guest_id FROM hotel_rel.guest r WHERE r.guest_id IS NOT NULL) d ORDER BY md5(d.guest_id::text) LIMIT $1 / 2) r;
 -- source

@@ -1,8 +1,26 @@
 -- 002_foreign_tables.sql: foreign tables of keyspace video and the source views
 -- (the target rows computed from the relational tables, in CQL shape, then lineage columns).
 -- Run in one transaction; re-runnable.
-CREATE SCHEMA IF NOT EXISTS video_cql;
-CREATE SCHEMA IF NOT EXISTS cqlbridge;
+-- Create the schemas, or check that they belong to the role running this.
+DO $cqlbridge$
+DECLARE
+	s text;
+	owner name;
+BEGIN
+	FOREACH s IN ARRAY ARRAY['cqlbridge', 'cqlbridge_video', 'video_cql']::text[] LOOP
+		SELECT pg_catalog.pg_get_userbyid(n.nspowner) INTO owner
+			FROM pg_catalog.pg_namespace n WHERE n.nspname = s;
+		IF NOT FOUND THEN
+			EXECUTE pg_catalog.format('CREATE SCHEMA %I', s);
+		ELSIF owner <> CURRENT_USER THEN
+			RAISE EXCEPTION 'schema % belongs to role %, not to %', pg_catalog.quote_ident(s), owner, CURRENT_USER
+				USING ERRCODE = 'insufficient_privilege',
+					  DETAIL = 'The owner of a schema can drop and replace the objects in it; cqlbridge keeps its objects in schemas of the role that runs it.',
+					  HINT = pg_catalog.format('Run cqlbridge as role %I, or take the schema over: ALTER SCHEMA %I OWNER TO %I.', owner, s, CURRENT_USER);
+		END IF;
+	END LOOP;
+END
+$cqlbridge$;
 
 DROP FOREIGN TABLE IF EXISTS video_cql.comments_by_video_id;
 CREATE FOREIGN TABLE video_cql.comments_by_video_id (
@@ -13,8 +31,8 @@ CREATE FOREIGN TABLE video_cql.comments_by_video_id (
     user_name text OPTIONS (column_name 'user_name', kind 'regular', cql_type 'text'),
     body text OPTIONS (column_name 'body', kind 'regular', cql_type 'text')
 ) SERVER cqlbridge OPTIONS (keyspace 'video', "table" 'comments_by_video_id');
-DROP VIEW IF EXISTS cqlbridge.comments_by_video_id_src;
-CREATE VIEW cqlbridge.comments_by_video_id_src AS
+DROP VIEW IF EXISTS cqlbridge_video.comments_by_video_id_src;
+CREATE VIEW cqlbridge_video.comments_by_video_id_src WITH (security_invoker = true) AS
 SELECT q.video_id, q.created_at, q.comment_id, q.user_id, q.user_name, q.body, q.lin_c_comment_id, q.lin_u_user_id
 FROM ( SELECT c.video_id,
     c.created_at,
@@ -37,8 +55,8 @@ CREATE FOREIGN TABLE video_cql.videos_by_tag (
     uploader_id uuid OPTIONS (column_name 'uploader_id', kind 'regular', cql_type 'uuid'),
     uploader_name text OPTIONS (column_name 'uploader_name', kind 'regular', cql_type 'text')
 ) SERVER cqlbridge OPTIONS (keyspace 'video', "table" 'videos_by_tag');
-DROP VIEW IF EXISTS cqlbridge.videos_by_tag_src;
-CREATE VIEW cqlbridge.videos_by_tag_src AS
+DROP VIEW IF EXISTS cqlbridge_video.videos_by_tag_src;
+CREATE VIEW cqlbridge_video.videos_by_tag_src WITH (security_invoker = true) AS
 SELECT q.tag, q.uploaded_at, q.video_id, q.title, q.duration_s, q.uploader_id, q.uploader_name, q.lin_t_tag_id, q.lin_vt_video_id, q.lin_vt_tag_id, q.lin_v_video_id, q.lin_u_user_id
 FROM ( SELECT t.name AS tag,
     v.uploaded_at,
@@ -67,8 +85,8 @@ CREATE FOREIGN TABLE video_cql.videos (
     uploaded_at timestamp with time zone OPTIONS (column_name 'uploaded_at', kind 'regular', cql_type 'timestamp'),
     tags text[] OPTIONS (column_name 'tags', kind 'regular', cql_type 'set<text>')
 ) SERVER cqlbridge OPTIONS (keyspace 'video', "table" 'videos');
-DROP VIEW IF EXISTS cqlbridge.videos_src;
-CREATE VIEW cqlbridge.videos_src AS
+DROP VIEW IF EXISTS cqlbridge_video.videos_src;
+CREATE VIEW cqlbridge_video.videos_src WITH (security_invoker = true) AS
 SELECT q.video_id, q.uploader_id, q.title, q.description, q.duration_s, q.uploaded_at, q.tags, q.lin_v_video_id
 FROM ( SELECT video_id,
     uploader_id,
@@ -92,8 +110,8 @@ CREATE FOREIGN TABLE video_cql.comments_by_user_id (
     video_title text OPTIONS (column_name 'video_title', kind 'regular', cql_type 'text'),
     body text OPTIONS (column_name 'body', kind 'regular', cql_type 'text')
 ) SERVER cqlbridge OPTIONS (keyspace 'video', "table" 'comments_by_user_id');
-DROP VIEW IF EXISTS cqlbridge.comments_by_user_id_src;
-CREATE VIEW cqlbridge.comments_by_user_id_src AS
+DROP VIEW IF EXISTS cqlbridge_video.comments_by_user_id_src;
+CREATE VIEW cqlbridge_video.comments_by_user_id_src WITH (security_invoker = true) AS
 SELECT q.user_id, q.created_at, q.comment_id, q.video_id, q.video_title, q.body, q.lin_c_comment_id, q.lin_v_video_id
 FROM ( SELECT c.user_id,
     c.created_at,
@@ -113,8 +131,8 @@ CREATE FOREIGN TABLE video_cql.users_by_email (
     name text OPTIONS (column_name 'name', kind 'regular', cql_type 'text'),
     created_at timestamp with time zone OPTIONS (column_name 'created_at', kind 'regular', cql_type 'timestamp')
 ) SERVER cqlbridge OPTIONS (keyspace 'video', "table" 'users_by_email');
-DROP VIEW IF EXISTS cqlbridge.users_by_email_src;
-CREATE VIEW cqlbridge.users_by_email_src AS
+DROP VIEW IF EXISTS cqlbridge_video.users_by_email_src;
+CREATE VIEW cqlbridge_video.users_by_email_src WITH (security_invoker = true) AS
 SELECT q.email, q.user_id, q.name, q.created_at, q.lin_u_user_id
 FROM ( SELECT email,
     user_id,

@@ -8,7 +8,7 @@
 -- ordered: true
 -- single_partition: true
 -- sample
-SELECT * FROM (SELECT d.video_id FROM (SELECT DISTINCT s.video_id FROM cqlbridge.comments_by_video_id_src s) d ORDER BY md5(d.video_id::text) LIMIT $1 - $1 / 2) v
+SELECT * FROM (SELECT d.video_id FROM (SELECT DISTINCT s.video_id FROM cqlbridge_video.comments_by_video_id_src s) d ORDER BY md5(d.video_id::text) LIMIT $1 - $1 / 2) v
 UNION ALL
 SELECT * FROM (SELECT d.video_id FROM (SELECT DISTINCT r.video_id AS video_id FROM video_rel.comments r WHERE r.video_id IS NOT NULL) d ORDER BY md5(d.video_id::text) LIMIT $1 / 2) r;
 -- source
@@ -30,7 +30,7 @@ ORDER BY t.created_at DESC, t.comment_id;
 -- ordered: true
 -- single_partition: true
 -- sample
-SELECT * FROM (SELECT d.tag FROM (SELECT DISTINCT s.tag FROM cqlbridge.videos_by_tag_src s) d ORDER BY md5(d.tag::text) LIMIT $1 - $1 / 2) v
+SELECT * FROM (SELECT d.tag FROM (SELECT DISTINCT s.tag FROM cqlbridge_video.videos_by_tag_src s) d ORDER BY md5(d.tag::text) LIMIT $1 - $1 / 2) v
 UNION ALL
 SELECT * FROM (SELECT d.tag FROM (SELECT DISTINCT r.name AS tag FROM video_rel.tags r WHERE r.name IS NOT NULL) d ORDER BY md5(d.tag::text) LIMIT $1 / 2) r;
 -- source
@@ -55,7 +55,7 @@ ORDER BY t.uploaded_at DESC, t.video_id;
 -- ordered: false
 -- single_partition: true
 -- sample
-SELECT * FROM (SELECT d.video_id FROM (SELECT DISTINCT s.video_id FROM cqlbridge.videos_src s) d ORDER BY md5(d.video_id::text) LIMIT $1 - $1 / 2) v
+SELECT * FROM (SELECT d.video_id FROM (SELECT DISTINCT s.video_id FROM cqlbridge_video.videos_src s) d ORDER BY md5(d.video_id::text) LIMIT $1 - $1 / 2) v
 UNION ALL
 SELECT * FROM (SELECT d.video_id FROM (SELECT DISTINCT r.video_id AS video_id FROM video_rel.videos r WHERE r.video_id IS NOT NULL) d ORDER BY md5(d.video_id::text) LIMIT $1 / 2) r;
 -- source
@@ -78,7 +78,7 @@ WHERE t.video_id = $1;
 -- ordered: true
 -- single_partition: true
 -- sample
-SELECT * FROM (SELECT d.user_id, d.created_at, (d.created_at + interval '7 days') FROM (SELECT DISTINCT s.user_id, s.created_at FROM cqlbridge.comments_by_user_id_src s) d ORDER BY md5(d.user_id::text || '|' || d.created_at::text) LIMIT $1 - $1 / 2) v
+SELECT * FROM (SELECT d.user_id, d.created_at, (d.created_at + interval '7 days') FROM (SELECT DISTINCT s.user_id, s.created_at FROM cqlbridge_video.comments_by_user_id_src s) d ORDER BY md5(d.user_id::text || '|' || d.created_at::text) LIMIT $1 - $1 / 2) v
 UNION ALL
 SELECT * FROM (SELECT d.user_id, d.created_at, (d.created_at + interval '7 days') FROM (SELECT DISTINCT r.user_id AS user_id, r.created_at AS created_at FROM video_rel.comments r WHERE r.user_id IS NOT NULL AND r.created_at IS NOT NULL) d ORDER BY md5(d.user_id::text || '|' || d.created_at::text) LIMIT $1 / 2) r;
 -- source
@@ -102,7 +102,7 @@ ORDER BY t.created_at DESC, t.comment_id;
 -- ordered: false
 -- single_partition: true
 -- sample
-SELECT * FROM (SELECT d.email FROM (SELECT DISTINCT s.email FROM cqlbridge.users_by_email_src s) d ORDER BY md5(d.email::text) LIMIT $1 - $1 / 2) v
+SELECT * FROM (SELECT d.email FROM (SELECT DISTINCT s.email FROM cqlbridge_video.users_by_email_src s) d ORDER BY md5(d.email::text) LIMIT $1 - $1 / 2) v
 UNION ALL
 SELECT * FROM (SELECT d.email FROM (SELECT DISTINCT r.email AS email FROM video_rel.users r WHERE r.email IS NOT NULL) d ORDER BY md5(d.email::text) LIMIT $1 / 2) r;
 -- source

@@ -91,6 +91,9 @@ extern PGresult *bridge_exec(PGconn *conn, const char *what, const char *sql,
 /* Quote an identifier / a literal for SQL text (never for values we bind). */
 extern char *bridge_quote_ident(const char *ident);
 
+/* SQL identifier, quoted only when needed (readable generated SQL). */
+extern char *bridge_qi(const char *ident);
+
 /* One block of a block-format file. */
 typedef struct BridgeBlock
 {
@@ -176,8 +179,45 @@ extern void bridge_set_interrupt_hint(const char *hint);
 /* emit_sync.c: SQL that removes what 005_sync.sql installed. */
 extern char *emit_sync_uninstall_sql(const char *dir);
 
+/* emit_sync.c: the plan's schema (cqlbridge_<keyspace>) of DIR/003_load.sql. */
+extern char *emit_sync_plan_schema(const char *dir);
+
 /* sync.c: re-install 005 when sync triggers exist (apply calls it). */
 extern bool bridge_sync_refresh(PGconn *conn, const BridgeOptions *opts);
+
+/*
+ * Names in generated files (common.c).
+ */
+
+/* Control characters (newline, tab...) in a name: plan refuses such names. */
+extern bool bridge_has_control(const char *s);
+
+/* A name for a message, quoted, control characters escaped (allocated). */
+extern char *bridge_show_name(const char *s);
+
+/* One SQL identifier (quoted or plain) at *p, unquoted; NULL if none. */
+extern char *bridge_parse_ident(const char **p);
+
+/* "a, \"B, c\"" -> names, unquoted (quote-aware); NULL on a syntax error. */
+extern char **bridge_split_idents(const char *list, int *n);
+
+/* Keyspace names cqlbridge accepts: 1-48 of [a-z0-9_]. */
+extern bool bridge_valid_keyspace(const char *ks);
+
+/* Per-plan names: schema "cqlbridge_<ks>" and a short tag (allocated). */
+extern char *bridge_plan_schema(const char *keyspace);
+extern char *bridge_plan_tag(const char *keyspace);
+
+/*
+ * Generated SQL writes BRIDGE_TAG_MARK where a dollar quote goes;
+ * bridge_finish_tags() replaces it by a tag that the text does not contain.
+ */
+#define BRIDGE_TAG_MARK '\x01'
+#define BRIDGE_TAG "\x01"
+extern char *bridge_finish_tags(const char *text);
+
+/* DO block: create the schemas, refuse those owned by another role. */
+extern char *bridge_schema_check_sql(const char *const *schemas, int n);
 
 /* Seconds of a monotonic clock. */
 extern double bridge_now(void);

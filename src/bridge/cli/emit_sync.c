@@ -57,6 +57,26 @@
  * while sync is installed (it fires no row triggers, and the Cassandra
  * tables would silently keep the rows).
  *
+ * Names and privileges.  Everything 005 installs belongs to one plan:
+ * the functions and the lock table live in the plan's schema
+ * cqlbridge_<keyspace> (created by 002, owned by the role running
+ * cqlbridge), the triggers are named cqlbridge_sync_<tag>_*, the temp
+ * tables cqlbridge_{pk,chg}_<tag>_*, and the pending-work setting
+ * cqlbridge.sync_pending_<tag> (tag: the keyspace, or a hash of a long
+ * one).  Two plans of one database never replace each other's triggers,
+ * and --uninstall removes only its own.  The functions are SECURITY
+ * DEFINER with search_path = pg_catalog, pg_temp and every name qualified:
+ * the role that changes the data needs no user mapping, no rights on the
+ * foreign tables and the views, and cannot redirect a name through its
+ * search_path.  EXECUTE is revoked from PUBLIC (a trigger fires without
+ * it).  A temp table already there at prepare time must belong to the
+ * function's owner: a writer could otherwise plant one with a trigger
+ * of its own that the definer's INSERT would fire.  The flush serializes
+ * on rows of the plan's lock table (SELECT ... FOR UPDATE) instead of
+ * advisory locks that any role could take and hold.  Names come from
+ * 003 as SQL identifiers and are quoted once here; dollar quotes get a
+ * tag that no name contains (bridge_finish_tags).
+ *
  * IDENTIFICATION
  *	  src/bridge/cli/emit_sync.c
  *
@@ -69,13 +89,13 @@
 
 #include "common.h"
 
-#define TAG "$cqlbridge$"
+#define TAG BRIDGE_TAG
 
 typedef struct SyncTarget
 {
 	const char *table;			/* keyspace.table (for messages) */
-	const char *foreign_table;	/* schema-qualified, SQL-ready */
-	const char *source_view;
+	char	   *foreign_table;	/* schema-qualified, SQL-ready */
+	char	   *source_view;	/* schema-qualified, SQL-ready */
 	char	  **cols;
 	int			ncols;
 	char	  **key;
@@ -92,7 +112,7 @@ typedef struct SyncAffected
 
 typedef struct SyncRelation
 {
-	char	   *name;			/* schema.table as written in 003 */
+	char	   *name;			/* schema.table, SQL-ready (quoted as needed) */
 	char	  **pk;
 	int			npk;
 	char	   *func;			/* function name (unqualified, unquoted) */
@@ -104,6 +124,10 @@ typedef struct SyncRelation
 typedef struct SyncModel
 {
 	const char *path;
+	const char *keyspace;		/* "-- keyspace:" of 003's header */
+	char	   *schema;			/* the plan's schema, cqlbridge_<keyspace> */
+	char	   *tag;			/* bridge_plan_tag() */
+	char	   *foreign_schema; /* schema of the foreign tables (unquoted) */
 	SyncTarget *targets;
 	int			ntargets;
 	SyncRelation *rels;
@@ -141,21 +165,72 @@ sanitize(const char *s, size_t max)
 
 		if (c == '"')
 			continue;
-		p[n++] = isalnum(c) ? (char) tolower(c) : '_';
+		p[n++] = (c < 0x80 && isalnum(c)) ? (char) tolower(c) : '_';
 	}
 	p[n] = '\0';
 	return p;
 }
 
+/* prefix + sanitized name, cut to 63 bytes (NAMEDATALEN - 1) */
+static char *
+temp_name(const char *prefix, const char *name)
+{
+	size_t		room = strlen(prefix) < 63 ? 63 - strlen(prefix) : 0;
+	char	   *san = sanitize(name, room);
+	char	   *out = bridge_printf("%s%s", prefix, san);
+
+	free(san);
+	return out;
+}
+
+/* A metadata value of 003 that sync writes into SQL: no control characters. */
+static const char *
+clean_value(const SyncModel *m, int line, const char *key, const char *value)
+{
+	if (bridge_has_control(value))
+		bridge_fatal_hint("Run \"cqlbridge plan\" again to regenerate the directory.",
+						  "%s:%d: the \"-- %s:\" value contains a control character", m->path, line, key);
+	return value;
+}
+
+/* "schema.name" (SQL identifiers) -> its two parts, unquoted; advances *p */
+static bool
+parse_qualified(const char **p, char **schema, char **name)
+{
+	*schema = bridge_parse_ident(p);
+	if (*schema == NULL || **p != '.')
+		return false;
+	(*p)++;
+	*name = bridge_parse_ident(p);
+	return *name != NULL;
+}
+
+/* a name list of 003 ("-- columns:", "-- key:"), unquoted; fatal when bad */
+static char **
+name_list(const SyncModel *m, int line, const char *key, const char *value, int *n)
+{
+	char	  **names = bridge_split_idents(value, n);
+
+	if (names == NULL)
+		bridge_fatal_hint("Run \"cqlbridge plan\" again to regenerate the directory.",
+						  "%s:%d: \"-- %s:\" is not a list of SQL names separated by commas: %s",
+						  m->path, line, key, value);
+	return names;
+}
+
 /*
- * "<schema.table> (<pk columns>) | <SQL>" of an affected line.
+ * "<schema.table> (<pk columns>) | <SQL>" of an affected line.  Names are
+ * SQL identifiers, quoted where needed: a comma or a parenthesis inside a
+ * quoted name is part of the name, and the names come out unquoted.
  */
 static void
 parse_affected(SyncModel *m, int target, const char *value, int line)
 {
-	const char *bar = strstr(value, " | ");
-	const char *open;
+	const char *hint = "The format is \"-- affected: schema.table (pk columns) | SQL\"; run \"cqlbridge plan\" again.";
+	const char *p = value;
 	const char *close;
+	char	   *schema;
+	char	   *table;
 	char	   *relname;
 	char	   *pklist;
 	char	  **pk;
@@ -163,19 +238,33 @@ parse_affected(SyncModel *m, int target, const char *value, int line)
 	SyncRelation *rel = NULL;
 	SyncAffected *a;
 
-	if (bar == NULL)
-		bridge_fatal_hint("The format is \"-- affected: schema.table (pk columns) | SQL\".",
-						  "%s:%d: affected line without \" | \": %s", m->path, line, value);
-	open = memchr(value, '(', (size_t) (bar - value));
-	close = open ? memchr(open, ')', (size_t) (bar - open)) : NULL;
-	if (open == NULL || close == NULL)
-		bridge_fatal_hint("The format is \"-- affected: schema.table (pk columns) | SQL\".",
-						  "%s:%d: affected line without \"(pk columns)\": %s", m->path, line, value);
-	relname = trimmed(value, (size_t) (open - value));
-	pklist = trimmed(open + 1, (size_t) (close - open - 1));
-	pk = bridge_split_list(pklist, &npk);
-	if (relname[0] == '\0')
-		bridge_fatal("%s:%d: affected line without a relation: %s", m->path, line, value);
+	if (!parse_qualified(&p, &schema, &table))
+		bridge_fatal_hint(hint, "%s:%d: affected line without a relation \"schema.table\": %s",
+						  m->path, line, value);
+	while (*p == ' ')
+		p++;
+	if (*p != '(')
+		bridge_fatal_hint(hint, "%s:%d: affected line without \"(pk columns)\": %s", m->path, line, value);
+	/* the closing parenthesis: after the last quoted name of the list */
+	close = p + 1;
+	for (;;)
+	{
+		char	   *nm = bridge_parse_ident(&close);
+
+		if (nm == NULL)
+			break;
+		free(nm);
+		while (*close == ' ')
+			close++;
+		if (*close != ',')
+			break;
+		close++;
+	}
+	if (*close != ')' || strncmp(close, ") | ", 4) != 0)
+		bridge_fatal_hint(hint, "%s:%d: affected line without \"(pk columns) | SQL\": %s", m->path, line, value);
+	pklist = trimmed(p + 1, (size_t) (close - p - 1));
+	pk = name_list(m, line, "affected", pklist, &npk);
+	relname = bridge_printf("%s.%s", bridge_qi(schema), bridge_qi(table));
 	if (npk == 0)
 		bridge_fatal_hint("Changes to a relation without a primary key cannot be traced to target rows; give it a primary key.",
 						  "%s:%d: relation %s has no primary key columns in its affected line",
@@ -186,7 +275,7 @@ parse_affected(SyncModel *m, int target, const char *value, int line)
 			rel = &m->rels[i];
 	if (rel == NULL)
 	{
-		char	   *base = bridge_printf("sync_%s", relname);
+		char	   *base = bridge_printf("sync_%s_%s", schema, table);
 		char	   *fname = sanitize(base, 55);
 		bool		clash;
 		int			suffix = 1;
@@ -219,10 +308,12 @@ parse_affected(SyncModel *m, int target, const char *value, int line)
 		rel->npk = npk;
 		rel->func = fname;
 		{
-			char	   *san = sanitize(relname, 40);
+			char	   *prefix = bridge_printf("cqlbridge_chg_%s_%d_", m->tag, m->nrels - 1);
+			char	   *both = bridge_printf("%s_%s", schema, table);
 
-			rel->changed = bridge_printf("cqlbridge_chg_%d_%s", m->nrels - 1, san);
-			free(san);
+			rel->changed = temp_name(prefix, both);
+			free(prefix);
+			free(both);
 		}
 	}
 	else
@@ -240,7 +331,7 @@ parse_affected(SyncModel *m, int target, const char *value, int line)
 		bridge_fatal("out of memory");
 	a = &rel->aff[rel->naff++];
 	a->target = target;
-	a->sql = trimmed(bar + 3, strlen(bar + 3));
+	a->sql = trimmed(close + 4, strlen(close + 4));
 	a->line = line;
 	if (a->sql[0] == '\0')
 		bridge_fatal("%s:%d: affected line of %s without SQL", m->path, line, relname);
@@ -253,6 +344,11 @@ parse_affected(SyncModel *m, int target, const char *value, int line)
 	free(pklist);
 }
 
+/*
+ * read_model
+ *		The metadata of 003: the plan's keyspace (header), per table its
+ *		foreign table, source view, columns and key, and the affected lines.
+ */
 static SyncModel *
 read_model(const char *dir)
 {
@@ -262,19 +358,43 @@ read_model(const char *dir)
 
 	memset(m, 0, sizeof(*m));
 	m->path = path;
+	m->keyspace = bridge_header_get(f->header, "keyspace");
+	if (m->keyspace == NULL || !bridge_valid_keyspace(m->keyspace))
+		bridge_fatal_hint("The header of 003_load.sql names the plan's keyspace in a line \"-- keyspace: NAME\" (since per-plan object names); run \"cqlbridge plan\" again.",
+						  "%s: no valid \"-- keyspace:\" line in the header", path);
+	m->schema = bridge_plan_schema(m->keyspace);
+	m->tag = bridge_plan_tag(m->keyspace);
 	m->targets = bridge_malloc(sizeof(SyncTarget) * (f->nblocks + 1));
 	for (int i = 0; i < f->nblocks; i++)
 	{
 		BridgeBlock *b = &f->blocks[i];
 		SyncTarget *t = &m->targets[m->ntargets++];
-		char	   *tmp;
-		char	   *san;
+		const char *v;
+		const char *dot;
+		char	   *s1;
+		char	   *s2;
+		char	   *prefix;
 
-		t->table = bridge_block_require(f, b, "table");
-		t->foreign_table = bridge_block_require(f, b, "foreign_table");
-		t->source_view = bridge_block_require(f, b, "source_view");
-		t->cols = bridge_split_list(bridge_block_require(f, b, "columns"), &t->ncols);
-		t->key = bridge_split_list(bridge_block_require(f, b, "key"), &t->nkey);
+		t->table = clean_value(m, b->line, "table", bridge_block_require(f, b, "table"));
+		dot = strchr(t->table, '.');
+		v = clean_value(m, b->line, "foreign_table", bridge_block_require(f, b, "foreign_table"));
+		if (!parse_qualified(&v, &s1, &s2) || *v != '\0')
+			bridge_fatal("%s:%d: \"-- foreign_table:\" is not \"schema.table\"", path, b->line);
+		t->foreign_table = bridge_printf("%s.%s", bridge_qi(s1), bridge_qi(s2));
+		if (m->foreign_schema == NULL)
+			m->foreign_schema = s1;
+		v = clean_value(m, b->line, "source_view", bridge_block_require(f, b, "source_view"));
+		if (!parse_qualified(&v, &s1, &s2) || *v != '\0')
+			bridge_fatal("%s:%d: \"-- source_view:\" is not \"schema.view\"", path, b->line);
+		if (strcmp(s1, m->schema) != 0)
+			bridge_fatal_hint("Run \"cqlbridge plan\" again to regenerate the directory.",
+							  "%s:%d: source view %s is not in the plan's schema %s",
+							  path, b->line, bridge_show_name(s1), m->schema);
+		t->source_view = bridge_printf("%s.%s", bridge_qi(s1), bridge_qi(s2));
+		t->cols = name_list(m, b->line, "columns",
+							clean_value(m, b->line, "columns", bridge_block_require(f, b, "columns")), &t->ncols);
+		t->key = name_list(m, b->line, "key",
+						   clean_value(m, b->line, "key", bridge_block_require(f, b, "key")), &t->nkey);
 		if (t->nkey == 0 || t->ncols == 0)
 			bridge_fatal("%s:%d: table %s has no key or no columns", path, b->line, t->table);
 		for (int k = 0; k < t->nkey; k++)
@@ -285,16 +405,15 @@ read_model(const char *dir)
 				found |= strcmp(t->key[k], t->cols[c]) == 0;
 			if (!found)
 				bridge_fatal("%s:%d: key column %s of table %s is not among its columns",
-							 path, b->line, t->key[k], t->table);
+							 path, b->line, bridge_show_name(t->key[k]), t->table);
 		}
-		san = sanitize(t->table, 40);
-		tmp = bridge_printf("cqlbridge_pk_%d_%s", i, san);
-		t->pending = tmp;
-		free(san);
+		prefix = bridge_printf("cqlbridge_pk_%s_%d_", m->tag, i);
+		t->pending = temp_name(prefix, dot ? dot + 1 : t->table);
+		free(prefix);
 
 		for (int k = 0; k < b->nmeta; k++)
 			if (strcmp(b->keys[k], "affected") == 0)
-				parse_affected(m, i, b->values[k], b->line);
+				parse_affected(m, i, clean_value(m, b->line, "affected", b->values[k]), b->line);
 	}
 	return m;
 }
@@ -350,6 +469,10 @@ bind_row(const SyncModel *m, const SyncRelation *rel, const SyncAffected *a,
 			free(col);
 			s = end;
 		}
+		else if (*s == '$')
+			bridge_fatal_hint("Run \"cqlbridge plan\" again to regenerate the directory.",
+							  "%s:%d: the affected SQL of %s has a '$' outside a quoted name that is no parameter",
+							  m->path, a->line, rel->name);
 		else
 		{
 			char		ch[2] = {*s, '\0'};
@@ -393,6 +516,21 @@ key_match(const SyncTarget *t, const char *left, const char *right)
 	return sb.data;
 }
 
+/*
+ * The header of every sync function: owner's rights, a search_path that
+ * a caller cannot redirect (every name in the bodies is qualified; pg_temp
+ * last, and never searched for functions and operators).
+ */
+#define FUNC_ATTRS \
+	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS "
+
+/* Only triggers call the functions (a trigger fires without EXECUTE). */
+static void
+emit_revoke(StrBuf *out, const SyncModel *m, const char *func, const char *args)
+{
+	sb_appendf(out, "REVOKE ALL ON FUNCTION %s.%s(%s) FROM PUBLIC;\n\n", m->schema, func, args);
+}
+
 /* "CREATE TEMP TABLE name ... AS SELECT cols FROM rel WITH NO DATA" if missing */
 static void
 emit_temp_table(StrBuf *out, const char *name, const char *cols, const char *rel)
@@ -401,7 +539,7 @@ emit_temp_table(StrBuf *out, const char *name, const char *cols, const char *rel
 	char	   *lit = bridge_quote_literal(qualified);
 
 	sb_appendf(out,
-			   "\tIF to_regclass(%s) IS NULL THEN\n"
+			   "\tIF pg_catalog.to_regclass(%s) IS NULL THEN\n"
 			   "\t\tCREATE TEMP TABLE %s ON COMMIT DELETE ROWS AS\n"
 			   "\t\t\tSELECT %s FROM %s s WITH NO DATA;\n"
 			   "\tEND IF;\n",
@@ -413,19 +551,20 @@ emit_temp_table(StrBuf *out, const char *name, const char *cols, const char *rel
 static void
 emit_prepare(StrBuf *out, const SyncModel *m)
 {
-	sb_append(out,
-			  "-- Create this session's temp tables of pending target keys (typed like\n"
-			  "-- the keys) and changed source rows (typed like their primary keys), and\n"
-			  "-- mark the transaction as having pending work.\n"
-			  "CREATE OR REPLACE FUNCTION cqlbridge.sync_prepare() RETURNS void\n"
-			  "LANGUAGE plpgsql AS " TAG "\nBEGIN\n"
-			  "\t-- the COMMIT-time recompute must see other transactions' committed rows\n"
-			  "\tIF current_setting('transaction_isolation') <> 'read committed' THEN\n"
-			  "\t\tRAISE EXCEPTION 'cqlbridge sync needs READ COMMITTED, not %', current_setting('transaction_isolation')\n"
-			  "\t\t\tUSING ERRCODE = 'feature_not_supported',\n"
-			  "\t\t\t\t  DETAIL = 'The query tables are recomputed at COMMIT from the data committed by then; a snapshot taken earlier would miss concurrent changes.',\n"
-			  "\t\t\t\t  HINT = 'Change synced tables in READ COMMITTED transactions.';\n"
-			  "\tEND IF;\n");
+	sb_appendf(out,
+			   "-- Create this session's temp tables of pending target keys (typed like\n"
+			   "-- the keys) and changed source rows (typed like their primary keys), and\n"
+			   "-- mark the transaction as having pending work.\n"
+			   "CREATE OR REPLACE FUNCTION %s.sync_prepare() RETURNS void\n"
+			   FUNC_ATTRS TAG "\nBEGIN\n"
+			   "\t-- the COMMIT-time recompute must see other transactions' committed rows\n"
+			   "\tIF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN\n"
+			   "\t\tRAISE EXCEPTION 'cqlbridge sync needs READ COMMITTED, not %%', pg_catalog.current_setting('transaction_isolation')\n"
+			   "\t\t\tUSING ERRCODE = 'feature_not_supported',\n"
+			   "\t\t\t\t  DETAIL = 'The query tables are recomputed at COMMIT from the data committed by then; a snapshot taken earlier would miss concurrent changes.',\n"
+			   "\t\t\t\t  HINT = 'Change synced tables in READ COMMITTED transactions.';\n"
+			   "\tEND IF;\n",
+			   m->schema);
 	for (int i = 0; i < m->ntargets; i++)
 	{
 		const SyncTarget *t = &m->targets[i];
@@ -442,9 +581,37 @@ emit_prepare(StrBuf *out, const SyncModel *m)
 		emit_temp_table(out, rel->changed, pks, rel->name);
 		free(pks);
 	}
+
+	/*
+	 * A temp table of these names that the session's own role created
+	 * before (with a trigger or rule of its own) would run its code with the
+	 * owner's rights when the functions write into it: refuse it.
+	 */
 	sb_append(out,
-			  "\tPERFORM set_config('cqlbridge.sync_pending', 'on', true);\n"
-			  "END\n" TAG ";\n\n");
+			  "\t-- the temp tables must be the owner's own (see emit_sync.c)\n"
+			  "\tIF EXISTS (SELECT 1 FROM pg_catalog.pg_class c\n"
+			  "\t\t\t   WHERE c.relnamespace = pg_catalog.pg_my_temp_schema()\n"
+			  "\t\t\t\t AND c.relname = ANY (ARRAY[");
+	for (int i = 0; i < m->ntargets + m->nrels; i++)
+	{
+		char	   *lit = bridge_quote_literal(i < m->ntargets ? m->targets[i].pending
+											   : m->rels[i - m->ntargets].changed);
+
+		sb_appendf(out, "%s%s", i ? ", " : "", lit);
+		free(lit);
+	}
+	sb_appendf(out,
+			   "]::name[])\n"
+			   "\t\t\t\t AND (c.relowner <> (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER)\n"
+			   "\t\t\t\t\t  OR c.relkind <> 'r' OR c.relhastriggers OR c.relhasrules)) THEN\n"
+			   "\t\tRAISE EXCEPTION 'cqlbridge sync: a temp table of this session named like its own (cqlbridge_pk_%s_*, cqlbridge_chg_%s_*) was not created by it'\n"
+			   "\t\t\tUSING ERRCODE = 'insufficient_privilege',\n"
+			   "\t\t\t\t  HINT = 'Drop that temp table, or use another session.';\n"
+			   "\tEND IF;\n"
+			   "\tPERFORM pg_catalog.set_config('cqlbridge.sync_pending_%s', 'on', true);\n"
+			   "END\n" TAG ";\n",
+			   m->tag, m->tag, m->tag);
+	emit_revoke(out, m, "sync_prepare", "");
 }
 
 /* INSERT INTO <pending keys of the target> <affected SQL bound to rec>; */
@@ -475,23 +642,24 @@ emit_affected(StrBuf *out, const SyncModel *m, const SyncRelation *rel,
 static void
 emit_relation(StrBuf *out, const SyncModel *m, const SyncRelation *rel)
 {
-	char	   *fq = bridge_quote_ident(rel->func);
+	char	   *fq = bridge_printf("%s.%s", m->schema, bridge_qi(rel->func));
 	char	   *pks = ident_list(rel->pk, rel->npk, "");
 	char	   *newpks = ident_list(rel->pk, rel->npk, "NEW.");
+	const char *tg = m->tag;
 
 	sb_appendf(out, "-- %s (primary key %s)\n", rel->name, pks);
 	sb_appendf(out,
-			   "CREATE OR REPLACE FUNCTION cqlbridge.%s() RETURNS trigger\n"
-			   "LANGUAGE plpgsql AS " TAG "\nBEGIN\n"
+			   "CREATE OR REPLACE FUNCTION %s() RETURNS trigger\n"
+			   FUNC_ATTRS TAG "\nBEGIN\n"
 			   "\tIF TG_OP = 'UPDATE' AND OLD::text IS NOT DISTINCT FROM NEW::text THEN\n"
 			   "\t\tRETURN NEW;\n"
 			   "\tEND IF;\n"
-			   "\tIF current_setting('cqlbridge.sync_pending', true) IS DISTINCT FROM 'on' THEN\n"
-			   "\t\tPERFORM cqlbridge.sync_prepare();\n"
+			   "\tIF pg_catalog.current_setting('cqlbridge.sync_pending_%s', true) IS DISTINCT FROM 'on' THEN\n"
+			   "\t\tPERFORM %s.sync_prepare();\n"
 			   "\tEND IF;\n"
 			   "\tIF TG_WHEN = 'BEFORE' THEN\n"
 			   "\t\t-- target rows computed from the old row, on the data before the change\n",
-			   fq);
+			   fq, tg, m->schema);
 	for (int i = 0; i < rel->naff; i++)
 		emit_affected(out, m, rel, &rel->aff[i], "OLD", "\t\t");
 	sb_appendf(out,
@@ -501,22 +669,25 @@ emit_relation(StrBuf *out, const SyncModel *m, const SyncRelation *rel)
 			   "\tINSERT INTO pg_temp.%s (%s) VALUES (%s);\n"
 			   "\tRETURN NULL;\nEND\n" TAG ";\n",
 			   rel->changed, pks, newpks);
+	sb_appendf(out, "REVOKE ALL ON FUNCTION %s() FROM PUBLIC;\n", fq);
 	sb_appendf(out,
-			   "DROP TRIGGER IF EXISTS cqlbridge_sync_before ON %s;\n"
-			   "CREATE TRIGGER cqlbridge_sync_before BEFORE UPDATE OR DELETE ON %s\n"
-			   "\tFOR EACH ROW EXECUTE FUNCTION cqlbridge.%s();\n"
-			   "DROP TRIGGER IF EXISTS cqlbridge_sync_after ON %s;\n"
-			   "CREATE TRIGGER cqlbridge_sync_after AFTER INSERT OR UPDATE ON %s\n"
-			   "\tFOR EACH ROW EXECUTE FUNCTION cqlbridge.%s();\n"
-			   "DROP TRIGGER IF EXISTS cqlbridge_sync_flush ON %s;\n"
-			   "CREATE CONSTRAINT TRIGGER cqlbridge_sync_flush AFTER INSERT OR UPDATE OR DELETE ON %s\n"
+			   "DROP TRIGGER IF EXISTS cqlbridge_sync_%s_before ON %s;\n"
+			   "CREATE TRIGGER cqlbridge_sync_%s_before BEFORE UPDATE OR DELETE ON %s\n"
+			   "\tFOR EACH ROW EXECUTE FUNCTION %s();\n"
+			   "DROP TRIGGER IF EXISTS cqlbridge_sync_%s_after ON %s;\n"
+			   "CREATE TRIGGER cqlbridge_sync_%s_after AFTER INSERT OR UPDATE ON %s\n"
+			   "\tFOR EACH ROW EXECUTE FUNCTION %s();\n"
+			   "DROP TRIGGER IF EXISTS cqlbridge_sync_%s_flush ON %s;\n"
+			   "CREATE CONSTRAINT TRIGGER cqlbridge_sync_%s_flush AFTER INSERT OR UPDATE OR DELETE ON %s\n"
 			   "\tDEFERRABLE INITIALLY DEFERRED\n"
-			   "\tFOR EACH ROW EXECUTE FUNCTION cqlbridge.sync_flush();\n"
-			   "DROP TRIGGER IF EXISTS cqlbridge_sync_truncate ON %s;\n"
-			   "CREATE TRIGGER cqlbridge_sync_truncate BEFORE TRUNCATE ON %s\n"
-			   "\tFOR EACH STATEMENT EXECUTE FUNCTION cqlbridge.sync_no_truncate();\n\n",
-			   rel->name, rel->name, fq, rel->name, rel->name, fq,
-			   rel->name, rel->name, rel->name, rel->name);
+			   "\tFOR EACH ROW EXECUTE FUNCTION %s.sync_flush();\n"
+			   "DROP TRIGGER IF EXISTS cqlbridge_sync_%s_truncate ON %s;\n"
+			   "CREATE TRIGGER cqlbridge_sync_%s_truncate BEFORE TRUNCATE ON %s\n"
+			   "\tFOR EACH STATEMENT EXECUTE FUNCTION %s.sync_no_truncate();\n\n",
+			   tg, rel->name, tg, rel->name, fq,
+			   tg, rel->name, tg, rel->name, fq,
+			   tg, rel->name, tg, rel->name, m->schema,
+			   tg, rel->name, tg, rel->name, m->schema);
 	free(fq);
 	free(pks);
 	free(newpks);
@@ -534,18 +705,20 @@ relation_feeds(const SyncRelation *rel, int target)
 static void
 emit_flush(StrBuf *out, const SyncModel *m)
 {
-	sb_append(out,
-			  "-- At COMMIT (deferred): lock the target tables to be written, turn the\n"
-			  "-- changed source rows into target keys, then recompute every pending key\n"
-			  "-- once from the source view: upsert the rows it produces, delete the keys\n"
-			  "-- it no longer produces.\n"
-			  "CREATE OR REPLACE FUNCTION cqlbridge.sync_flush() RETURNS trigger\n"
-			  "LANGUAGE plpgsql AS " TAG "\nDECLARE\n\tcqlbridge_key record;\n\tcqlbridge_row record;\nBEGIN\n"
-			  "\tIF current_setting('cqlbridge.sync_pending', true) IS DISTINCT FROM 'on' THEN\n"
-			  "\t\tRETURN NULL;\n"
-			  "\tEND IF;\n"
-			  "\tPERFORM set_config('cqlbridge.sync_pending', 'off', true);\n\n"
-			  "\t-- one flush per target table at a time, in a fixed order (no deadlock)\n");
+	sb_appendf(out,
+			   "-- At COMMIT (deferred): lock the target tables to be written, turn the\n"
+			   "-- changed source rows into target keys, then recompute every pending key\n"
+			   "-- once from the source view: upsert the rows it produces, delete the keys\n"
+			   "-- it no longer produces.\n"
+			   "CREATE OR REPLACE FUNCTION %s.sync_flush() RETURNS trigger\n"
+			   FUNC_ATTRS TAG "\nDECLARE\n\tcqlbridge_key record;\n\tcqlbridge_row record;\nBEGIN\n"
+			   "\tIF pg_catalog.current_setting('cqlbridge.sync_pending_%s', true) IS DISTINCT FROM 'on' THEN\n"
+			   "\t\tRETURN NULL;\n"
+			   "\tEND IF;\n"
+			   "\tPERFORM pg_catalog.set_config('cqlbridge.sync_pending_%s', 'off', true);\n\n"
+			   "\t-- one flush per target table at a time, in a fixed order (no deadlock):\n"
+			   "\t-- a row lock of the plan's lock table, which only its owner can take\n",
+			   m->schema, m->tag, m->tag);
 	for (int i = 0; i < m->ntargets; i++)
 	{
 		const SyncTarget *t = &m->targets[i];
@@ -557,9 +730,9 @@ emit_flush(StrBuf *out, const SyncModel *m)
 				sb_appendf(out, "\n\t   OR EXISTS (SELECT 1 FROM pg_temp.%s)", m->rels[r].changed);
 		sb_appendf(out,
 				   " THEN\n"
-				   "\t\tPERFORM pg_advisory_xact_lock(hashtext('cqlbridge.sync'), hashtext(%s));\n"
+				   "\t\tPERFORM 1 FROM %s.sync_lock l WHERE l.target = %s FOR UPDATE;\n"
 				   "\tEND IF;\n",
-				   tlit);
+				   m->schema, tlit);
 		free(tlit);
 	}
 
@@ -607,29 +780,43 @@ emit_flush(StrBuf *out, const SyncModel *m)
 		free(smatch);
 		free(tmatch);
 	}
-	sb_append(out, "\tRETURN NULL;\nEND\n" TAG ";\n\n");
+	sb_append(out, "\tRETURN NULL;\nEND\n" TAG ";\n");
+	emit_revoke(out, m, "sync_flush", "");
 }
 
 static char *
-build_sync_sql(const SyncModel *m, const char *dir)
+build_sync_sql(const SyncModel *m)
 {
 	StrBuf		out;
 
 	sb_init(&out);
-	(void) dir;
 	sb_append(&out,
 			  "--\n"
 			  "-- 005_sync.sql\n"
-			   "--\t  Keeps the Cassandra tables of this directory in step with the relational\n"
-			   "--\t  tables: row triggers collect the keys of the target rows a change\n"
-			   "--\t  touches, a deferred trigger recomputes them from the source views at\n"
-			   "--\t  COMMIT (upsert, or delete when gone), and write_mode 'on_commit' sends\n"
-			   "--\t  the writes only when the transaction commits.\n"
-			   "--\n"
-			   "-- Generated by cqlbridge from 003_load.sql; install with \"cqlbridge sync DIR\"\n"
-			   "-- (one transaction, re-runnable), remove with \"cqlbridge sync DIR --uninstall\".\n"
-			   "--\n\n");
-	sb_append(&out, "CREATE SCHEMA IF NOT EXISTS cqlbridge;\n\n");
+			  "--\t  Keeps the Cassandra tables of this directory in step with the relational\n"
+			  "--\t  tables: row triggers collect the keys of the target rows a change\n"
+			  "--\t  touches, a deferred trigger recomputes them from the source views at\n"
+			  "--\t  COMMIT (upsert, or delete when gone), and write_mode 'on_commit' sends\n"
+			  "--\t  the writes only when the transaction commits.\n"
+			  "--\n"
+			  "-- Generated by cqlbridge from 003_load.sql; install with \"cqlbridge sync DIR\"\n"
+			  "-- (one transaction, re-runnable), remove with \"cqlbridge sync DIR --uninstall\".\n");
+	sb_appendf(&out,
+			   "-- Objects of this plan (keyspace %s): schema %s, triggers cqlbridge_sync_%s_*.\n"
+			   "-- The functions run with the rights of the role that installs them.\n"
+			   "--\n\n",
+			   m->keyspace, m->schema, m->tag);
+	{
+		const char *schemas[2];
+		char	   *check;
+
+		schemas[0] = m->schema;
+		schemas[1] = m->foreign_schema;
+		check = bridge_schema_check_sql(schemas, m->foreign_schema ? 2 : 1);
+		sb_append(&out, check);
+		sb_append(&out, "\n");
+		free(check);
+	}
 
 	sb_append(&out, "-- Writes leave for Cassandra at COMMIT; ROLLBACK sends nothing.\n"
 			  "DO " TAG "\nDECLARE\n\tft regclass;\nBEGIN\n\tFOREACH ft IN ARRAY ARRAY[\n");
@@ -642,81 +829,111 @@ build_sync_sql(const SyncModel *m, const char *dir)
 	}
 	sb_append(&out,
 			  "\t]::regclass[] LOOP\n"
-			  "\t\tIF EXISTS (SELECT 1 FROM pg_foreign_table t, unnest(t.ftoptions) o\n"
+			  "\t\tIF EXISTS (SELECT 1 FROM pg_catalog.pg_foreign_table t, pg_catalog.unnest(t.ftoptions) o\n"
 			  "\t\t\t\t   WHERE t.ftrelid = ft AND o LIKE 'write\\_mode=%') THEN\n"
-			  "\t\t\tEXECUTE format('ALTER FOREIGN TABLE %s OPTIONS (SET write_mode %L)', ft, 'on_commit');\n"
+			  "\t\t\tEXECUTE pg_catalog.format('ALTER FOREIGN TABLE %s OPTIONS (SET write_mode %L)', ft, 'on_commit');\n"
 			  "\t\tELSE\n"
-			  "\t\t\tEXECUTE format('ALTER FOREIGN TABLE %s OPTIONS (ADD write_mode %L)', ft, 'on_commit');\n"
+			  "\t\t\tEXECUTE pg_catalog.format('ALTER FOREIGN TABLE %s OPTIONS (ADD write_mode %L)', ft, 'on_commit');\n"
 			  "\t\tEND IF;\n"
 			  "\tEND LOOP;\n"
 			  "END\n" TAG ";\n\n");
 
-	sb_append(&out,
-			  "CREATE OR REPLACE FUNCTION cqlbridge.sync_no_truncate() RETURNS trigger\n"
-			  "LANGUAGE plpgsql AS " TAG "\nBEGIN\n"
-			  "\tRAISE EXCEPTION 'cannot TRUNCATE %.% while cqlbridge sync is installed', TG_TABLE_SCHEMA, TG_TABLE_NAME\n"
-			  "\t\tUSING ERRCODE = 'feature_not_supported',\n"
-			  "\t\t\t  DETAIL = 'TRUNCATE fires no row triggers, so the Cassandra tables would keep the rows.',\n"
-			  "\t\t\t  HINT = 'Use DELETE; or run \"cqlbridge sync DIR --uninstall\", TRUNCATE here and the Cassandra table, then \"cqlbridge apply DIR --restart\" and sync again.';\n"
-			  "END\n" TAG ";\n\n");
+	/* the flush locks rows of this table; nobody else may */
+	sb_appendf(&out,
+			   "-- One row per target table; the flush locks the rows it writes (FOR UPDATE).\n"
+			   "CREATE TABLE IF NOT EXISTS %s.sync_lock (target text PRIMARY KEY);\n"
+			   "REVOKE ALL ON %s.sync_lock FROM PUBLIC;\n"
+			   "INSERT INTO %s.sync_lock (target) VALUES\n",
+			   m->schema, m->schema, m->schema);
+	for (int i = 0; i < m->ntargets; i++)
+	{
+		char	   *lit = bridge_quote_literal(m->targets[i].table);
+
+		sb_appendf(&out, "\t(%s)%s\n", lit, i + 1 < m->ntargets ? "," : "");
+		free(lit);
+	}
+	sb_append(&out, "ON CONFLICT (target) DO NOTHING;\n\n");
+
+	sb_appendf(&out,
+			   "CREATE OR REPLACE FUNCTION %s.sync_no_truncate() RETURNS trigger\n"
+			   FUNC_ATTRS TAG "\nBEGIN\n"
+			   "\tRAISE EXCEPTION 'cannot TRUNCATE %%.%% while cqlbridge sync is installed', TG_TABLE_SCHEMA, TG_TABLE_NAME\n"
+			   "\t\tUSING ERRCODE = 'feature_not_supported',\n"
+			   "\t\t\t  DETAIL = 'TRUNCATE fires no row triggers, so the Cassandra tables would keep the rows.',\n"
+			   "\t\t\t  HINT = 'Use DELETE; or run \"cqlbridge sync DIR --uninstall\", TRUNCATE here and the Cassandra table, then \"cqlbridge apply DIR --restart\" and sync again.';\n"
+			   "END\n" TAG ";\n",
+			   m->schema);
+	emit_revoke(&out, m, "sync_no_truncate", "");
 
 	emit_prepare(&out, m);
 	emit_flush(&out, m);
 	for (int i = 0; i < m->nrels; i++)
 		emit_relation(&out, m, &m->rels[i]);
 
-	/* the body of every function is dollar-quoted with TAG */
 	{
-		int			count = 0;
+		char	   *sql = bridge_finish_tags(out.data);
 
-		for (const char *p = out.data; (p = strstr(p, TAG)) != NULL; p += strlen(TAG))
-			count++;
-		if (count % 2 != 0)
-			bridge_fatal("%s: the generated triggers would contain \"%s\" inside a function body",
-						 m->path, TAG);
+		sb_free(&out);
+		return sql;
 	}
-	return out.data;
 }
 
 void
 emit_sync(const char *dir)
 {
 	SyncModel  *m = read_model(dir);
-	char	   *sql = build_sync_sql(m, dir);
+	char	   *sql;
 	char	   *path = bridge_path(dir, "005_sync.sql");
 
 	if (m->nrels == 0)
 		bridge_fatal_hint("Each 003 block lists the source relations of its table in \"-- affected:\" lines.",
 						  "%s: no \"-- affected:\" lines, nothing to synchronize", m->path);
+	sql = build_sync_sql(m);
 	bridge_write_file(path, sql);
 	free(sql);
 	free(path);
 }
 
+/* The plan's schema (cqlbridge_<keyspace>) named by DIR/003_load.sql. */
+char *
+emit_sync_plan_schema(const char *dir)
+{
+	return read_model(dir)->schema;
+}
+
+/*
+ * SQL that removes what 005_sync.sql of this directory installed: the
+ * triggers that call a function of the plan's schema (whatever their
+ * names), those functions and the lock table.  Other plans' triggers and
+ * functions, in their own schemas, stay.
+ */
 char *
 emit_sync_uninstall_sql(const char *dir)
 {
 	SyncModel  *m = read_model(dir);
+	char	   *slit = bridge_quote_literal(m->schema);
 	StrBuf		out;
 
 	sb_init(&out);
-	sb_append(&out,
-			  "DO " TAG "\nDECLARE\n\tr record;\nBEGIN\n"
-			  "\tFOR r IN SELECT t.tgname, t.tgrelid::regclass AS rel\n"
-			  "\t\t\t FROM pg_trigger t\n"
-			  "\t\t\t JOIN pg_proc p ON p.oid = t.tgfoid\n"
-			  "\t\t\t JOIN pg_namespace n ON n.oid = p.pronamespace\n"
-			  "\t\t\t WHERE n.nspname = 'cqlbridge' AND t.tgname LIKE 'cqlbridge\\_sync\\_%'\n"
-			  "\tLOOP\n"
-			  "\t\tEXECUTE format('DROP TRIGGER %I ON %s', r.tgname, r.rel);\n"
-			  "\tEND LOOP;\n"
-			  "\tFOR r IN SELECT p.oid::regprocedure AS f\n"
-			  "\t\t\t FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace\n"
-			  "\t\t\t WHERE n.nspname = 'cqlbridge' AND p.proname LIKE 'sync\\_%'\n"
-			  "\tLOOP\n"
-			  "\t\tEXECUTE format('DROP FUNCTION %s', r.f);\n"
-			  "\tEND LOOP;\n"
-			  "END\n" TAG ";\n");
+	sb_appendf(&out,
+			   "DO " TAG "\nDECLARE\n\tr record;\nBEGIN\n"
+			   "\tFOR r IN SELECT t.tgname, t.tgrelid::regclass AS rel\n"
+			   "\t\t\t FROM pg_catalog.pg_trigger t\n"
+			   "\t\t\t JOIN pg_catalog.pg_proc p ON p.oid = t.tgfoid\n"
+			   "\t\t\t JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace\n"
+			   "\t\t\t WHERE n.nspname = %s AND p.proname LIKE 'sync\\_%%'\n"
+			   "\tLOOP\n"
+			   "\t\tEXECUTE pg_catalog.format('DROP TRIGGER %%I ON %%s', r.tgname, r.rel);\n"
+			   "\tEND LOOP;\n"
+			   "\tFOR r IN SELECT p.oid::regprocedure AS f\n"
+			   "\t\t\t FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace\n"
+			   "\t\t\t WHERE n.nspname = %s AND p.proname LIKE 'sync\\_%%'\n"
+			   "\tLOOP\n"
+			   "\t\tEXECUTE pg_catalog.format('DROP FUNCTION %%s', r.f);\n"
+			   "\tEND LOOP;\n"
+			   "END\n" TAG ";\n"
+			   "DROP TABLE IF EXISTS %s.sync_lock;\n",
+			   slit, slit, m->schema);
 	/* back to immediate writes (the FDW's default) */
 	for (int i = 0; i < m->ntargets; i++)
 	{
@@ -724,14 +941,20 @@ emit_sync_uninstall_sql(const char *dir)
 
 		sb_appendf(&out,
 				   "DO " TAG "\nBEGIN\n"
-				   "\tIF to_regclass(%s) IS NOT NULL AND EXISTS (\n"
-				   "\t\tSELECT 1 FROM pg_foreign_table t, unnest(t.ftoptions) o\n"
-				   "\t\tWHERE t.ftrelid = to_regclass(%s) AND o LIKE 'write\\_mode=%%') THEN\n"
+				   "\tIF pg_catalog.to_regclass(%s) IS NOT NULL AND EXISTS (\n"
+				   "\t\tSELECT 1 FROM pg_catalog.pg_foreign_table t, pg_catalog.unnest(t.ftoptions) o\n"
+				   "\t\tWHERE t.ftrelid = pg_catalog.to_regclass(%s) AND o LIKE 'write\\_mode=%%') THEN\n"
 				   "\t\tALTER FOREIGN TABLE %s OPTIONS (DROP write_mode);\n"
 				   "\tEND IF;\n"
 				   "END\n" TAG ";\n",
 				   lit, lit, m->targets[i].foreign_table);
 		free(lit);
 	}
-	return out.data;
+	free(slit);
+	{
+		char	   *sql = bridge_finish_tags(out.data);
+
+		sb_free(&out);
+		return sql;
+	}
 }

@@ -361,6 +361,20 @@ main(int argc, char **argv)
 
 		if (n > 4 && strcmp(ks + n - 4, "_rel") == 0)
 			ks[n - 4] = '\0';
+
+		/*
+		 * A keyspace is 1-48 of [a-z0-9_] (plan checks it): make one of a
+		 * schema name that needs quoting ("Hotel Rel" -> hotel_rel).
+		 */
+		for (char *c = ks; *c; c++)
+		{
+			if (*c >= 'A' && *c <= 'Z')
+				*c = (char) (*c - 'A' + 'a');
+			else if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
+				*c = '_';
+		}
+		if (strlen(ks) > 48)
+			ks[48] = '\0';
 		opts.keyspace = ks;
 	}
 	if (opts.foreign_schema == NULL && opts.keyspace != NULL)

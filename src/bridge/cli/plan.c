@@ -10,9 +10,10 @@
  * plan_report.c, emit_sync()).
  *
  * Atomicity: every error is detected while the plan is built in memory,
- * before anything is written.  The files are then written into DIR.tmp
- * (005 by emit_sync from 003 there), and DIR.tmp replaces DIR in one
- * rename, so a failed run leaves no directory and never half of one.  An
+ * before anything is written.  The files are then written into a new
+ * directory DIR.tmpXXXXXX (mkdtemp; 005 by emit_sync from 003 there), which
+ * replaces DIR in one rename, so a failed run leaves no directory and never
+ * half of one.  An
  * existing DIR is replaced only when it looks like a plan directory (it
  * has a model.txt); anything else there is an error.
  *
@@ -79,6 +80,39 @@ remove_plan_dir(const char *dir, bool must_be_plan)
 		bridge_fatal("could not remove directory \"%s\": %s", dir, strerror(errno));
 }
 
+/*
+ * check_plan_names
+ *		The names given on the command line: the keyspace names every
+ *		per-plan object (bridge_plan_schema, bridge_plan_tag), so it must be
+ *		a plain Cassandra name; the other names go into the generated files
+ *		quoted, but never with a control character (line-oriented files).
+ */
+static void
+check_plan_names(const Plan *p)
+{
+	const char *const what[] = {"--schema", "--foreign-schema", "--server"};
+	const char *const name[] = {p->cat.schema, p->foreign_schema, p->server};
+
+	if (!bridge_valid_keyspace(p->keyspace))
+		bridge_fatal_hint("Give a keyspace of 1 to 48 lower-case letters, digits and '_' with --keyspace (the default is derived from --schema).",
+						  "keyspace %s is not a name cqlbridge can use", bridge_show_name(p->keyspace));
+	for (int i = 0; i < 3; i++)
+		if (bridge_has_control(name[i]))
+			bridge_fatal_hint("Use a name without control characters (newline, tab, ...); quotes, spaces, upper case and non-ASCII letters are fine.",
+							  "%s %s contains a control character, which cqlbridge does not write into its line-oriented files",
+							  what[i], bridge_show_name(name[i]));
+}
+
+/* the process umask (mkdtemp creates 0700; a plan directory is 0777 - umask) */
+static mode_t
+current_umask(void)
+{
+	mode_t		mask = umask(0);
+
+	umask(mask);
+	return mask;
+}
+
 int
 cmd_plan(const BridgeOptions *opts)
 {
@@ -102,6 +136,7 @@ cmd_plan(const BridgeOptions *opts)
 		: bridge_printf("%s_cql", p.keyspace);
 	p.server = bridge_strdup(opts->server ? opts->server : "cqlbridge");
 	p.workload_path = bridge_strdup(opts->workload);
+	check_plan_names(&p);
 
 	/* the workload first: its format errors need no database */
 	plan_read_workload(&p);
@@ -129,10 +164,22 @@ cmd_plan(const BridgeOptions *opts)
 	dl = strlen(dir);
 	while (dl > 1 && dir[dl - 1] == '/')
 		dir[--dl] = '\0';
-	tmp = bridge_printf("%s.tmp", dir);
-	remove_plan_dir(tmp, false);
-	if (mkdir(tmp, 0777) != 0)
-		bridge_fatal("could not create directory \"%s\": %s", tmp, strerror(errno));
+	/*
+	 * A new directory of a random name (mkdtemp: created, never adopted),
+	 * not a predictable DIR.tmp that someone could have planted as a link.
+	 */
+	{
+		struct stat st;
+
+		if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+			bridge_fatal_hint("Give the directory itself with -o.",
+							  "\"%s\" is a symbolic link; cqlbridge plan does not replace it", dir);
+	}
+	tmp = bridge_printf("%s.tmpXXXXXX", dir);
+	if (mkdtemp(tmp) == NULL)
+		bridge_fatal("could not create a directory next to \"%s\": %s", dir, strerror(errno));
+	if (chmod(tmp, 0777 & ~current_umask()) != 0)
+		bridge_fatal("could not set the mode of \"%s\": %s", tmp, strerror(errno));
 	for (int i = 0; i < 6; i++)
 		bridge_write_file(bridge_path(tmp, plan_files[i]), files[i]);
 	emit_sync(tmp);

@@ -247,6 +247,8 @@ extern void plan_build_columns(Query *q, Table *t);
 extern void plan_table_warn(Table *t, const char *fmt,...) __attribute__((format(printf, 2, 3)));
 extern void plan_warn(Plan *p, const char *fmt,...) __attribute__((format(printf, 2, 3)));
 extern char **plan_split(const char *list, char sep, int *n);
+extern char **plan_split_idents(const char *list, int *n);
+extern char *plan_join_idents(char **names, int n);
 extern bool plan_streq(const char *a, const char *b);
 extern bool plan_is_kind(const ARow *r, const char *kind);
 extern const ARow *plan_find_row(const Query *q, const char *kind, int level, int ord);

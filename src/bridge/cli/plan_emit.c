@@ -30,31 +30,11 @@ plain_ident(const char *s, const char *const *reserved)
 	return true;
 }
 
-/*
- * SQL identifier, quoted only when needed (so the generated SQL stays
- * readable): reserved and type/function-name keywords of PostgreSQL.
- */
+/* SQL identifier, quoted only when needed (bridge_qi) */
 char *
 plan_qi(const char *s)
 {
-	static const char *const reserved[] = {
-		"all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric",
-		"authorization", "binary", "both", "case", "cast", "check", "collate", "collation",
-		"column", "concurrently", "constraint", "create", "cross", "current_catalog",
-		"current_date", "current_role", "current_schema", "current_time",
-		"current_timestamp", "current_user", "default", "deferrable", "desc", "distinct",
-		"do", "else", "end", "except", "false", "fetch", "for", "foreign", "freeze", "from",
-		"full", "grant", "group", "having", "ilike", "in", "initially", "inner", "intersect",
-		"into", "is", "isnull", "join", "lateral", "leading", "left", "like", "limit",
-		"localtime", "localtimestamp", "natural", "not", "notnull", "null", "offset", "on",
-		"only", "or", "order", "outer", "overlaps", "placing", "primary", "references",
-		"returning", "right", "select", "session_user", "similar", "some", "symmetric",
-		"system_user", "table", "tablesample", "then", "to", "trailing", "true", "union",
-		"unique", "user", "using", "variadic", "verbose", "when", "where", "window", "with",
-		NULL
-	};
-
-	return plain_ident(s, reserved) ? bridge_strdup(s) : bridge_quote_ident(s);
+	return bridge_qi(s);
 }
 
 /* CQL identifier: quoted when not lower-case or a reserved CQL keyword */
@@ -97,10 +77,16 @@ ftable(Plan *p, const Table *t)
 	return bridge_printf("%s.%s", plan_qi(p->foreign_schema), plan_qi(t->name));
 }
 
+/*
+ * The source view of a table, in the plan's own schema (cqlbridge_<ks>):
+ * another plan of the same database with a table of the same name has its
+ * own view.
+ */
 static char *
-view_name(const Table *t)
+view_name(Plan *p, const Table *t)
 {
-	return bridge_printf("cqlbridge.%s", plan_qi(bridge_printf("%s_src", t->name)));
+	return bridge_printf("%s.%s", plan_qi(bridge_plan_schema(p->keyspace)),
+						 plan_qi(bridge_printf("%s_src", t->name)));
 }
 
 static const char *
@@ -186,8 +172,17 @@ plan_emit_foreign(Plan *p)
 	sb_appendf(&sb, "-- 002_foreign_tables.sql: foreign tables of keyspace %s and the source views\n", p->keyspace);
 	sb_append(&sb, "-- (the target rows computed from the relational tables, in CQL shape, then lineage columns).\n");
 	sb_append(&sb, "-- Run in one transaction; re-runnable.\n");
-	sb_appendf(&sb, "CREATE SCHEMA IF NOT EXISTS %s;\n", plan_qi(p->foreign_schema));
-	sb_append(&sb, "CREATE SCHEMA IF NOT EXISTS cqlbridge;\n");
+	{
+		const char *schemas[3];
+		char	   *check;
+
+		schemas[0] = "cqlbridge";
+		schemas[1] = bridge_plan_schema(p->keyspace);
+		schemas[2] = p->foreign_schema;
+		check = bridge_schema_check_sql(schemas, 3);
+		sb_append(&sb, check);
+		free(check);
+	}
 	for (int ti = 0; ti < p->ntables; ti++)
 	{
 		Table	   *t = p->tables[ti];
@@ -211,10 +206,16 @@ plan_emit_foreign(Plan *p)
 		}
 		sb_appendf(&sb, ") SERVER %s OPTIONS (keyspace %s, \"table\" %s);\n", plan_qi(p->server),
 				   bridge_quote_literal(p->keyspace), bridge_quote_literal(t->name));
-		sb_appendf(&sb, "DROP VIEW IF EXISTS %s;\n", view_name(t));
-		sb_appendf(&sb, "CREATE VIEW %s AS\n%s;\n", view_name(t), t->shaped);
+		sb_appendf(&sb, "DROP VIEW IF EXISTS %s;\n", view_name(p, t));
+		/* read with the privileges (and row security) of the reader */
+		sb_appendf(&sb, "CREATE VIEW %s WITH (security_invoker = true) AS\n%s;\n", view_name(p, t), t->shaped);
 	}
-	return sb.data;
+	{
+		char	   *out = bridge_finish_tags(sb.data);
+
+		sb_free(&sb);
+		return out;
+	}
 }
 
 /* ---------------------------------------------------------------- */
@@ -380,7 +381,7 @@ plan_affected_sql(Plan *p, Table *t, const ARow *rel, bool fanout)
 {
 	const Query *q = t->def;
 	int			npk;
-	char	  **pk = plan_split(rel->detail, ',', &npk);
+	char	  **pk = plan_split_idents(rel->detail, &npk);
 	StrBuf		sb;
 	StrBuf		keys;
 
@@ -391,7 +392,7 @@ plan_affected_sql(Plan *p, Table *t, const ARow *rel, bool fanout)
 		sb_appendf(&keys, "%ss.%s", i ? ", " : "", plan_qi(t->cols[i].name));
 	if (rel->level == 0)
 	{
-		sb_appendf(&sb, "SELECT %s FROM %s s WHERE ", keys.data, view_name(t));
+		sb_appendf(&sb, "SELECT %s FROM %s s WHERE ", keys.data, view_name(p, t));
 		for (int j = 0; j < npk; j++)
 			sb_appendf(&sb, "%ss.%s = $%d", j ? " AND " : "",
 					   plan_qi(bridge_printf("lin_%s_%s", rel->alias, pk[j])), j + 1);
@@ -430,7 +431,7 @@ plan_affected_sql(Plan *p, Table *t, const ARow *rel, bool fanout)
 			return sb.data;
 		}
 		sb_appendf(&sb, "SELECT %s FROM %s s WHERE (%s) IN (SELECT %s FROM %s WHERE ",
-				   keys.data, view_name(t), outer.data, inner.data, sp.from.data);
+				   keys.data, view_name(p, t), outer.data, inner.data, sp.from.data);
 		if (sp.where.len)
 			sb_appendf(&sb, "%s AND ", sp.where.data);
 		for (int j = 0; j < npk; j++)
@@ -449,6 +450,8 @@ plan_emit_load(Plan *p)
 	sb_append(&sb, "-- 003_load.sql: one INSERT ... SELECT per target table, run in chunks:\n");
 	sb_append(&sb, "-- $1 = chunk number (0..n-1), $2 = chunk count; a chunk is a set of whole partitions.\n");
 	sb_append(&sb, "-- \"affected\" lines: source relation (primary key) | key columns of the target rows it feeds.\n");
+	sb_append(&sb, "-- Names are SQL identifiers, quoted where needed; the keyspace names the plan's objects.\n");
+	sb_appendf(&sb, "-- keyspace: %s\n", p->keyspace);
 	for (int ti = 0; ti < p->ntables; ti++)
 	{
 		Table	   *t = p->tables[ti];
@@ -471,7 +474,7 @@ plan_emit_load(Plan *p)
 
 		sb_appendf(&sb, "\n-- table: %s.%s\n", p->keyspace, t->name);
 		sb_appendf(&sb, "-- foreign_table: %s\n", ftable(p, t));
-		sb_appendf(&sb, "-- source_view: %s\n", view_name(t));
+		sb_appendf(&sb, "-- source_view: %s\n", view_name(p, t));
 		sb_appendf(&sb, "-- columns: %s\n", cols.data);
 		sb_append(&sb, "-- key: ");
 		for (int i = 0; i < t->npk + t->nck; i++)
@@ -503,7 +506,7 @@ plan_emit_load(Plan *p)
 				sb_appendf(&order, "%ss.%s", i ? ", " : "", plan_qi(t->cols[i].name));
 		}
 		sb_appendf(&sb, "INSERT INTO %s (%s)\nSELECT %s\nFROM %s s\nWHERE (hashtext(%s) & 2147483647) %% $2 = $1%s;\n",
-				   ftable(p, t), cols.data, scols.data, view_name(t), hash.data, order.data);
+				   ftable(p, t), cols.data, scols.data, view_name(p, t), hash.data, order.data);
 		sb_free(&order);
 	}
 	return sb.data;
@@ -647,7 +650,7 @@ plan_emit_verify(Plan *p)
 		src_dist = source_sample_columns(q, t);
 		if (src_dist == NULL)
 			sb_appendf(&sb, "SELECT %s FROM (SELECT DISTINCT %s FROM %s s) d ORDER BY md5(%s) LIMIT $1;\n",
-					   sel.data, dist.data, view_name(t), md5.data);
+					   sel.data, dist.data, view_name(p, t), md5.data);
 		else
 		{
 			/*
@@ -658,7 +661,7 @@ plan_emit_verify(Plan *p)
 			 * verify cannot miss them.
 			 */
 			sb_appendf(&sb, "SELECT * FROM (SELECT %s FROM (SELECT DISTINCT %s FROM %s s) d ORDER BY md5(%s) LIMIT $1 - $1 / 2) v\n",
-					   sel.data, dist.data, view_name(t), md5.data);
+					   sel.data, dist.data, view_name(p, t), md5.data);
 			sb_appendf(&sb, "UNION ALL\nSELECT * FROM (SELECT %s FROM (%s) d ORDER BY md5(%s) LIMIT $1 / 2) r;\n",
 					   sel.data, src_dist, md5.data);
 			free(src_dist);

@@ -59,6 +59,7 @@
  *-------------------------------------------------------------------------
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,7 +166,7 @@ closure(Ctx *c, bool *det, bool *reldet)
 			for (int k = 0; k < r->cat->nkeys && !reldet[i]; k++)
 			{
 				int			n;
-				char	  **kc = plan_split(r->cat->keys[k], ',', &n);
+				char	  **kc = plan_split_idents(r->cat->keys[k], &n);
 				bool		all = n > 0;
 
 				for (int j = 0; j < n; j++)
@@ -227,7 +228,7 @@ column_for_ref(Ctx *c, const char *alias, const char *column, bool create)
 
 			if (!rel->row->detail)
 				continue;
-			pk = plan_split(rel->row->detail, ',', &n);
+			pk = plan_split_idents(rel->row->detail, &n);
 			for (int j = 0; j < n; j++)
 			{
 				bool		hit = pass == 0 ? (plan_streq(rel->row->alias, alias) && plan_streq(pk[j], column))
@@ -435,7 +436,7 @@ derive_keys(Ctx *c)
 			bridge_fatal_hint("Give the table a primary key.",
 							  "%s: table %s.%s has no primary key or NOT NULL unique key, so rows of the query cannot be made unique (MR5)",
 							  plan_query_ref(q), rel->row->schema, rel->row->table);
-		kc = plan_split(rel->cat->keys[0], ',', &nk);
+		kc = plan_split_idents(rel->cat->keys[0], &nk);
 		for (int j = 0; j < nk; j++)
 		{
 			int			ci;
@@ -570,7 +571,7 @@ build_shape(Ctx *c)
 
 		if (!c->rels[r].row->detail)
 			continue;
-		pk = plan_split(c->rels[r].row->detail, ',', &n);
+		pk = plan_split_idents(c->rels[r].row->detail, &n);
 		for (int j = 0; j < n; j++)
 		{
 			t->lin = realloc(t->lin, sizeof(char *) * (t->nlin + 1));
@@ -604,6 +605,58 @@ build_shape(Ctx *c)
 			sb_appendf(&sb, "%s%s IS NOT NULL", nnull++ ? " AND " : "\nWHERE ", col->expr);
 	}
 	t->shaped = sb.data;
+}
+
+/*
+ * cassandra_table_name
+ *		A Cassandra table name from the name built of relation and column
+ *		names: Cassandra accepts only [A-Za-z0-9_] (up to 48 characters), and
+ *		unquoted CQL names are lower case.  Upper-case ASCII letters become
+ *		lower case; every run of other characters (quotes, commas, '$',
+ *		spaces, non-ASCII letters) becomes one '_'.  A name longer than 44
+ *		bytes keeps 35 and gets '_' and 8 hex digits of a hash of the whole
+ *		name, leaving room for the "_2" suffix of a name collision.
+ */
+static char *
+cassandra_table_name(const char *built)
+{
+	StrBuf		sb;
+	bool		replaced = false;
+	uint32_t	h = 2166136261u;	/* FNV-1a */
+
+	sb_init(&sb);
+	for (const unsigned char *c = (const unsigned char *) built; *c; c++)
+	{
+		char		ch[2] = {0, 0};
+
+		h ^= *c;
+		h *= 16777619u;
+		if ((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')
+			ch[0] = (char) *c;
+		else if (*c >= 'A' && *c <= 'Z')
+			ch[0] = (char) (*c - 'A' + 'a');
+		else
+		{
+			if (!replaced && sb.len > 0 && sb.data[sb.len - 1] != '_')
+				sb_append(&sb, "_");
+			replaced = true;
+			continue;
+		}
+		replaced = false;
+		sb_append(&sb, ch);
+	}
+	while (sb.len > 0 && sb.data[sb.len - 1] == '_' && replaced)
+		sb.data[--sb.len] = '\0';
+	if (sb.len == 0)
+		sb_append(&sb, "t");
+	if (sb.len > 44)
+	{
+		char	   *s = bridge_printf("%.35s_%08x", sb.data, (unsigned) h);
+
+		sb_free(&sb);
+		return s;
+	}
+	return sb.data;
 }
 
 static char *
@@ -641,7 +694,7 @@ table_name(Ctx *c)
 	if (t->nck == 0 && ent->row->detail)
 	{
 		int			n;
-		char	  **pk = plan_split(ent->row->detail, ',', &n);
+		char	  **pk = plan_split_idents(ent->row->detail, &n);
 
 		if (n == t->npk)
 		{
@@ -669,7 +722,7 @@ table_name(Ctx *c)
 				if (t->cols[i].kind == COL_PARTITION && t->cols[i].position == pos)
 					sb_appendf(&sb, "_%s", t->cols[i].name);
 	}
-	return sb.data;
+	return cassandra_table_name(sb.data);
 }
 
 /*

@@ -174,7 +174,7 @@ measure_fanout(Plan *p, Table *t)
 			plan_table_warn(t, "%s has no primary key: its changes cannot be traced to target rows", rel);
 			continue;
 		}
-		pk = plan_split(r->detail, ',', &npk);
+		pk = plan_split_idents(r->detail, &npk);
 		if (r->level == 0)
 		{
 			StrBuf		g;

@@ -106,6 +106,33 @@ plan_split(const char *list, char sep, int *n)
 	return out;
 }
 
+/*
+ * plan_split_idents
+ *		A list of SQL identifiers as the plan keeps key columns ("id",
+ *		"hotel_id, \"Room, No\""), split into the names, unquoted.
+ */
+char	  **
+plan_split_idents(const char *list, int *n)
+{
+	char	  **items = bridge_split_idents(list ? list : "", n);
+
+	if (items == NULL)
+		bridge_fatal("internal error: bad identifier list \"%s\"", list);
+	return items;
+}
+
+/* names -> "a, \"B c\"" (plan_qi each, ", " between) */
+char *
+plan_join_idents(char **names, int n)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	for (int i = 0; i < n; i++)
+		sb_appendf(&sb, "%s%s", i ? ", " : "", plan_qi(names[i]));
+	return sb.data;
+}
+
 bool
 plan_streq(const char *a, const char *b)
 {

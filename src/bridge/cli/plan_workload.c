@@ -93,7 +93,7 @@ plan_read_catalog(Plan *p)
 	/* primary key first, then unique constraints whose columns are NOT NULL */
 	res = bridge_exec(p->conn, "reading the keys of the source schema",
 					  "SELECT c.relname, con.contype, "
-					  "  (SELECT string_agg(a.attname, ',' ORDER BY k.i) "
+					  "  (SELECT string_agg(quote_ident(a.attname), ',' ORDER BY k.i) "
 					  "   FROM unnest(con.conkey) WITH ORDINALITY k(n, i) "
 					  "   JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.n) "
 					  "FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid "
@@ -107,17 +107,90 @@ plan_read_catalog(Plan *p)
 	for (int i = 0; i < PQntuples(res); i++)
 	{
 		CatRel	   *r = plan_catalog_rel(p, PQgetvalue(res, i, 0));
+		int			nk;
+		char	  **kc;
 
 		if (!r)
 			continue;
 		r->keys = realloc(r->keys, sizeof(char *) * (r->nkeys + 1));
 		if (!r->keys)
 			bridge_fatal("out of memory");
-		r->keys[r->nkeys++] = getv(res, i, 2);
+		/* quote_ident'ed on the server: a comma in a name does not split it */
+		kc = plan_split_idents(PQgetvalue(res, i, 2), &nk);
+		r->keys[r->nkeys++] = plan_join_idents(kc, nk);
 		if (PQgetvalue(res, i, 1)[0] == 'p')
 			r->has_pk = true;
 	}
 	PQclear(res);
+}
+
+/*
+ * check_name
+ *		Refuse a catalog or output name that the generated files cannot
+ *		hold: one with a control character (newline, carriage return, tab,
+ *		...).  The files are line-oriented, and a newline in a name written
+ *		into "-- affected:" or "-- columns:" could forge metadata lines or
+ *		SQL that sync installs.  Quotes, commas, '$', spaces, upper case and
+ *		non-ASCII letters are fine: names are quoted wherever they appear.
+ */
+static void
+check_name(const Query *q, const char *what, const char *owner, const char *name)
+{
+	if (name == NULL || !bridge_has_control(name))
+		return;
+	bridge_fatal_hint("Rename it without control characters (ALTER TABLE ... RENAME ...), or leave the table out of the workload; "
+					  "quotes, commas, spaces, '$', upper case and non-ASCII letters are fine.",
+					  "%s: the name of %s %s%s%s contains a control character (newline, tab, ...), which cqlbridge does not write into its line-oriented files",
+					  plan_query_ref(q), what, bridge_show_name(name), owner ? " of " : "", owner ? owner : "");
+}
+
+/* The names an analysis row brings into the plan (see check_name). */
+static void
+check_row_names(const Query *q, const ARow *r)
+{
+	char	   *rel = NULL;
+
+	if (r->kind && strcmp(r->kind, "sql") == 0)
+		return;					/* SQL texts, written into scripts only */
+	if (r->schema && r->table)
+		rel = bridge_printf("table %s.%s", bridge_show_name(r->schema), bridge_show_name(r->table));
+	check_name(q, "schema", NULL, r->schema);
+	check_name(q, "table", NULL, r->table);
+	check_name(q, "alias", rel, r->alias);
+	check_name(q, "column", rel, r->column);
+	check_name(q, "alias", NULL, r->other_alias);
+	check_name(q, "column", NULL, r->other_column);
+	if (r->kind && (strcmp(r->kind, "target") == 0 || strcmp(r->kind, "order") == 0 ||
+					strcmp(r->kind, "aggregate_field") == 0))
+		check_name(q, "output column", NULL, r->name);
+	free(rel);
+}
+
+/*
+ * relation_keys
+ *		The primary key of a relation row, from the catalog (plan_qi names,
+ *		", "-separated) rather than the analysis' "detail": the analysis
+ *		joins raw column names with commas, which a comma in a name would
+ *		split wrongly.  Every key column name is checked (check_name): a
+ *		key column reaches the generated files even when the workload never
+ *		names it (lineage columns, "-- affected:" lines).
+ */
+static void
+relation_keys(Plan *p, const Query *q, ARow *r)
+{
+	CatRel	   *cr = plan_catalog_rel(p, r->table);
+	char	   *rel = bridge_printf("table %s.%s", bridge_show_name(r->schema), bridge_show_name(r->table));
+
+	for (int k = 0; k < cr->nkeys; k++)
+	{
+		int			n;
+		char	  **cols = plan_split_idents(cr->keys[k], &n);
+
+		for (int j = 0; j < n; j++)
+			check_name(q, "key column", rel, cols[j]);
+	}
+	r->detail = cr->has_pk ? bridge_strdup(cr->keys[0]) : NULL;
+	free(rel);
 }
 
 CatRel *
@@ -342,7 +415,9 @@ plan_analyze(Plan *p, Query *q)
 			if (!plan_catalog_rel(p, r->table))
 				bridge_fatal("%s: table %s.%s is not an ordinary table of the schema",
 							 plan_query_ref(q), r->schema, r->table);
+			relation_keys(p, q, r);
 		}
+		check_row_names(q, r);
 	}
 	PQclear(res);
 	if (!q->base || !q->lineage)

@@ -21,15 +21,21 @@
 
 #include "common.h"
 
+/*
+ * count_triggers
+ *		Relations with sync triggers of this plan: triggers calling a
+ *		function of the plan's schema.  Other plans' triggers do not count.
+ */
 static int
-count_triggers(PGconn *conn)
+count_triggers(PGconn *conn, const char *schema)
 {
+	const char *params[1] = {schema};
 	PGresult   *res = bridge_exec(conn, "counting installed triggers",
-								  "SELECT count(DISTINCT t.tgrelid) FROM pg_trigger t "
-								  "JOIN pg_proc p ON p.oid = t.tgfoid "
-								  "JOIN pg_namespace n ON n.oid = p.pronamespace "
-								  "WHERE n.nspname = 'cqlbridge' AND t.tgname LIKE 'cqlbridge\\_sync\\_%'",
-								  0, NULL);
+								  "SELECT count(DISTINCT t.tgrelid) FROM pg_catalog.pg_trigger t "
+								  "JOIN pg_catalog.pg_proc p ON p.oid = t.tgfoid "
+								  "JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace "
+								  "WHERE n.nspname = $1 AND p.proname LIKE 'sync\\_%'",
+								  1, params);
 	int			n = atoi(PQgetvalue(res, 0, 0));
 
 	PQclear(res);
@@ -64,7 +70,9 @@ check_foreign_tables(PGconn *conn, const BridgeOptions *opts)
  * After apply re-created the foreign tables (002 drops and creates them),
  * their write_mode is back to immediate while the triggers are still on
  * the source relations: install 005 again so that ROLLBACK keeps sending
- * nothing.  Returns true when it did.
+ * nothing.  Only when this plan's triggers are installed: another plan's
+ * sync in the same database is none of this apply's business.  Returns
+ * true when it did.
  */
 bool
 bridge_sync_refresh(PGconn *conn, const BridgeOptions *opts)
@@ -73,7 +81,7 @@ bridge_sync_refresh(PGconn *conn, const BridgeOptions *opts)
 	char	   *sql;
 	char	   *script;
 
-	if (count_triggers(conn) == 0)
+	if (count_triggers(conn, emit_sync_plan_schema(opts->dir)) == 0)
 		return false;
 	path = bridge_path(opts->dir, "005_sync.sql");
 	if (access(path, F_OK) != 0)
@@ -117,7 +125,7 @@ cmd_sync(const BridgeOptions *opts)
 					   script);
 	if (!opts->quiet)
 	{
-		int			n = count_triggers(conn);
+		int			n = count_triggers(conn, emit_sync_plan_schema(opts->dir));
 
 		if (bridge_sync_uninstall)
 			fprintf(stderr, "sync: triggers removed (%d relations still have some)\n", n);
