@@ -59,7 +59,7 @@ The hook
   (handler None, stop_floods cleared, log emptied).
 
 Run standalone (default answers only) for manual poking:
-    python3 fake_cql_node.py [--host 127.0.0.9] [--port 9042]
+    python3 tests/integration/lib/fake_cql_node.py [--host 127.0.0.9] [--port 9042]
 """
 import hashlib
 import ipaddress
