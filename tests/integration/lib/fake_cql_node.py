@@ -349,12 +349,83 @@ def v5_frame(payload, self_contained=True, header_len=None):
     return h + crc24(h).to_bytes(3, "little") + payload + struct.pack("<I", crc32(payload))
 
 
-def v5_frames(data):
+def v5_lz4_frame(payload, uncompressed_len=0, self_contained=True):
+    """
+    One v5 LZ4-format frame.  uncompressed_len 0 means the payload is
+    stored as it is; else payload is an LZ4 block of that size.
+    """
+    h = (len(payload) | (uncompressed_len << 17) | (int(self_contained) << 34)).to_bytes(5, "little")
+    return h + crc24(h).to_bytes(3, "little") + payload + struct.pack("<I", crc32(payload))
+
+
+def v5_frames(data, lz4=False):
     """Envelope bytes as v5 frames: one self-contained, or slices of a large one."""
+    frame = v5_lz4_frame if lz4 else v5_frame
     if len(data) <= V5_MAX_PAYLOAD:
-        return v5_frame(data)
-    return b"".join(v5_frame(data[i:i + V5_MAX_PAYLOAD], False)
+        return frame(data)
+    return b"".join(frame(data[i:i + V5_MAX_PAYLOAD], self_contained=False)
                     for i in range(0, len(data), V5_MAX_PAYLOAD))
+
+
+# --- LZ4 blocks ---------------------------------------------------------------------
+def lz4_decompress(src, size):
+    """An LZ4 block (no frame header) of size bytes; small inputs only."""
+    out, i = bytearray(), 0
+    while i < len(src):
+        token = src[i]
+        i += 1
+        lit = token >> 4
+        if lit == 15:
+            while True:
+                lit += src[i]
+                i += 1
+                if src[i - 1] != 255:
+                    break
+        out += src[i:i + lit]
+        i += lit
+        if i >= len(src):
+            break
+        offset = src[i] | (src[i + 1] << 8)
+        i += 2
+        n = token & 15
+        if n == 15:
+            while True:
+                n += src[i]
+                i += 1
+                if src[i - 1] != 255:
+                    break
+        start = len(out) - offset
+        for k in range(n + 4):
+            out.append(out[start + k])
+    if len(out) != size:
+        raise ValueError("LZ4 block decodes to %d bytes, not %d" % (len(out), size))
+    return bytes(out)
+
+
+def _lz4_length(n):
+    return b"\xff" * (n // 255) + bytes([n % 255])
+
+
+def lz4_repeat(unit, count):
+    """
+    An LZ4 block of unit * count, about 255 times smaller: unit as
+    literals, one overlapping match, unit again as the closing literals
+    (LZ4 wants at least 5 literal bytes at the end, and the last match to
+    start 12 bytes before it: unit must be at least 12 bytes).
+    """
+    size = len(unit)
+    match = size * count - 2 * size
+    if size < 12 or match < 4:
+        raise ValueError("lz4_repeat needs a unit of 12 bytes or more, 3 times or more")
+
+    def literals(token_low):
+        tok = (min(size, 15) << 4) | token_low
+        return bytes([tok]) + (_lz4_length(size - 15) if size >= 15 else b"") + unit
+
+    out = literals(min(match - 4, 15)) + struct.pack("<H", size)
+    if match - 4 >= 15:
+        out += _lz4_length(match - 4 - 15)
+    return out + literals(0)
 
 
 # --- actions a handler can return -----------------------------------------------
@@ -488,6 +559,10 @@ class Request:
         return OPCODE_NAMES.get(self.opcode, hex(self.opcode))
 
     @property
+    def node(self):
+        return self.conn.node
+
+    @property
     def table(self):
         return self.statement.table if self.statement else None
 
@@ -499,7 +574,7 @@ class Request:
         """A well-formed answer envelope (v5-framed on a framed connection)."""
         env = envelope(opcode, self.stream if stream is None else stream, body,
                        self.version, flags)
-        return v5_frames(env) if self.conn.framed else env
+        return self.conn.frames(env)
 
     def rows_body(self, rows=None, **kw):
         """rows_body() with this statement's columns and table names."""
@@ -714,6 +789,7 @@ class _Connection:
         self.node, self.sock, self.id = node, sock, cid
         self.version = None
         self.framed = False
+        self.compression = None     # "lz4" after a STARTUP asking for it
         self.closed = False
         self.buf = b""
         self.pending = []       # envelopes already unframed
@@ -740,17 +816,27 @@ class _Connection:
         out, self.buf = self.buf[:n], self.buf[n:]
         return out
 
+    def frames(self, env):
+        """Envelope bytes as this connection sends them (v5: framed)."""
+        return v5_frames(env, self.compression == "lz4") if self.framed else env
+
     def _next_envelope(self):
         if not self.framed:
             hdr = self._recv_exact(9)
-            return hdr, self._recv_exact(struct.unpack(">i", hdr[5:9])[0])
+            body = self._recv_exact(struct.unpack(">i", hdr[5:9])[0])
+            if hdr[1] & 0x01 and self.compression == "lz4":     # v4 compressed body
+                body = lz4_decompress(body[4:], struct.unpack(">I", body[:4])[0])
+            return hdr, body
         while not self.pending:
-            hdr = self._recv_exact(6)
-            if crc24(hdr[:3]) != int.from_bytes(hdr[3:6], "little"):
+            n = 5 if self.compression == "lz4" else 3
+            hdr = self._recv_exact(n + 3)
+            if crc24(hdr[:n]) != int.from_bytes(hdr[n:], "little"):
                 raise EOFError          # a real node closes on a bad header CRC
-            h = int.from_bytes(hdr[:3], "little")
+            h = int.from_bytes(hdr[:n], "little")
             payload = self._recv_exact(h & 0x1FFFF)
             self._recv_exact(4)
+            if n == 5 and (h >> 17) & 0x1FFFF:
+                payload = lz4_decompress(payload, (h >> 17) & 0x1FFFF)
             # client requests are small: self-contained frames, whole envelopes
             while payload:
                 n = struct.unpack(">i", payload[5:9])[0]
@@ -781,6 +867,10 @@ class _Connection:
         if req.opcode in (OPTIONS, STARTUP, REGISTER, AUTH_RESPONSE):
             with node.lock:
                 node.log.append((self.id, req.name, None))
+            if req.opcode == STARTUP:
+                r = Reader(req.body)
+                options = {r.string().upper(): r.string() for _ in range(r.short())}
+                self.compression = options.get("COMPRESSION", "").lower() or None
             self.send(self._handshake_answer(req))
             if req.opcode == STARTUP and self.version >= 5:
                 self.framed = True
@@ -816,14 +906,14 @@ class _Connection:
         env = lambda op, body: envelope(op, req.stream, body, self.version)
         if req.opcode == OPTIONS:
             return env(SUPPORTED, string_multimap({
-                "CQL_VERSION": ["3.4.5"], "COMPRESSION": [],
+                "CQL_VERSION": ["3.4.5"], "COMPRESSION": ["lz4"],
                 "PROTOCOL_VERSIONS": ["3/v3", "4/v4", "5/v5"]}))
         if req.opcode == STARTUP:
             if self.node.require_auth:
                 return env(AUTHENTICATE, string("org.apache.cassandra.auth.PasswordAuthenticator"))
             return env(READY, b"")
         out = env(AUTH_SUCCESS, bytes_(None)) if req.opcode == AUTH_RESPONSE else env(READY, b"")
-        return v5_frames(out) if self.framed else out
+        return self.frames(out)
 
     def _perform(self, reply):
         """Carry out a handler's answer; False = the connection is done."""
