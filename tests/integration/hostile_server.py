@@ -32,20 +32,54 @@ Design
   Nothing can block the run: a statement that does not answer in time is
   recorded as a hang, then the fake node closes its sockets (a backend
   pinned in a read loop sees EOF), then pg_terminate_backend, then psql is
-  killed.  After a crash the test waits for PostgreSQL to accept
-  connections again and reopens the watcher.  The whole file takes about a
-  minute, also when everything hangs.
+  killed.  After a crash the test waits until the postmaster has logged
+  "ready to accept connections" and reopens the watcher.  All scenarios
+  share a 100 s budget (those left over fail as "not run"); a run takes
+  30-50 s today, with its hangs and crashes.
 
-Scenarios (S1-S7 of the brief)
-  S1 fewer columns than the scan expects   S5 endless EVENT / stray frames
-  S2 ncols = 0 with rows_count = 1             vs statement_timeout, cancel
-  S3 metadata flipping between pages       S6 ANALYZE, direct modify,
-  S4 huge claimed lengths and counts          cql_execute, connect queries
-                                           S7 garbage after the handshake
+  CQL_FDW_LIBRARY=/path/to/cql_fdw.so tests that build instead of the
+  installed extension, without installing it: the test creates its own
+  wrapper hostile_fdw from the library (S6f, cql_execute(), is then
+  skipped: it only accepts servers of the extension's wrapper).
 
-Failing today (before the protocol-library and FDW fixes written in
-parallel; see the run output for the exact error or signal):
-  FILLED IN BELOW AFTER THE FIRST RUN
+Scenarios
+  S1 fewer result columns than the scan expects (v4, v5, [applied], PREPARE)
+  S2 ncols = 0 with rows_count = 1
+  S3 metadata flipping between pages (count, types, 300 flips that convert)
+  S4 huge claims: frame length (v4 2 GB, 250 MB; a 17-byte v5 frame),
+     cell length, list count, rows_count, LZ4 inflated size
+  S5 endless frames while the scan waits, vs statement_timeout 1s and
+     pg_cancel_backend: EVENTs (v4, v5), stray RESULTs, and LZ4 frames that
+     inflate 250 times (v5 EVENTs, v4 16 MB stray RESULTs)
+  S6 the same on ANALYZE, direct modify UPDATE, INSERT with if_not_exists,
+     cql_execute(), and the connect/layout queries (system.local,
+     system_schema.columns)
+  S7 garbage after a valid handshake (random bytes, wrong version byte,
+     request direction, unknown RESULT kind, bad v5 CRC24 / CRC32)
+
+Failing today (2026-11-24, before the fixes written in parallel).
+  Baseline build of c63aba3 (CQL_FDW_LIBRARY=<that build>/cql_fdw.so):
+    S2a S2b  v4/v5 Rows with ncols 0, rows_count 1: the scan reads NULL
+             cells, backend SIGSEGV (signal 11), postmaster restarts all
+    S6a      the same on ANALYZE: SIGSEGV
+    S6b      ANALYZE after a PREPARE with 2 of 4 result columns reads
+             meta->cols[2..3]: SIGSEGV
+    S1b S1d  rows with 2 of 3 columns that the cache does not adopt (first
+             column "[applied]"; v5 without METADATA_CHANGED): the scan reads
+             past the cell array, ERROR 22021 "invalid byte sequence for
+             encoding UTF8: 0x00" (heap bytes returned as a text value)
+    S6c      the same on ANALYZE (it never checks the page's column count)
+    S4c      a 17-byte v5 frame starting a 250 MB message: the backend
+             allocates the 250 MB up front (VmPeak +251 MB), then times out
+    S5e S5f S5g  LZ4 floods: statement_timeout and pg_cancel_backend do
+             nothing, the backend reads until the server closes (hang)
+    S5a-S5d  plain floods: the cancel comes 0-1.5 s late or not at all,
+             depending on the machine's load (read_some loops while recv()
+             returns data)
+  Installed build of 19:09 (an FDW fix in progress, library unfixed):
+    S1-S4 and S6 pass (HV021 "Cassandra returned rows that do not match
+    the statement"; claimed sizes refused at once); S5 still hangs, or
+    ends by request_timeout (HV00L after 3 s) instead of the 1 s cancel.
 
 Needs PGHOST/PGPORT/PGUSER/PGDATABASE of a server with cql_fdw installed
 (a superuser: the user mapping has no password).  The server log is read
@@ -72,6 +106,7 @@ FAKE_HOST = os.environ.get("CQL_FAKE_HOST", "127.0.0.9")
 LIBRARY = os.environ.get("CQL_FDW_LIBRARY")
 PG_LOG = os.environ.get("CQL_PG_LOG") or os.path.join(os.environ.get("PGHOST", "/tmp"), "postgres.log")
 REQUEST_TIMEOUT_MS = 3000
+RUN_BUDGET = 100                                # seconds for all scenarios
 MEMORY_LIMIT_MB = 64
 
 QUICK = 2.0                                     # an error about bad data
@@ -497,16 +532,16 @@ def run_statement(sc):
         timer.start()
     t0 = time.monotonic()
     s.send(sc.sql)
-    out, secs, finished = s.wait(sc.bound + (sc.cancel_after or 0) + 2.0)
+    out, secs, finished = s.wait(sc.bound + (sc.cancel_after or 0) + 1.5)
     if not finished:
         # a hang: unpin the backend step by step, so the run goes on
         r["hung"] = True
         node.stop_floods.set()
         node.drop_connections()
-        out, secs, finished = s.wait(5)
+        out, secs, finished = s.wait(3)
         if not finished:
             psql("SELECT pg_terminate_backend(%d)" % pid, timeout=10)
-            out, secs, finished = s.wait(3)
+            out, secs, finished = s.wait(2)
         if not finished:
             s.kill()
             out += "\n<<psql killed>>"
@@ -628,7 +663,11 @@ CREATE FOREIGN TABLE hostile.t4_lwt (k int, c int, v text, l int[]) SERVER hosti
 
 def main():
     global node
-    node = FakeCqlNode(FAKE_HOST, 0, [demo_table("hostile")]).start()
+    try:
+        node = FakeCqlNode(FAKE_HOST, 0, [demo_table("hostile")]).start()
+    except OSError as e:
+        note("cannot listen on %s (%s): using 127.0.0.1" % (FAKE_HOST, e))
+        node = FakeCqlNode("127.0.0.1", 0, [demo_table("hostile")]).start()
     rc, out = psql(setup_sql(node))
     if not ok(rc == 0, "setup: foreign servers and tables on the fake node %s:%d%s"
               % (node.host, node.port, " (FDW from %s)" % LIBRARY if LIBRARY else ""), out):
@@ -641,7 +680,14 @@ def main():
 
     health = Health()
     t_run = time.monotonic()
-    results = [check_scenario(sc, health) for sc in SCENARIOS]
+    results = []
+    for sc in SCENARIOS:
+        if time.monotonic() - t_run > RUN_BUDGET:
+            ok(False, "%s %s: not run, the run's time budget (%d s) is spent" % (sc.sid, sc.title, RUN_BUDGET))
+            results.append(dict(sid=sc.sid, what="not run (time budget spent)", passed=False,
+                                crashed=False, hung=False, cancel_secs=None))
+            continue
+        results.append(check_scenario(sc, health))
     node.stop()
     health.watcher.close()
     run = [r for r in results if r]
