@@ -7,8 +7,10 @@ through which a test answers any request with crafted bytes.
 What it speaks
   * protocol v4 (9-byte envelope headers on the socket) and v5 (the same
     envelopes inside CRC24/CRC32 frames once STARTUP is answered); the
-    version is the one of the client's first envelope.  No compression:
-    SUPPORTED offers none, so the FDW server needs compression 'none'.
+    version is the one of the client's first envelope.  LZ4: SUPPORTED
+    offers it; compressed requests (v4 bodies, v5 LZ4 frames) are read,
+    answers go out uncompressed (allowed by both versions).  lz4_repeat()
+    builds an LZ4 block that inflates about 255 times, for floods.
   * OPTIONS -> SUPPORTED, STARTUP -> READY (or AUTHENTICATE when
     require_auth is set; any AUTH_RESPONSE succeeds), REGISTER -> READY.
   * QUERY / PREPARE / EXECUTE / BATCH:
@@ -52,10 +54,14 @@ The hook
   replies; rows_body() can lie about every count (ncols, rows_count) and
   take raw cells, which is what the hostile-server tests are about.
 
+  Frames: envelope(), v5_frame() (CRC format, can lie about its length),
+  v5_lz4_frame(), v5_frames() (slices a large message).
+
   Other knobs: node.require_auth, node.drop_connections() (closes every
   client socket: unpins a backend stuck reading a flood), node.log (what
   was asked: (connection id, opcode name, query text)), node.hits (counter
-  a handler may bump to prove its crafted reply was sent), node.reset()
+  a handler bumps, req.node.hits += 1, to prove its crafted reply was
+  sent), node.executes() (the EXECUTEd texts), node.reset()
   (handler None, stop_floods cleared, log emptied).
 
 Run standalone (default answers only) for manual poking:
