@@ -18,30 +18,16 @@ Needs PGHOST/PGPORT/PGUSER/PGDATABASE of a server with cql_fdw installed.
 import os
 import select
 import socket
-import subprocess
 import sys
 import threading
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from taplib import Session, done, ok, psql  # noqa: E402
 
 UP_HOST = os.environ.get("CQL_AUTH_HOST", "127.0.0.4")
 UP_PORT = int(os.environ.get("CQL_AUTH_PORT", "9042"))
 USER = os.environ.get("CQL_USER", "cassandra")
 PASSWORD = os.environ.get("CQL_PASSWORD", "cassandra")
-
-n_tests = 0
-n_failed = 0
-
-
-def ok(cond, name, diag=None):
-    global n_tests, n_failed
-    n_tests += 1
-    print(("ok %d - %s" if cond else "not ok %d - %s") % (n_tests, name))
-    if not cond:
-        n_failed += 1
-        if diag:
-            for line in str(diag).splitlines():
-                print("#   " + line)
-    sys.stdout.flush()
 
 
 class Proxy:
@@ -110,63 +96,6 @@ class Proxy:
                 pass
 
 
-class Session:
-    """One psql session; run() sends a statement and returns its output."""
-
-    def __init__(self):
-        self.p = subprocess.Popen(
-            ["stdbuf", "-oL", "-eL", "psql", "-X", "-q", "-At", "-v", "VERBOSITY=verbose"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, bufsize=1)
-        self.n = 0
-        self.pending = ""
-
-
-    def run(self, sql, timeout=60):
-        self.n += 1
-        marker = "__done_%d__" % self.n
-        t0 = time.monotonic()
-        # a query, not \echo, marks the end: its output comes after the
-        # statement's, errors included (stderr is merged)
-        self.p.stdin.write(sql.rstrip().rstrip(";") + ";\nSELECT '" + marker + "';\n")
-        self.p.stdin.flush()
-        out = []
-        deadline = t0 + timeout
-        fd = self.p.stdout.fileno()
-        while True:
-            # lines already read count first: select() cannot see them
-            while "\n" in self.pending:
-                line, self.pending = self.pending.split("\n", 1)
-                if line.strip() == marker:
-                    return "\n".join(out), time.monotonic() - t0
-                out.append(line)
-            r, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-            if not r:
-                return "\n".join(out) + "\n<<psql did not answer>>", time.monotonic() - t0
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return "\n".join(out) + "\n<<psql exited>>", time.monotonic() - t0
-            self.pending += chunk.decode("utf-8", "replace")
-
-    def pid(self):
-        out, _ = self.run("SELECT pg_backend_pid()")
-        return int(out.strip().splitlines()[-1])
-
-    def close(self):
-        try:
-            self.p.stdin.write("\\q\n")
-            self.p.stdin.flush()
-            self.p.wait(timeout=10)
-        except Exception:
-            self.p.kill()
-
-
-def psql(sql):
-    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql],
-                       capture_output=True, text=True, timeout=120)
-    return r.returncode, r.stdout + r.stderr
-
-
 def main():
     proxy = Proxy()
     setup = f"""
@@ -191,7 +120,7 @@ CREATE FOREIGN TABLE faults.pt (k int, c int, v text)
     rc, out = psql(setup)
     ok(rc == 0, "setup through the real node", out)
     if rc != 0:
-        print("1..%d" % n_tests)
+        done()
         return 1
 
     s = Session()
@@ -249,8 +178,7 @@ CREATE FOREIGN TABLE faults.pt (k int, c int, v text)
     s.close()
     proxy.stop = True
     psql("DROP SCHEMA faults CASCADE; DROP SERVER faults_proxy CASCADE; DROP SERVER faults_direct CASCADE;")
-    print("1..%d" % n_tests)
-    return 1 if n_failed else 0
+    return done()
 
 
 if __name__ == "__main__":
