@@ -39,6 +39,7 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -132,6 +133,20 @@ append_key_cond(List **conds, List **binds, List **exprs, AttrNumber a,
 	append_bind(binds, DIRECT_KEY, a, list_length(*exprs) - 1, kind);
 }
 
+/*
+ * cqlPlanDirectModify
+ *		PlanDirectModify: replace the ModifyTable's scan by one CQL UPDATE
+ *		or DELETE when Cassandra can do the whole statement itself.
+ *
+ * The scan below must read this table only, with every WHERE clause sent
+ * to Cassandra, and its shape (classified once by the planner, see
+ * cqlfdw_classify) must name one partition: the partition key by =, then
+ * a = prefix of the clustering key, then at most a range on the next
+ * clustering column — no IN, no ALLOW FILTERING.  UPDATE needs the full
+ * key (CQL updates exactly one row) and new values that do not read the old
+ * row; DELETE can remove a row, a slice or a partition.  Returns false (and
+ * the executor reads, then writes row by row) otherwise.
+ */
 bool
 cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 					int subplan_index)
@@ -139,13 +154,9 @@ cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 	CmdType		operation = plan->operation;
 	Plan	   *subplan = outerPlan(plan);
 	ForeignScan *fscan;
-	RangeTblEntry *rte;
-	Oid			userid;
-	CqlFdwOptions opts;
-	CqlFdwTable *t;
-	List	   *scan_private;
-	List	   *scan_binds;
-	List	   *old_exprs;
+	const CqlFdwOptions *optsp;
+	const CqlFdwTable *t;
+	const CqlScanShape *shape;
 	KeyBinding *kb;
 	ListCell   *lc;
 	int			eq_prefix;
@@ -156,6 +167,7 @@ cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 	List	   *conds = NIL;
 	List	   *binds = NIL;
 	List	   *exprs = NIL;
+	CqlFdwOptions opts;
 
 	if (operation != CMD_UPDATE && operation != CMD_DELETE)
 		return false;
@@ -170,80 +182,44 @@ cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 	if (plan->returningLists != NIL || plan->withCheckOptionLists != NIL)
 		return false;
 
-	rte = planner_rt_fetch(resultRelation, root);
-	userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
-	t = cqlfdw_table_for_rel(rte->relid, userid, &opts);
+	cqlfdw_planned_rel(find_base_rel(root, resultRelation), &t, &optsp, &shape);
+	opts = *optsp;
 	if (!opts.direct_modify)
 		return false;
 
-	scan_private = fscan->fdw_private;
-	if (intVal(list_nth(scan_private, FdwScanPrivateAccess)) != CQLACC_SINGLE_PARTITION ||
-		intVal(list_nth(scan_private, FdwScanPrivateFiltering)) != 0 ||
-		intVal(list_nth(scan_private, FdwScanPrivateOffsetIndex)) >= 0)
+	/* one partition, no IN, no filtering, nothing checked locally */
+	if (shape->access != CQLACC_SINGLE_PARTITION || shape->ck_has_in ||
+		shape->filtering || shape->uses_join || shape->local_conds != NIL)
 		return false;
-	scan_binds = (List *) list_nth(scan_private, FdwScanPrivateBinds);
-	old_exprs = fscan->fdw_exprs;
+	/* the scan must have been built from that shape (no OFFSET, no LIMIT) */
+	if (list_length(fscan->fdw_exprs) != list_length(shape->pushed))
+		return false;
 
-	/* what the scan binds, per key column */
+	/* the values bound per key column */
 	kb = palloc0(sizeof(KeyBinding) * (t->natts + 1));
-	foreach(lc, scan_binds)
+	foreach(lc, shape->pushed)
 	{
-		List	   *b = (List *) lfirst(lc);
-		CqlBindKind kind = linitial_int(b);
-		AttrNumber	a = lsecond_int(b);
-		Expr	   *value;
+		const CqlCond *c = (const CqlCond *) lfirst(lc);
+		KeyBinding *b = &kb[c->attnum];
 
-		if (kind != CQLBIND_EQ && kind != CQLBIND_GT && kind != CQLBIND_GE &&
-			kind != CQLBIND_LT && kind != CQLBIND_LE)
-			return false;		/* IN lists, tokens, LIMIT */
-		if (a <= 0 || a > t->natts || !cqlfdw_is_key_column(t, a))
-			return false;
-		value = (Expr *) list_nth(old_exprs, lthird_int(b));
-		if (kind == CQLBIND_EQ)
+		if (c->kind == CQLBIND_EQ)
+			b->eq = c->value;
+		else if (c->kind == CQLBIND_GT || c->kind == CQLBIND_GE)
 		{
-			if (kb[a].eq)
-				return false;
-			kb[a].eq = value;
+			b->lower = c->value;
+			b->lower_kind = c->kind;
 		}
-		else if (kind == CQLBIND_GT || kind == CQLBIND_GE)
+		else if (c->kind == CQLBIND_LT || c->kind == CQLBIND_LE)
 		{
-			if (kb[a].lower)
-				return false;
-			kb[a].lower = value;
-			kb[a].lower_kind = kind;
+			b->upper = c->value;
+			b->upper_kind = c->kind;
 		}
 		else
-		{
-			if (kb[a].upper)
-				return false;
-			kb[a].upper = value;
-			kb[a].upper_kind = kind;
-		}
-	}
-	for (int k = 0; k < t->npk; k++)
-		if (kb[t->pk[k]].eq == NULL || kb[t->pk[k]].lower || kb[t->pk[k]].upper)
 			return false;
-	for (eq_prefix = 0; eq_prefix < t->nck; eq_prefix++)
-	{
-		KeyBinding *b = &kb[t->ck[eq_prefix]];
-
-		if (b->eq == NULL || b->lower || b->upper)
-			break;
 	}
-	/* after the = prefix: at most a range on the next clustering column */
-	for (int k = eq_prefix; k < t->nck; k++)
-	{
-		KeyBinding *b = &kb[t->ck[k]];
-
-		if (b->eq)
-			return false;
-		if (b->lower || b->upper)
-		{
-			if (k != eq_prefix)
-				return false;
-			range_attr = t->ck[k];
-		}
-	}
+	eq_prefix = shape->ck_eq_prefix;
+	if (shape->ck_has_range)
+		range_attr = t->ck[eq_prefix];
 	full_key = (eq_prefix == t->nck && range_attr == InvalidAttrNumber);
 
 	if (operation == CMD_UPDATE)

@@ -74,6 +74,24 @@ rel_userid(PlannerInfo *root, RelOptInfo *baserel)
 }
 
 /*
+ * cqlfdw_planned_rel
+ *		What planning worked out for a foreign base relation: its layout,
+ *		merged options, and the classification of its restrictions, which is
+ *		also the shape of its plain (unparameterized) scan.  Direct modify
+ *		builds its statement from that shape instead of classifying again.
+ */
+void
+cqlfdw_planned_rel(RelOptInfo *baserel, const CqlFdwTable **t,
+				   const CqlFdwOptions **opts, const CqlScanShape **shape)
+{
+	CqlFdwRelationInfo *fpinfo = (CqlFdwRelationInfo *) baserel->fdw_private;
+
+	*t = fpinfo->table;
+	*opts = &fpinfo->opts;
+	*shape = &fpinfo->shape;
+}
+
+/*
  * cqlfdw_table_for_rel
  *		Layout of a foreign table, completed from the remote schema when
  *		the table carries no key options.

@@ -38,7 +38,11 @@ enum FdwScanPrivateIndex
 };
 
 /* in planner.c */
+struct CqlScanShape;
 extern CqlFdwTable *cqlfdw_table_for_rel(Oid relid, Oid userid, CqlFdwOptions *opts);
+extern void cqlfdw_planned_rel(RelOptInfo *baserel, const CqlFdwTable **t,
+							   const CqlFdwOptions **opts,
+							   const struct CqlScanShape **shape);
 extern void cqlGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel,
 								 Oid foreigntableid);
 extern void cqlGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel,
