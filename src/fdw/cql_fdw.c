@@ -34,12 +34,29 @@ void		_PG_init(void);
 
 PG_FUNCTION_INFO_V1(cql_fdw_handler);
 
+/*
+ * _PG_init
+ *		Module load.
+ *
+ * cql_fdw defines no GUCs; reserving the prefix makes a setting such as SET
+ * cql_fdw.fetch_size an error instead of a silently created placeholder
+ * variable.
+ */
 void
 _PG_init(void)
 {
 	MarkGUCPrefixReserved("cql_fdw");
 }
 
+/*
+ * cql_fdw_handler
+ *		The FdwRoutine of cql_fdw.
+ *
+ * Scans: planner.c (planning, EXPLAIN) and scan.c (execution); writes:
+ * modify.c (INSERT, UPDATE, DELETE, TRUNCATE) and direct_modify.c (UPDATE
+ * and DELETE sent as one statement); analyze.c; import.c.  There are no
+ * join, aggregate or async callbacks: joins and aggregates run locally.
+ */
 Datum
 cql_fdw_handler(PG_FUNCTION_ARGS)
 {
