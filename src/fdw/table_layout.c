@@ -32,6 +32,11 @@
  */
 static CqlFdwTable *sort_table;
 
+/*
+ * cmp_position
+ *		qsort comparator of attnums by their position in the key, read from
+ *		sort_table (qsort passes no context).
+ */
 static int
 cmp_position(const void *a, const void *b)
 {
