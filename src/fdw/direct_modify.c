@@ -111,6 +111,12 @@ typedef struct KeyBinding
 	CqlBindKind upper_kind;
 } KeyBinding;
 
+/*
+ * append_bind
+ *		Append the source of one marker (role, attnum, fdw_exprs index, bind
+ *		kind) to the bind list, in the IntList format of
+ *		FdwDirectPrivateBinds.
+ */
 static void
 append_bind(List **binds, DirectBindRole role, AttrNumber attnum, int expr_index,
 			CqlBindKind kind)
@@ -132,6 +138,19 @@ append_key_cond(List **conds, List **binds, List **exprs, AttrNumber a,
 	append_bind(binds, DIRECT_KEY, a, list_length(*exprs) - 1, kind);
 }
 
+/*
+ * cqlPlanDirectModify
+ *		PlanDirectModify callback: turn the ForeignScan below an UPDATE or
+ *		DELETE into the statement itself when the conditions of the file
+ *		header hold; otherwise return false and leave the plan alone.
+ *
+ * The scan's bind list tells what binds each key column; the key must be
+ * every partition-key column by "=", an "=" prefix of the clustering columns
+ * and at most a range on the next one (UPDATE: the full key).  SET values
+ * must not read the old row (a counter's delta excepted).  On success the
+ * ForeignScan gets the operation, the new fdw_exprs and fdw_private
+ * (FdwDirectModifyPrivateIndex); the scan's SELECT is dropped.
+ */
 bool
 cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 					int subplan_index)
@@ -329,6 +348,16 @@ cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
  * Execution
  * ---------------------------------------------------------------------
  */
+
+/*
+ * cqlBeginDirectModify
+ *		BeginDirectModify callback: open the remote handle with the
+ *		checkAsUser's user mapping and prepare the statement on the control
+ *		connection for the CQL types of its markers.  SET values convert as
+ *		the column's type, key values and counter deltas as comparison
+ *		values (cqlfdw_init_bind_conv).  Nothing is done for EXPLAIN without
+ *		ANALYZE.
+ */
 void
 cqlBeginDirectModify(ForeignScanState *node, int eflags)
 {
@@ -517,6 +546,13 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 	return true;
 }
 
+/*
+ * cqlIterateDirectModify
+ *		IterateDirectModify callback: the first call evaluates and sends the
+ *		statement (execute_direct) and counts the rows it addressed, 1 for a
+ *		statement by full key and 0 otherwise (Cassandra does not say).
+ *		Always an empty slot: there is no RETURNING.
+ */
 TupleTableSlot *
 cqlIterateDirectModify(ForeignScanState *node)
 {
@@ -534,6 +570,10 @@ cqlIterateDirectModify(ForeignScanState *node)
 	return ExecClearTuple(node->ss.ss_ScanTupleSlot);
 }
 
+/*
+ * cqlEndDirectModify
+ *		EndDirectModify callback: unpin the connection.
+ */
 void
 cqlEndDirectModify(ForeignScanState *node)
 {
@@ -544,6 +584,11 @@ cqlEndDirectModify(ForeignScanState *node)
 	cqlfdw_remote_release(&dm->remote);
 }
 
+/*
+ * cqlExplainDirectModify
+ *		ExplainDirectModify callback: "Access" (one row by primary key, or
+ *		single partition), and with VERBOSE the "Remote CQL".
+ */
 void
 cqlExplainDirectModify(ForeignScanState *node, ExplainState *es)
 {
