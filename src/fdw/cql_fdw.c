@@ -3,9 +3,12 @@
  * cql_fdw.c
  *		Foreign-data wrapper handler for Apache Cassandra (CQL).
  *
- * This file registers the FDW callbacks and the module's GUCs; the
- * callbacks themselves live in planner.c (planning, EXPLAIN) and scan.c
- * (execution).
+ * This file registers the FDW callbacks and reserves the GUC prefix
+ * cql_fdw (there are no GUCs: everything is an option).  The callbacks
+ * live in planner.c (scan planning, EXPLAIN), scan.c (scan execution),
+ * modify.c (INSERT, UPDATE, DELETE, TRUNCATE), direct_modify.c (UPDATE and
+ * DELETE as one CQL statement), analyze.c and import.c.  See
+ * docs/architecture.md for the path of a query through the files.
  *
  * IDENTIFICATION
  *		src/fdw/cql_fdw.c

@@ -2,7 +2,9 @@
  *
  * deparse.c
  *		Which restrictions of a query Cassandra can answer exactly, and the
- *		CQL text of the remote statement.
+ *		CQL text of every statement the FDW sends: the SELECT of a scan (and
+ *		of ANALYZE), INSERT, UPDATE and DELETE of the write path and of
+ *		direct modify, TRUNCATE.
  *
  * Correctness first: a restriction is pushed only when Cassandra's answer
  * is exactly PostgreSQL's.  Cassandra compares text bytewise, orders uuids
@@ -11,7 +13,9 @@
  * Values are never written into the CQL text: every pushed comparison
  * becomes a bind marker whose value is computed by the executor from an
  * expression in fdw_exprs (a Const, a Param, or an outer-relation Var that
- * the planner turns into a nestloop Param).
+ * the planner turns into a nestloop Param), and every value of a write is a
+ * bind marker too.  The callers (planner.c, modify.c, direct_modify.c,
+ * analyze.c) decide where each marker's value comes from.
  *
  * The shape of a pushed statement follows what CQL accepts without ALLOW
  * FILTERING:

@@ -248,7 +248,8 @@ cqlAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
 
 	/*
 	 * DELETE ... RETURNING returns the deleted row: Cassandra does not send
-	 * it back, so the scan's copy travels up as a whole-row column.
+	 * it back, so the scan's copy travels up, one junk column per non-key
+	 * column (the key columns are there already).
 	 */
 	if (root->parse->commandType == CMD_DELETE && root->parse->returningList != NIL)
 	{
@@ -596,8 +597,10 @@ cqlBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 }
 
 /*
- * Bind values of one row.  Returns false if the row cannot be written
- * (never: errors are raised), values point into temp_cxt.
+ * Bind values of one row, allocated in the current memory context (the
+ * callers' temp_cxt), and the encoded partition-key values in pk_parts
+ * (*npk of them) for the routing key.  A row that cannot be written (a
+ * null key column, a value the CQL type cannot hold) raises an error.
  */
 static void
 encode_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,

@@ -7,8 +7,8 @@
  * The planner cannot push anything down without knowing the partition key
  * and the clustering columns.  IMPORT FOREIGN SCHEMA records them as column
  * options so planning needs no round trip; a foreign table written by hand
- * without them is completed from the remote schema once (see
- * cqlfdw_complete_layout_from_remote in schema_cache.c).
+ * without them is completed from the remote schema at first use, and the
+ * answer is cached per backend (cqlfdw_complete_layout in schema_cache.c).
  *
  * IDENTIFICATION
  *		src/fdw/table_layout.c
