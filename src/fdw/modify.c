@@ -302,9 +302,11 @@ append_key_binds(const CqlFdwTable *t, List **conds, List **attrs, List **kinds)
 }
 
 /*
- * "n = n + x" or "n = n - x" for counter column n: returns true and the
- * delta expression's position is irrelevant (the executor computes
- * new - old from the new row).
+ * cqlfdw_is_counter_increment
+ *		Is expr "n + x" or "n - x", n being column attnum of relation
+ *		rtindex and x reading no column?  The SET value of a counter must
+ *		be such an expression.  modify.c then sends new minus old as the
+ *		increment; direct_modify.c sends x itself.
  */
 bool
 cqlfdw_is_counter_increment(Expr *expr, Index rtindex, AttrNumber attnum)
