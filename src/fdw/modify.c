@@ -884,9 +884,9 @@ write_one_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot
 
 /*
  * cqlExecForeignInsert
- *		ExecForeignInsert callback: one row, sent to a replica of its
- *		partition and awaited (or, with write_mode 'on_commit', kept for
- *		COMMIT).
+ *		ExecForeignInsert callback: one row, sent (to a replica of its
+ *		partition when the cluster knows one) and awaited, or with
+ *		write_mode 'on_commit' kept for COMMIT.
  *
  * With if_not_exists a row that exists already is a unique violation (at
  * COMMIT for a deferred write).  The slot is returned unchanged: Cassandra

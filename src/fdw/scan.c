@@ -763,9 +763,9 @@ next_page(CqlScanState *st)
  * fdw_exprs, opens the remote handle with the checkAsUser's user mapping,
  * and prepares the statement on the control connection: its metadata give
  * the CQL types of the result columns and of the bind markers, so that types
- * that cannot be converted are reported before any row is read.  No query is
- * sent before the first Iterate.  Nothing is done for EXPLAIN without
- * ANALYZE.
+ * that cannot be converted are reported before any row is read.  The
+ * statement is first executed by the first Iterate.  Nothing is done for
+ * EXPLAIN without ANALYZE.
  */
 void
 cqlBeginForeignScan(ForeignScanState *node, int eflags)
