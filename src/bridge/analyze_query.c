@@ -163,6 +163,11 @@ typedef struct LevelCtx
 
 static void unsupported(const char *what, const char *hint) pg_attribute_noreturn();
 
+/*
+ * unsupported
+ *		Refuse a construct the analysis cannot map (SQLSTATE 0A000), with a
+ *		hint how to write the query instead.
+ */
 static void
 unsupported(const char *what, const char *hint)
 {
@@ -172,6 +177,12 @@ unsupported(const char *what, const char *hint)
 			 errhint("%s", hint)));
 }
 
+/*
+ * add_row
+ *		A new output row of kind at level.  ord <= 0 takes the next ord of
+ *		that (kind, level); rows are kept in creation order (seq) and sorted
+ *		only by emit_rows.
+ */
 static BridgeRow *
 add_row(BridgeAnalysis *an, BridgeRowKind kind, int level, int ord)
 {
@@ -197,6 +208,10 @@ add_row(BridgeAnalysis *an, BridgeRowKind kind, int level, int ord)
 	return row;
 }
 
+/*
+ * add_warning
+ *		A "warning" row at level whose detail is text.
+ */
 static void
 add_warning(BridgeAnalysis *an, int level, char *text)
 {
@@ -304,6 +319,11 @@ trace_column(LevelCtx *lc, Node *expr, BridgeColRef *out)
 	return trace_var(target->query, var->varno, var->varattno, out);
 }
 
+/*
+ * set_column
+ *		Put a traced column (alias, schema, table, column, type) into the
+ *		column fields of row.
+ */
 static void
 set_column(BridgeRow *row, const BridgeColRef *col)
 {
@@ -318,6 +338,15 @@ typedef struct VarCollect
 	bool		untraceable;	/* a whole-row var, an outer column, ... */
 } VarCollect;
 
+/*
+ * collect_columns_walker
+ *		Expression walker of single_column: collect the distinct columns of
+ *		this level.
+ *
+ * A Var that is not one (an outer reference, a whole-row Var, a column not
+ * traceable to a base relation) or a subquery makes the expression
+ * untraceable.
+ */
 static bool
 collect_columns_walker(Node *node, VarCollect *vc)
 {
@@ -389,6 +418,10 @@ conjuncts_of(Node *node, List *out)
 	return lappend(out, node);
 }
 
+/*
+ * is_exists
+ *		Is node an EXISTS sublink, possibly under NOT?
+ */
 static bool
 is_exists(Node *node)
 {
@@ -420,6 +453,11 @@ relations_under(Node *node, Bitmapset *out)
 	return out;
 }
 
+/*
+ * commute_op
+ *		The comparison operator with its operands swapped: "<" and ">", "<="
+ *		and ">=" trade places; any other operator is returned as it is.
+ */
 static const char *
 commute_op(const char *op)
 {
@@ -455,6 +493,11 @@ add_param_condition(LevelCtx *lc, const BridgeColRef *col, const char *op, int p
 	return true;
 }
 
+/*
+ * add_filter
+ *		A "filter" row: the condition's text, and its column when it
+ *		mentions exactly one.
+ */
 static void
 add_filter(LevelCtx *lc, Node *qual)
 {
@@ -578,6 +621,11 @@ outer_filter:
 							 bridge_deparse_expr(qual, lc->dpcontext)));
 }
 
+/*
+ * classify_quals
+ *		Classify every conjunct of quals (of WHERE when j is NULL, else of
+ *		the ON of join j) by classify_conjunct.
+ */
 static void
 classify_quals(LevelCtx *lc, Node *quals, JoinExpr *j, Bitmapset *preserved)
 {
@@ -755,6 +803,13 @@ const_text(Const *c)
 	return OidOutputFunctionCall(typout, c->constvalue);
 }
 
+/*
+ * check_subquery
+ *		Refuse what a select-list subquery may not contain: set operations,
+ *		WITH, GROUP BY/HAVING, window functions, ORDER BY/LIMIT/OFFSET,
+ *		DISTINCT, set-returning functions, locking, a subquery in its select
+ *		list, parameters.
+ */
 static void
 check_subquery(Query *sq)
 {
@@ -978,6 +1033,15 @@ check_top_query(Query *q)
 		unsupported("subqueries in LIMIT/OFFSET", "Use a parameter or a constant.");
 }
 
+/*
+ * analyze_top
+ *		Analyze the top query (level 0) into an.
+ *
+ * In order: refusals (check_top_query), the "param" rows of the declared
+ * types, relations and conditions, ORDER BY, LIMIT, the output columns (a
+ * select-list subquery becomes level 1, 2, ... through analyze_sublink),
+ * warnings for lineage names that clash, and the two rewritten SQL texts.
+ */
 static void
 analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 {
@@ -1146,6 +1210,10 @@ row_cmp(const void *a, const void *b)
 	return ra->seq < rb->seq ? -1 : (ra->seq > rb->seq ? 1 : 0);
 }
 
+/*
+ * put_text
+ *		Output column i as text s, or NULL when s is NULL.
+ */
 static void
 put_text(Datum *values, bool *nulls, int i, const char *s)
 {
@@ -1155,6 +1223,11 @@ put_text(Datum *values, bool *nulls, int i, const char *s)
 		values[i] = CStringGetTextDatum(s);
 }
 
+/*
+ * emit_rows
+ *		Sort the rows (row_cmp) and store them in the function's tuplestore,
+ *		in the column order of the SQL declaration of cql_bridge_analyze.
+ */
 static void
 emit_rows(ReturnSetInfo *rsinfo, BridgeAnalysis *an)
 {
@@ -1232,6 +1305,11 @@ single_select(const char *sql)
 	return raw;
 }
 
+/*
+ * used_params_walker
+ *		Collect the numbers of the external parameters anywhere in the
+ *		query, sublinks included, into *used.
+ */
 static bool
 used_params_walker(Node *node, Bitmapset **used)
 {
@@ -1247,6 +1325,16 @@ used_params_walker(Node *node, Bitmapset **used)
 	return expression_tree_walker(node, used_params_walker, (void *) used);
 }
 
+/*
+ * cql_bridge_analyze(query text, param_types regtype[]) returns setof record
+ *		Parse and analyze one SELECT whose $1..$n have the given types, and
+ *		return the analysis as rows (contract: docs/cqlbridge-design.md,
+ *		section 1).
+ *
+ * Nothing of the query is executed.  Every parameter needs a known type.
+ * The texts are deparsed with an empty search_path (set for the duration and
+ * restored), so that names outside pg_catalog come out schema-qualified.
+ */
 Datum
 cql_bridge_analyze(PG_FUNCTION_ARGS)
 {

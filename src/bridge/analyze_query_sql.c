@@ -52,12 +52,23 @@ bridge_deparse_context(Query *q, List *outer)
 	return list_concat(ctx, outer);
 }
 
+/*
+ * bridge_deparse_expr
+ *		Text of an expression of a query: Vars always prefixed by their
+ *		table alias, no pretty-printing.  dpcontext comes from
+ *		bridge_deparse_context.
+ */
 char *
 bridge_deparse_expr(Node *expr, List *dpcontext)
 {
 	return deparse_expression(expr, dpcontext, true, false);
 }
 
+/*
+ * first_param_walker
+ *		Walker of bridge_first_param: stop at the first external parameter
+ *		(its number in *paramid), looking into subqueries too.
+ */
 static bool
 first_param_walker(Node *node, int *paramid)
 {
@@ -134,6 +145,17 @@ strip_join_params(Node *node)
 	}
 }
 
+/*
+ * bridge_rewritten_sql
+ *		The "base" SQL (lineage NIL) or the "lineage" SQL of the analyzed
+ *		top query, built on a copy.
+ *
+ * Conditions on parameters are removed from WHERE and from the ON of inner
+ * joins, ORDER BY, LIMIT and OFFSET are dropped with the junk target
+ * entries, and for lineage the primary-key columns of the level-0 relations
+ * are appended as lin_<alias>_<column>.  The result of pg_get_querydef runs
+ * as it is, without parameters.
+ */
 char *
 bridge_rewritten_sql(Query *query, List *lineage)
 {

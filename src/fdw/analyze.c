@@ -63,6 +63,16 @@ typedef struct CqlAnalyzeState
 	MemoryContext temp_cxt;		/* per row */
 } CqlAnalyzeState;
 
+/*
+ * sample_row
+ *		Offer row 'row' of page to the reservoir sample.
+ *
+ * While the sample is not full the row is added; after that it replaces a
+ * random member when Vitter's algorithm says so.  Rows that are skipped are
+ * not converted.  The caller has checked the page (cqlfdw_check_rows) and
+ * made a per-row context current: the Datums are built there, only the
+ * formed tuple goes to anl_cxt.
+ */
 static void
 sample_row(CqlAnalyzeState *as, const cql_result *page, int32 row)
 {
@@ -305,6 +315,14 @@ cql_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 	return n;
 }
 
+/*
+ * cqlAnalyzeForeignTable
+ *		AnalyzeForeignTable callback: every cql_fdw table can be analyzed,
+ *		by cql_acquire_sample_rows.
+ *
+ * A Cassandra table has no pages; *totalpages is 1, and the row count comes
+ * from the sampler.
+ */
 bool
 cqlAnalyzeForeignTable(Relation relation, AcquireSampleRowsFunc *func,
 					   BlockNumber *totalpages)

@@ -104,6 +104,15 @@ cqlfdw_check_interrupts(void)
 	CHECK_FOR_INTERRUPTS();
 }
 
+/*
+ * close_entry
+ *		Close the entry's cluster handle, if open, and bump its generation.
+ *
+ * The generation tells handles that outlive the statement (CqlRemote,
+ * deferred writes) that their connections are gone and must not be touched.
+ * The caller must know that no running statement uses the handle (busy == 0,
+ * or the statement is being abandoned).
+ */
 static void
 close_entry(CqlConnEntry *entry)
 {
@@ -117,6 +126,12 @@ close_entry(CqlConnEntry *entry)
 	entry->invalidated = false;
 }
 
+/*
+ * ensure_hash
+ *		Create the connection cache on first use, and register once per
+ *		backend the syscache callbacks for foreign servers and user mappings
+ *		and the transaction callback.
+ */
 static void
 ensure_hash(void)
 {
@@ -304,6 +319,15 @@ cqlfdw_get_connection(UserMapping *user, const CqlFdwOptions *opts)
 	return entry;
 }
 
+/*
+ * cql_inval_callback
+ *		Syscache invalidation of a foreign server or user mapping (hashvalue
+ *		0: all of them).
+ *
+ * A matching handle that no statement uses is closed at once; one in use is
+ * marked invalidated and closed when it is idle again (the next
+ * cqlfdw_get_connection, or the end of the transaction).
+ */
 static void
 cql_inval_callback(Datum arg, int cacheid, uint32 hashvalue)
 {
@@ -392,6 +416,11 @@ sqlstate_for_server_error(int32_t code)
 	}
 }
 
+/*
+ * sqlstate_for_status
+ *		SQLSTATE for a library status other than CQL_ERR_SERVER: connection,
+ *		transport, protocol and local failures.
+ */
 static int
 sqlstate_for_status(cql_status st)
 {
@@ -788,6 +817,12 @@ cql_fdw_get_connections(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/*
+ * disconnect_where
+ *		Close the cached handles of server serverid (InvalidOid: of every
+ *		server) that no running statement uses; those in use get a WARNING
+ *		and stay open.  Returns whether any handle was closed.
+ */
 static bool
 disconnect_where(Oid serverid)
 {
@@ -816,6 +851,12 @@ disconnect_where(Oid serverid)
 	return result;
 }
 
+/*
+ * cql_fdw_disconnect(server_name text) returns bool
+ *		Close this backend's connections to one server, as
+ *		postgres_fdw_disconnect does; true if any was closed.  An unknown
+ *		server name is an error.
+ */
 Datum
 cql_fdw_disconnect(PG_FUNCTION_ARGS)
 {
@@ -824,6 +865,11 @@ cql_fdw_disconnect(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(disconnect_where(server->serverid));
 }
 
+/*
+ * cql_fdw_disconnect_all() returns bool
+ *		Close this backend's connections to every cql_fdw server; true if
+ *		any was closed.
+ */
 Datum
 cql_fdw_disconnect_all(PG_FUNCTION_ARGS)
 {

@@ -43,6 +43,8 @@ extern void cqlfdw_check_interrupts(void);
 /* in schema_cache.c */
 extern void cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 								   const CqlFdwOptions *opts);
+
+/* in connection.c: errors, interruptible waits, prepare, write timestamps */
 extern void cqlfdw_report(int elevel, cql_status st, const cql_error *err,
 						  const char *cql);
 extern cql_status cqlfdw_await(cql_conn *conn, cql_request *req, cql_result *res,

@@ -65,12 +65,21 @@ palloc_alloc(void *ctx, size_t size)
 	return palloc_extended(size ? size : 1, MCXT_ALLOC_HUGE);
 }
 
+/*
+ * palloc_realloc
+ *		Resize a block of cqlfdw_palloc_allocator (repalloc_huge; size 0
+ *		keeps one byte).
+ */
 static void *
 palloc_realloc(void *ctx, void *ptr, size_t size)
 {
 	return repalloc_huge(ptr, size ? size : 1);
 }
 
+/*
+ * palloc_free
+ *		Free a block of cqlfdw_palloc_allocator.
+ */
 static void
 palloc_free(void *ctx, void *ptr)
 {
@@ -81,6 +90,12 @@ const cql_allocator cqlfdw_palloc_allocator = {
 	palloc_alloc, palloc_realloc, palloc_free, NULL
 };
 
+/*
+ * is_text_like
+ *		Is the CQL type one whose value is its UTF-8 text (ascii,
+ *		text/varchar), read and written as raw bytes rather than through its
+ *		literal form?
+ */
 static bool
 is_text_like(cql_type_id id)
 {
@@ -102,6 +117,12 @@ cqlfdw_cql_type_string(const cql_type *t)
 	return s;
 }
 
+/*
+ * prepare_io
+ *		Look up the input and output functions of cv->pgtype, for the
+ *		conversions that go through text (numeric, the character types,
+ *		json, jsonb).
+ */
 static void
 prepare_io(CqlConv *cv)
 {
@@ -224,6 +245,11 @@ cqlfdw_conv_init(CqlConv *cv, const cql_type *ctype, Oid pgtype, int32 typmod)
 	return false;
 }
 
+/*
+ * cqlfdw_conv_init_or_error
+ *		As cqlfdw_conv_init, but types that cannot be converted are an ERROR
+ *		naming the foreign table and column.
+ */
 void
 cqlfdw_conv_init_or_error(CqlConv *cv, const cql_type *ctype, Oid pgtype,
 						  int32 typmod, const char *relname, const char *colname)
@@ -291,6 +317,12 @@ cqlfdw_check_rows(const cql_result *page, int ncols, const CqlConv *convs,
  * Reading
  * ---------------------------------------------------------------------
  */
+
+/*
+ * bad_value
+ *		ERROR for a received value that is not a valid value of its CQL type
+ *		(wrong length, malformed content, a time out of range); st says why.
+ */
 static void
 bad_value(CqlConv *cv, cql_status st)
 {
@@ -300,6 +332,11 @@ bad_value(CqlConv *cv, cql_status st)
 					cqlfdw_cql_type_string(cv->ctype), cql_status_message(st))));
 }
 
+/*
+ * out_of_range
+ *		ERROR for a received date or timestamp outside the range of the
+ *		PostgreSQL type.
+ */
 static void
 out_of_range(CqlConv *cv)
 {
@@ -371,6 +408,15 @@ format_value(CqlConv *cv, const uint8_t *p, int32_t n, cql_format_style style)
 	return s;
 }
 
+/*
+ * text_datum
+ *		Datum of a UTF-8 string for a character column.
+ *
+ * The text is converted to the server encoding (invalid or unconvertible
+ * text is an error).  With use_infunc (varchar, char, or a typmod) it goes
+ * through the type's input function, so that length limits and padding
+ * apply; otherwise it becomes a text Datum directly.
+ */
 static Datum
 text_datum(CqlConv *cv, const char *utf8, int len)
 {
@@ -385,6 +431,12 @@ text_datum(CqlConv *cv, const char *utf8, int len)
 	return PointerGetDatum(cstring_to_text_with_len(s, s == utf8 ? len : strlen(s)));
 }
 
+/*
+ * read_array
+ *		Datum of a list, set or vector cell: a one-dimensional array (lower
+ *		bound 1) of the elements converted by cv->elem, a null element as
+ *		NULL; an empty collection reads as an empty array.
+ */
 static Datum
 read_array(CqlConv *cv, const uint8_t *p, int32_t n)
 {
@@ -638,6 +690,14 @@ write_integer(CqlConv *cv, int64 v, cql_buf *out)
 	}
 }
 
+/*
+ * write_parsed
+ *		Append the value given as UTF-8 text (CQL literal or JSON, per
+ *		style), parsed by the protocol library for the column's CQL type.
+ *
+ * CQLW_UNREPRESENTABLE, with out left as it was, when the text does not
+ * parse as a value of that type or parses to null.
+ */
 static CqlWriteResult
 write_parsed(CqlConv *cv, const char *s, cql_format_style style, cql_buf *out)
 {
@@ -654,6 +714,16 @@ write_parsed(CqlConv *cv, const char *s, cql_format_style style, cql_buf *out)
 	return CQLW_OK;
 }
 
+/*
+ * write_array
+ *		Append a one-dimensional array as a list or set (element count, then
+ *		the elements) or as a vector (the elements only; the count must
+ *		equal the dimension).
+ *
+ * A multi-dimensional array, a null element, or an element that does not
+ * convert is CQLW_UNREPRESENTABLE; out may then hold a partial value, which
+ * the caller must discard.
+ */
 static CqlWriteResult
 write_array(CqlConv *cv, Datum d, cql_buf *out)
 {

@@ -3,9 +3,12 @@
  * cql_fdw.c
  *		Foreign-data wrapper handler for Apache Cassandra (CQL).
  *
- * This file registers the FDW callbacks and the module's GUCs; the
- * callbacks themselves live in planner.c (planning, EXPLAIN) and scan.c
- * (execution).
+ * This file registers the FDW callbacks and reserves the GUC prefix
+ * cql_fdw (there are no GUCs: everything is an option).  The callbacks
+ * live in planner.c (scan planning, EXPLAIN), scan.c (scan execution),
+ * modify.c (INSERT, UPDATE, DELETE, TRUNCATE), direct_modify.c (UPDATE and
+ * DELETE as one CQL statement), analyze.c and import.c.  See
+ * docs/architecture.md for the path of a query through the files.
  *
  * IDENTIFICATION
  *		src/fdw/cql_fdw.c
@@ -34,12 +37,29 @@ void		_PG_init(void);
 
 PG_FUNCTION_INFO_V1(cql_fdw_handler);
 
+/*
+ * _PG_init
+ *		Module load.
+ *
+ * cql_fdw defines no GUCs; reserving the prefix makes a setting such as SET
+ * cql_fdw.fetch_size an error instead of a silently created placeholder
+ * variable.
+ */
 void
 _PG_init(void)
 {
 	MarkGUCPrefixReserved("cql_fdw");
 }
 
+/*
+ * cql_fdw_handler
+ *		The FdwRoutine of cql_fdw.
+ *
+ * Scans: planner.c (planning, EXPLAIN) and scan.c (execution); writes:
+ * modify.c (INSERT, UPDATE, DELETE, TRUNCATE) and direct_modify.c (UPDATE
+ * and DELETE sent as one statement); analyze.c; import.c.  There are no
+ * join, aggregate or async callbacks: joins and aggregates run locally.
+ */
 Datum
 cql_fdw_handler(PG_FUNCTION_ARGS)
 {

@@ -61,7 +61,7 @@ typedef struct CqlFdwOptions
 	int			analyze_rows;	/* rows ANALYZE reads at most, 0 = all */
 } CqlFdwOptions;
 
-/* Defaults documented in README.md */
+/* Defaults documented in docs/cql_fdw.md */
 #define CQLFDW_DEFAULT_PORT				9042
 #define CQLFDW_DEFAULT_FETCH_SIZE		5000
 #define CQLFDW_DEFAULT_CONNECT_TIMEOUT	10000

@@ -2,7 +2,9 @@
  *
  * deparse.c
  *		Which restrictions of a query Cassandra can answer exactly, and the
- *		CQL text of the remote statement.
+ *		CQL text of every statement the FDW sends: the SELECT of a scan (and
+ *		of ANALYZE), INSERT, UPDATE and DELETE of the write path and of
+ *		direct modify, TRUNCATE.
  *
  * Correctness first: a restriction is pushed only when Cassandra's answer
  * is exactly PostgreSQL's.  Cassandra compares text bytewise, orders uuids
@@ -11,7 +13,9 @@
  * Values are never written into the CQL text: every pushed comparison
  * becomes a bind marker whose value is computed by the executor from an
  * expression in fdw_exprs (a Const, a Param, or an outer-relation Var that
- * the planner turns into a nestloop Param).
+ * the planner turns into a nestloop Param), and every value of a write is a
+ * bind marker too.  The callers (planner.c, modify.c, direct_modify.c,
+ * analyze.c) decide where each marker's value comes from.
  *
  * The shape of a pushed statement follows what CQL accepts without ALLOW
  * FILTERING:
@@ -110,12 +114,22 @@ range_pushable_type(Oid typid)
 	}
 }
 
+/*
+ * is_text_type
+ *		text or varchar: a value of one may be compared with a column of the
+ *		other.
+ */
 static bool
 is_text_type(Oid typid)
 {
 	return typid == TEXTOID || typid == VARCHAROID;
 }
 
+/*
+ * is_integer_type
+ *		int2, int4 or int8: a value of one may be compared with a column of
+ *		another, the executor converts it exactly (cqlfdw_encode_bound).
+ */
 static bool
 is_integer_type(Oid typid)
 {
@@ -142,6 +156,12 @@ is_bytewise_collation(Oid collid)
 	return collid == C_COLLATION_OID || collid == POSIX_COLLATION_OID;
 }
 
+/*
+ * default_btree_opfamily
+ *		The btree operator family of the type's default operator class, or
+ *		InvalidOid.  Used to recognize the type's own comparison operators
+ *		and sort orders.
+ */
 static Oid
 default_btree_opfamily(Oid typid)
 {
@@ -212,6 +232,11 @@ is_safe_value(PlannerInfo *root, Expr *value, Index relid, Relids outer_ok)
 	return bms_is_subset(varnos, outer_ok);
 }
 
+/*
+ * strategy_to_kind
+ *		The bind kind of a btree strategy; with commuted (the column was the
+ *		right operand) the direction is reversed.
+ */
 static CqlBindKind
 strategy_to_kind(int strategy, bool commuted)
 {
@@ -382,6 +407,11 @@ find_cond(List *conds, AttrNumber attnum, CqlBindKind kind, bool prefer_join)
 	return found;
 }
 
+/*
+ * push
+ *		Mark c as pushed: its bind marker comes next in the statement, and
+ *		its RestrictInfo is answered remotely.
+ */
 static void
 push(CqlScanShape *shape, CqlCond *c)
 {
@@ -737,6 +767,11 @@ cqlfdw_order_matches(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *
 	return direction;
 }
 
+/*
+ * cqlfdw_shape_binds_eq
+ *		Does the shape bind column attnum by "="?  (Such clustering columns
+ *		may be skipped by ORDER BY.)
+ */
 bool
 cqlfdw_shape_binds_eq(const CqlScanShape *shape, AttrNumber attnum)
 {
@@ -771,6 +806,10 @@ cqlfdw_append_ident(StringInfo buf, const char *ident)
 	appendStringInfoChar(buf, '"');
 }
 
+/*
+ * cqlfdw_append_table
+ *		Append "keyspace"."table" of the foreign table, both quoted.
+ */
 void
 cqlfdw_append_table(StringInfo buf, const CqlFdwTable *t)
 {
@@ -779,6 +818,11 @@ cqlfdw_append_table(StringInfo buf, const CqlFdwTable *t)
 	cqlfdw_append_ident(buf, t->table);
 }
 
+/*
+ * append_token_call
+ *		Append token("pk1", "pk2", ...) over the partition-key columns, in
+ *		key order.
+ */
 static void
 append_token_call(StringInfo buf, const CqlFdwTable *t)
 {
@@ -792,6 +836,11 @@ append_token_call(StringInfo buf, const CqlFdwTable *t)
 	appendStringInfoChar(buf, ')');
 }
 
+/*
+ * cqlfdw_bind_operator
+ *		The CQL operator of a comparison bind kind; "?" for the others
+ *		(token bounds, LIMIT), which are not written with it.
+ */
 const char *
 cqlfdw_bind_operator(CqlBindKind k)
 {

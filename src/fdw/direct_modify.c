@@ -112,6 +112,12 @@ typedef struct KeyBinding
 	CqlBindKind upper_kind;
 } KeyBinding;
 
+/*
+ * append_bind
+ *		Append the source of one marker (role, attnum, fdw_exprs index, bind
+ *		kind) to the bind list, in the IntList format of
+ *		FdwDirectPrivateBinds.
+ */
 static void
 append_bind(List **binds, DirectBindRole role, AttrNumber attnum, int expr_index,
 			CqlBindKind kind)
@@ -144,8 +150,11 @@ append_key_cond(List **conds, List **binds, List **exprs, AttrNumber a,
  * a = prefix of the clustering key, then at most a range on the next
  * clustering column — no IN, no ALLOW FILTERING.  UPDATE needs the full
  * key (CQL updates exactly one row) and new values that do not read the old
- * row; DELETE can remove a row, a slice or a partition.  Returns false (and
- * the executor reads, then writes row by row) otherwise.
+ * row (a counter's delta excepted); DELETE can remove a row, a slice or a
+ * partition.  On success the ForeignScan gets the operation, the new
+ * fdw_exprs and fdw_private (FdwDirectModifyPrivateIndex), and the scan's
+ * SELECT is dropped.  Returns false (and the executor reads, then writes
+ * row by row) otherwise.
  */
 bool
 cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
@@ -304,6 +313,16 @@ cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 /* ---------------------------------------------------------------------
  * Execution
  * ---------------------------------------------------------------------
+ */
+
+/*
+ * cqlBeginDirectModify
+ *		BeginDirectModify callback: open the remote handle with the
+ *		checkAsUser's user mapping and prepare the statement on the control
+ *		connection for the CQL types of its markers.  SET values convert as
+ *		the column's type, key values and counter deltas as comparison
+ *		values (cqlfdw_init_bind_conv).  Nothing is done for EXPLAIN without
+ *		ANALYZE.
  */
 void
 cqlBeginDirectModify(ForeignScanState *node, int eflags)
@@ -493,6 +512,13 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 	return true;
 }
 
+/*
+ * cqlIterateDirectModify
+ *		IterateDirectModify callback: the first call evaluates and sends the
+ *		statement (execute_direct) and counts the rows it addressed, 1 for a
+ *		statement by full key and 0 otherwise (Cassandra does not say).
+ *		Always an empty slot: there is no RETURNING.
+ */
 TupleTableSlot *
 cqlIterateDirectModify(ForeignScanState *node)
 {
@@ -510,6 +536,10 @@ cqlIterateDirectModify(ForeignScanState *node)
 	return ExecClearTuple(node->ss.ss_ScanTupleSlot);
 }
 
+/*
+ * cqlEndDirectModify
+ *		EndDirectModify callback: unpin the connection.
+ */
 void
 cqlEndDirectModify(ForeignScanState *node)
 {
@@ -520,6 +550,11 @@ cqlEndDirectModify(ForeignScanState *node)
 	cqlfdw_remote_release(&dm->remote);
 }
 
+/*
+ * cqlExplainDirectModify
+ *		ExplainDirectModify callback: "Access" (one row by primary key, or
+ *		single partition), and with VERBOSE the "Remote CQL".
+ */
 void
 cqlExplainDirectModify(ForeignScanState *node, ExplainState *es)
 {

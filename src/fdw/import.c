@@ -98,6 +98,11 @@ cqlfdw_pg_type_for(const cql_type *t)
 	return "text";
 }
 
+/*
+ * append_option
+ *		Append "name 'value'" to an OPTIONS list being built, after a comma
+ *		unless it is the first.
+ */
 static void
 append_option(StringInfo buf, bool *first, const char *name, const char *value)
 {
@@ -106,6 +111,15 @@ append_option(StringInfo buf, bool *first, const char *name, const char *value)
 	*first = false;
 }
 
+/*
+ * table_definition
+ *		The CREATE FOREIGN TABLE command for one Cassandra table.
+ *
+ * Every column gets its default type (cqlfdw_pg_type_for) and the column
+ * options of the key layout: column_name, kind, position (key columns),
+ * clustering_order (clustering columns) and cql_type; key columns are NOT
+ * NULL.  A column type the library does not know is an error.
+ */
 static char *
 table_definition(ImportForeignSchemaStmt *stmt, const cql_table_meta *meta)
 {
@@ -148,6 +162,11 @@ table_definition(ImportForeignSchemaStmt *stmt, const cql_table_meta *meta)
 	return buf.data;
 }
 
+/*
+ * table_wanted
+ *		Is the Cassandra table selected by LIMIT TO / EXCEPT?  Names compare
+ *		case-sensitively, as Cassandra's do.
+ */
 static bool
 table_wanted(ImportForeignSchemaStmt *stmt, const char *name)
 {
@@ -165,6 +184,16 @@ table_wanted(ImportForeignSchemaStmt *stmt, const char *name)
 	return stmt->list_type == FDW_IMPORT_SCHEMA_EXCEPT;
 }
 
+/*
+ * cqlImportForeignSchema
+ *		ImportForeignSchema callback: the remote schema is a keyspace; one
+ *		CREATE FOREIGN TABLE per selected table.
+ *
+ * The tables are read from Cassandra's schema over the current user's
+ * mapping, on the control connection.  The statement takes no options; a
+ * keyspace that does not exist is an error.  The library's schema objects
+ * (malloc'd) are freed also when an error is raised.
+ */
 List *
 cqlImportForeignSchema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 {

@@ -125,6 +125,11 @@ typedef struct CqlModifyState
 	int			ncorked;
 } CqlModifyState;
 
+/*
+ * is_key_column
+ *		Is attribute a part of the primary key (a partition-key or
+ *		clustering column)?
+ */
 static bool
 is_key_column(const CqlFdwTable *t, AttrNumber a)
 {
@@ -132,6 +137,12 @@ is_key_column(const CqlFdwTable *t, AttrNumber a)
 		t->cols[a - 1].kind == CQLCOL_CLUSTERING;
 }
 
+/*
+ * is_counter_column
+ *		Is attribute a CQL counter?  Known from its CQL type (column option
+ *		cql_type or the remote schema); a column of unknown CQL type is
+ *		taken for a regular one.
+ */
 static bool
 is_counter_column(const CqlFdwTable *t, AttrNumber a)
 {
@@ -139,18 +150,31 @@ is_counter_column(const CqlFdwTable *t, AttrNumber a)
 		pg_strcasecmp(t->cols[a - 1].cql_type, "counter") == 0;
 }
 
+/*
+ * cqlfdw_is_key_column
+ *		is_key_column, for direct_modify.c.
+ */
 bool
 cqlfdw_is_key_column(const CqlFdwTable *t, AttrNumber a)
 {
 	return is_key_column(t, a);
 }
 
+/*
+ * cqlfdw_is_counter_column
+ *		is_counter_column, for direct_modify.c.
+ */
 bool
 cqlfdw_is_counter_column(const CqlFdwTable *t, AttrNumber a)
 {
 	return is_counter_column(t, a);
 }
 
+/*
+ * cqlfdw_table_has_counters
+ *		Does the table have a counter column?  Writes to such a table are
+ *		sent without client-side timestamps.
+ */
 bool
 cqlfdw_table_has_counters(const CqlFdwTable *t)
 {
@@ -167,6 +191,11 @@ key_junk_name(Oid relid, AttrNumber attnum)
 	return psprintf("cqlkey_%u_%d", relid, attnum);
 }
 
+/*
+ * old_junk_name
+ *		Name of the junk column that carries the old value of non-key column
+ *		attnum (DELETE RETURNING, counters): unique per relation.
+ */
 static char *
 old_junk_name(Oid relid, AttrNumber attnum)
 {
@@ -176,6 +205,18 @@ old_junk_name(Oid relid, AttrNumber attnum)
 /* ---------------------------------------------------------------------
  * Planning
  * ---------------------------------------------------------------------
+ */
+
+/*
+ * cqlAddForeignUpdateTargets
+ *		AddForeignUpdateTargets callback.
+ *
+ * Cassandra identifies a row by its full primary key, so every partition-key
+ * and clustering column travels up as a junk column (key_junk_name).  Also
+ * added (old_junk_name): for DELETE ... RETURNING the other columns, since
+ * Cassandra does not return the deleted row; and the old value of every
+ * counter, from which an UPDATE computes the increment.  A table without a
+ * partition key is an error.
  */
 void
 cqlAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
@@ -207,7 +248,8 @@ cqlAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
 
 	/*
 	 * DELETE ... RETURNING returns the deleted row: Cassandra does not send
-	 * it back, so the scan's copy travels up as a whole-row column.
+	 * it back, so the scan's copy travels up, one junk column per non-key
+	 * column (the key columns are there already).
 	 */
 	if (root->parse->commandType == CMD_DELETE && root->parse->returningList != NIL)
 	{
@@ -260,9 +302,11 @@ append_key_binds(const CqlFdwTable *t, List **conds, List **attrs, List **kinds)
 }
 
 /*
- * "n = n + x" or "n = n - x" for counter column n: returns true and the
- * delta expression's position is irrelevant (the executor computes
- * new - old from the new row).
+ * cqlfdw_is_counter_increment
+ *		Is expr "n + x" or "n - x", n being column attnum of relation
+ *		rtindex and x reading no column?  The SET value of a counter must
+ *		be such an expression.  modify.c then sends new minus old as the
+ *		increment; direct_modify.c sends x itself.
  */
 bool
 cqlfdw_is_counter_increment(Expr *expr, Index rtindex, AttrNumber attnum)
@@ -287,6 +331,20 @@ cqlfdw_is_counter_increment(Expr *expr, Index rtindex, AttrNumber attnum)
 		!contain_var_clause(lsecond(op->args));
 }
 
+/*
+ * cqlPlanForeignModify
+ *		PlanForeignModify callback: the one CQL statement sent per row, and
+ *		where each bind marker's value comes from, in marker order
+ *		(FdwModifyPrivateIndex).
+ *
+ * INSERT writes the columns the statement names or that have a default, and
+ * always the key columns; counters cannot be inserted.  UPDATE sets the
+ * assigned columns, a counter only by "n = n + x" or "n = n - x" (sent as an
+ * increment by new minus old), then names the row by its key; key columns
+ * cannot be updated.  DELETE names the row by its key.  With the option ttl
+ * the statement has USING TTL ? (INSERT, UPDATE).  Errors are raised here,
+ * at plan time.
+ */
 List *
 cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 					 int subplan_index)
@@ -423,6 +481,18 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
  * Execution
  * ---------------------------------------------------------------------
  */
+
+/*
+ * begin_modify
+ *		The state shared by BeginForeignModify: open the remote handle with
+ *		the checkAsUser's user mapping, prepare the statement on the control
+ *		connection for the CQL types of its markers, and build one converter
+ *		per marker.
+ *
+ * subplan_tlist is the target list of the plan below ModifyTable (NIL for
+ * INSERT): the junk columns of keys, counters and DELETE RETURNING are found
+ * there.  Also decides whether writes carry client-side timestamps.
+ */
 static void
 begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate,
 			 ResultRelInfo *rinfo, List *subplan_tlist)
@@ -505,6 +575,11 @@ begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate
 	}
 }
 
+/*
+ * cqlBeginForeignModify
+ *		BeginForeignModify callback: the per-relation state (begin_modify)
+ *		in ri_FdwState; nothing for EXPLAIN without ANALYZE.
+ */
 void
 cqlBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 					  List *fdw_private, int subplan_index, int eflags)
@@ -524,8 +599,10 @@ cqlBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 }
 
 /*
- * Bind values of one row.  Returns false if the row cannot be written
- * (never: errors are raised), values point into temp_cxt.
+ * Bind values of one row, allocated in the current memory context (the
+ * callers' temp_cxt), and the encoded partition-key values in pk_parts
+ * (*npk of them) for the routing key.  A row that cannot be written (a
+ * null key column, a value the CQL type cannot hold) raises an error.
  */
 static void
 encode_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
@@ -765,6 +842,12 @@ drain_pending(CqlModifyState *ms, int keep)
 	}
 }
 
+/*
+ * uncork_all
+ *		Uncork the connections a batch insert corked, so that what they
+ *		queued is sent; not touched when the connection was closed
+ *		meanwhile.
+ */
 static void
 uncork_all(CqlModifyState *ms)
 {
@@ -799,6 +882,16 @@ write_one_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot
 	MemoryContextReset(ms->temp_cxt);
 }
 
+/*
+ * cqlExecForeignInsert
+ *		ExecForeignInsert callback: one row, sent (to a replica of its
+ *		partition when the cluster knows one) and awaited, or with
+ *		write_mode 'on_commit' kept for COMMIT.
+ *
+ * With if_not_exists a row that exists already is a unique violation (at
+ * COMMIT for a deferred write).  The slot is returned unchanged: Cassandra
+ * sends no row back.
+ */
 TupleTableSlot *
 cqlExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 					 TupleTableSlot *planSlot)
@@ -817,6 +910,12 @@ reserve_in_flight(CqlModifyState *ms, int nrows)
 		drain_pending(ms, ms->npending - 1);
 }
 
+/*
+ * send_pending
+ *		Send rows of one partition as one pipelined request (a batch when
+ *		several), after waiting for the oldest requests if the window is
+ *		full; the request stays in pending until drain_pending awaits it.
+ */
 static void
 send_pending(CqlModifyState *ms, CqlRowWrite **rows, int nrows)
 {
@@ -846,6 +945,10 @@ cmp_row_partition(const void *a, const void *b)
 	return (x < y) ? -1 : (x > y);	/* rows[] is in statement order */
 }
 
+/*
+ * same_partition
+ *		Do the two rows have the same routing key (or both none)?
+ */
 static bool
 same_partition(const CqlRowWrite *x, const CqlRowWrite *y)
 {
@@ -853,6 +956,10 @@ same_partition(const CqlRowWrite *x, const CqlRowWrite *y)
 		(x->keylen == 0 || memcmp(x->key, y->key, x->keylen) == 0);
 }
 
+/*
+ * same_row
+ *		Do the two rows have the same primary key (as encoded)?
+ */
 static bool
 same_row(const CqlRowWrite *x, const CqlRowWrite *y)
 {
@@ -962,6 +1069,12 @@ cqlExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
 	return slots;
 }
 
+/*
+ * cqlGetForeignModifyBatchSize
+ *		GetForeignModifyBatchSize callback: the option batch_size, or 1 (no
+ *		batching) with RETURNING or row-level INSERT triggers, as
+ *		postgres_fdw does.  Also 1 without state (EXPLAIN without ANALYZE).
+ */
 int
 cqlGetForeignModifyBatchSize(ResultRelInfo *rinfo)
 {
@@ -976,6 +1089,13 @@ cqlGetForeignModifyBatchSize(ResultRelInfo *rinfo)
 	return Max(ms->remote.opts.batch_size, 1);
 }
 
+/*
+ * cqlExecForeignUpdate
+ *		ExecForeignUpdate callback: one UPDATE of the assigned columns, the
+ *		row named by its old key (junk columns); a counter is incremented by
+ *		new minus old.  Sent and awaited, or kept for COMMIT.  The slot is
+ *		returned unchanged.
+ */
 TupleTableSlot *
 cqlExecForeignUpdate(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 					 TupleTableSlot *planSlot)
@@ -984,6 +1104,14 @@ cqlExecForeignUpdate(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	return slot;
 }
 
+/*
+ * cqlExecForeignDelete
+ *		ExecForeignDelete callback: one DELETE of the row named by its old
+ *		key (junk columns), sent and awaited or kept for COMMIT.
+ *
+ * For RETURNING the slot is filled from the junk columns of the old row
+ * (cqlAddForeignUpdateTargets): the row as the scan saw it.
+ */
 TupleTableSlot *
 cqlExecForeignDelete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 					 TupleTableSlot *planSlot)
@@ -1012,6 +1140,12 @@ cqlExecForeignDelete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	return slot;
 }
 
+/*
+ * cqlEndForeignModify
+ *		EndForeignModify callback: await the writes still in flight, so that
+ *		a failure among them fails the statement; then, also when that
+ *		fails, uncork, orphan what is left and unpin the connection.
+ */
 void
 cqlEndForeignModify(EState *estate, ResultRelInfo *rinfo)
 {
@@ -1042,11 +1176,22 @@ cqlBeginForeignInsert(ModifyTableState *mtstate, ResultRelInfo *rinfo)
 			 errhint("Use INSERT INTO the foreign table ... SELECT.")));
 }
 
+/*
+ * cqlEndForeignInsert
+ *		EndForeignInsert callback: nothing to do, as cqlBeginForeignInsert
+ *		always fails.
+ */
 void
 cqlEndForeignInsert(EState *estate, ResultRelInfo *rinfo)
 {
 }
 
+/*
+ * cqlIsForeignRelUpdatable
+ *		IsForeignRelUpdatable callback: every cql_fdw table accepts INSERT,
+ *		UPDATE and DELETE.  What a statement may change (not key columns,
+ *		counters only by increments) is checked when it is planned.
+ */
 int
 cqlIsForeignRelUpdatable(Relation rel)
 {

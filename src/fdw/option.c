@@ -193,6 +193,14 @@ valid_contact_point(const char *s, const char **why)
 	return true;
 }
 
+/*
+ * check_hosts
+ *		Validate the value of the server option host: a comma-separated list
+ *		of contact points, each checked by valid_contact_point.
+ *
+ * An empty entry ("a,,b", a trailing comma) is an error too; the first bad
+ * entry raises the error.
+ */
 static void
 check_hosts(const char *value)
 {
@@ -221,6 +229,12 @@ check_hosts(const char *value)
 	pfree(copy);
 }
 
+/*
+ * parse_int_option
+ *		The value of an integer option, between min and INT_MAX; anything
+ *		else (not a number, trailing text other than spaces, out of range)
+ *		is an error naming the option.
+ */
 static int
 parse_int_option(const char *name, const char *value, int min)
 {
@@ -263,6 +277,11 @@ parse_bytes_option(const char *name, const char *value)
 	return v;
 }
 
+/*
+ * validate_value
+ *		Check the value of one option against its kind; an invalid value is
+ *		an error naming the option.  Only password may be an empty string.
+ */
 static void
 validate_value(const CqlOption *opt, DefElem *def)
 {
@@ -356,6 +375,11 @@ validate_value(const CqlOption *opt, DefElem *def)
 	}
 }
 
+/*
+ * find_option
+ *		The entry of cql_options for option name in catalog context, or NULL
+ *		when the option does not exist there.
+ */
 static const CqlOption *
 find_option(const char *name, Oid context)
 {
@@ -421,6 +445,15 @@ cql_fdw_validator(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/*
+ * apply_option
+ *		Store one option's value in o, overriding an earlier value of the
+ *		same name.
+ *
+ * The value was validated when it was set (cql_fdw_validator), so it is
+ * converted without further checks (max_response_size is parsed again for
+ * its unit); a name it does not know is ignored.
+ */
 static void
 apply_option(CqlFdwOptions *o, DefElem *def)
 {

@@ -65,6 +65,12 @@ enum FdwPathPrivateIndex
 	FdwPathPrivateLimit			/* push LIMIT (0/1) */
 };
 
+/*
+ * rel_userid
+ *		The role whose user mapping the relation is read with: the
+ *		range-table entry's checkAsUser (a view owner's), else the current
+ *		user.  The planner's twin of cqlfdw_executor_userid.
+ */
 static Oid
 rel_userid(PlannerInfo *root, RelOptInfo *baserel)
 {
@@ -115,6 +121,17 @@ cqlfdw_table_for_rel(Oid relid, Oid userid, CqlFdwOptions *opts)
 	return t;
 }
 
+/*
+ * cqlGetForeignRelSize
+ *		GetForeignRelSize callback.
+ *
+ * Resolves the options and the table layout (from the remote schema when the
+ * table has no key options: that may connect), classifies baserestrictinfo
+ * into conditions sent to Cassandra and local filters (kept in fpinfo for
+ * GetForeignPaths), and estimates the rows with the selectivity of all
+ * restrictions over reltuples, CQL_DEFAULT_TUPLES when the table was never
+ * analyzed.
+ */
 void
 cqlGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 {
@@ -160,6 +177,17 @@ shape_requests(const CqlScanShape *shape)
 	return 0;
 }
 
+/*
+ * shape_costs
+ *		Startup and total cost of a scan of this shape that returns rows of
+ *		a table of tuples.
+ *
+ * A token scan pays CQL_TOKEN_SCAN_COST and transfers every row of the
+ * table; a partition read pays one CQL_REQUEST_COST per partition
+ * (CQL_UNKNOWN_PARTITIONS for an IN list of unknown length) and transfers
+ * only the rows it returns, plus ten times CQL_TUPLE_COST per row with
+ * ALLOW FILTERING (rows read and discarded).
+ */
 static void
 shape_costs(const CqlScanShape *shape, double rows, double tuples,
 			Cost *startup, Cost *total)
@@ -214,6 +242,11 @@ typedef struct ec_member_arg
 	Var		   *var;
 } ec_member_arg;
 
+/*
+ * ec_member_matches_column
+ *		Callback of generate_implied_equalities_for_column: is the member
+ *		our column arg->var (under relabelings)?
+ */
 static bool
 ec_member_matches_column(PlannerInfo *root, RelOptInfo *rel,
 						 EquivalenceClass *ec, EquivalenceMember *em, void *arg)
@@ -331,6 +364,17 @@ add_parameterized_paths(PlannerInfo *root, RelOptInfo *baserel,
 	}
 }
 
+/*
+ * cqlGetForeignPaths
+ *		GetForeignPaths callback.
+ *
+ * Adds the plain path; when the clustering order can deliver query_pathkeys,
+ * an ordered path of the same cost, so that no Sort is needed; and the
+ * parameterized paths that read one partition per outer row
+ * (add_parameterized_paths).  A path's fdw_private holds the order direction
+ * and whether LIMIT is sent (FdwPathPrivateIndex): only when the rows the
+ * scan returns are already the query's rows in the query's order.
+ */
 void
 cqlGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 {
@@ -369,6 +413,18 @@ cqlGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	add_parameterized_paths(root, baserel, fpinfo);
 }
 
+/*
+ * cqlGetForeignPlan
+ *		GetForeignPlan callback.
+ *
+ * Classifies scan_clauses again for the chosen path (with its required outer
+ * relations, binding the key from join clauses when it is parameterized):
+ * what is pushed leaves the local qual.  Builds fdw_exprs (one value per
+ * pushed condition, then LIMIT and OFFSET) and the bind list in the order of
+ * the markers, deparses the SELECT, and stores everything in fdw_private
+ * (layout: FdwScanPrivateIndex in planner.h).  LIMIT is dropped when a local
+ * filter remains.
+ */
 ForeignScan *
 cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 				  ForeignPath *best_path, List *tlist, List *scan_clauses,
@@ -452,6 +508,11 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 							fdw_private, NIL, NIL, outer_plan);
 }
 
+/*
+ * cqlExplainForeignScan
+ *		ExplainForeignScan callback: "Access" (single partition, N
+ *		partitions, token range scan), and with VERBOSE the "Remote CQL".
+ */
 void
 cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
 {

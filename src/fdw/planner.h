@@ -22,7 +22,8 @@
 
 /*
  * fdw_private of a cql_fdw ForeignScan: only Node trees, so that plans can
- * be copied and serialized.
+ * be copied and serialized.  (A ForeignScan that direct_modify.c turned
+ * into an UPDATE or DELETE has its own layout, defined there.)
  */
 enum FdwScanPrivateIndex
 {

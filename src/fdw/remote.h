@@ -3,12 +3,14 @@
  * remote.h
  *		The remote-statement handle of cql_fdw (remote.c).
  *
- * Every piece of the FDW that sends CQL — scans, inserts, direct
- * modify, ANALYZE, TRUNCATE, the COMMIT-time flush and cql_execute() —
- * opens one CqlRemote: it resolves the user, the merged options, the
- * table layout and a pinned connection once, and offers prepare, routing,
- * failure reporting and release.  The place where per-statement policy
- * (retries on another node, TLS, metrics) is added once.
+ * Every piece of the FDW that sends statements — scans, INSERT/UPDATE/
+ * DELETE, direct modify, ANALYZE, TRUNCATE, the COMMIT-time flush and
+ * cql_execute() — opens one CqlRemote: it resolves the user, the merged
+ * options, the table layout and a pinned connection once, and offers
+ * prepare, routing, failure reporting and release.  The place where
+ * per-statement policy (retries on another node, TLS, metrics) is added
+ * once.  (Schema reads — IMPORT FOREIGN SCHEMA, the layout lookup of
+ * schema_cache.c — use the cached connection directly.)
  *
  * IDENTIFICATION
  *		src/fdw/remote.h

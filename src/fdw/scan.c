@@ -119,6 +119,15 @@ typedef struct CqlScanState
  * Cleanup: requests and pages live outside palloc.
  * ---------------------------------------------------------------------
  */
+
+/*
+ * release_remote
+ *		Free what lives outside palloc: the current page, and the requests
+ *		in flight, which the library orphans (a late answer is dropped).
+ *
+ * Requests of a connection that was closed meanwhile went with it and are
+ * not touched.  Idempotent; the task list itself stays.
+ */
 static void
 release_remote(CqlScanState *st)
 {
@@ -135,12 +144,23 @@ release_remote(CqlScanState *st)
 	}
 }
 
+/*
+ * scan_reset_callback
+ *		Reset callback of batch_cxt: release_remote whenever that context is
+ *		reset or deleted, by the next start_scan or with the executor's
+ *		memory after an error, when EndForeignScan is never called.
+ */
 static void
 scan_reset_callback(void *arg)
 {
 	release_remote((CqlScanState *) arg);
 }
 
+/*
+ * conversion_error_callback
+ *		Error context while a received cell is converted: the column and the
+ *		foreign table.
+ */
 static void
 conversion_error_callback(void *arg)
 {
@@ -177,6 +197,14 @@ choose_connection(CqlScanState *st, CqlScanTask *t)
 	t->prep = cqlfdw_remote_prepare(&st->remote, t->conn);
 }
 
+/*
+ * submit_page
+ *		Request the task's next page (from its paging state, if any).
+ *
+ * A task without a connection, or whose connection failed, first gets a
+ * replica and the statement prepared there (choose_connection).  While every
+ * stream of the connection is in use the send waits; a failure is raised.
+ */
 static void
 submit_page(CqlScanState *st, CqlScanTask *t)
 {
@@ -249,6 +277,12 @@ setup_convs(CqlScanState *st, cql_prepared *p)
 /* token ranges per host: several per node keep pages flowing from each */
 #define TOKEN_RANGES_PER_HOST	8
 
+/*
+ * cqlfdw_token_range_count
+ *		The number of token ranges a whole-table read is cut into:
+ *		TOKEN_RANGES_PER_HOST per host the cluster knows (at least one
+ *		host).
+ */
 int
 cqlfdw_token_range_count(cql_cluster *cluster)
 {
@@ -273,6 +307,11 @@ cqlfdw_token_range(int r, int nranges, int64 *low, int64 *high)
 /* ---------------------------------------------------------------------
  * Bind values
  * ---------------------------------------------------------------------
+ */
+
+/*
+ * datum_to_int64
+ *		An int2, int4 or int8 Datum of type 'type' as int64.
  */
 static int64
 datum_to_int64(Datum d, Oid type)
@@ -370,6 +409,11 @@ typedef struct InValue
 	int32		n;
 } InValue;
 
+/*
+ * cmp_invalue
+ *		qsort comparator of encoded IN elements: bytewise, a prefix first.
+ *		Only equality matters (deduplication).
+ */
 static int
 cmp_invalue(const void *a, const void *b)
 {
@@ -596,6 +640,15 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 	st->window = Min(MAX_PARTITIONS_IN_FLIGHT, ntasks);
 }
 
+/*
+ * start_scan
+ *		Start the scan, or start it over after a rescan.
+ *
+ * Drops the previous scan's requests and memory, registers the cleanup
+ * callback, evaluates the parameters into the task list and submits the
+ * first window of tasks.  When no row can match (st->empty: a NULL or
+ * unrepresentable key value, an empty IN list) nothing is sent.
+ */
 static void
 start_scan(CqlScanState *st, ExprContext *econtext)
 {
@@ -701,6 +754,19 @@ next_page(CqlScanState *st)
  * Callbacks
  * ---------------------------------------------------------------------
  */
+
+/*
+ * cqlBeginForeignScan
+ *		BeginForeignScan callback.
+ *
+ * Unpacks fdw_private (FdwScanPrivateIndex in planner.h), initializes the
+ * fdw_exprs, opens the remote handle with the checkAsUser's user mapping,
+ * and prepares the statement on the control connection: its metadata give
+ * the CQL types of the result columns and of the bind markers, so that types
+ * that cannot be converted are reported before any row is read.  The
+ * statement is first executed by the first Iterate.  Nothing is done for
+ * EXPLAIN without ANALYZE.
+ */
 void
 cqlBeginForeignScan(ForeignScanState *node, int eflags)
 {
@@ -790,6 +856,15 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 	}
 }
 
+/*
+ * cqlIterateForeignScan
+ *		IterateForeignScan callback: the next row as a virtual tuple, or an
+ *		empty slot at the end.
+ *
+ * The first call starts the scan.  A page is awaited when the previous one
+ * is used up; next_page requested it before the rows of the previous one
+ * were returned.  Columns the scan does not retrieve are NULL.
+ */
 TupleTableSlot *
 cqlIterateForeignScan(ForeignScanState *node)
 {
@@ -835,6 +910,12 @@ cqlIterateForeignScan(ForeignScanState *node)
 	return ExecStoreVirtualTuple(slot);
 }
 
+/*
+ * cqlReScanForeignScan
+ *		ReScanForeignScan callback: the parameters (outer values of a
+ *		parameterized path, Params) may have changed, so what is in flight
+ *		is dropped and the next Iterate builds the tasks anew.
+ */
 void
 cqlReScanForeignScan(ForeignScanState *node)
 {
@@ -847,6 +928,12 @@ cqlReScanForeignScan(ForeignScanState *node)
 	st->started = false;
 }
 
+/*
+ * cqlEndForeignScan
+ *		EndForeignScan callback: free the requests and the page, and unpin
+ *		the connection.  (After an error this is not called: the reset
+ *		callback and the transaction callback of connection.c clean up.)
+ */
 void
 cqlEndForeignScan(ForeignScanState *node)
 {

@@ -38,6 +38,11 @@ typedef struct LayoutCacheEntry
 
 static HTAB *LayoutCache = NULL;
 
+/*
+ * layout_inval
+ *		Relcache invalidation callback: forget the cached layout of relid,
+ *		or of every table when relid is InvalidOid.
+ */
 static void
 layout_inval(Datum arg, Oid relid)
 {
@@ -57,6 +62,11 @@ layout_inval(Datum arg, Oid relid)
 	hash_search(LayoutCache, &relid, HASH_REMOVE, NULL);
 }
 
+/*
+ * apply_entry
+ *		Copy a cached layout (kind, key position, clustering order, and the
+ *		CQL type where no column option gave one) into t's mapped columns.
+ */
 static void
 apply_entry(CqlFdwTable *t, const LayoutCacheEntry *e)
 {

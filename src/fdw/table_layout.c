@@ -7,8 +7,8 @@
  * The planner cannot push anything down without knowing the partition key
  * and the clustering columns.  IMPORT FOREIGN SCHEMA records them as column
  * options so planning needs no round trip; a foreign table written by hand
- * without them is completed from the remote schema once (see
- * cqlfdw_complete_layout_from_remote in schema_cache.c).
+ * without them is completed from the remote schema at first use, and the
+ * answer is cached per backend (cqlfdw_complete_layout in schema_cache.c).
  *
  * IDENTIFICATION
  *		src/fdw/table_layout.c
@@ -32,6 +32,11 @@
  */
 static CqlFdwTable *sort_table;
 
+/*
+ * cmp_position
+ *		qsort comparator of attnums by their position in the key, read from
+ *		sort_table (qsort passes no context).
+ */
 static int
 cmp_position(const void *a, const void *b)
 {

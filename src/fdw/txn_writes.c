@@ -57,6 +57,11 @@ static void
 subtxn_callback(SubXactEvent event, SubTransactionId mySubid,
 				SubTransactionId parentSubid, void *arg);
 
+/*
+ * register_callbacks
+ *		Register the transaction and subtransaction callbacks at the
+ *		backend's first deferred write; they stay registered.
+ */
 static void
 register_callbacks(void)
 {
@@ -119,6 +124,10 @@ cqlfdw_defer_write(const CqlRemote *r, const cql_value_ref *values, int nvalues,
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * cqlfdw_have_deferred_writes
+ *		Are writes of this transaction waiting for COMMIT?
+ */
 bool
 cqlfdw_have_deferred_writes(void)
 {
@@ -132,6 +141,14 @@ typedef struct InFlight
 	PendingWrite *w;
 } InFlight;
 
+/*
+ * finish_one
+ *		Await one write sent at COMMIT, and count it in *applied.
+ *
+ * A failure is an ERROR that says how many writes were applied before it (a
+ * transport failure also marks the node); for a lightweight transaction
+ * (serial consistency set) a row that already existed is a unique violation.
+ */
 static void
 finish_one(InFlight *f, int *applied)
 {
@@ -242,6 +259,13 @@ flush_pending(void)
 	PG_END_TRY();
 }
 
+/*
+ * txn_callback
+ *		Transaction callback: send the pending writes at pre-commit (an
+ *		error there aborts the COMMIT), refuse PREPARE TRANSACTION while any
+ *		are pending, and forget the list at every other event (its memory
+ *		belongs to TopTransactionContext).
+ */
 static void
 txn_callback(XactEvent event, void *arg)
 {

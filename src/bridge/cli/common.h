@@ -150,14 +150,14 @@ extern char *bridge_quote_literal(const char *s);
 /* dir + "/" + name (allocated). */
 extern char *bridge_path(const char *dir, const char *name);
 
-/* Value of a metadata key that must be present; fatal with file:line. */
+/* blocks.c: value of a required metadata key; fatal with file:line if absent. */
 extern const char *bridge_block_require(const BridgeBlockFile *f, const BridgeBlock *b,
 										const char *key);
 
-/* Value of "-- key: value" in a header text (allocated), or NULL. */
+/* blocks.c: value of "-- key: value" in a header text (allocated), or NULL. */
 extern char *bridge_header_get(const char *header, const char *key);
 
-/* Split "a, b, c" into trimmed, non-empty items (allocated). */
+/* blocks.c: split "a, b, c" into trimmed, non-empty items (allocated). */
 extern char **bridge_split_list(const char *list, int *n);
 
 /* Run a script of several statements (simple query protocol); fatal on error. */
@@ -219,7 +219,7 @@ extern char *bridge_finish_tags(const char *text);
 /* DO block: create the schemas, refuse those owned by another role. */
 extern char *bridge_schema_check_sql(const char *const *schemas, int n);
 
-/* Seconds of a monotonic clock. */
+/* cancel.c: seconds of a monotonic clock. */
 extern double bridge_now(void);
 
 #endif							/* CQLBRIDGE_COMMON_H */
