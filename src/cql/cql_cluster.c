@@ -1472,7 +1472,12 @@ append_failure(char *buf, size_t cap, const char *host, int port, const cql_erro
 			 host, port, e->message[0] ? e->message : cql_status_message(e->status));
 }
 
-/* Open a connection with the template options to host:port. */
+/*
+ * Open a connection with the template options to host:port.  Every
+ * connection of the cluster (control, replacement control, per host) is
+ * opened here, so every connection option, require_auth included, applies
+ * to each of them.
+ */
 static cql_status
 open_conn(cql_cluster *c, const char *host, int port, cql_conn **out, cql_error *err)
 {

@@ -223,7 +223,9 @@ typedef struct cql_cluster_options
 	 * Template for every connection (control and per host).  host/port of
 	 * the template are used only when 'hosts' is NULL.  The cluster copies
 	 * the struct and the strings it knows about; callback contexts are
-	 * borrowed and must outlive the cluster.
+	 * borrowed and must outlive the cluster.  Every connection the cluster
+	 * opens (control, replacement control, peers) uses this template, so
+	 * e.g. require_auth holds for all of them.
 	 */
 	const cql_conn_options *conn;
 	const char *hosts;			/* contact points, see above */

@@ -94,6 +94,15 @@ typedef struct cql_conn_options
 	void	   *event_ctx;
 	cql_fd_fn	fd_budget;		/* NULL: no accounting */
 	void	   *fd_budget_ctx;
+
+	/*
+	 * require_auth: the server must ask for authentication (answer STARTUP
+	 * with AUTHENTICATE).  A server that answers READY is refused with
+	 * CQL_ERR_AUTH ("did not ask for authentication"), so credentials can
+	 * never silently be skipped, e.g. by a node that a hostile peer list
+	 * points at.  Default false.
+	 */
+	bool		require_auth;
 } cql_conn_options;
 
 /* Zero everything and set the defaults documented above. */
@@ -108,8 +117,9 @@ typedef struct cql_request cql_request;
  * "addr:port"; the password never appears):
  *	CQL_ERR_RESOLVE/CONNECT/TIMEOUT/INTERRUPTED/IO/CLOSED: transport
  *	CQL_ERR_PROTOCOL_VERSION: the server refused the version asked for
- *	CQL_ERR_AUTH: bad credentials (server message kept) or credentials
- *		required but not given
+ *	CQL_ERR_AUTH: bad credentials (server message kept), credentials
+ *		required but not given, or require_auth set and the server did not
+ *		ask for authentication
  *	CQL_ERR_UNSUPPORTED: lz4 asked for but not offered by the server
  *	CQL_ERR_SERVER: an ERROR answer to USE, etc.
  */

@@ -21,6 +21,13 @@
 #define CQL_DEFAULT_MAX_IN_FLIGHT		1024
 #define CQL_MAX_STREAMS					32768
 #define CQL_RECV_CHUNK					65536
+/*
+ * Bytes one read_some() call takes from the socket before it returns to
+ * the pump, so that a server that never stops sending (EVENT floods,
+ * stray frames) cannot keep the caller from its deadline check and its
+ * wait hook, where a backend notices cancel and terminate.
+ */
+#define CQL_READ_BUDGET					(256 * 1024)
 
 /* ---- cql_socket.c ---- */
 extern int64_t cql_now_ms(void);
@@ -122,6 +129,7 @@ struct cql_conn
 	/* handshake results */
 	cql_supported supported;
 	bool		auth_requested;
+	bool		require_auth;	/* option: refuse a READY answer to STARTUP */
 	char	   *authenticator;
 	bool		handshaking;	/* STARTUP sent, answer not yet read */
 
