@@ -35,6 +35,10 @@ extern int	cql_remaining_ms(int64_t deadline);
 extern cql_status cql_sock_connect(const char *host, int port, int64_t deadline,
 								   cql_wait_fn wait, void *wait_ctx,
 								   int *fd_out, int *err_no);
+extern cql_status cql_sock_resolve(const char *host, int64_t deadline,
+								   cql_wait_fn wait, void *wait_ctx,
+								   int *families, uint8_t (*addrs)[16], int max,
+								   int *n, int *err_no);
 extern cql_status cql_sock_send(int fd, const uint8_t *p, size_t n,
 								size_t *sent, int *err_no);
 extern cql_status cql_sock_recv(int fd, uint8_t *p, size_t cap,
