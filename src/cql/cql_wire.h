@@ -330,7 +330,8 @@ extern cql_status cql_frames_encode(cql_buf *out, cql_frame_format fmt,
  * Memory: at most the bytes fed and not yet consumed, one frame payload
  * (<= 131071 bytes) and one message (<= max_body + 9 bytes); no length read
  * from the wire is ever allocated before it has been checked against
- * max_body.
+ * max_body, and a large message's buffer grows with the bytes received
+ * (doubling), never to its claimed size up front.
  * ---------------------------------------------------------------------
  */
 typedef enum cql_decode_mode
