@@ -282,8 +282,8 @@ extern cql_status cql_query(cql_conn *c, const char *query,
 /* ---------------------------------------------------------------------
  * Prepared statements.  cql_prepare() looks the text up in the
  * connection's cache first; a cql_prepared is owned by the connection and
- * valid until it is closed.  Re-preparing (after Unprepared) updates it in
- * place.
+ * valid until it is closed or trimmed (cql_conn_trim_prepared below).
+ * Re-preparing (after Unprepared) updates it in place.
  * ---------------------------------------------------------------------
  */
 struct cql_prepared
@@ -304,6 +304,9 @@ struct cql_prepared
 	/* private */
 	struct cql_prepared *next;
 	struct cql_retired_cols *retired;
+	int			nretired;		/* entries on 'retired' */
+	uint64_t	last_used;		/* connection clock at the last prepare or
+								 * execute (least recently used trimming) */
 	bool		evicted;		/* dropped from the lookup cache */
 	char	   *keyspace;		/* USE keyspace when prepared (NULL: none):
 								 * part of the cache key, since unqualified
@@ -327,8 +330,44 @@ extern cql_status cql_execute(cql_conn *c, cql_prepared *p,
 
 /* Make cql_prepare() forget every cached statement (the next call
  * prepares again).  Pointers handed out earlier stay valid until the
- * connection closes. */
+ * connection closes or cql_conn_trim_prepared() frees them. */
 extern void cql_prepared_cache_clear(cql_conn *c);
+
+/*
+ * Bounding the prepared-statement cache.  Entries are never freed behind
+ * the caller's back, because callers hold cql_prepared pointers while a
+ * statement runs (a scan over many pages, writes batched until commit)
+ * and results decoded under SKIP_METADATA borrow the statement's cached
+ * column array (so do results decoded with columns since replaced: those
+ * arrays are kept on a "retired" list).  The cache therefore grows until
+ * the caller says it is safe to shrink it:
+ *
+ * cql_conn_trim_prepared(c, max_entries) frees every statement dropped by
+ * cql_prepared_cache_clear(), every retired column array, and then the
+ * least recently used statements (by cql_prepare/cql_send_execute/
+ * cql_send_prepared_batch) until at most max_entries remain (0 = free
+ * all).  Returns how many statements it freed.
+ *
+ * CONTRACT: call it only when no cql_prepared pointer obtained from this
+ * connection will be used again (any may be freed: prepare again), no
+ * cql_result of an EXECUTE on this connection (including pager pages) is
+ * still alive, and no cql_pager over a prepared statement of this
+ * connection will be continued.  Statements of requests still in flight
+ * (not yet answered, also orphans) are kept with their columns, so
+ * pipelined requests need not be drained first, but their results must
+ * not outlive a later trim.  For a PostgreSQL backend: at the end of the
+ * (sub)transaction, after every scan and modify state has been closed.
+ *
+ * Between trims the retired list of one statement is capped at
+ * CQL_PREPARED_MAX_RETIRED arrays: past it, full metadata from the server
+ * is still used for each result but no longer adopted as the cache, and
+ * a re-prepare fails with CQL_ERR_TOO_LARGE (trim, or reconnect).
+ */
+#define CQL_PREPARED_MAX_RETIRED	64
+extern int	cql_conn_trim_prepared(cql_conn *c, int max_entries);
+
+/* Statements held by the connection (cached or dropped, not yet freed). */
+extern int	cql_conn_prepared_count(const cql_conn *c);
 
 /*
  * BATCH (CQL_BATCH_LOGGED/UNLOGGED/COUNTER).  Statements refer to query

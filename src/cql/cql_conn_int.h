@@ -53,8 +53,9 @@ typedef enum cql_req_state
 	CQL_REQ_ORPHAN				/* freed by the caller while pending */
 } cql_req_state;
 
-/* Result columns retired from a prepared statement; kept until close
- * because results decoded earlier may still borrow them. */
+/* Result columns retired from a prepared statement; kept until the
+ * connection closes or is trimmed, because results decoded earlier may
+ * still borrow them. */
 typedef struct cql_retired_cols
 {
 	struct cql_retired_cols *next;
@@ -153,8 +154,9 @@ struct cql_conn
 	int			nfree;
 	int			in_flight;
 
-	/* prepared statement cache (list; small in practice) */
+	/* prepared statement cache (list; bounded by cql_conn_trim_prepared) */
 	cql_prepared *prepared;
+	uint64_t	prepared_clock; /* ticks at every prepare/execute */
 
 	/* statistics */
 	uint64_t	events;
@@ -189,5 +191,6 @@ extern cql_status cql_prepared_from_result(cql_conn *c, cql_prepared *p,
 extern void cql_prepared_update_columns(cql_conn *c, cql_prepared *p,
 										cql_result *res);
 extern void cql_prepared_free_all(cql_conn *c);
+extern void cql_prepared_touch(cql_conn *c, cql_prepared *p);
 
 #endif							/* CQL_CONN_INT_H */

@@ -214,9 +214,94 @@ test_contact_points_only(void)
 	cql_cluster_free(cl);
 }
 
+/* ---------------------------------------------------------------------
+ * cql_conn_trim_prepared
+ * ---------------------------------------------------------------------
+ */
+static void
+test_trim_prepared(void)
+{
+	cql_conn_options o;
+	cql_conn   *c;
+	cql_prepared *ps[20];
+	cql_prepared *p;
+	cql_error	err;
+	cql_result	res;
+	cql_status	st;
+	int			good = 1;
+
+	itest_options(&o, 0, CQL_COMPRESSION_NONE);
+	c = itest_connect_or_die(&o);
+	for (int i = 0; i < 20; i++)
+	{
+		char		q[128];
+
+		snprintf(q, sizeof(q), "SELECT release_version, (int) %d FROM system.local WHERE key = 'local'", i);
+		if (cql_prepare(c, q, &ps[i], &err) != CQL_OK)
+		{
+			good = 0;
+			itest_diag_error("prepare", CQL_ERR_SERVER, &err);
+		}
+	}
+	ok(good, "20 statements prepared");
+	is_int(cql_conn_prepared_count(c), 20, "... all cached");
+
+	/* use statement 0 last: it must survive a trim to 5 */
+	st = cql_execute(c, ps[0], NULL, &res, &err);
+	ok(st == CQL_OK && res.rows_count == 1, "statement 0 executed");
+	if (st == CQL_OK)
+		cql_result_free(&res);
+	is_int(cql_conn_trim_prepared(c, 5), 15, "trim to 5 frees 15 statements");
+	is_int(cql_conn_prepared_count(c), 5, "... 5 left");
+	{
+		char		q[128];
+
+		snprintf(q, sizeof(q), "SELECT release_version, (int) %d FROM system.local WHERE key = 'local'", 0);
+		ok(cql_prepare(c, q, &p, &err) == CQL_OK && p == ps[0],
+		   "the most recently used statement was kept (same handle)");
+		snprintf(q, sizeof(q), "SELECT release_version, (int) %d FROM system.local WHERE key = 'local'", 19);
+		ok(cql_prepare(c, q, &p, &err) == CQL_OK && p == ps[19],
+		   "the most recently prepared one too");
+		snprintf(q, sizeof(q), "SELECT release_version, (int) %d FROM system.local WHERE key = 'local'", 1);
+		ok(cql_prepare(c, q, &p, &err) == CQL_OK, "a trimmed statement is simply prepared again");
+		is_int(cql_conn_prepared_count(c), 6, "... and cached again");
+		st = cql_execute(c, p, NULL, &res, &err);
+		ok(st == CQL_OK && res.rows_count == 1, "... and runs");
+		if (st == CQL_OK)
+			cql_result_free(&res);
+	}
+
+	/* a statement with a request in flight is kept */
+	{
+		cql_request *req = NULL;
+
+		st = cql_send_execute(c, ps[0], NULL, &req, &err);
+		ok(st == CQL_OK, "execute sent, not awaited");
+		cql_conn_trim_prepared(c, 0);
+		is_int(cql_conn_prepared_count(c), 1, "trim to 0 keeps only the statement in flight");
+		st = cql_conn_await(c, req, &res, &err);
+		ok(st == CQL_OK && res.kind == CQL_RESULT_ROWS && res.rows_count == 1 &&
+		   res.meta.ncols == 2 && res.meta.cols != NULL,
+		   "... whose answer still decodes with its columns (%s)", err.message);
+		if (st == CQL_OK)
+			cql_result_free(&res);
+		cql_request_free(req);
+		is_int(cql_conn_trim_prepared(c, 0), 1, "once answered, it can be trimmed");
+		is_int(cql_conn_prepared_count(c), 0, "... nothing left");
+	}
+
+	/* cache_clear drops from lookup; trim frees them whatever the bound */
+	ok(cql_prepare(c, "SELECT key FROM system.local", &p, &err) == CQL_OK, "prepare one more");
+	cql_prepared_cache_clear(c);
+	is_int(cql_conn_prepared_count(c), 1, "cache_clear keeps the statement alive");
+	is_int(cql_conn_trim_prepared(c, 100), 1, "trim frees statements dropped by cache_clear");
+	cql_conn_close(c);
+}
+
 int
 main(void)
 {
+	test_trim_prepared();
 	test_require_auth();
 	test_contact_points_only();
 	return done_testing();
