@@ -1083,6 +1083,12 @@ decode_error_response(cql_conn *c, const cql_request *req, cql_error *err)
  * apply_rows_metadata
  *		An EXECUTE answered with full metadata (v4 metadata drift, or v5
  *		METADATA_CHANGED): make it the prepared statement's cache.
+ *
+ * Whatever is or is not adopted here, the result itself was decoded with
+ * the columns it carries (or, under NO_METADATA, with cached columns of
+ * the same count): meta.ncols is always the number of cells per row.
+ * Callers reading by their own column count check it with
+ * cql_result_has_columns().
  */
 static void
 apply_rows_metadata(cql_conn *c, cql_prepared *p, int version, cql_result *res)

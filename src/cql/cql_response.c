@@ -1009,3 +1009,31 @@ cql_result_free(cql_result *res)
 	cql_free(a, res->body);
 	memset(res, 0, sizeof(*res));
 }
+
+/*
+ * cql_result_check_columns
+ *		cql_result_has_columns() as a status with a message, for callers
+ *		that report errors (see cql_wire.h).
+ */
+cql_status
+cql_result_check_columns(const cql_result *res, int32_t ncols, cql_error *err)
+{
+	if (cql_result_has_columns(res, ncols))
+		return CQL_OK;
+	if (err)
+	{
+		cql_error_clear(err);
+		if (res == NULL || res->kind != CQL_RESULT_ROWS)
+			cql_error_setf(err, CQL_ERR_MALFORMED,
+						   "server answered with result kind %d where rows were expected",
+						   res ? (int) res->kind : -1);
+		else if (res->meta.ncols != ncols)
+			cql_error_setf(err, CQL_ERR_MALFORMED,
+						   "server returned %d columns per row, expected %d",
+						   (int) res->meta.ncols, (int) ncols);
+		else
+			cql_error_setf(err, CQL_ERR_MALFORMED,
+						   "server returned rows without column metadata");
+	}
+	return CQL_ERR_MALFORMED;
+}
