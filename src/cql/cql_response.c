@@ -722,6 +722,7 @@ read_col_specs(cql_reader *r, const cql_allocator *a, int32_t flags, int32_t nco
 	size_t		min_per_col = global ? 4 : 8;
 	cql_column *cols;
 	cql_status	st;
+	int			budget = CQL_MAX_RESULT_TYPE_NODES;	/* for all columns */
 
 	*out = NULL;
 	if (ncols < 0)
@@ -734,6 +735,9 @@ read_col_specs(cql_reader *r, const cql_allocator *a, int32_t flags, int32_t nco
 	}
 	if ((uint64_t) ncols * min_per_col > cql_reader_remaining(r))
 		return CQL_ERR_MALFORMED;
+	/* every column has at least one type node */
+	if (ncols > budget)
+		return CQL_ERR_TOO_LARGE;
 	if (ncols == 0)
 		return CQL_OK;
 	cols = cql_alloc0(a, sizeof(cql_column) * (size_t) ncols);
@@ -761,7 +765,7 @@ read_col_specs(cql_reader *r, const cql_allocator *a, int32_t flags, int32_t nco
 		}
 		if ((st = cql_read_string_dup(r, a, &cols[i].name)) != CQL_OK)
 			goto fail;
-		if ((st = cql_type_read_option(r, a, &cols[i].type)) != CQL_OK)
+		if ((st = cql_type_read_option_budget(r, a, &cols[i].type, &budget)) != CQL_OK)
 			goto fail;
 	}
 	*out = cols;
