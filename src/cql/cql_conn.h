@@ -89,7 +89,16 @@ typedef struct cql_conn_options
 	cql_wait_fn wait;			/* NULL = cql_wait_poll */
 	void	   *wait_ctx;
 	int			max_in_flight;	/* stream ids 0..max-1; 0 = 1024, <= 32768 */
-	size_t		max_body;		/* largest response body; 0 = 256 MB */
+	/*
+	 * max_body: largest response body accepted; 0 = 256 MB (the protocol
+	 * cap; larger values are capped to it), any smaller value is honoured.
+	 * A response claiming more breaks the connection with
+	 * CQL_ERR_TOO_LARGE ("... larger than the limit of N bytes
+	 * (max_body)").  Memory follows the bytes really received, never a
+	 * claimed length; a decoded Rows result costs about its body plus 16
+	 * bytes per cell, so max_body bounds the memory of one response.
+	 */
+	size_t		max_body;
 	cql_event_fn on_event;		/* NULL: events are dropped */
 	void	   *event_ctx;
 	cql_fd_fn	fd_budget;		/* NULL: no accounting */
