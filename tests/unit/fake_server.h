@@ -12,6 +12,9 @@
  *					the client goes away or flood_ms have passed
  *	FAKE_HUGE		send the header of a RESULT claiming 'huge_len' bytes and
  *					a few bytes of it, then stay silent
+ * PREPARE is answered with a statement of one int result column; every
+ * EXECUTE with one row and FULL metadata whose column name alternates
+ * between "a" and "b" (a server flipping metadata on every page).
  * With 'ask_auth' the server answers STARTUP with AUTHENTICATE and accepts
  * any AUTH_RESPONSE; otherwise it answers READY.
  *
@@ -55,6 +58,7 @@ typedef struct fake_server
 	pthread_t	thread;
 	_Atomic int stop;
 	_Atomic int queries;		/* QUERY requests seen */
+	_Atomic int executes;		/* EXECUTE requests answered */
 	_Atomic long flooded;		/* bytes of EVENT envelopes written */
 } fake_server;
 
@@ -208,6 +212,37 @@ fake_session(fake_server *s, int fd)
 					static const uint8_t tok[4] = {0xff, 0xff, 0xff, 0xff};
 
 					if (!fake_reply(fd, stream, 0x10, tok, 4))
+						return;
+					break;
+				}
+			case 0x09:			/* PREPARE -> Prepared, no binds, one int column */
+				{
+					static const uint8_t prep[] = {
+						0, 0, 0, 4,			/* kind Prepared */
+						0, 2, 0xab, 0xcd,	/* id */
+						0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* binds: flags, 0 cols, 0 pk */
+						0, 0, 0, 1, 0, 0, 0, 1,	/* result: global spec, 1 column */
+						0, 2, 'k', 's', 0, 1, 't',
+						0, 1, 'a', 0, 9
+					};
+
+					if (!fake_reply(fd, stream, 0x08, prep, sizeof(prep)))
+						return;
+					break;
+				}
+			case 0x0A:			/* EXECUTE -> Rows, full metadata, flipping */
+				{
+					uint8_t		rows[] = {
+						0, 0, 0, 2,			/* kind Rows */
+						0, 0, 0, 1, 0, 0, 0, 1,	/* global spec, 1 column */
+						0, 2, 'k', 's', 0, 1, 't',
+						0, 1, 'a', 0, 9,
+						0, 0, 0, 1,			/* one row */
+						0, 0, 0, 4, 0, 0, 0, 7
+					};
+
+					rows[21] = (atomic_fetch_add(&s->executes, 1) & 1) ? 'b' : 'a';
+					if (!fake_reply(fd, stream, 0x08, rows, sizeof(rows)))
 						return;
 					break;
 				}
