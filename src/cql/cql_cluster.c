@@ -870,7 +870,7 @@ get_cell(const cql_result *r, int row, int col)
 	if (col < 0 || row < 0 || row >= r->rows_count || !r->cells)
 		return NULL;
 	e = cql_result_cell(r, row, col);
-	return (e->n < 0 || (e->n > 0 && !e->p)) ? NULL : e;
+	return (!e || e->n < 0 || (e->n > 0 && !e->p)) ? NULL : e;
 }
 
 /* A text cell as a new string; NULL if absent, empty when 'nonempty', or
@@ -1338,6 +1338,7 @@ typedef struct cluster_host
 								 * control host */
 	int64_t		down_until;		/* monotonic ms; 0 = up */
 	int			backoff_ms;		/* last backoff, 0 after a success */
+	bool		allowed;		/* may be connected to (contact_points_only) */
 } cluster_host;
 
 struct cql_cluster
@@ -1352,6 +1353,7 @@ struct cql_cluster
 
 	cql_contact_point *cps;
 	int			ncps;
+	cql_address_set *allowed;	/* contact_points_only; NULL = any host */
 	char	   *local_dc;		/* NULL = no preference */
 	bool		token_aware_wanted;
 	int			down_backoff_ms;
@@ -1440,6 +1442,7 @@ cql_cluster_free(cql_cluster *c)
 	cql_free(a, c->hosts);
 	cql_token_map_free(c->tm);
 	cql_contact_points_free(c->cps, c->ncps, a);
+	cql_address_set_free(c->allowed);
 	cql_free(a, c->local_dc);
 	cql_free(a, c->control_addr);
 	cql_free(a, c->cluster_name);
@@ -1472,7 +1475,12 @@ append_failure(char *buf, size_t cap, const char *host, int port, const cql_erro
 			 host, port, e->message[0] ? e->message : cql_status_message(e->status));
 }
 
-/* Open a connection with the template options to host:port. */
+/*
+ * Open a connection with the template options to host:port.  Every
+ * connection of the cluster (control, replacement control, per host) is
+ * opened here, so every connection option, require_auth included, applies
+ * to each of them.
+ */
 static cql_status
 open_conn(cql_cluster *c, const char *host, int port, cql_conn **out, cql_error *err)
 {
@@ -1581,7 +1589,7 @@ connect_control(cql_cluster *c, bool shuffle, cql_error *err)
 		cluster_host *h = &c->hosts[i];
 		cql_conn   *conn = NULL;
 
-		if (!host_is_up(h, now_ms()))
+		if (!h->allowed || !host_is_up(h, now_ms()))
 			continue;
 		if (h->conn && cql_conn_status(h->conn) == CQL_OK)
 			conn = h->conn;
@@ -1725,6 +1733,9 @@ apply_topology(cql_cluster *c, cql_topology *t, cql_error *err)
 		nh[i].release_version = th->release_version;
 		memcpy(nh[i].host_id, th->host_id, sizeof(nh[i].host_id));
 		nh[i].ntokens = th->ntokens;
+		/* hosts[0] is the control node, reached through an allowed address */
+		nh[i].allowed = c->allowed == NULL || i == 0 ||
+			cql_address_set_contains(c->allowed, th->address, th->port);
 		th->address = th->datacenter = th->rack = th->release_version = NULL;
 		for (int j = 0; j < c->nhosts; j++)
 		{
@@ -1859,6 +1870,28 @@ reconnect_control(cql_cluster *c, cql_error *err)
 	return connect_control(c, false, err);
 }
 
+/*
+ * build_allowed
+ *		contact_points_only: the endpoints we may connect to are the contact
+ *		points, by name and by every address they resolve to now.
+ */
+static cql_status
+build_allowed(cql_cluster *c, cql_error *err)
+{
+	cql_status	st = cql_address_set_create(c->alloc, &c->allowed);
+
+	for (int i = 0; st == CQL_OK && i < c->ncps; i++)
+		st = cql_address_set_add(c->allowed, c->cps[i].host, c->cps[i].port,
+								 c->opts.wait, c->opts.wait_ctx,
+								 c->opts.connect_timeout_ms > 0
+								 ? c->opts.connect_timeout_ms : 10000);
+	if (st == CQL_ERR_INTERRUPTED)
+		cql_error_setf(err, st, "interrupted while resolving the contact points");
+	else if (st != CQL_OK)
+		cql_error_setf(err, st, "out of memory");
+	return st;
+}
+
 cql_status
 cql_cluster_connect_opts(const cql_cluster_options *o, cql_cluster **out,
 						 cql_error *err)
@@ -1906,6 +1939,8 @@ cql_cluster_connect_opts(const cql_cluster_options *o, cql_cluster **out,
 	default_port = o->conn->port > 0 ? o->conn->port : 9042;
 	st = cql_contact_points_parse(o->hosts ? o->hosts : o->conn->host, default_port,
 								  a, &c->cps, &c->ncps, err);
+	if (st == CQL_OK && o->contact_points_only)
+		st = build_allowed(c, err);
 	if (st == CQL_OK)
 		st = connect_control(c, o->shuffle_contact_points, err);
 	if (st == CQL_OK)
@@ -1997,6 +2032,7 @@ cql_cluster_hosts(cql_cluster *c, cql_host_info *out, int max)
 		out[i].is_control = h->conn != NULL && h->conn == c->control;
 		out[i].connected = h->conn != NULL;
 		out[i].up = host_is_up(h, now);
+		out[i].allowed = h->allowed;
 	}
 	return c->nhosts;
 }
@@ -2076,7 +2112,7 @@ build_plan(cql_cluster *c, const int *reps, int nreps)
 			{
 				int			h = reps[i];
 
-				if (h < 0 || h >= c->nhosts || c->mark[h])
+				if (h < 0 || h >= c->nhosts || c->mark[h] || !c->hosts[h].allowed)
 					continue;
 				if (want_up && (!host_is_up(&c->hosts[h], now) ||
 								is_local(c, &c->hosts[h]) != want_local))
@@ -2091,7 +2127,7 @@ build_plan(cql_cluster *c, const int *reps, int nreps)
 			{
 				int			h = (start + k) % c->nhosts;
 
-				if (c->mark[h])
+				if (c->mark[h] || !c->hosts[h].allowed)
 					continue;
 				if (want_up && (!host_is_up(&c->hosts[h], now) ||
 								is_local(c, &c->hosts[h]) != want_local))

@@ -56,6 +56,25 @@ extern cql_status cql_contact_points_parse(const char *spec, int default_port,
 extern void cql_contact_points_free(cql_contact_point *cps, int n,
 									const cql_allocator *a);
 
+/* ---------------------------------------------------------------------
+ * Address set (cql_address_set.c): the endpoints a cluster restricted to
+ * its contact points may connect to.  host:port is added by name and by
+ * every address the name resolves to (through the wait hook; a name that
+ * does not resolve is kept by name only).  contains() compares numeric
+ * hosts in binary form and names case-insensitively, always with the
+ * port.  Exported for unit tests.
+ * ---------------------------------------------------------------------
+ */
+typedef struct cql_address_set cql_address_set;
+
+extern cql_status cql_address_set_create(const cql_allocator *a, cql_address_set **out);
+extern cql_status cql_address_set_add(cql_address_set *s, const char *host, int port,
+									  cql_wait_fn wait, void *wait_ctx,
+									  int timeout_ms);
+extern bool cql_address_set_contains(const cql_address_set *s, const char *host,
+									 int port);
+extern void cql_address_set_free(cql_address_set *s);
+
 /*
  * Parse a Murmur3 token ("-9223372036854775808" .. "9223372036854775807"):
  * optional '-', decimal digits only, no blanks; anything else or an
@@ -223,7 +242,9 @@ typedef struct cql_cluster_options
 	 * Template for every connection (control and per host).  host/port of
 	 * the template are used only when 'hosts' is NULL.  The cluster copies
 	 * the struct and the strings it knows about; callback contexts are
-	 * borrowed and must outlive the cluster.
+	 * borrowed and must outlive the cluster.  Every connection the cluster
+	 * opens (control, replacement control, peers) uses this template, so
+	 * e.g. require_auth holds for all of them.
 	 */
 	const cql_conn_options *conn;
 	const char *hosts;			/* contact points, see above */
@@ -232,7 +253,19 @@ typedef struct cql_cluster_options
 	bool		token_aware;	/* default true */
 	int			down_backoff_ms;	/* first backoff of a failed host (1000) */
 	int			max_backoff_ms; /* cap of the doubling backoff (60000) */
-	bool		contact_points_only;	/* TEMP */
+
+	/*
+	 * contact_points_only (default false): never connect to a host that is
+	 * not one of the contact points.  Peers read from system.peers(_v2)
+	 * whose address:port is not a contact point (by name, or by an address
+	 * the name resolved to when the cluster connected) stay in the host
+	 * list and the token map, but are never used as coordinator or as a
+	 * replacement control connection: routing falls back to an allowed
+	 * host.  cql_host_info.allowed tells which hosts qualify.  Use it when
+	 * the server's peer list is not trusted to steer connections (a
+	 * hostile node could otherwise name any host:port).
+	 */
+	bool		contact_points_only;
 } cql_cluster_options;
 
 extern void cql_cluster_options_init(cql_cluster_options *o);
@@ -283,6 +316,8 @@ typedef struct cql_host_info
 	bool		is_control;		/* host of the control connection */
 	bool		connected;		/* has an open connection */
 	bool		up;				/* not in a failure backoff */
+	bool		allowed;		/* may be connected to (always true unless
+								 * contact_points_only) */
 } cql_host_info;
 
 /* Fill up to max entries; returns the number of hosts. */

@@ -237,6 +237,7 @@ cql_conn_new(const cql_conn_options *o, cql_conn **out, cql_error *err)
 	c->fd_budget = o->fd_budget;
 	c->fd_budget_ctx = o->fd_budget_ctx;
 	c->compression = o->compression;
+	c->require_auth = o->require_auth;
 	c->frame_fmt = CQL_FRAME_CRC;
 	snprintf(c->peer, sizeof(c->peer), "%s:%d", o->host, c->port);
 	cql_buf_init(&c->out, a);
@@ -643,16 +644,25 @@ dispatch(cql_conn *c, const cql_envelope *env)
 /*
  * read_some
  *		Read and dispatch what is available without blocking.  Stops early
- *		once 'until' completes (the rest is picked up by the next call).
+ *		once 'until' completes (the rest is picked up by the next call), and
+ *		after CQL_READ_BUDGET bytes: the caller must get back to its
+ *		deadline check and its wait hook even when the server never stops
+ *		sending.  Bytes left in the socket keep it readable, so the next
+ *		wait returns at once.
  */
 static cql_status
 read_some(cql_conn *c, const cql_request *until)
 {
+	size_t		total = 0;
+
 	for (;;)
 	{
 		size_t		got;
 		int			err_no = 0;
 		cql_status	st;
+
+		if (total >= CQL_READ_BUDGET)
+			return CQL_OK;
 
 		st = cql_sock_recv(c->fd, c->rbuf, CQL_RECV_CHUNK, &got, &err_no);
 		if (st != CQL_OK)
@@ -667,6 +677,7 @@ read_some(cql_conn *c, const cql_request *until)
 		}
 		if (got == 0)
 			return CQL_OK;
+		total += got;
 
 		st = cql_segment_decoder_feed(&c->dec, c->rbuf, got);
 		for (;;)
@@ -682,6 +693,13 @@ read_some(cql_conn *c, const cql_request *until)
 				/* one self-contained frame lost; its requests time out */
 				st = CQL_OK;
 				continue;
+			}
+			if (st == CQL_ERR_TOO_LARGE)
+			{
+				cql_conn_fail(c, st, 0,
+							  "server sent a message larger than the limit of %zu bytes (max_body)",
+							  c->max_body);
+				return st;
 			}
 			if (st != CQL_OK)
 			{
@@ -1065,6 +1083,12 @@ decode_error_response(cql_conn *c, const cql_request *req, cql_error *err)
  * apply_rows_metadata
  *		An EXECUTE answered with full metadata (v4 metadata drift, or v5
  *		METADATA_CHANGED): make it the prepared statement's cache.
+ *
+ * Whatever is or is not adopted here, the result itself was decoded with
+ * the columns it carries (or, under NO_METADATA, with cached columns of
+ * the same count): meta.ncols is always the number of cells per row.
+ * Callers reading by their own column count check it with
+ * cql_result_has_columns().
  */
 static void
 apply_rows_metadata(cql_conn *c, cql_prepared *p, int version, cql_result *res)

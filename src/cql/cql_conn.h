@@ -89,12 +89,29 @@ typedef struct cql_conn_options
 	cql_wait_fn wait;			/* NULL = cql_wait_poll */
 	void	   *wait_ctx;
 	int			max_in_flight;	/* stream ids 0..max-1; 0 = 1024, <= 32768 */
-	size_t		max_body;		/* largest response body; 0 = 256 MB */
+	/*
+	 * max_body: largest response body accepted; 0 = 256 MB (the protocol
+	 * cap; larger values are capped to it), any smaller value is honoured.
+	 * A response claiming more breaks the connection with
+	 * CQL_ERR_TOO_LARGE ("... larger than the limit of N bytes
+	 * (max_body)").  Memory follows the bytes really received, never a
+	 * claimed length; a decoded Rows result costs about its body plus 16
+	 * bytes per cell, so max_body bounds the memory of one response.
+	 */
+	size_t		max_body;
 	cql_event_fn on_event;		/* NULL: events are dropped */
 	void	   *event_ctx;
 	cql_fd_fn	fd_budget;		/* NULL: no accounting */
 	void	   *fd_budget_ctx;
-	bool		require_auth;	/* TEMP */
+
+	/*
+	 * require_auth: the server must ask for authentication (answer STARTUP
+	 * with AUTHENTICATE).  A server that answers READY is refused with
+	 * CQL_ERR_AUTH ("did not ask for authentication"), so credentials can
+	 * never silently be skipped, e.g. by a node that a hostile peer list
+	 * points at.  Default false.
+	 */
+	bool		require_auth;
 } cql_conn_options;
 
 /* Zero everything and set the defaults documented above. */
@@ -109,8 +126,9 @@ typedef struct cql_request cql_request;
  * "addr:port"; the password never appears):
  *	CQL_ERR_RESOLVE/CONNECT/TIMEOUT/INTERRUPTED/IO/CLOSED: transport
  *	CQL_ERR_PROTOCOL_VERSION: the server refused the version asked for
- *	CQL_ERR_AUTH: bad credentials (server message kept) or credentials
- *		required but not given
+ *	CQL_ERR_AUTH: bad credentials (server message kept), credentials
+ *		required but not given, or require_auth set and the server did not
+ *		ask for authentication
  *	CQL_ERR_UNSUPPORTED: lz4 asked for but not offered by the server
  *	CQL_ERR_SERVER: an ERROR answer to USE, etc.
  */
@@ -273,8 +291,8 @@ extern cql_status cql_query(cql_conn *c, const char *query,
 /* ---------------------------------------------------------------------
  * Prepared statements.  cql_prepare() looks the text up in the
  * connection's cache first; a cql_prepared is owned by the connection and
- * valid until it is closed.  Re-preparing (after Unprepared) updates it in
- * place.
+ * valid until it is closed or trimmed (cql_conn_trim_prepared below).
+ * Re-preparing (after Unprepared) updates it in place.
  * ---------------------------------------------------------------------
  */
 struct cql_prepared
@@ -295,6 +313,9 @@ struct cql_prepared
 	/* private */
 	struct cql_prepared *next;
 	struct cql_retired_cols *retired;
+	int			nretired;		/* entries on 'retired' */
+	uint64_t	last_used;		/* connection clock at the last prepare or
+								 * execute (least recently used trimming) */
 	bool		evicted;		/* dropped from the lookup cache */
 	char	   *keyspace;		/* USE keyspace when prepared (NULL: none):
 								 * part of the cache key, since unqualified
@@ -318,8 +339,44 @@ extern cql_status cql_execute(cql_conn *c, cql_prepared *p,
 
 /* Make cql_prepare() forget every cached statement (the next call
  * prepares again).  Pointers handed out earlier stay valid until the
- * connection closes. */
+ * connection closes or cql_conn_trim_prepared() frees them. */
 extern void cql_prepared_cache_clear(cql_conn *c);
+
+/*
+ * Bounding the prepared-statement cache.  Entries are never freed behind
+ * the caller's back, because callers hold cql_prepared pointers while a
+ * statement runs (a scan over many pages, writes batched until commit)
+ * and results decoded under SKIP_METADATA borrow the statement's cached
+ * column array (so do results decoded with columns since replaced: those
+ * arrays are kept on a "retired" list).  The cache therefore grows until
+ * the caller says it is safe to shrink it:
+ *
+ * cql_conn_trim_prepared(c, max_entries) frees every statement dropped by
+ * cql_prepared_cache_clear(), every retired column array, and then the
+ * least recently used statements (by cql_prepare/cql_send_execute/
+ * cql_send_prepared_batch) until at most max_entries remain (0 = free
+ * all).  Returns how many statements it freed.
+ *
+ * CONTRACT: call it only when no cql_prepared pointer obtained from this
+ * connection will be used again (any may be freed: prepare again), no
+ * cql_result of an EXECUTE on this connection (including pager pages) is
+ * still alive, and no cql_pager over a prepared statement of this
+ * connection will be continued.  Statements of requests still in flight
+ * (not yet answered, also orphans) are kept with their columns, so
+ * pipelined requests need not be drained first, but their results must
+ * not outlive a later trim.  For a PostgreSQL backend: at the end of the
+ * (sub)transaction, after every scan and modify state has been closed.
+ *
+ * Between trims the retired list of one statement is capped at
+ * CQL_PREPARED_MAX_RETIRED arrays: past it, full metadata from the server
+ * is still used for each result but no longer adopted as the cache, and
+ * a re-prepare fails with CQL_ERR_TOO_LARGE (trim, or reconnect).
+ */
+#define CQL_PREPARED_MAX_RETIRED	64
+extern int	cql_conn_trim_prepared(cql_conn *c, int max_entries);
+
+/* Statements held by the connection (cached or dropped, not yet freed). */
+extern int	cql_conn_prepared_count(const cql_conn *c);
 
 /*
  * BATCH (CQL_BATCH_LOGGED/UNLOGGED/COUNTER).  Statements refer to query

@@ -21,6 +21,13 @@
 #define CQL_DEFAULT_MAX_IN_FLIGHT		1024
 #define CQL_MAX_STREAMS					32768
 #define CQL_RECV_CHUNK					65536
+/*
+ * Bytes one read_some() call takes from the socket before it returns to
+ * the pump, so that a server that never stops sending (EVENT floods,
+ * stray frames) cannot keep the caller from its deadline check and its
+ * wait hook, where a backend notices cancel and terminate.
+ */
+#define CQL_READ_BUDGET					(256 * 1024)
 
 /* ---- cql_socket.c ---- */
 extern int64_t cql_now_ms(void);
@@ -28,6 +35,10 @@ extern int	cql_remaining_ms(int64_t deadline);
 extern cql_status cql_sock_connect(const char *host, int port, int64_t deadline,
 								   cql_wait_fn wait, void *wait_ctx,
 								   int *fd_out, int *err_no);
+extern cql_status cql_sock_resolve(const char *host, int64_t deadline,
+								   cql_wait_fn wait, void *wait_ctx,
+								   int *families, uint8_t (*addrs)[16], int max,
+								   int *n, int *err_no);
 extern cql_status cql_sock_send(int fd, const uint8_t *p, size_t n,
 								size_t *sent, int *err_no);
 extern cql_status cql_sock_recv(int fd, uint8_t *p, size_t cap,
@@ -42,8 +53,9 @@ typedef enum cql_req_state
 	CQL_REQ_ORPHAN				/* freed by the caller while pending */
 } cql_req_state;
 
-/* Result columns retired from a prepared statement; kept until close
- * because results decoded earlier may still borrow them. */
+/* Result columns retired from a prepared statement; kept until the
+ * connection closes or is trimmed, because results decoded earlier may
+ * still borrow them. */
 typedef struct cql_retired_cols
 {
 	struct cql_retired_cols *next;
@@ -122,6 +134,7 @@ struct cql_conn
 	/* handshake results */
 	cql_supported supported;
 	bool		auth_requested;
+	bool		require_auth;	/* option: refuse a READY answer to STARTUP */
 	char	   *authenticator;
 	bool		handshaking;	/* STARTUP sent, answer not yet read */
 
@@ -141,8 +154,9 @@ struct cql_conn
 	int			nfree;
 	int			in_flight;
 
-	/* prepared statement cache (list; small in practice) */
+	/* prepared statement cache (list; bounded by cql_conn_trim_prepared) */
 	cql_prepared *prepared;
+	uint64_t	prepared_clock; /* ticks at every prepare/execute */
 
 	/* statistics */
 	uint64_t	events;
@@ -177,5 +191,6 @@ extern cql_status cql_prepared_from_result(cql_conn *c, cql_prepared *p,
 extern void cql_prepared_update_columns(cql_conn *c, cql_prepared *p,
 										cql_result *res);
 extern void cql_prepared_free_all(cql_conn *c);
+extern void cql_prepared_touch(cql_conn *c, cql_prepared *p);
 
 #endif							/* CQL_CONN_INT_H */

@@ -310,11 +310,14 @@ cql_timestamp_format(int64_t ms, cql_buf *out)
 {
 	char		s[48];
 	int64_t		days = floor_div(ms, MS_PER_DAY);
-	int64_t		rem = ms - days * MS_PER_DAY;
+	/* not ms - days * MS_PER_DAY: that overflows for INT64_MIN */
+	int64_t		rem = ms % MS_PER_DAY;
 	int64_t		y;
 	int			m,
 				d;
 
+	if (rem < 0)
+		rem += MS_PER_DAY;
 	civil_from_days(days, &y, &m, &d);
 	if (y < 0 || y > 9999)
 		snprintf(s, sizeof(s), "%lld", (long long) ms);

@@ -26,6 +26,8 @@
 
 /* scratch buffers bigger than this are released once a message is handed out */
 #define KEEP_BUFFER_BYTES	(1024 * 1024)
+/* first allocation of a large (multi-frame) message after its header */
+#define BIG_FIRST_BYTES		(256 * 1024)
 
 /* ---------------------------------------------------------------------
  * Names
@@ -708,19 +710,31 @@ big_append(cql_segment_decoder *d, const uint8_t *p, size_t n)
 				return CQL_ERR_TOO_LARGE;
 			d->big_total = CQL_HEADER_LEN + (size_t) h.length;
 		}
-		if (d->big_cap < d->big_total)
-		{
-			uint8_t    *nb = cql_realloc(d->alloc, d->big, d->big_total);
-
-			if (nb == NULL)
-				return CQL_ERR_NOMEM;
-			d->big = nb;
-			d->big_cap = d->big_total;
-		}
 	}
 	/* frames of a large message carry only that message */
 	if (n > d->big_total - d->big_len)
 		return CQL_ERR_MALFORMED;
+	if (d->big_len + n > d->big_cap)
+	{
+		/*
+		 * Grow with the bytes that really arrived (doubling, capped by the
+		 * claimed total), never to the claimed size up front: a few bytes
+		 * of header must not buy a max_body allocation.
+		 */
+		size_t		need = d->big_len + n;
+		size_t		ncap = d->big_cap < BIG_FIRST_BYTES ? BIG_FIRST_BYTES : d->big_cap;
+		uint8_t    *nb;
+
+		while (ncap < need)
+			ncap *= 2;
+		if (ncap > d->big_total)
+			ncap = d->big_total;
+		nb = cql_realloc(d->alloc, d->big, ncap);
+		if (nb == NULL)
+			return CQL_ERR_NOMEM;
+		d->big = nb;
+		d->big_cap = ncap;
+	}
 	if (n > 0)
 		memcpy(d->big + d->big_len, p, n);
 	d->big_len += n;

@@ -362,6 +362,16 @@ cql_handshake(cql_conn *c, int version, int64_t deadline, cql_error *err)
 	switch (req->resp_opcode)
 	{
 		case CQL_OP_READY:
+			if (c->require_auth)
+			{
+				/* the password is never part of this message */
+				cql_conn_set_error(c, err, CQL_ERR_AUTH, 0,
+								   "server at %s did not ask for authentication, "
+								   "but authentication is required",
+								   c->peer);
+				st = CQL_ERR_AUTH;
+				break;
+			}
 			st = CQL_OK;
 			break;
 		case CQL_OP_AUTHENTICATE:

@@ -5,13 +5,16 @@
  *		their ids and result metadata.
  *
  * A prepared id is only valid on the node that issued it, so the cache
- * lives on the connection.  Entries are never freed before the connection
- * closes: callers keep cql_prepared pointers across calls, and results
+ * lives on the connection.  Entries are never freed behind the caller's
+ * back: callers keep cql_prepared pointers across calls, and results
  * decoded under SKIP_METADATA borrow the cached column array.  When the
  * columns must be replaced (METADATA_CHANGED, full metadata on v4, or a
  * re-prepare), the old array is moved to a "retired" list instead of being
- * freed, for the same reason.  That list only grows with real schema
- * changes, which are rare.
+ * freed, for the same reason.  The caller bounds both by calling
+ * cql_conn_trim_prepared() when it knows nothing is in use (see the
+ * contract in cql_conn.h); between trims a statement's retired list is
+ * capped (CQL_PREPARED_MAX_RETIRED), since a hostile server could
+ * otherwise flip the metadata on every page.
  *
  * IDENTIFICATION
  *		src/cql/cql_prepared.c
@@ -40,7 +43,18 @@ cql_prepared_lookup(cql_conn *c, const char *query)
 	return NULL;
 }
 
-/* Park a column array until the connection closes (see file header). */
+/*
+ * cql_prepared_touch
+ *		Stamp p as just used, for least-recently-used trimming.
+ */
+void
+cql_prepared_touch(cql_conn *c, cql_prepared *p)
+{
+	p->last_used = ++c->prepared_clock;
+}
+
+/* Park a column array until the connection closes or is trimmed (see
+ * file header). */
 static void
 retire_columns(cql_conn *c, cql_prepared *p, cql_column *cols, int32_t ncols)
 {
@@ -61,6 +75,7 @@ retire_columns(cql_conn *c, cql_prepared *p, cql_column *cols, int32_t ncols)
 	r->ncols = ncols;
 	r->next = p->retired;
 	p->retired = r;
+	p->nretired++;
 }
 
 static bool
@@ -97,6 +112,16 @@ cql_prepared_from_result(cql_conn *c, cql_prepared *p, cql_result *res,
 		cql_conn_set_error(c, err, CQL_ERR_MALFORMED, 0,
 						   "PREPARE answered with result kind %d", res->kind);
 		return CQL_ERR_MALFORMED;
+	}
+	/* a re-prepare retires two arrays; refuse to grow without bound */
+	if (p->nretired + 2 > CQL_PREPARED_MAX_RETIRED)
+	{
+		cql_conn_set_error(c, err, CQL_ERR_TOO_LARGE, 0,
+						   "prepared statement was re-prepared too often on %s "
+						   "(%d column arrays kept); trim the prepared-statement "
+						   "cache or reconnect",
+						   c->peer, p->nretired);
+		return CQL_ERR_TOO_LARGE;
 	}
 
 	cql_free(c->alloc, p->id);
@@ -147,11 +172,38 @@ cql_prepared_update_columns(cql_conn *c, cql_prepared *p, cql_result *res)
 {
 	cql_column *copy = NULL;
 
+	/*
+	 * Too many flips since the last trim: keep the old cache and the old
+	 * metadata id, which goes with it, so the server keeps sending full
+	 * metadata and every result still decodes with its own columns.
+	 */
+	if (p->nretired >= CQL_PREPARED_MAX_RETIRED)
+		return;
+	if (res->meta.ncols > 0 && res->meta.cols == NULL)
+		return;					/* nothing to adopt */
+
+	/*
+	 * Columns first, then the id that names them: an id adopted without
+	 * its columns would make the server skip metadata we do not have.
+	 * Zero columns are adopted too (the cache then asks for full metadata
+	 * again), so the cache never describes more columns than the server.
+	 */
+	if (!columns_equal(p->cols, p->ncols, res->meta.cols, res->meta.ncols))
+	{
+		if (res->meta.ncols > 0 &&
+			cql_columns_copy(res->meta.cols, res->meta.ncols, c->alloc, &copy) != CQL_OK)
+			return;				/* keep the old cache; next answer retries */
+		retire_columns(c, p, p->cols, p->ncols);
+		p->cols = copy;
+		p->ncols = copy ? res->meta.ncols : 0;
+		p->metadata_changes++;
+	}
 	if (res->meta.has_new_metadata_id && res->meta.new_metadata_id)
 	{
 		uint8_t    *id = cql_alloc(c->alloc, res->meta.new_metadata_id_len
 								   ? res->meta.new_metadata_id_len : 1);
 
+		/* on failure the old id makes the server send metadata again */
 		if (id != NULL)
 		{
 			memcpy(id, res->meta.new_metadata_id, res->meta.new_metadata_id_len);
@@ -160,15 +212,20 @@ cql_prepared_update_columns(cql_conn *c, cql_prepared *p, cql_result *res)
 			p->result_metadata_id_len = res->meta.new_metadata_id_len;
 		}
 	}
-	if (res->meta.cols == NULL ||
-		columns_equal(p->cols, p->ncols, res->meta.cols, res->meta.ncols))
-		return;
-	if (cql_columns_copy(res->meta.cols, res->meta.ncols, c->alloc, &copy) != CQL_OK)
-		return;					/* keep the old cache; next answer retries */
-	retire_columns(c, p, p->cols, p->ncols);
-	p->cols = copy;
-	p->ncols = res->meta.ncols;
-	p->metadata_changes++;
+}
+
+static void
+free_retired(cql_conn *c, cql_prepared *p)
+{
+	while (p->retired)
+	{
+		cql_retired_cols *r = p->retired;
+
+		p->retired = r->next;
+		cql_columns_free(r->cols, r->ncols, c->alloc);
+		cql_free(c->alloc, r);
+	}
+	p->nretired = 0;
 }
 
 static void
@@ -176,14 +233,7 @@ prepared_free(cql_conn *c, cql_prepared *p)
 {
 	const cql_allocator *a = c->alloc;
 
-	while (p->retired)
-	{
-		cql_retired_cols *r = p->retired;
-
-		p->retired = r->next;
-		cql_columns_free(r->cols, r->ncols, a);
-		cql_free(a, r);
-	}
+	free_retired(c, p);
 	cql_free(a, p->query);
 	cql_free(a, p->keyspace);
 	cql_free(a, p->id);
@@ -211,4 +261,100 @@ cql_prepared_free_all(cql_conn *c)
 		c->prepared = p->next;
 		prepared_free(c, p);
 	}
+}
+
+/* Is p the statement of a request still waiting for its answer? */
+static bool
+prepared_in_flight(const cql_conn *c, const cql_prepared *p)
+{
+	if (c->in_flight == 0 || c->streams == NULL)
+		return false;
+	for (int i = 0; i < c->max_in_flight; i++)
+	{
+		const cql_request *req = c->streams[i];
+
+		if (req && req->prepared == p)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * cql_conn_trim_prepared
+ *		Free dropped statements, retired column arrays and the least
+ *		recently used statements beyond max_entries.  Safe only under the
+ *		contract in cql_conn.h; statements of requests in flight are kept
+ *		whole.
+ */
+int
+cql_conn_trim_prepared(cql_conn *c, int max_entries)
+{
+	cql_prepared **pp;
+	int			freed = 0;
+	int			cached = 0;
+
+	if (c == NULL)
+		return 0;
+	if (max_entries < 0)
+		max_entries = 0;
+
+	/* dropped statements go; the others lose their retired columns */
+	pp = &c->prepared;
+	while (*pp)
+	{
+		cql_prepared *p = *pp;
+
+		if (prepared_in_flight(c, p))
+		{
+			pp = &p->next;
+			if (!p->evicted)
+				cached++;
+			continue;
+		}
+		if (p->evicted)
+		{
+			*pp = p->next;
+			prepared_free(c, p);
+			freed++;
+			continue;
+		}
+		free_retired(c, p);
+		cached++;
+		pp = &p->next;
+	}
+
+	/* then the least recently used, until max_entries remain */
+	while (cached > max_entries)
+	{
+		cql_prepared **victim = NULL;
+
+		for (pp = &c->prepared; *pp; pp = &(*pp)->next)
+		{
+			if ((*pp)->evicted || prepared_in_flight(c, *pp))
+				continue;
+			if (victim == NULL || (*pp)->last_used < (*victim)->last_used)
+				victim = pp;
+		}
+		if (victim == NULL)
+			break;				/* the rest are in flight */
+		{
+			cql_prepared *p = *victim;
+
+			*victim = p->next;
+			prepared_free(c, p);
+		}
+		freed++;
+		cached--;
+	}
+	return freed;
+}
+
+int
+cql_conn_prepared_count(const cql_conn *c)
+{
+	int			n = 0;
+
+	for (const cql_prepared *p = c ? c->prepared : NULL; p != NULL; p = p->next)
+		n++;
+	return n;
 }

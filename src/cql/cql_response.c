@@ -722,6 +722,7 @@ read_col_specs(cql_reader *r, const cql_allocator *a, int32_t flags, int32_t nco
 	size_t		min_per_col = global ? 4 : 8;
 	cql_column *cols;
 	cql_status	st;
+	int			budget = CQL_MAX_RESULT_TYPE_NODES;	/* for all columns */
 
 	*out = NULL;
 	if (ncols < 0)
@@ -734,6 +735,9 @@ read_col_specs(cql_reader *r, const cql_allocator *a, int32_t flags, int32_t nco
 	}
 	if ((uint64_t) ncols * min_per_col > cql_reader_remaining(r))
 		return CQL_ERR_MALFORMED;
+	/* every column has at least one type node */
+	if (ncols > budget)
+		return CQL_ERR_TOO_LARGE;
 	if (ncols == 0)
 		return CQL_OK;
 	cols = cql_alloc0(a, sizeof(cql_column) * (size_t) ncols);
@@ -761,7 +765,7 @@ read_col_specs(cql_reader *r, const cql_allocator *a, int32_t flags, int32_t nco
 		}
 		if ((st = cql_read_string_dup(r, a, &cols[i].name)) != CQL_OK)
 			goto fail;
-		if ((st = cql_type_read_option(r, a, &cols[i].type)) != CQL_OK)
+		if ((st = cql_type_read_option_budget(r, a, &cols[i].type, &budget)) != CQL_OK)
 			goto fail;
 	}
 	*out = cols;
@@ -1008,4 +1012,32 @@ cql_result_free(cql_result *res)
 	cql_free(a, res->cells);
 	cql_free(a, res->body);
 	memset(res, 0, sizeof(*res));
+}
+
+/*
+ * cql_result_check_columns
+ *		cql_result_has_columns() as a status with a message, for callers
+ *		that report errors (see cql_wire.h).
+ */
+cql_status
+cql_result_check_columns(const cql_result *res, int32_t ncols, cql_error *err)
+{
+	if (cql_result_has_columns(res, ncols))
+		return CQL_OK;
+	if (err)
+	{
+		cql_error_clear(err);
+		if (res == NULL || res->kind != CQL_RESULT_ROWS)
+			cql_error_setf(err, CQL_ERR_MALFORMED,
+						   "server answered with result kind %d where rows were expected",
+						   res ? (int) res->kind : -1);
+		else if (res->meta.ncols != ncols)
+			cql_error_setf(err, CQL_ERR_MALFORMED,
+						   "server returned %d columns per row, expected %d",
+						   (int) res->meta.ncols, (int) ncols);
+		else
+			cql_error_setf(err, CQL_ERR_MALFORMED,
+						   "server returned rows without column metadata");
+	}
+	return CQL_ERR_MALFORMED;
 }

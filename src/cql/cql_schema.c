@@ -516,7 +516,7 @@ get_cell(const cql_result *r, int row, int col)
 	if (col < 0 || row < 0 || row >= r->rows_count || !r->cells)
 		return NULL;
 	e = cql_result_cell(r, row, col);
-	return (e->n < 0 || (e->n > 0 && !e->p)) ? NULL : e;
+	return (!e || e->n < 0 || (e->n > 0 && !e->p)) ? NULL : e;
 }
 
 /* Text cell -> new string; NULL when absent or containing NUL bytes. */

@@ -149,6 +149,7 @@ cql_send_execute(cql_conn *c, cql_prepared *p, const cql_query_params *params,
 	st = submit_built(c, CQL_OP_EXECUTE, &b, st, req, err);
 	if (st == CQL_OK)
 	{
+		cql_prepared_touch(c, p);
 		(*req)->prepared = p;
 		(*req)->cached_cols = prm.skip_metadata ? p->cols : NULL;
 		(*req)->ncached = prm.skip_metadata ? p->ncols : 0;
@@ -223,6 +224,7 @@ cql_send_prepared_batch(cql_conn *c, uint8_t batch_type, cql_prepared *p,
 	st = submit_built(c, CQL_OP_BATCH, &b, st, req, err);
 	if (st == CQL_OK)
 	{
+		cql_prepared_touch(c, p);
 		(*req)->prepared = p;
 		(*req)->exec_params = body;
 		(*req)->exec_params_len = body ? body_len : 0;
@@ -319,6 +321,7 @@ cql_prepare(cql_conn *c, const char *query, cql_prepared **out, cql_error *err)
 	}
 	if ((p = cql_prepared_lookup(c, query)) != NULL)
 	{
+		cql_prepared_touch(c, p);
 		*out = p;
 		return CQL_OK;
 	}
@@ -350,6 +353,7 @@ cql_prepare(cql_conn *c, const char *query, cql_prepared **out, cql_error *err)
 	}
 	p->next = c->prepared;
 	c->prepared = p;
+	cql_prepared_touch(c, p);
 	*out = p;
 	return CQL_OK;
 }

@@ -305,6 +305,57 @@ resolve(const char *host, const char *port, const struct addrinfo *hints,
 }
 
 /*
+ * cql_sock_resolve
+ *		The addresses of 'host' (numeric or a name, every family), waiting
+ *		through the hook like a connect does.  Up to 'max' addresses go to
+ *		families[]/addrs[] (4 or 16 bytes used); *n gets how many.
+ *		CQL_ERR_RESOLVE (with *err_no the negated getaddrinfo code),
+ *		CQL_ERR_TIMEOUT or CQL_ERR_INTERRUPTED on failure.
+ */
+cql_status
+cql_sock_resolve(const char *host, int64_t deadline, cql_wait_fn wait,
+				 void *wait_ctx, int *families, uint8_t (*addrs)[16], int max,
+				 int *n, int *err_no)
+{
+	struct addrinfo hints;
+	struct addrinfo *res = NULL;
+	cql_status	st;
+	int			rc;
+
+	*n = 0;
+	*err_no = 0;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	rc = resolve(host, "9042", &hints, deadline, wait, wait_ctx, &res, &st);
+	if (st != CQL_OK)
+		return st;
+	if (rc != 0)
+	{
+		*err_no = -rc;
+		return CQL_ERR_RESOLVE;
+	}
+	for (struct addrinfo *ai = res; ai != NULL && *n < max; ai = ai->ai_next)
+	{
+		if (ai->ai_family == AF_INET)
+		{
+			families[*n] = AF_INET;
+			memcpy(addrs[*n], &((struct sockaddr_in *) ai->ai_addr)->sin_addr, 4);
+			(*n)++;
+		}
+		else if (ai->ai_family == AF_INET6)
+		{
+			families[*n] = AF_INET6;
+			memcpy(addrs[*n], &((struct sockaddr_in6 *) ai->ai_addr)->sin6_addr, 16);
+			(*n)++;
+		}
+	}
+	freeaddrinfo(res);
+	return CQL_OK;
+}
+
+/*
  * cql_sock_connect
  *		Resolve host:port and connect to the first address that answers.
  *

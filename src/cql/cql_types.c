@@ -336,14 +336,34 @@ cql_type_fixed_size(const cql_type *t)
  * ---------------------------------------------------------------------
  */
 static cql_status read_option(cql_reader *r, const cql_allocator *a,
-							  cql_type **out, int depth);
+							  cql_type **out, int depth, int *budget);
 
 static cql_status
 parse_marshal_internal(const char *s, size_t len, size_t *pos,
 					   const cql_allocator *a, cql_type **out, int depth);
 
+/* Count the nodes of a type tree. */
+static int
+type_nodes(const cql_type *t)
+{
+	int			n = 1;
+
+	for (int i = 0; t && i < t->nsub; i++)
+		n += type_nodes(t->sub[i]);
+	return n;
+}
+
+/*
+ * read_option
+ *		One [option], recursively.  *budget is the number of type nodes the
+ *		caller still allows: every node takes one, and a tuple or UDT must
+ *		fit all its fields in it before anything is allocated for them.
+ *		Two bytes of option can describe a node of ~100 bytes, so without a
+ *		ceiling a large response could expand ~40-fold in memory.
+ */
 static cql_status
-read_option(cql_reader *r, const cql_allocator *a, cql_type **out, int depth)
+read_option(cql_reader *r, const cql_allocator *a, cql_type **out, int depth,
+			int *budget)
 {
 	uint16_t	id;
 	cql_type   *t = NULL;
@@ -352,6 +372,9 @@ read_option(cql_reader *r, const cql_allocator *a, cql_type **out, int depth)
 	*out = NULL;
 	if (depth > CQL_MAX_TYPE_DEPTH)
 		return CQL_ERR_TOO_LARGE;
+	if (*budget < 1)
+		return CQL_ERR_TOO_LARGE;
+	(*budget)--;
 	if ((st = cql_read_u16(r, &id)) != CQL_OK)
 		return st;
 
@@ -364,7 +387,17 @@ read_option(cql_reader *r, const cql_allocator *a, cql_type **out, int depth)
 
 				if ((st = cql_read_string(r, &s, &n)) != CQL_OK)
 					return st;
-				return cql_type_parse_marshal(s, n, a, out);
+				if ((st = cql_type_parse_marshal(s, n, a, out)) != CQL_OK)
+					return st;
+				/* the string's own nodes (at most ~n/2 of them) count too */
+				*budget -= type_nodes(*out) - 1;
+				if (*budget < 0)
+				{
+					cql_type_free(*out, a);
+					*out = NULL;
+					return CQL_ERR_TOO_LARGE;
+				}
+				return CQL_OK;
 			}
 		case 0x000A:			/* v1 "text": treat as varchar */
 			id = CQL_TYPE_VARCHAR;
@@ -406,7 +439,7 @@ read_option(cql_reader *r, const cql_allocator *a, cql_type **out, int depth)
 					return CQL_ERR_NOMEM;
 				for (int i = 0; i < nsub; i++)
 				{
-					if ((st = read_option(r, a, &t->sub[i], depth + 1)) != CQL_OK)
+					if ((st = read_option(r, a, &t->sub[i], depth + 1, budget)) != CQL_OK)
 						goto fail;
 				}
 				*out = t;
@@ -441,6 +474,12 @@ read_option(cql_reader *r, const cql_allocator *a, cql_type **out, int depth)
 					cql_free(a, name);
 					return CQL_ERR_TRUNCATED;
 				}
+				if (nf > *budget)
+				{
+					cql_free(a, ks);
+					cql_free(a, name);
+					return CQL_ERR_TOO_LARGE;
+				}
 				t = cql_type_new(a, CQL_TYPE_UDT, nf);
 				if (!t)
 				{
@@ -459,7 +498,7 @@ read_option(cql_reader *r, const cql_allocator *a, cql_type **out, int depth)
 						st = CQL_ERR_NOMEM;
 						goto fail;
 					}
-					if ((st = read_option(r, a, &t->sub[i], depth + 1)) != CQL_OK)
+					if ((st = read_option(r, a, &t->sub[i], depth + 1, budget)) != CQL_OK)
 						goto fail;
 				}
 				*out = t;
@@ -474,13 +513,15 @@ read_option(cql_reader *r, const cql_allocator *a, cql_type **out, int depth)
 					return st;
 				if ((size_t) nf * 2 > cql_reader_remaining(r))
 					return CQL_ERR_TRUNCATED;
+				if (nf > *budget)
+					return CQL_ERR_TOO_LARGE;
 				t = cql_type_new(a, CQL_TYPE_TUPLE, nf);
 				if (!t)
 					return CQL_ERR_NOMEM;
 				t->frozen = true;	/* tuples are always frozen */
 				for (int i = 0; i < nf; i++)
 				{
-					if ((st = read_option(r, a, &t->sub[i], depth + 1)) != CQL_OK)
+					if ((st = read_option(r, a, &t->sub[i], depth + 1, budget)) != CQL_OK)
 						goto fail;
 				}
 				*out = t;
@@ -499,7 +540,23 @@ fail:
 cql_status
 cql_type_read_option(cql_reader *r, const cql_allocator *a, cql_type **out)
 {
-	return read_option(r, a, out, 1);
+	int			budget = CQL_MAX_TYPE_NODES;
+
+	return read_option(r, a, out, 1, &budget);
+}
+
+cql_status
+cql_type_read_option_budget(cql_reader *r, const cql_allocator *a,
+							cql_type **out, int *budget)
+{
+	int			local = *budget < CQL_MAX_TYPE_NODES ? *budget : CQL_MAX_TYPE_NODES;
+	int			used;
+	cql_status	st;
+
+	st = read_option(r, a, out, 1, &local);
+	used = (*budget < CQL_MAX_TYPE_NODES ? *budget : CQL_MAX_TYPE_NODES) - local;
+	*budget -= used;
+	return st;
 }
 
 /* ---------------------------------------------------------------------

@@ -83,6 +83,20 @@ extern cql_status cql_type_read_option(cql_reader *r, const cql_allocator *a,
 									   cql_type **out);
 
 /*
+ * Memory ceilings for type trees described by the server (two bytes of
+ * [option] can describe a ~100-byte node): one tree may hold at most
+ * CQL_MAX_TYPE_NODES nodes (cql_type_read_option refuses more with
+ * CQL_ERR_TOO_LARGE before allocating a tuple's or UDT's fields), and all
+ * column specs of one metadata block share CQL_MAX_RESULT_TYPE_NODES.
+ * cql_type_read_option_budget is cql_type_read_option drawing from the
+ * caller's *budget (decremented by the nodes used, also on failure).
+ */
+#define CQL_MAX_TYPE_NODES			4096
+#define CQL_MAX_RESULT_TYPE_NODES	65536
+extern cql_status cql_type_read_option_budget(cql_reader *r, const cql_allocator *a,
+											  cql_type **out, int *budget);
+
+/*
  * Parse a CQL type string as found in system_schema.columns.type, e.g.
  * "map<text, frozen<list<int>>>", "vector<float, 3>", "frozen<address>".
  * UDT names are resolved through 'resolve_udt' (may be NULL: then a bare

@@ -330,7 +330,8 @@ extern cql_status cql_frames_encode(cql_buf *out, cql_frame_format fmt,
  * Memory: at most the bytes fed and not yet consumed, one frame payload
  * (<= 131071 bytes) and one message (<= max_body + 9 bytes); no length read
  * from the wire is ever allocated before it has been checked against
- * max_body.
+ * max_body, and a large message's buffer grows with the bytes received
+ * (doubling), never to its claimed size up front.
  * ---------------------------------------------------------------------
  */
 typedef enum cql_decode_mode
@@ -738,10 +739,50 @@ extern cql_status cql_decode_result_take(cql_result *res, int version, uint8_t f
 										 const cql_column *cached, int ncached);
 extern void cql_result_free(cql_result *res);
 
-/* Cell (row, col) of a Rows result; callers check bounds themselves. */
+/*
+ * Shape of a decoded Rows result.  The decoder keeps it self-consistent:
+ * every row has exactly meta.ncols cells (cells holds rows_count *
+ * meta.ncols entries, NULL when that is 0), whatever the server said
+ * before or what a prepared statement has cached.  But meta.ncols is the
+ * SERVER's column count: it can be smaller or larger than what the caller
+ * expects (a hostile or confused node, metadata changed mid-scan, a Rows
+ * answer with ncols = 0), and meta.cols is NULL when a NO_METADATA answer
+ * came without cached columns.  A consumer that reads cells by its own
+ * column count must check the shape first, for every result/page:
+ *
+ * cql_result_has_columns(res, ncols): true iff res is a Rows result whose
+ * rows carry exactly ncols cells each and whose column specs are known
+ * (meta.cols != NULL when ncols > 0).  Then cql_result_cell(res, r, c) is
+ * valid for every 0 <= r < rows_count, 0 <= c < ncols, and
+ * meta.cols[0 .. ncols-1] may be read.
+ *
+ * cql_result_check_columns(res, ncols, err): the same check as a status:
+ * CQL_OK, or CQL_ERR_MALFORMED with a message giving both counts.
+ */
+static inline bool
+cql_result_has_columns(const cql_result *res, int32_t ncols)
+{
+	return res != NULL && res->kind == CQL_RESULT_ROWS && ncols >= 0 &&
+		res->meta.ncols == ncols && res->rows_count >= 0 &&
+		(ncols == 0 || res->meta.cols != NULL) &&
+		(ncols == 0 || res->rows_count == 0 || res->cells != NULL);
+}
+
+extern cql_status cql_result_check_columns(const cql_result *res, int32_t ncols,
+										   cql_error *err);
+
+/*
+ * Cell (row, col) of a Rows result, or NULL when (row, col) is outside the
+ * result: row < 0 or >= rows_count, col < 0 or >= meta.ncols (never an
+ * out-of-bounds read).  Check the shape first (above) rather than relying
+ * on NULL here.
+ */
 static inline const cql_elem *
 cql_result_cell(const cql_result *res, int32_t row, int32_t col)
 {
+	if (res == NULL || res->cells == NULL || row < 0 || col < 0 ||
+		row >= res->rows_count || col >= res->meta.ncols)
+		return NULL;
 	return &res->cells[(size_t) row * (size_t) res->meta.ncols + (size_t) col];
 }
 

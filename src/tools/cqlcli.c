@@ -5,11 +5,16 @@
  *		statements given with -e or read from a file and prints rows.
  *
  *	cqlcli [-h host] [-p port] [-v auto|4|5] [-z lz4|none] [-u user]
- *		   [-P password] [-k keyspace] [-c consistency] [-t timeout_ms]
+ *		   [-k keyspace] [-c consistency] [-t timeout_ms] [--require-auth]
  *		   [--json] [--info] [-e "CQL"]... [-f file]
  *
- * The password may also come from the environment (CQL_PASSWORD), which
- * keeps it out of the process list.  Statements are split on ';' outside
+ * The password never comes from the command line (argv is visible to every
+ * user through ps): it is taken from the environment variable CQL_PASSWORD,
+ * or, with -u and no CQL_PASSWORD, asked for on the terminal with echo off
+ * when stdin is a terminal.  The old -P option is refused with a message
+ * saying so.  --require-auth refuses a server that does not ask for the
+ * password (a connection must never silently skip authentication).
+ * Statements are split on ';' outside
  * quotes and comments.  Rows print as a header line of column names and
  * one line per row, values in CQL literal form separated by " | ", then
  * "(N rows)"; with --json each row is one JSON object.  Results are paged
@@ -28,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <unistd.h>
 
 #define PAGE_SIZE 5000
 
@@ -46,9 +53,45 @@ usage(FILE *f)
 {
 	fprintf(f,
 			"usage: cqlcli [-h host] [-p port] [-v auto|4|5] [-z lz4|none] [-u user]\n"
-			"              [-P password] [-k keyspace] [-c consistency] [-t timeout_ms]\n"
+			"              [-k keyspace] [-c consistency] [-t timeout_ms] [--require-auth]\n"
 			"              [--json] [--info] [-e \"CQL\"]... [-f file]\n"
-			"The password can also be given in the environment variable CQL_PASSWORD.\n");
+			"The password is read from the environment variable CQL_PASSWORD or, with -u,\n"
+			"asked for on the terminal (never given on the command line).\n");
+}
+
+/*
+ * prompt_password
+ *		Ask for the password on the terminal with echo switched off (stdin
+ *		must be a terminal).  Returns a malloc'd string, or NULL.
+ */
+static char *
+prompt_password(const char *user)
+{
+	struct termios old,
+				noecho;
+	char		buf[1024];
+	char	   *res = NULL;
+	bool		restored;
+
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &old) != 0)
+		return NULL;
+	noecho = old;
+	noecho.c_lflag &= ~(tcflag_t) ECHO;
+	noecho.c_lflag |= ECHONL;
+	fprintf(stderr, "Password for user %s: ", user);
+	fflush(stderr);
+	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &noecho) != 0)
+		return NULL;
+	if (fgets(buf, sizeof(buf), stdin) != NULL)
+	{
+		buf[strcspn(buf, "\r\n")] = '\0';
+		res = strdup(buf);
+	}
+	restored = tcsetattr(STDIN_FILENO, TCSAFLUSH, &old) == 0;
+	memset(buf, 0, sizeof(buf));
+	if (!restored)
+		fprintf(stderr, "cqlcli: could not restore terminal echo\n");
+	return res;
 }
 
 static void
@@ -338,6 +381,7 @@ main(int argc, char **argv)
 	cql_error	err;
 	cql_status	st;
 	int			rc = 0;
+	char	   *prompted = NULL;
 
 	memset(&o, 0, sizeof(o));
 	cql_conn_options_init(&o.conn);
@@ -395,7 +439,16 @@ main(int argc, char **argv)
 		else if (strcmp(a, "-u") == 0)
 			o.conn.username = need_arg(argc, argv, &i);
 		else if (strcmp(a, "-P") == 0)
-			o.conn.password = need_arg(argc, argv, &i);
+		{
+			fprintf(stderr,
+					"cqlcli: -P is no longer accepted: a password on the command line is "
+					"visible to other users (ps).\n"
+					"Set CQL_PASSWORD in the environment, or give -u and type the "
+					"password at the prompt.\n");
+			return 2;
+		}
+		else if (strcmp(a, "--require-auth") == 0)
+			o.conn.require_auth = true;
 		else if (strcmp(a, "-k") == 0)
 			o.conn.keyspace = need_arg(argc, argv, &i);
 		else if (strcmp(a, "-c") == 0)
@@ -440,8 +493,19 @@ main(int argc, char **argv)
 	}
 	if (o.conn.password && !o.conn.username)
 		o.conn.password = NULL;	/* CQL_PASSWORD alone means nothing */
+	if (o.conn.username && !o.conn.password &&
+		(prompted = prompt_password(o.conn.username)) != NULL)
+		o.conn.password = prompted;
 
 	st = cql_connect(&o.conn, &c, &err);
+	if (prompted)
+	{
+		/* the connection keeps its own copy */
+		memset(prompted, 0, strlen(prompted));
+		free(prompted);
+		prompted = NULL;
+		o.conn.password = NULL;
+	}
 	if (st != CQL_OK)
 	{
 		print_error("connect", st, &err);

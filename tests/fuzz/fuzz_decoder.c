@@ -44,15 +44,56 @@ decode_result(int version, uint8_t flags, const uint8_t *body, size_t n)
 	if (cql_decode_result(&r, version, flags, body, n, A,
 						  (n & 1) ? cached : NULL, (n & 1) ? 3 : 0) != CQL_OK)
 		return;
-	if (r.kind == CQL_RESULT_ROWS && r.meta.ncols > 0)
+	if (r.kind == CQL_RESULT_ROWS)
 	{
-		for (int32_t row = 0; row < r.rows_count; row++)
+		/*
+		 * Every cell of every row by the metadata's column count: each
+		 * must exist (the decoder keeps rows_count x meta.ncols cells) and
+		 * render with its column's type when that is known.
+		 */
+		for (int32_t row = 0; row < r.rows_count && row < 1000; row++)
 			for (int32_t c = 0; c < r.meta.ncols; c++)
 			{
 				const cql_elem *e = cql_result_cell(&r, row, c);
 
+				if (e == NULL)
+					abort();
 				touch(e->p, e->n);
+				if (r.meta.cols && r.meta.cols[c].type && row < 4)
+				{
+					cql_buf		out;
+
+					cql_buf_init(&out, A);
+					(void) cql_value_format(r.meta.cols[c].type, e->p, e->n,
+											CQL_FORMAT_LITERAL, &out);
+					cql_buf_free(&out);
+				}
 			}
+
+		/*
+		 * A consumer that expects its own column count (3, like the cached
+		 * columns) reads only after cql_result_has_columns says yes; then
+		 * every cell and column spec it reads must be there.  Outside the
+		 * result, cql_result_cell is NULL.
+		 */
+		if (cql_result_has_columns(&r, 3))
+		{
+			for (int32_t row = 0; row < r.rows_count; row++)
+				for (int32_t c = 0; c < 3; c++)
+				{
+					const cql_elem *e = cql_result_cell(&r, row, c);
+
+					if (e == NULL || r.meta.cols[c].type == NULL)
+						abort();
+					touch(e->p, e->n);
+				}
+		}
+		else if (cql_result_check_columns(&r, 3, NULL) == CQL_OK)
+			abort();
+		if (cql_result_cell(&r, r.rows_count, 0) != NULL ||
+			cql_result_cell(&r, 0, r.meta.ncols) != NULL ||
+			cql_result_cell(&r, -1, 0) != NULL)
+			abort();
 	}
 	touch(r.meta.paging_state, r.meta.paging_state_len);
 	touch(r.meta.new_metadata_id, r.meta.new_metadata_id_len);

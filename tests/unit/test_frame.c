@@ -6,6 +6,7 @@
  */
 #include "cql_wire.h"
 #include "tap.h"
+#include "counting_alloc.h"
 
 static const cql_allocator *A = &cql_malloc_allocator;
 
@@ -980,9 +981,77 @@ test_take_body(void)
 	cql_buf_free(&fr);
 }
 
+/*
+ * A v5 frame of a few bytes claiming a huge message must not make the
+ * decoder allocate the claimed size: the reassembly buffer grows with the
+ * bytes that really arrive.
+ */
+static void
+test_claimed_size(void)
+{
+	count_stats cs;
+	cql_allocator ca = counting_allocator(&cs);
+	cql_segment_decoder d;
+	cql_envelope e;
+	cql_buf		fr;
+	cql_buf		big;
+	uint8_t		hdr[CQL_HEADER_LEN];
+	cql_envelope_header h = {5, true, 0, 1, CQL_OP_RESULT, 200u * 1024 * 1024};
+
+	cql_envelope_header_encode(&h, hdr);
+	cql_buf_init(&fr, A);
+	raw_frame(&fr, CQL_FRAME_CRC, hdr, sizeof(hdr), false);
+	ok(fr.len < 24, "a %zu-byte frame claims a 200 MB message", fr.len);
+	cql_segment_decoder_init(&d, &ca, CQL_DECODE_FRAMES_CRC);
+	cql_segment_decoder_feed(&d, fr.data, fr.len);
+	is_int(cql_segment_decoder_next(&d, &e), CQL_ERR_TRUNCATED, "... it waits for more bytes");
+	ok(cs.peak < 1024 * 1024, "... without allocating the claimed size (peak %zu bytes)", cs.peak);
+
+	/* bytes that do arrive are kept; memory follows them */
+	{
+		uint8_t    *chunk = calloc(1, 100000);
+
+		cql_buf_reset(&fr);
+		for (int i = 0; i < 5; i++)
+			raw_frame(&fr, CQL_FRAME_CRC, chunk, 100000, false);
+		cql_segment_decoder_feed(&d, fr.data, fr.len);
+		is_int(cql_segment_decoder_next(&d, &e), CQL_ERR_TRUNCATED, "500 kB of it arrived");
+		ok(cs.peak < 4 * 1024 * 1024, "... peak memory follows the bytes received (%zu bytes)",
+		   cs.peak);
+		free(chunk);
+	}
+	cql_segment_decoder_free(&d);
+	is_int(cs.cur, 0, "everything freed");
+
+	/* a complete large message still reassembles, growing step by step */
+	cql_buf_init(&big, A);
+	add_envelope(&big, 5, 9, CQL_OP_RESULT, 700000, 5, false);
+	cql_buf_reset(&fr);
+	for (size_t off = 0; off < big.len; off += 131071)
+		raw_frame(&fr, CQL_FRAME_CRC, big.data + off,
+				  big.len - off < 131071 ? big.len - off : 131071, false);
+	ca = counting_allocator(&cs);
+	cql_segment_decoder_init(&d, &ca, CQL_DECODE_FRAMES_CRC);
+	cql_segment_decoder_feed(&d, fr.data, fr.len);
+	ok(cql_segment_decoder_next(&d, &e) == CQL_OK && e.body_len == 700000 &&
+	   memcmp(e.body, big.data + 9, 700000) == 0, "a 700 kB message reassembles");
+	{
+		uint8_t    *body = NULL;
+
+		ok(cql_segment_decoder_take_body(&d, &e, &body) == CQL_OK && body &&
+		   memcmp(body, big.data + 9, 700000) == 0, "... and its body can be taken");
+		cql_free(&ca, body);
+	}
+	cql_segment_decoder_free(&d);
+	is_int(cs.cur, 0, "everything freed");
+	cql_buf_free(&big);
+	cql_buf_free(&fr);
+}
+
 int
 main(void)
 {
+	test_claimed_size();
 	test_envelope_header();
 	test_v4_lz4();
 	test_frame_encode();

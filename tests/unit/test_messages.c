@@ -985,6 +985,68 @@ test_results(void)
 			   "cached column count mismatch refused");
 	}
 
+	/* shape checks: cells never read out of bounds */
+	{
+		cql_error	err;
+
+		/* full metadata, ncols = 0, one row: no cells at all */
+		cql_buf_reset(&b);
+		cql_buf_i32(&b, CQL_RESULT_ROWS);
+		cql_buf_i32(&b, 0);
+		cql_buf_i32(&b, 0);
+		cql_buf_i32(&b, 1);
+		ok(cql_decode_result(&r, 4, 0, b.data, b.len, A, NULL, 0) == CQL_OK &&
+		   r.rows_count == 1 && r.meta.ncols == 0 && r.cells == NULL,
+		   "Rows with ncols 0 and one row decodes (no cells)");
+		ok(!cql_result_has_columns(&r, 2), "... has_columns(2) is false");
+		ok(cql_result_has_columns(&r, 0), "... has_columns(0) is true");
+		ok(cql_result_cell(&r, 0, 0) == NULL, "... cell(0,0) is NULL, not a crash");
+		is_int(cql_result_check_columns(&r, 2, &err), CQL_ERR_MALFORMED, "... check_columns(2) fails");
+		ok(strstr(err.message, "0 columns") && strstr(err.message, "expected 2"),
+		   "... saying so: %s", err.message);
+		cql_result_free(&r);
+
+		/* one column, two rows: out-of-range rows and columns are NULL */
+		cql_buf_reset(&b);
+		cql_buf_i32(&b, CQL_RESULT_ROWS);
+		cql_buf_i32(&b, CQL_ROWS_GLOBAL_TABLES_SPEC);
+		cql_buf_i32(&b, 1);
+		cql_buf_string(&b, "k");
+		cql_buf_string(&b, "t");
+		cql_buf_string(&b, "c");
+		cql_buf_u16(&b, CQL_TYPE_INT);
+		cql_buf_i32(&b, 2);
+		cql_buf_bytes(&b, "\x00\x00\x00\x01", 4);
+		cql_buf_bytes(&b, "\x00\x00\x00\x02", 4);
+		ok(cql_decode_result(&r, 4, 0, b.data, b.len, A, NULL, 0) == CQL_OK, "1 x 2 Rows decodes");
+		ok(cql_result_has_columns(&r, 1) && !cql_result_has_columns(&r, 3),
+		   "... has_columns(1) true, (3) false");
+		is_int(cql_result_check_columns(&r, 1, &err), CQL_OK, "... check_columns(1) ok");
+		ok(cql_result_cell(&r, 1, 0) && cql_result_cell(&r, 1, 0)->n == 4, "... cell(1,0) valid");
+		ok(cql_result_cell(&r, 2, 0) == NULL && cql_result_cell(&r, 0, 1) == NULL &&
+		   cql_result_cell(&r, -1, 0) == NULL && cql_result_cell(&r, 0, -1) == NULL,
+		   "... row 2, col 1 and negatives are NULL");
+		cql_result_free(&r);
+
+		/* NO_METADATA without cached columns: cells, but no specs */
+		cql_buf_reset(&b);
+		cql_buf_i32(&b, CQL_RESULT_ROWS);
+		cql_buf_i32(&b, CQL_ROWS_NO_METADATA);
+		cql_buf_i32(&b, 2);
+		cql_buf_i32(&b, 1);
+		cql_buf_bytes(&b, "a", 1);
+		cql_buf_bytes(&b, "b", 1);
+		ok(cql_decode_result(&r, 4, 0, b.data, b.len, A, NULL, 0) == CQL_OK &&
+		   r.meta.cols == NULL, "NO_METADATA without cache decodes");
+		ok(!cql_result_has_columns(&r, 2), "... but has_columns(2) is false: no column specs");
+		is_int(cql_result_check_columns(&r, 2, &err), CQL_ERR_MALFORMED, "... check fails: %s",
+			   err.message);
+		cql_result_free(&r);
+
+		ok(!cql_result_has_columns(NULL, 0), "has_columns(NULL) is false");
+		is_int(cql_result_check_columns(NULL, 0, &err), CQL_ERR_MALFORMED, "check_columns(NULL) fails");
+	}
+
 	/* hostile counts */
 	cql_buf_reset(&b);
 	cql_buf_i32(&b, CQL_RESULT_ROWS);

@@ -5,7 +5,9 @@
  *		equality.
  */
 #include "cql_types.h"
+#include "cql_wire.h"
 #include "tap.h"
+#include "counting_alloc.h"
 
 static const cql_allocator *A = &cql_malloc_allocator;
 
@@ -135,9 +137,92 @@ check_parse_fails(const char *text, cql_status want)
 	cql_type_free(t, A);
 }
 
+/*
+ * Type trees the server describes must not cost memory out of proportion
+ * to their bytes beyond a fixed ceiling: a tuple of 30,000 ints is 60 kB
+ * of option but 30,000 type nodes; column specs of a whole result share
+ * one budget of CQL_MAX_RESULT_TYPE_NODES.
+ */
+static void
+test_type_budget(void)
+{
+	count_stats cs;
+	cql_allocator ca = counting_allocator(&cs);
+	cql_buf		b;
+	cql_reader	r;
+	cql_type   *t = NULL;
+	cql_result	res;
+
+	cql_buf_init(&b, A);
+	cql_buf_u16(&b, CQL_TYPE_TUPLE);
+	cql_buf_u16(&b, 30000);
+	for (int i = 0; i < 30000; i++)
+		cql_buf_u16(&b, CQL_TYPE_INT);
+	cql_reader_init(&r, b.data, b.len);
+	is_int(cql_type_read_option(&r, &ca, &t), CQL_ERR_TOO_LARGE,
+		   "tuple of 30000 ints (60 kB) refused");
+	ok(cs.peak < 64 * 1024, "... before building it (peak %zu bytes)", cs.peak);
+	cql_type_free(t, &ca);
+	t = NULL;
+
+	/* a UDT with many fields likewise */
+	cql_buf_reset(&b);
+	cql_buf_u16(&b, CQL_TYPE_UDT);
+	cql_buf_string(&b, "ks");
+	cql_buf_string(&b, "u");
+	cql_buf_u16(&b, 20000);
+	for (int i = 0; i < 20000; i++)
+	{
+		cql_buf_string(&b, "f");
+		cql_buf_u16(&b, CQL_TYPE_INT);
+	}
+	cql_reader_init(&r, b.data, b.len);
+	ca = counting_allocator(&cs);
+	is_int(cql_type_read_option(&r, &ca, &t), CQL_ERR_TOO_LARGE, "UDT of 20000 fields refused");
+	ok(cs.peak < 64 * 1024, "... before building it (peak %zu bytes)", cs.peak);
+	cql_type_free(t, &ca);
+	t = NULL;
+
+	/* reasonable trees still parse */
+	cql_buf_reset(&b);
+	cql_buf_u16(&b, CQL_TYPE_TUPLE);
+	cql_buf_u16(&b, 1000);
+	for (int i = 0; i < 1000; i++)
+		cql_buf_u16(&b, CQL_TYPE_INT);
+	cql_reader_init(&r, b.data, b.len);
+	ok(cql_type_read_option(&r, A, &t) == CQL_OK && t && t->nsub == 1000,
+	   "tuple of 1000 ints parses");
+	cql_type_free(t, A);
+
+	/* many columns of tuples: one budget for the whole result */
+	cql_buf_reset(&b);
+	cql_buf_i32(&b, CQL_RESULT_ROWS);
+	cql_buf_i32(&b, CQL_ROWS_GLOBAL_TABLES_SPEC);
+	cql_buf_i32(&b, 100);
+	cql_buf_string(&b, "k");
+	cql_buf_string(&b, "t");
+	for (int c = 0; c < 100; c++)
+	{
+		cql_buf_string(&b, "c");
+		cql_buf_u16(&b, CQL_TYPE_TUPLE);
+		cql_buf_u16(&b, 2000);
+		for (int i = 0; i < 2000; i++)
+			cql_buf_u16(&b, CQL_TYPE_INT);
+	}
+	cql_buf_i32(&b, 0);
+	ca = counting_allocator(&cs);
+	is_int(cql_decode_result(&res, 4, 0, b.data, b.len, &ca, NULL, 0), CQL_ERR_TOO_LARGE,
+		   "100 columns of 2000-int tuples (400 kB) refused");
+	ok(cs.peak < 16 * 1024 * 1024, "... peak %zu bytes for %zu bytes of input", cs.peak, b.len);
+	is_int(cs.cur, 0, "... nothing leaked");
+	cql_buf_free(&b);
+}
+
 int
 main(void)
 {
+	test_type_budget();
+
 	/* ---- native options ---- */
 	check_option("0001", "ascii");
 	check_option("0002", "bigint");

@@ -1,0 +1,51 @@
+#!/bin/bash
+# cqlcli_password.sh
+#	cqlcli never takes a password from argv (ps shows it to every user):
+#	-P is refused with a message pointing at CQL_PASSWORD, the variable
+#	works against the auth node, and --require-auth refuses a server that
+#	does not ask for the password.  TAP output.
+#
+# Environment: CQLCLI (build/cqlcli), CQL_HOST, CQL_AUTH_HOST, CQL_AUTH_PORT,
+# CQL_USER, CQL_PASSWORD (as for the C integration tests).
+cd "$(dirname "$0")/../.." || exit 1
+CLI=${CQLCLI:-build/cqlcli}
+HOST=${CQL_HOST:-127.0.0.1}
+AUTH=${CQL_AUTH_HOST:-127.0.0.4}
+APORT=${CQL_AUTH_PORT:-9042}
+USER_=${CQL_USER:-cassandra}
+PASS=${CQL_PASSWORD:-cassandra}
+n=0
+failed=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+
+if [ ! -x "$CLI" ]; then
+	echo "not ok 1 - $CLI not built (make tools)"
+	echo "1..1"
+	exit 1
+fi
+
+out=$("$CLI" -h "$AUTH" -p "$APORT" -u "$USER_" -P "$PASS" -e "SELECT now() FROM system.local" 2>&1 </dev/null)
+rc=$?
+ok $([ $rc = 2 ] && echo 0 || echo 1) "-P is refused (exit $rc)"
+ok $(grep -q CQL_PASSWORD <<< "$out" && echo 0 || echo 1) "... and the message names CQL_PASSWORD"
+ok $(grep -q -- "-P" <<< "$("$CLI" --help)" && echo 1 || echo 0) "usage no longer offers -P"
+
+out=$(CQL_PASSWORD=$PASS "$CLI" -h "$AUTH" -p "$APORT" -u "$USER_" --require-auth \
+	-e "SELECT release_version FROM system.local" 2>&1 </dev/null)
+ok $? "CQL_PASSWORD authenticates against the auth node"
+ok $(grep -q "(1 rows)" <<< "$out" && echo 0 || echo 1) "... and the query runs"
+
+out=$(CQL_PASSWORD=wrong-password "$CLI" -h "$AUTH" -p "$APORT" -u "$USER_" \
+	-e "SELECT release_version FROM system.local" 2>&1 </dev/null)
+rc=$?
+ok $([ $rc = 1 ] && echo 0 || echo 1) "a wrong CQL_PASSWORD fails (exit $rc)"
+ok $(grep -q wrong-password <<< "$out" && echo 1 || echo 0) "... without echoing the password"
+
+out=$(CQL_PASSWORD=$PASS "$CLI" -h "$HOST" -u "$USER_" --require-auth \
+	-e "SELECT release_version FROM system.local" 2>&1 </dev/null)
+rc=$?
+ok $([ $rc = 1 ] && echo 0 || echo 1) "--require-auth refuses the no-auth node (exit $rc)"
+ok $(grep -q "did not ask for authentication" <<< "$out" && echo 0 || echo 1) "... saying why"
+
+echo "1..$n"
+[ $failed = 0 ]
