@@ -237,7 +237,8 @@ connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts,
 		cqlfdw_check_interrupts();
 		/* interrupt already processed elsewhere: still a failure */
 	}
-	if (st == CQL_ERR_AUTH && need_auth && err.code == 0 &&
+	/* the library's words for a node that answered STARTUP with READY */
+	if (st != CQL_OK && need_auth &&
 		strstr(err.message, "did not ask for authentication") != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
