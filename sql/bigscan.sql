@@ -5,11 +5,11 @@
 -- backend's peak memory grows by far less than the data it reads.
 --
 \i sql/include/cql_server.sql
+\set ks regress_big
+\i sql/include/keyspace.sql
 
 DO $$
 BEGIN
-  PERFORM cql_execute('cass', 'DROP KEYSPACE IF EXISTS regress_big');
-  PERFORM cql_execute('cass', $c$CREATE KEYSPACE regress_big WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$c$);
   PERFORM cql_execute('cass', 'CREATE TABLE regress_big.items (id int PRIMARY KEY, payload text, n bigint)');
 END $$;
 CREATE SCHEMA bg;

@@ -44,73 +44,37 @@ INSERT INTO hotel_rel.guest_address VALUES
 INSERT INTO hotel_rel.reservation VALUES
   ('0LONMD', '1e4b4cef-a8d3-4c9a-8928-9892cdb7d790', 'AZ123', 101, '2026-01-01', '2026-01-03');
 
--- Q1..Q9 of migrations/hotel/workload.sql: each :'name' replaced by $k in
--- params order, casts kept, with the declared parameter types.
+-- Q1..Q9 as migrations/hotel/workload.sql has them, split by the block
+-- format of its header: each :'name' replaced by $k in params order, casts
+-- kept, with the declared parameter types.
 CREATE TABLE bridge_q (name text PRIMARY KEY, types regtype[] NOT NULL, sql text NOT NULL);
-INSERT INTO bridge_q VALUES
-('Q1_hotels_by_poi', '{text}', $q$SELECT p.name AS poi_name, h.id AS hotel_id, h.name, h.phone,
-       h.street, h.city, h.state_or_province, h.postal_code, h.country
-FROM hotel_rel.point_of_interest p
-JOIN hotel_rel.hotel_poi hp ON hp.poi_id = p.id
-JOIN hotel_rel.hotel h ON h.id = hp.hotel_id
-WHERE p.name = $1
-ORDER BY h.id, p.id$q$),
-('Q2_hotel_by_id', '{text}', $q$SELECT h.id, h.name, h.phone,
-       h.street, h.city, h.state_or_province, h.postal_code, h.country,
-       (SELECT array_agg(DISTINCT p.name ORDER BY p.name)
-        FROM hotel_rel.hotel_poi hp
-        JOIN hotel_rel.point_of_interest p ON p.id = hp.poi_id
-        WHERE hp.hotel_id = h.id) AS pois
-FROM hotel_rel.hotel h
-WHERE h.id = $1$q$),
-('Q3_pois_by_hotel', '{text}', $q$SELECT hp.hotel_id, p.name AS poi_name, p.description
-FROM hotel_rel.hotel_poi hp
-JOIN hotel_rel.point_of_interest p ON p.id = hp.poi_id
-WHERE hp.hotel_id = $1
-ORDER BY p.name, p.id$q$),
-('Q4_available_rooms_by_hotel_date', '{text,date,date}', $q$SELECT ra.hotel_id, ra.date, ra.room_number, ra.is_available
-FROM hotel_rel.room_availability ra
-WHERE ra.hotel_id = $1
-  AND ra.date >= $2::date
-  AND ra.date < $3::date
-  AND ra.is_available
-ORDER BY ra.date, ra.room_number$q$),
-('Q5_amenities_by_room', '{text,smallint}', $q$SELECT r.hotel_id, r.room_number, r.rate, a.name AS amenity_name, a.description
-FROM hotel_rel.room r
-LEFT JOIN hotel_rel.room_amenity ra ON ra.hotel_id = r.hotel_id AND ra.room_number = r.room_number
-LEFT JOIN hotel_rel.amenity a ON a.id = ra.amenity_id
-WHERE r.hotel_id = $1
-  AND r.room_number = $2::smallint
-ORDER BY a.name$q$),
-('Q6_reservation_by_confirmation', '{text}', $q$SELECT r.confirm_number, r.hotel_id, r.start_date, r.end_date, r.room_number, r.guest_id
-FROM hotel_rel.reservation r
-WHERE r.confirm_number = $1$q$),
-('Q7_reservations_by_hotel_date', '{text,date}', $q$SELECT r.hotel_id, r.start_date, r.room_number, r.end_date, r.confirm_number, r.guest_id
-FROM hotel_rel.reservation r
-WHERE r.hotel_id = $1
-  AND r.start_date = $2::date
-ORDER BY r.room_number$q$),
-('Q8_reservations_by_guest', '{text}', $q$SELECT g.last_name AS guest_last_name, r.hotel_id, r.start_date, r.end_date,
-       r.room_number, r.confirm_number, r.guest_id
-FROM hotel_rel.guest g
-JOIN hotel_rel.reservation r ON r.guest_id = g.guest_id
-WHERE g.last_name = $1
-ORDER BY r.hotel_id, r.start_date, r.room_number$q$),
-('Q9_guest_by_id', '{uuid}', $q$SELECT g.guest_id, g.first_name, g.last_name, g.title,
-       (SELECT array_agg(e.email ORDER BY e.email)
-        FROM hotel_rel.guest_email e
-        WHERE e.guest_id = g.guest_id) AS emails,
-       (SELECT array_agg(ph.phone ORDER BY ph.position)
-        FROM hotel_rel.guest_phone ph
-        WHERE ph.guest_id = g.guest_id) AS phone_numbers,
-       (SELECT jsonb_object_agg(a.kind, jsonb_build_object(
-                   'street', a.street, 'city', a.city,
-                   'state_or_province', a.state_or_province,
-                   'postal_code', a.postal_code, 'country', a.country))
-        FROM hotel_rel.guest_address a
-        WHERE a.guest_id = g.guest_id) AS addresses
-FROM hotel_rel.guest g
-WHERE g.guest_id = $1::uuid$q$);
+CREATE TEMP TABLE bridge_workload (n serial, line text);
+\copy bridge_workload (line) FROM 'migrations/hotel/workload.sql' WITH (FORMAT csv, DELIMITER E'\x01', QUOTE E'\x02')
+DO $$
+DECLARE
+  b record;
+  params text[];
+  stmt text;
+BEGIN
+  FOR b IN
+    SELECT max(substring(line FROM '^-- name: (.*)$')) AS name,
+           max(substring(line FROM '^-- params: (.*)$')) AS params,
+           string_agg(line, E'\n' ORDER BY n) FILTER (WHERE line !~ '^--') AS sql
+    FROM (SELECT n, line, count(*) FILTER (WHERE line ~ '^-- name: ') OVER (ORDER BY n) AS blk
+          FROM bridge_workload WHERE line <> '') l
+    WHERE blk > 0 GROUP BY blk ORDER BY blk
+  LOOP
+    params := CASE WHEN b.params = 'none' THEN '{}' ELSE regexp_split_to_array(b.params, '\s*,\s*') END;
+    stmt := rtrim(b.sql, ';');
+    FOR k IN 1 .. cardinality(params) LOOP
+      stmt := replace(stmt, ':''' || substring(params[k] FROM '^(\S+) ') || '''', '$' || k);
+    END LOOP;
+    INSERT INTO bridge_q VALUES (b.name, ARRAY(SELECT substring(p FROM '^\S+ (.+)$')
+                                               FROM unnest(params) WITH ORDINALITY u(p, k) ORDER BY k)::regtype[], stmt);
+  END LOOP;
+END
+$$;
+DROP TABLE bridge_workload;
 
 -- The rows of one query, in the order the function returns them, without
 -- the (long) sql rows, which are shown below.

@@ -5,11 +5,11 @@
 -- Also: client-side write timestamps keep the session's order of writes.
 --
 \i sql/include/cql_server.sql
+\set ks regress_direct
+\i sql/include/keyspace.sql
 
 DO $$
 BEGIN
-  PERFORM cql_execute('cass', 'DROP KEYSPACE IF EXISTS regress_direct');
-  PERFORM cql_execute('cass', $c$CREATE KEYSPACE regress_direct WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$c$);
   PERFORM cql_execute('cass', 'CREATE TABLE regress_direct.ev (dev text, seq int, at timestamp, v text, w int, PRIMARY KEY ((dev), seq, at))');
   PERFORM cql_execute('cass', 'CREATE TABLE regress_direct.hits (page text PRIMARY KEY, views counter)');
 END $$;

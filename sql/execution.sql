@@ -4,13 +4,13 @@
 -- NULL parameters match nothing, and a slow scan can be cancelled.
 --
 \i sql/include/cql_server.sql
+\set ks regress_exec
+\i sql/include/keyspace.sql
 
 DO $$
 DECLARE
   stmt text;
 BEGIN
-  PERFORM cql_execute('cass', 'DROP KEYSPACE IF EXISTS regress_exec');
-  PERFORM cql_execute('cass', $c$CREATE KEYSPACE regress_exec WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$c$);
   PERFORM cql_execute('cass', 'CREATE TABLE regress_exec.users (user_id int PRIMARY KEY, name text)');
   PERFORM cql_execute('cass', 'CREATE TABLE regress_exec.orders (user_id int, order_no int, total decimal, PRIMARY KEY ((user_id), order_no)) WITH CLUSTERING ORDER BY (order_no DESC)');
   FOR u IN 1..200 LOOP

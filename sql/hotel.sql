@@ -4,14 +4,16 @@
 -- over the imported foreign tables.  Each must be a single-partition read.
 --
 \i sql/include/cql_server.sql
+\set ks hotel
+\i sql/include/keyspace.sql
+\set ks reservation
+\i sql/include/keyspace.sql
 
 DO $$
 DECLARE
   ks text;
 BEGIN
   FOREACH ks IN ARRAY ARRAY['hotel', 'reservation'] LOOP
-    PERFORM cql_execute('cass', format('DROP KEYSPACE IF EXISTS %I', ks));
-    PERFORM cql_execute('cass', format($c$CREATE KEYSPACE %I WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$c$, ks));
     PERFORM cql_execute('cass', format('CREATE TYPE %I.address (street text, city text, state_or_province text, postal_code text, country text)', ks));
   END LOOP;
 

@@ -4,11 +4,11 @@
 -- answer, compared with the same rows in a local table.
 --
 \i sql/include/cql_server.sql
+\set ks regress_pushdown
+\i sql/include/keyspace.sql
 
 DO $$
 BEGIN
-  PERFORM cql_execute('cass', 'DROP KEYSPACE IF EXISTS regress_pushdown');
-  PERFORM cql_execute('cass', $c$CREATE KEYSPACE regress_pushdown WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$c$);
   PERFORM cql_execute('cass', 'CREATE TABLE regress_pushdown.events (
       tenant int, day date, seq int, at timestamp, kind text, amount bigint, id uuid,
       PRIMARY KEY ((tenant, day), seq, at)) WITH CLUSTERING ORDER BY (seq ASC, at DESC)');

@@ -3,11 +3,11 @@
 -- own CQL parser (cql_execute), so these checks do not rely on our encoder.
 --
 \i sql/include/cql_server.sql
+\set ks regress_types
+\i sql/include/keyspace.sql
 
 DO $$
 BEGIN
-  PERFORM cql_execute('cass', 'DROP KEYSPACE IF EXISTS regress_types');
-  PERFORM cql_execute('cass', $c$CREATE KEYSPACE regress_types WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$c$);
   PERFORM cql_execute('cass', 'CREATE TYPE regress_types.address (street text, city text, zip int)');
   PERFORM cql_execute('cass', 'CREATE TABLE regress_types.scalars (
       id int PRIMARY KEY, a ascii, b bigint, bl blob, bo boolean, dt date,

@@ -4,11 +4,11 @@
 -- errors for what Cassandra cannot store.
 --
 \i sql/include/cql_server.sql
+\set ks regress_write
+\i sql/include/keyspace.sql
 
 DO $$
 BEGIN
-  PERFORM cql_execute('cass', 'DROP KEYSPACE IF EXISTS regress_write');
-  PERFORM cql_execute('cass', $c$CREATE KEYSPACE regress_write WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$c$);
   PERFORM cql_execute('cass', 'CREATE TABLE regress_write.kv (k int, c int, v text, n bigint, tags set<text>, at timestamp, PRIMARY KEY ((k), c))');
   PERFORM cql_execute('cass', 'CREATE TABLE regress_write.hits (page text PRIMARY KEY, views counter)');
   PERFORM cql_execute('cass', 'CREATE TABLE regress_write.sessions (id int PRIMARY KEY, who text)');

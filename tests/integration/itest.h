@@ -60,11 +60,12 @@ itest_options(cql_conn_options *o, int version, cql_compression comp)
 	o->driver_version = "0.1";
 }
 
-/* Print an error as a TAP diagnostic. */
+/* Print an error as a TAP diagnostic ('what' cut at 200 bytes: it may be a
+ * long statement, a batch). */
 static inline void
 itest_diag_error(const char *what, cql_status st, const cql_error *err)
 {
-	diag("%s: %s (code 0x%04x): %s [%s]", what, cql_status_message(st),
+	diag("%.200s: %s (code 0x%04x): %s [%s]", what, cql_status_message(st),
 		 (unsigned) err->code, err->message, err->host);
 }
 

@@ -29,42 +29,18 @@
 
 #include <time.h>
 
-static const char *
-env(const char *name, const char *dflt)
-{
-	const char *v = getenv(name);
-
-	return (v && *v) ? v : dflt;
-}
-
 static void
 options(cql_conn_options *o)
 {
 	cql_conn_options_init(o);
-	o->host = env("CQL_HOST", "127.0.0.1");
-	o->port = atoi(env("CQL_PORT", "9042"));
+	o->host = itest_host();
+	o->port = itest_port();
 	o->connect_timeout_ms = 5000;
 	o->request_timeout_ms = 60000;
 	o->driver_name = "cql_fdw-test_cluster";
 	/* credentials only when asked for (the auth node of the bed) */
 	o->username = getenv("CQL_USER");
 	o->password = getenv("CQL_PASSWORD");
-}
-
-static int
-exec(cql_conn *c, const char *q)
-{
-	cql_result	res;
-	cql_error	err;
-	cql_status	st;
-
-	memset(&res, 0, sizeof(res));
-	cql_error_clear(&err);
-	st = cql_query(c, q, NULL, &res, &err);
-	if (st != CQL_OK)
-		diag("%s: %s: %s", q, cql_status_message(st), err.message);
-	cql_result_free(&res);
-	return st == CQL_OK;
 }
 
 static void
@@ -123,7 +99,7 @@ print_replicas(const char *ks, int nkeys)
 
 	options(&o);
 	cql_error_clear(&err);
-	st = cql_cluster_connect(&o, NULL, env("CQL_LOCAL_DC", NULL), &cl, &err);
+	st = cql_cluster_connect(&o, NULL, itest_env("CQL_LOCAL_DC", NULL), &cl, &err);
 	if (st != CQL_OK)
 	{
 		fprintf(stderr, "connect: %s: %s\n", cql_status_message(st), err.message);
@@ -231,7 +207,7 @@ test_control_failover(const cql_conn_options *o, int want_hosts)
 	cql_status	st;
 	cql_result	res;
 
-	if (!ok(itest_proxy_start(&px, env("CQL_HOST", "127.0.0.1"), atoi(env("CQL_PORT", "9042"))),
+	if (!ok(itest_proxy_start(&px, itest_host(), itest_port()),
 			"proxy started"))
 		return;
 	snprintf(spec, sizeof(spec), "127.0.0.1:%d", px.port);
@@ -243,7 +219,7 @@ test_control_failover(const cql_conn_options *o, int want_hosts)
 		return;
 	}
 	ctl = cql_cluster_control(cl);
-	ok(exec(ctl, "SELECT key FROM system.local"), "query on the control connection");
+	ok(itest_exec(ctl, "SELECT key FROM system.local"), "query on the control connection");
 
 	itest_proxy_mode(&px, ITEST_PROXY_RESET);
 	usleep(200 * 1000);
@@ -257,7 +233,7 @@ test_control_failover(const cql_conn_options *o, int want_hosts)
 
 	ctl = cql_cluster_control(cl);
 	ok(ctl != NULL && cql_conn_status(ctl) == CQL_OK, "a working control connection replaces it");
-	ok(ctl && exec(ctl, "SELECT key FROM system.local"), "... and answers");
+	ok(ctl && itest_exec(ctl, "SELECT key FROM system.local"), "... and answers");
 	cql_error_clear(&err);
 	st = cql_cluster_refresh(cl, &err);
 	ok(st == CQL_OK, "refresh after failover (%s)", err.message);
@@ -301,10 +277,10 @@ main(int argc, char **argv)
 	cql_status	st;
 	cql_host_info hosts[64];
 	int			nh;
-	bool		multi = strcmp(env("CQL_TOPOLOGY", ""), "cluster") == 0;
-	int			want_hosts = multi ? atoi(env("CQL_CLUSTER_SIZE", "3")) : 1;
-	const char *host = env("CQL_HOST", "127.0.0.1");
-	int			port = atoi(env("CQL_PORT", "9042"));
+	bool		multi = strcmp(itest_env("CQL_TOPOLOGY", ""), "cluster") == 0;
+	int			want_hosts = multi ? atoi(itest_env("CQL_CLUSTER_SIZE", "3")) : 1;
+	const char *host = itest_host();
+	int			port = itest_port();
 	char		spec[256];
 	const char *why = NULL;
 
@@ -347,8 +323,8 @@ main(int argc, char **argv)
 	ok(cql_cluster_control(cl) != NULL, "control connection");
 
 	/* a keyspace created after connecting is found (lazy reload) */
-	ok(exec(cql_cluster_control(cl), "DROP KEYSPACE IF EXISTS cql_fdw_cluster_t"), "drop old keyspace");
-	ok(exec(cql_cluster_control(cl),
+	ok(itest_exec(cql_cluster_control(cl), "DROP KEYSPACE IF EXISTS cql_fdw_cluster_t"), "drop old keyspace");
+	ok(itest_exec(cql_cluster_control(cl),
 			"CREATE KEYSPACE cql_fdw_cluster_t WITH replication = "
 			"{'class': 'SimpleStrategy', 'replication_factor': 1}"), "create RF 1 keyspace");
 	cql_error_clear(&err);
@@ -454,7 +430,7 @@ main(int argc, char **argv)
 	ok(st == CQL_OK, "refresh (%s)", err.message);
 	is_int(cql_cluster_hosts(cl, NULL, 0), want_hosts, "same host count after refresh");
 	nh = cql_cluster_hosts(cl, hosts, 64);	/* strings of before are gone */
-	ok(exec(cql_cluster_control(cl), "DROP KEYSPACE cql_fdw_cluster_t"), "drop keyspace");
+	ok(itest_exec(cql_cluster_control(cl), "DROP KEYSPACE cql_fdw_cluster_t"), "drop keyspace");
 	{
 		char		dc[128];
 

@@ -10,18 +10,10 @@
  * Environment: CQL_HOST (127.0.0.1), CQL_PORT (9042).
  */
 #include "cql_schema.h"
-#include "tap.h"
+#include "itest.h"
 #include "failing_alloc.h"
 
 static const cql_allocator *A = &cql_malloc_allocator;
-
-static const char *
-env(const char *name, const char *dflt)
-{
-	const char *v = getenv(name);
-
-	return (v && *v) ? v : dflt;
-}
 
 /* ---------------------------------------------------------------------
  * Fixtures
@@ -226,22 +218,6 @@ test_pure_table(void)
  */
 static cql_conn *conn;
 
-static int
-exec(const char *q)
-{
-	cql_result	res;
-	cql_error	err;
-	cql_status	st;
-
-	memset(&res, 0, sizeof(res));
-	cql_error_clear(&err);
-	st = cql_query(conn, q, NULL, &res, &err);
-	if (st != CQL_OK)
-		diag("%s: %s: %s", q, cql_status_message(st), err.message);
-	cql_result_free(&res);
-	return st == CQL_OK;
-}
-
 static bool
 has_name(char **names, int n, const char *want)
 {
@@ -282,8 +258,8 @@ test_server(void)
 	bool		exists = false;
 
 	cql_conn_options_init(&o);
-	o.host = env("CQL_HOST", "127.0.0.1");
-	o.port = atoi(env("CQL_PORT", "9042"));
+	o.host = itest_host();
+	o.port = itest_port();
 	o.connect_timeout_ms = 10000;
 	o.request_timeout_ms = 60000;
 	cql_error_clear(&err);
@@ -294,23 +270,23 @@ test_server(void)
 		return;
 	}
 
-	ok(exec("DROP KEYSPACE IF EXISTS cql_fdw_schema_t"), "drop old keyspace");
-	ok(exec("CREATE KEYSPACE cql_fdw_schema_t WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"),
+	ok(itest_exec(conn, "DROP KEYSPACE IF EXISTS cql_fdw_schema_t"), "drop old keyspace");
+	ok(itest_exec(conn, "CREATE KEYSPACE cql_fdw_schema_t WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"),
 	   "create keyspace");
-	ok(exec("CREATE TYPE cql_fdw_schema_t.address (street text, city text, zip int)"), "create type address");
-	ok(exec("CREATE TYPE cql_fdw_schema_t.person (name text, home frozen<address>, tags set<text>)"),
+	ok(itest_exec(conn, "CREATE TYPE cql_fdw_schema_t.address (street text, city text, zip int)"), "create type address");
+	ok(itest_exec(conn, "CREATE TYPE cql_fdw_schema_t.person (name text, home frozen<address>, tags set<text>)"),
 	   "create type person (nested UDT)");
-	ok(exec("CREATE TYPE cql_fdw_schema_t.\"Point\" (x int, \"Y\" int)"), "create quoted type");
-	ok(exec("CREATE TABLE cql_fdw_schema_t.events ("
+	ok(itest_exec(conn, "CREATE TYPE cql_fdw_schema_t.\"Point\" (x int, \"Y\" int)"), "create quoted type");
+	ok(itest_exec(conn, "CREATE TABLE cql_fdw_schema_t.events ("
 			"tenant int, bucket text, ts timestamp, seq int, id uuid, "
 			"owner text STATIC, who frozen<person>, home frozen<address>, "
 			"tags set<text>, scores list<int>, attrs map<text, int>, "
 			"embedding vector<float, 3>, note text, p frozen<\"Point\">, "
 			"PRIMARY KEY ((tenant, bucket), ts, seq, id)) "
 			"WITH CLUSTERING ORDER BY (ts DESC, seq ASC, id DESC)"), "create table events");
-	ok(exec("CREATE TABLE cql_fdw_schema_t.\"MixedCase\" (\"Key\" int PRIMARY KEY, \"Val\" text)"),
+	ok(itest_exec(conn, "CREATE TABLE cql_fdw_schema_t.\"MixedCase\" (\"Key\" int PRIMARY KEY, \"Val\" text)"),
 	   "create quoted table");
-	ok(exec("CREATE TABLE cql_fdw_schema_t.hits (page text PRIMARY KEY, n counter)"), "create counter table");
+	ok(itest_exec(conn, "CREATE TABLE cql_fdw_schema_t.hits (page text PRIMARY KEY, n counter)"), "create counter table");
 	cql_error_clear(&err);
 	st = cql_schema_await_agreement(conn, 30000, &err);
 	ok(st == CQL_OK, "schema agreement (%s)", err.message);
@@ -433,7 +409,7 @@ test_server(void)
 	cql_table_meta_free(t);
 	t = NULL;
 
-	ok(exec("DROP KEYSPACE cql_fdw_schema_t"), "drop keyspace");
+	ok(itest_exec(conn, "DROP KEYSPACE cql_fdw_schema_t"), "drop keyspace");
 	cql_conn_close(conn);
 }
 

@@ -13,7 +13,7 @@
  */
 #include "cql_cluster.h"
 #include "cql_schema.h"
-#include "tap.h"
+#include "itest.h"
 
 static cql_conn *conn;
 static uint64_t rng_state = 0x2545F4914F6CDD1DULL;
@@ -25,30 +25,6 @@ rng(void)
 	rng_state ^= rng_state >> 7;
 	rng_state ^= rng_state << 17;
 	return rng_state;
-}
-
-static const char *
-env(const char *name, const char *dflt)
-{
-	const char *v = getenv(name);
-
-	return (v && *v) ? v : dflt;
-}
-
-static int
-exec(const char *q)
-{
-	cql_result	res;
-	cql_error	err;
-	cql_status	st;
-
-	memset(&res, 0, sizeof(res));
-	cql_error_clear(&err);
-	st = cql_query(conn, q, NULL, &res, &err);
-	if (st != CQL_OK)
-		diag("%.200s: %s: %s", q, cql_status_message(st), err.message);
-	cql_result_free(&res);
-	return st == CQL_OK;
 }
 
 /* Random valid UTF-8 text of 0..max bytes-ish, as a CQL literal body. */
@@ -115,7 +91,7 @@ batch_flush(batcher *b)
 	if (b->n == 0)
 		return;
 	strcat(b->buf, "APPLY BATCH");
-	if (!exec(b->buf))
+	if (!itest_exec(conn, b->buf))
 		b->failures++;
 	b->len = 0;
 	b->n = 0;
@@ -251,8 +227,8 @@ main(void)
 	};
 
 	cql_conn_options_init(&o);
-	o.host = env("CQL_HOST", "127.0.0.1");
-	o.port = atoi(env("CQL_PORT", "9042"));
+	o.host = itest_host();
+	o.port = itest_port();
 	o.connect_timeout_ms = 10000;
 	o.request_timeout_ms = 60000;
 	cql_error_clear(&err);
@@ -269,16 +245,16 @@ main(void)
 		   "token(int 1)");
 	is_int(cql_murmur3_token(NULL, 0), INT64_MIN, "empty key -> minimum token");
 
-	ok(exec("DROP KEYSPACE IF EXISTS cql_fdw_tokens_t"), "drop old keyspace");
-	ok(exec("CREATE KEYSPACE cql_fdw_tokens_t WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"),
+	ok(itest_exec(conn, "DROP KEYSPACE IF EXISTS cql_fdw_tokens_t"), "drop old keyspace");
+	ok(itest_exec(conn, "CREATE KEYSPACE cql_fdw_tokens_t WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"),
 	   "create keyspace");
-	ok(exec("CREATE TABLE cql_fdw_tokens_t.t_int (k int PRIMARY KEY)") &&
-	   exec("CREATE TABLE cql_fdw_tokens_t.t_bigint (k bigint PRIMARY KEY)") &&
-	   exec("CREATE TABLE cql_fdw_tokens_t.t_text (k text PRIMARY KEY)") &&
-	   exec("CREATE TABLE cql_fdw_tokens_t.t_uuid (k uuid PRIMARY KEY)") &&
-	   exec("CREATE TABLE cql_fdw_tokens_t.t_blob (k blob PRIMARY KEY)") &&
-	   exec("CREATE TABLE cql_fdw_tokens_t.t_int_text (a int, b text, v int, PRIMARY KEY ((a, b)))") &&
-	   exec("CREATE TABLE cql_fdw_tokens_t.t_uuid_text_int (u uuid, s text, i int, PRIMARY KEY ((u, s, i)))"),
+	ok(itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_int (k int PRIMARY KEY)") &&
+	   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_bigint (k bigint PRIMARY KEY)") &&
+	   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_text (k text PRIMARY KEY)") &&
+	   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_uuid (k uuid PRIMARY KEY)") &&
+	   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_blob (k blob PRIMARY KEY)") &&
+	   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_int_text (a int, b text, v int, PRIMARY KEY ((a, b)))") &&
+	   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_uuid_text_int (u uuid, s text, i int, PRIMARY KEY ((u, s, i)))"),
 	   "create 7 tables");
 	cql_error_clear(&err);
 	st = cql_schema_await_agreement(conn, 30000, &err);
@@ -368,7 +344,7 @@ main(void)
 	}
 	ok(total >= 500, "compared %d keys in total", total);
 
-	ok(exec("DROP KEYSPACE cql_fdw_tokens_t"), "drop keyspace");
+	ok(itest_exec(conn, "DROP KEYSPACE cql_fdw_tokens_t"), "drop keyspace");
 	cql_conn_close(conn);
 	free(b);
 	return done_testing();

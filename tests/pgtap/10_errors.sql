@@ -15,9 +15,10 @@ SELECT plan(27);
 
 CREATE SERVER tap_cass FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_host');
 CREATE USER MAPPING FOR CURRENT_USER SERVER tap_cass;
-SELECT lives_ok($$SELECT cql_execute('tap_cass', 'DROP KEYSPACE IF EXISTS tap_errors')$$, 'cql_execute runs DDL');
-SELECT lives_ok($$SELECT cql_execute('tap_cass', $c$CREATE KEYSPACE tap_errors WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$c$)$$,
-                'keyspace created');
+\set ks tap_errors
+\set ks_server tap_cass
+\set ks_drop_test 'cql_execute runs DDL'
+\ir include/keyspace.sql
 SELECT lives_ok($$SELECT cql_execute('tap_cass', 'CREATE TABLE tap_errors.t (k int, c int, v text, PRIMARY KEY ((k), c))')$$,
                 'table created');
 SELECT lives_ok($$SELECT cql_execute('tap_cass', 'CREATE TABLE tap_errors.s (id int PRIMARY KEY, who text)')$$,

@@ -29,10 +29,10 @@ GRANT USAGE ON SCHEMA tap_priv TO tap_mallory, tap_owner;
 CREATE SERVER tap_priv_cass FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_host');
 CREATE USER MAPPING FOR PUBLIC SERVER tap_priv_cass
   OPTIONS (username 'cassandra', password 'cassandra');
-SELECT lives_ok($$SELECT cql_execute('tap_priv_cass', 'DROP KEYSPACE IF EXISTS tap_priv')$$,
-                'superuser runs DDL');
-SELECT lives_ok($$SELECT cql_execute('tap_priv_cass', $c$CREATE KEYSPACE tap_priv WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$c$)$$,
-                'keyspace created');
+\set ks tap_priv
+\set ks_server tap_priv_cass
+\set ks_drop_test 'superuser runs DDL'
+\ir include/keyspace.sql
 SELECT lives_ok($$SELECT cql_execute('tap_priv_cass', 'CREATE TABLE tap_priv.big (k int PRIMARY KEY, v text)')$$,
                 'table created');
 CREATE FOREIGN TABLE tap_priv.keyspaces (keyspace_name text)
