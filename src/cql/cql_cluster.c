@@ -2037,6 +2037,33 @@ cql_cluster_hosts(cql_cluster *c, cql_host_info *out, int max)
 	return c->nhosts;
 }
 
+/*
+ * cql_cluster_trim_prepared
+ *		cql_conn_trim_prepared on every open connection of the cluster (the
+ *		control connection included); same contract.  Returns the number of
+ *		statements freed.
+ */
+int
+cql_cluster_trim_prepared(cql_cluster *c, int max_entries)
+{
+	int			freed = 0;
+	bool		control_seen = false;
+
+	for (int i = 0; i < c->nhosts; i++)
+	{
+		cluster_host *h = &c->hosts[i];
+
+		if (h->conn == NULL)
+			continue;
+		if (h->conn == c->control)
+			control_seen = true;
+		freed += cql_conn_trim_prepared(h->conn, max_entries);
+	}
+	if (c->control && !control_seen)
+		freed += cql_conn_trim_prepared(c->control, max_entries);
+	return freed;
+}
+
 int64_t
 cql_cluster_token(const cql_cluster *c, const uint8_t *key, size_t len)
 {

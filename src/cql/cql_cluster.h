@@ -323,6 +323,13 @@ typedef struct cql_host_info
 /* Fill up to max entries; returns the number of hosts. */
 extern int	cql_cluster_hosts(cql_cluster *c, cql_host_info *out, int max);
 
+/*
+ * cql_conn_trim_prepared (cql_conn.h) on every connection of the cluster:
+ * the caller guarantees what that function requires for all of them (no
+ * prepared statement, result or pager of theirs is used again).
+ */
+extern int	cql_cluster_trim_prepared(cql_cluster *c, int max_entries);
+
 /* Token of a routing key (Murmur3). */
 extern int64_t cql_cluster_token(const cql_cluster *c, const uint8_t *key, size_t len);
 

@@ -642,25 +642,82 @@ dispatch(cql_conn *c, const cql_envelope *env)
 }
 
 /*
+ * drain_decoder
+ *		Dispatch the envelopes the decoder already holds, adding their size
+ *		to *total; stop (and note a backlog) once *total reaches the read
+ *		budget.  CQL_OK when the decoder needs more bytes or the budget is
+ *		spent; a failure breaks the connection.
+ */
+static cql_status
+drain_decoder(cql_conn *c, cql_status st, size_t *total)
+{
+	for (;;)
+	{
+		cql_envelope env;
+
+		if (st == CQL_OK)
+		{
+			if (*total >= CQL_READ_BUDGET)
+			{
+				c->backlog = true;
+				return CQL_OK;
+			}
+			st = cql_segment_decoder_next(&c->dec, &env);
+		}
+		if (st == CQL_ERR_TRUNCATED)
+			return CQL_OK;
+		if (st == CQL_ERR_CRC && c->dec.fatal == CQL_OK)
+		{
+			/* one self-contained frame lost; its requests time out */
+			st = CQL_OK;
+			continue;
+		}
+		if (st == CQL_ERR_TOO_LARGE)
+		{
+			cql_conn_fail(c, st, 0,
+						  "invalid data or a response too large: the server announced a message larger than the limit of %zu bytes (max_body)",
+						  c->max_body);
+			return st;
+		}
+		if (st != CQL_OK)
+		{
+			cql_conn_fail(c, st, 0, "invalid data from server: %s",
+						  cql_status_message(st));
+			return st;
+		}
+		*total += env.body_len + CQL_HEADER_LEN;
+		if ((st = dispatch(c, &env)) != CQL_OK)
+			return st;
+	}
+}
+
+/*
  * read_some
- *		Read and dispatch what is available without blocking.  Stops early
- *		once 'until' completes (the rest is picked up by the next call), and
- *		after CQL_READ_BUDGET bytes: the caller must get back to its
- *		deadline check and its wait hook even when the server never stops
- *		sending.  Bytes left in the socket keep it readable, so the next
- *		wait returns at once.
+ *		Dispatch what the decoder holds, then read and dispatch what is
+ *		available without blocking.  Stops early once 'until' completes (the
+ *		rest is picked up by the next call), and after CQL_READ_BUDGET
+ *		bytes, counted both as received and as decoded (LZ4 frames expand
+ *		up to 255 times): the caller must get back to its deadline check
+ *		and its wait hook even when the server never stops sending.  Bytes
+ *		left in the socket keep it readable; envelopes left in the decoder
+ *		set c->backlog, so that conn_io polls instead of sleeping.
  */
 static cql_status
 read_some(cql_conn *c, const cql_request *until)
 {
 	size_t		total = 0;
+	cql_status	st;
 
+	c->backlog = false;
+	if ((st = drain_decoder(c, CQL_OK, &total)) != CQL_OK || c->backlog)
+		return st;
 	for (;;)
 	{
 		size_t		got;
 		int			err_no = 0;
-		cql_status	st;
 
+		if (until && until->state != CQL_REQ_PENDING)
+			return CQL_OK;
 		if (total >= CQL_READ_BUDGET)
 			return CQL_OK;
 
@@ -680,38 +737,8 @@ read_some(cql_conn *c, const cql_request *until)
 		total += got;
 
 		st = cql_segment_decoder_feed(&c->dec, c->rbuf, got);
-		for (;;)
-		{
-			cql_envelope env;
-
-			if (st == CQL_OK)
-				st = cql_segment_decoder_next(&c->dec, &env);
-			if (st == CQL_ERR_TRUNCATED)
-				break;
-			if (st == CQL_ERR_CRC && c->dec.fatal == CQL_OK)
-			{
-				/* one self-contained frame lost; its requests time out */
-				st = CQL_OK;
-				continue;
-			}
-			if (st == CQL_ERR_TOO_LARGE)
-			{
-				cql_conn_fail(c, st, 0,
-							  "server sent a message larger than the limit of %zu bytes (max_body)",
-							  c->max_body);
-				return st;
-			}
-			if (st != CQL_OK)
-			{
-				cql_conn_fail(c, st, 0, "invalid data from server: %s",
-							  cql_status_message(st));
-				return st;
-			}
-			if ((st = dispatch(c, &env)) != CQL_OK)
-				return st;
-		}
-		if (until && until->state != CQL_REQ_PENDING)
-			return CQL_OK;
+		if ((st = drain_decoder(c, st, &total)) != CQL_OK || c->backlog)
+			return st;
 	}
 }
 
@@ -753,7 +780,8 @@ conn_io(cql_conn *c, cql_request *until, int64_t deadline, bool once,
 			return CQL_ERR_TIMEOUT;
 		}
 		events = CQL_WAIT_READ | (out_pending(c) ? CQL_WAIT_WRITE : 0);
-		st = c->wait(c->wait_ctx, c->fd, events, left);
+		/* with decoded envelopes waiting: only let the hook see interrupts */
+		st = c->wait(c->wait_ctx, c->fd, events, c->backlog ? 0 : left);
 		if (st == CQL_ERR_INTERRUPTED)
 		{
 			cql_conn_set_error(c, err, CQL_ERR_INTERRUPTED, EINTR,

@@ -93,8 +93,9 @@ typedef struct cql_conn_options
 	 * max_body: largest response body accepted; 0 = 256 MB (the protocol
 	 * cap; larger values are capped to it), any smaller value is honoured.
 	 * A response claiming more breaks the connection with
-	 * CQL_ERR_TOO_LARGE ("... larger than the limit of N bytes
-	 * (max_body)").  Memory follows the bytes really received, never a
+	 * CQL_ERR_TOO_LARGE ("invalid data or a response too large: ...
+	 * larger than the limit of N bytes (max_body)"): a length is all the
+	 * client sees, garbage and an oversized page look the same.  Memory follows the bytes really received, never a
 	 * claimed length; a decoded Rows result costs about its body plus 16
 	 * bytes per cell, so max_body bounds the memory of one response.
 	 */

@@ -135,6 +135,8 @@ struct cql_conn
 	cql_supported supported;
 	bool		auth_requested;
 	bool		require_auth;	/* option: refuse a READY answer to STARTUP */
+	bool		backlog;		/* read_some stopped on its budget with
+								 * decoded bytes left: do not sleep */
 	char	   *authenticator;
 	bool		handshaking;	/* STARTUP sent, answer not yet read */
 

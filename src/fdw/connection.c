@@ -309,6 +309,15 @@ cqlfdw_get_connection(UserMapping *user, const CqlFdwOptions *opts)
 		close_entry(entry);
 	}
 
+	/*
+	 * Between statements nothing holds a prepared statement or a page of
+	 * this cluster (every scan, write, ANALYZE and cql_execute pins the
+	 * entry while it does; see remote.c): bound the prepared-statement
+	 * caches and drop the column arrays that changed metadata retired.
+	 */
+	if (entry->cluster && entry->busy == 0)
+		(void) cql_cluster_trim_prepared(entry->cluster, CQLFDW_MAX_PREPARED);
+
 	/* options changed, or the control connection broke while idle */
 	if (entry->cluster && entry->busy == 0 &&
 		(entry->invalidated ||

@@ -18,7 +18,10 @@
 #include "cql_fdw.h"
 #include "cql_wire.h"
 
-#define CQLFDW_VERSION "0.1"
+#define CQLFDW_VERSION "0.2"
+
+/* prepared statements kept per connection between statements (LRU) */
+#define CQLFDW_MAX_PREPARED 500
 
 /* One cached cluster handle per user mapping */
 typedef struct CqlConnEntry

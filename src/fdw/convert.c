@@ -289,10 +289,9 @@ cqlfdw_check_rows(const cql_result *page, int ncols, const CqlConv *convs,
 	else if (page->meta.ncols != ncols)
 		problem = psprintf("%d result columns where %d were asked for",
 						   page->meta.ncols, ncols);
-	else if (page->rows_count < 0 ||
-			 (page->rows_count > 0 && ncols > 0 && page->cells == NULL))
-		problem = "rows without cells";
-	else if (convs && page->meta.cols)
+	else if (!cql_result_has_columns(page, ncols))
+		problem = "rows without column descriptions";
+	else if (convs)
 	{
 		for (int i = 0; i < nconvs && i < ncols; i++)
 			if (!cql_type_equal(page->meta.cols[i].type, convs[i].ctype))

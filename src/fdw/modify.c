@@ -804,7 +804,7 @@ finish_write(CqlModifyState *ms, cql_conn *conn, cql_request *req)
 	if (s != CQL_OK)
 		cqlfdw_remote_fail(&ms->remote, conn, s, &err);
 	if (ms->remote.opts.if_not_exists && res.kind == CQL_RESULT_ROWS && res.rows_count > 0 &&
-		res.meta.ncols > 0 && res.cells != NULL)
+		cql_result_cell(&res, 0, 0) != NULL)
 	{
 		const cql_elem *applied = cql_result_cell(&res, 0, 0);
 		bool		ok = applied->n == 1 && applied->p[0] != 0;

@@ -174,7 +174,7 @@ finish_one(InFlight *f, int *applied)
 				 errcontext("remote CQL: %s", f->w->remote->cql)));
 	}
 	if (f->w->serial_consistency && res.kind == CQL_RESULT_ROWS && res.rows_count > 0 &&
-		res.meta.ncols > 0 && res.cells != NULL)
+		cql_result_cell(&res, 0, 0) != NULL)
 	{
 		const cql_elem *a = cql_result_cell(&res, 0, 0);
 		bool		ok = a->n == 1 && a->p[0] != 0;
