@@ -18,6 +18,7 @@
 #ifndef CQL_ITEST_H
 #define CQL_ITEST_H
 
+#include "counting_alloc.h"
 #include "tap.h"
 #include "cql_conn.h"
 
@@ -167,80 +168,6 @@ itest_keyspace(cql_conn *c, const char *ks)
 		return 0;
 	snprintf(q, sizeof(q), "USE %s", ks);
 	return itest_exec(c, q);
-}
-
-/* ---------------------------------------------------------------------
- * Counting allocator: tracks current and peak live bytes.
- * ---------------------------------------------------------------------
- */
-typedef struct itest_counter
-{
-	size_t		cur;
-	size_t		peak;
-	size_t		nallocs;
-} itest_counter;
-
-#define ITEST_HDR 16
-
-static void *
-itest_count_alloc(void *ctx, size_t size)
-{
-	itest_counter *c = ctx;
-	unsigned char *p = malloc(size + ITEST_HDR);
-
-	if (!p)
-		return NULL;
-	memcpy(p, &size, sizeof(size));
-	c->cur += size;
-	c->nallocs++;
-	if (c->cur > c->peak)
-		c->peak = c->cur;
-	return p + ITEST_HDR;
-}
-
-static void
-itest_count_free(void *ctx, void *ptr)
-{
-	itest_counter *c = ctx;
-	unsigned char *p;
-	size_t		old;
-
-	if (!ptr)
-		return;
-	p = (unsigned char *) ptr - ITEST_HDR;
-	memcpy(&old, p, sizeof(old));
-	c->cur -= old;
-	free(p);
-}
-
-static void *
-itest_count_realloc(void *ctx, void *ptr, size_t size)
-{
-	itest_counter *c = ctx;
-	unsigned char *p;
-	size_t		old;
-
-	if (!ptr)
-		return itest_count_alloc(ctx, size);
-	p = (unsigned char *) ptr - ITEST_HDR;
-	memcpy(&old, p, sizeof(old));
-	p = realloc(p, size + ITEST_HDR);
-	if (!p)
-		return NULL;
-	memcpy(p, &size, sizeof(size));
-	c->cur = c->cur - old + size;
-	if (c->cur > c->peak)
-		c->peak = c->cur;
-	return p + ITEST_HDR;
-}
-
-static inline cql_allocator
-itest_counting_allocator(itest_counter *c)
-{
-	cql_allocator a = {itest_count_alloc, itest_count_realloc, itest_count_free, c};
-
-	memset(c, 0, sizeof(*c));
-	return a;
 }
 
 /* ---------------------------------------------------------------------

@@ -110,8 +110,8 @@ load(cql_conn *c)
 static void
 scan_all(int v, cql_compression z)
 {
-	itest_counter cnt;
-	cql_allocator ca = itest_counting_allocator(&cnt);
+	count_stats cnt;
+	cql_allocator ca = counting_allocator(&cnt);
 	cql_conn_options o;
 	cql_conn   *c;
 	cql_pager	pg;
