@@ -99,6 +99,15 @@ ROLLBACK TO SAVEPOINT s1;
 INSERT INTO wr.sessions VALUES (13, 'also committed');
 COMMIT;
 SELECT id, who FROM wr.sessions WHERE id IN (1, 10, 11, 12, 13) ORDER BY id;
+-- deferred writes keep their connection: a server option changed and
+-- cql_fdw_disconnect_all() in the same transaction do not close it
+BEGIN;
+INSERT INTO wr.sessions VALUES (16, 'deferred across ALTER SERVER');
+ALTER SERVER cass OPTIONS (ADD fetch_size '4000');
+SELECT cql_fdw_disconnect_all();
+COMMIT;
+ALTER SERVER cass OPTIONS (DROP fetch_size);
+SELECT id, who FROM wr.sessions WHERE id = 16;
 -- a write that fails at COMMIT fails the COMMIT
 ALTER FOREIGN TABLE wr.sessions OPTIONS (ADD write_consistency 'THREE');
 BEGIN;

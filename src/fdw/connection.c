@@ -105,6 +105,18 @@ cqlfdw_check_interrupts(void)
 }
 
 /*
+ * entry_in_use
+ *		Does anything still need this cluster handle: a running statement
+ *		(busy), or writes deferred to COMMIT that will be sent on it?  Such
+ *		a handle is only marked invalidated, never closed under them.
+ */
+static bool
+entry_in_use(const CqlConnEntry *entry)
+{
+	return entry->busy > 0 || entry->pending_writes;
+}
+
+/*
  * close_entry
  *		Close the entry's cluster handle, if open, and bump its generation.
  *
@@ -299,7 +311,7 @@ cqlfdw_get_connection(UserMapping *user, const CqlFdwOptions *opts)
 
 	if (entry->cluster && need_auth && !entry->auth_required)
 	{
-		if (entry->busy > 0)
+		if (entry_in_use(entry))
 			ereport(ERROR,
 					(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
 					 errmsg("password is required"),
@@ -319,7 +331,7 @@ cqlfdw_get_connection(UserMapping *user, const CqlFdwOptions *opts)
 		(void) cql_cluster_trim_prepared(entry->cluster, CQLFDW_MAX_PREPARED);
 
 	/* options changed, or the control connection broke while idle */
-	if (entry->cluster && entry->busy == 0 &&
+	if (entry->cluster && !entry_in_use(entry) &&
 		(entry->invalidated ||
 		 cql_conn_status(cql_cluster_control(entry->cluster)) != CQL_OK))
 		close_entry(entry);
@@ -353,7 +365,7 @@ cql_inval_callback(Datum arg, int cacheid, uint32 hashvalue)
 			(cacheid == FOREIGNSERVEROID && entry->server_hashvalue == hashvalue) ||
 			(cacheid == USERMAPPINGOID && entry->mapping_hashvalue == hashvalue))
 		{
-			if (entry->busy == 0)
+			if (!entry_in_use(entry))
 				close_entry(entry);
 			else
 				entry->invalidated = true;
@@ -362,9 +374,10 @@ cql_inval_callback(Datum arg, int cacheid, uint32 hashvalue)
 }
 
 /*
- * At the end of a transaction no scan can still use a connection: reset the
- * busy counts (an aborted scan does not decrement) and close what was
- * invalidated meanwhile.
+ * At the end of a transaction no scan can still use a connection and no
+ * deferred write is left (sent at PRE_COMMIT, or forgotten): reset the busy
+ * counts (an aborted scan does not decrement) and the deferred-write marks,
+ * and close what was invalidated meanwhile.
  */
 static void
 cql_xact_callback(XactEvent event, void *arg)
@@ -379,6 +392,7 @@ cql_xact_callback(XactEvent event, void *arg)
 	while ((entry = (CqlConnEntry *) hash_seq_search(&scan)))
 	{
 		entry->busy = 0;
+		entry->pending_writes = false;	/* sent at PRE_COMMIT, or dropped */
 		if (entry->cluster && entry->invalidated)
 			close_entry(entry);
 	}
@@ -853,6 +867,13 @@ disconnect_where(Oid serverid)
 		{
 			ereport(WARNING,
 					(errmsg("cannot close a connection to server in use by the current query")));
+			continue;
+		}
+		if (entry->pending_writes)
+		{
+			ereport(WARNING,
+					(errmsg("cannot close a connection to server with writes deferred to COMMIT"),
+					 errhint("Commit or roll back the transaction first.")));
 			continue;
 		}
 		close_entry(entry);

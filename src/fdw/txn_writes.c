@@ -124,16 +124,6 @@ cqlfdw_defer_write(const CqlRemote *r, const cql_value_ref *values, int nvalues,
 	MemoryContextSwitchTo(old);
 }
 
-/*
- * cqlfdw_have_deferred_writes
- *		Are writes of this transaction waiting for COMMIT?
- */
-bool
-cqlfdw_have_deferred_writes(void)
-{
-	return pending != NIL;
-}
-
 typedef struct InFlight
 {
 	cql_request *req;

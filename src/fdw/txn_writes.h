@@ -18,6 +18,5 @@ extern void cqlfdw_defer_write(const CqlRemote *r, const cql_value_ref *values,
 							   int nvalues, const uint8_t *routing_key,
 							   size_t routing_len, uint16 consistency,
 							   uint16 serial_consistency, int64 timestamp);
-extern bool cqlfdw_have_deferred_writes(void);
 
 #endif							/* CQL_FDW_TXN_WRITES_H */
