@@ -14,6 +14,8 @@
  * or null columns make a peer row invalid (skipped, as the drivers do), and
  * any doubt about tokens turns routing off rather than guessing.
  *
+ * layer: cluster
+ *
  * IDENTIFICATION
  *		src/cql/cql_cluster.c
  *

@@ -10,6 +10,8 @@
  * bytes (FA 2D 55 CA) before the payload so that an all-zero payload does
  * not have an all-zero checksum.
  *
+ * layer: transport
+ *
  * IDENTIFICATION
  *		src/cql/cql_crc.c
  *

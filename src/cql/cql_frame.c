@@ -11,6 +11,8 @@
  * peer are one frame payload (<= 131071 bytes, fixed) and one message whose
  * length has been checked against the configured maximum first.
  *
+ * layer: transport
+ *
  * IDENTIFICATION
  *		src/cql/cql_frame.c
  *

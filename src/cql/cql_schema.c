@@ -14,6 +14,8 @@
  * of type nodes created (ten fields of a type with ten fields of a type
  * ... is small to describe and huge to expand).
  *
+ * layer: session
+ *
  * IDENTIFICATION
  *		src/cql/cql_schema.c
  *

@@ -11,6 +11,8 @@
  * CQL_MAX_TYPE_DEPTH and never trust a count before checking that the
  * remaining input could possibly hold that many entries.
  *
+ * layer: codec (byte-level, no I/O; below transport)
+ *
  * IDENTIFICATION
  *		src/cql/cql_types.c
  *
