@@ -17,6 +17,7 @@
 #define CQL_CONN_INT_H
 
 #include "cql_conn.h"
+#include "cql_frame_int.h"
 
 #define CQL_DEFAULT_PORT				9042
 #define CQL_DEFAULT_CONNECT_TIMEOUT_MS	10000

@@ -17,7 +17,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "cql_wire.h"
+#include "cql_frame_int.h"
 
 #define CRC24_INIT	0x875060
 #define CRC24_POLY	0x1974F0B

@@ -18,7 +18,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "cql_wire.h"
+#include "cql_frame_int.h"
 
 #include <ctype.h>
 #include <limits.h>
