@@ -2,8 +2,9 @@
  *
  * cql_handshake.c
  *		Opening a connection: TCP connect, OPTIONS/SUPPORTED, STARTUP,
- *		SASL PLAIN authentication, protocol version negotiation and the
- *		initial USE.
+ *		SASL PLAIN authentication and protocol version negotiation
+ *		(cql_conn_open).  The initial USE of the keyspace option is sent by
+ *		the session layer (cql_connect in cql_session.c).
  *
  * The handshake is a short fixed sequence, so it is written as straight
  * code over the asynchronous machinery of cql_conn.c (submit + wait for
