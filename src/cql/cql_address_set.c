@@ -12,6 +12,8 @@
  * numeric addresses, which are compared in binary form (so "::1" and
  * "0:0::1" match), always together with the port.
  *
+ * layer: cluster
+ *
  * IDENTIFICATION
  *		src/cql/cql_address_set.c
  *

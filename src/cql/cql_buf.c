@@ -4,6 +4,8 @@
  *		Allocator wrappers, growable output buffers and bounds-checked
  *		readers for the CQL protocol library.
  *
+ * layer: codec (byte-level, no I/O; below transport)
+ *
  * IDENTIFICATION
  *		src/cql/cql_buf.c
  *

@@ -15,6 +15,8 @@
  * answer to a timed-out or cancelled request can never be taken for the
  * answer to a newer one.
  *
+ * layer: transport
+ *
  * IDENTIFICATION
  *		src/cql/cql_conn.c
  *
@@ -347,7 +349,9 @@ cql_conn_close(cql_conn *c)
 		c->fd_budget(c->fd_budget_ctx, false);
 	c->fd_acquired = false;
 	cql_segment_decoder_free(&c->dec);
-	cql_prepared_free_all(c);
+	/* the session layer's state (prepared statements), if it kept any */
+	if (c->release_session)
+		c->release_session(c);
 	if (c->password)
 	{
 		/* don't leave the secret lying around in freed memory */
@@ -1108,41 +1112,6 @@ decode_error_response(cql_conn *c, const cql_request *req, cql_error *err)
 }
 
 /*
- * apply_rows_metadata
- *		An EXECUTE answered with full metadata (v4 metadata drift, or v5
- *		METADATA_CHANGED): make it the prepared statement's cache.
- *
- * Whatever is or is not adopted here, the result itself was decoded with
- * the columns it carries (or, under NO_METADATA, with cached columns of
- * the same count): meta.ncols is always the number of cells per row.
- * Callers reading by their own column count check it with
- * cql_result_has_columns().
- */
-static void
-apply_rows_metadata(cql_conn *c, cql_prepared *p, int version, cql_result *res)
-{
-	if (res->kind != CQL_RESULT_ROWS || p == NULL)
-		return;
-	if (res->meta.flags & CQL_ROWS_NO_METADATA)
-		return;
-
-	/*
-	 * Conditional (LWT) statements always come with full metadata whose
-	 * shape depends on whether they applied; that says nothing about the
-	 * statement's result columns, and adopting it would flip the cache
-	 * back and forth.  In v5 the server tells us explicitly when the
-	 * columns changed; in v4 full metadata that differs from the cache
-	 * is the only signal.
-	 */
-	if (res->meta.ncols > 0 && res->meta.cols && res->meta.cols[0].name &&
-		strcmp(res->meta.cols[0].name, "[applied]") == 0)
-		return;
-	if (version >= CQL_PROTOCOL_V5 && !(res->meta.flags & CQL_ROWS_METADATA_CHANGED))
-		return;
-	cql_prepared_update_columns(c, p, res);
-}
-
-/*
  * rows_columns_stale
  *		Protocol v4 has no result metadata id: a server whose statement was
  *		re-prepared with different columns (by another client, after ALTER
@@ -1182,99 +1151,19 @@ cql_request_metadata_stale(const cql_request *req)
 }
 
 /*
- * retry_unprepared
- *		An EXECUTE, or a BATCH of one prepared statement, answered
- *		Unprepared (the node restarted, evicted the statement, or dropped it
- *		on ALTER TABLE): prepare it again and resend the same parameters
- *		once, under the caller's request handle.  Every
- *		caller, also one that pipelines many requests, then recovers without
- *		knowing.  The ids are rebuilt: a changed table may change the result
- *		metadata id (the statement id is a hash of the text).
+ * cql_conn_complete
+ *		Wait for req and decode its answer: a RESULT into *res (with the
+ *		columns cached on the request when the server skipped metadata), an
+ *		ERROR into err (CQL_ERR_SERVER).  No policy: what a session does
+ *		with the answer (adopting metadata, recovering from Unprepared) is
+ *		up to cql_conn_await in cql_session.c.
  */
-static cql_status
-retry_unprepared(cql_conn *c, cql_request *req, cql_error *err)
-{
-	cql_prepared *p = req->prepared;
-	cql_request *nreq;
-	cql_buf		nb;
-	cql_status	st;
-
-	if ((req->opcode != CQL_OP_EXECUTE && req->opcode != CQL_OP_BATCH) ||
-		p == NULL || req->exec_params == NULL || req->reprepared)
-		return CQL_ERR_STATE;
-
-	if (req->opcode == CQL_OP_BATCH)
-	{
-		/*
-		 * [byte type][short n] then per statement [byte kind][short len][id]:
-		 * the batch is resent as it was, which needs the id unchanged.
-		 */
-		const uint8_t *body = req->exec_params;
-		size_t		id_len;
-
-		if (req->exec_params_len < 6 || body[3] != 1)
-			return CQL_ERR_STATE;
-		id_len = ((size_t) body[4] << 8) | body[5];
-		if (6 + id_len > req->exec_params_len)
-			return CQL_ERR_STATE;
-		if ((st = cql_reprepare(c, p, err)) != CQL_OK)
-			return st;
-		if (p->id_len != id_len || memcmp(p->id, body + 6, id_len) != 0)
-			return CQL_ERR_STATE;
-		st = cql_conn_submit_internal(c, CQL_OP_BATCH, req->exec_params,
-									  req->exec_params_len, false, &nreq, err);
-		if (st != CQL_OK)
-			return st;
-	}
-	else
-	{
-		if ((st = cql_reprepare(c, p, err)) != CQL_OK)
-			return st;
-		cql_buf_init(&nb, c->alloc);
-		cql_buf_short_bytes(&nb, p->id, p->id_len);
-		if (c->version >= CQL_PROTOCOL_V5)
-			cql_buf_short_bytes(&nb, p->result_metadata_id ? p->result_metadata_id : (const uint8_t *) "",
-								p->result_metadata_id_len);
-		cql_buf_put(&nb, req->exec_params, req->exec_params_len);
-		if ((st = cql_buf_status(&nb)) == CQL_OK)
-			st = cql_conn_submit_internal(c, CQL_OP_EXECUTE, nb.data, nb.len, false, &nreq, err);
-		cql_buf_free(&nb);
-		if (st != CQL_OK)
-			return st;
-	}
-
-	/* the caller keeps its handle: the new stream is moved onto it */
-	cql_free(c->alloc, req->resp_body);
-	req->resp_body = NULL;
-	req->resp_len = 0;
-	req->resp_opcode = 0;
-	req->resp_flags = 0;
-	req->status = CQL_OK;
-	req->stream = nreq->stream;
-	req->state = nreq->state;
-	req->deadline = nreq->deadline;
-	if (req->opcode == CQL_OP_EXECUTE)
-	{
-		req->cached_cols = p->ncols > 0 ? p->cols : NULL;
-		req->ncached = p->ncols > 0 ? p->ncols : 0;
-	}
-	req->stale_metadata = false;
-	req->reprepared = true;
-	c->streams[req->stream] = req;
-	request_destroy(nreq, c->alloc);
-	if (err)
-		cql_error_clear(err);
-	return CQL_OK;
-}
-
 cql_status
-cql_conn_await(cql_conn *c, cql_request *req, cql_result *res, cql_error *err)
+cql_conn_complete(cql_conn *c, cql_request *req, cql_result *res, cql_error *err)
 {
-	cql_result	tmp;
-	cql_result *r = res ? res : &tmp;
 	cql_status	st;
 
-	memset(r, 0, sizeof(*r));
+	memset(res, 0, sizeof(*res));
 	st = request_wait(c, req, err);
 	if (st != CQL_OK)
 		return st;
@@ -1292,7 +1181,7 @@ cql_conn_await(cql_conn *c, cql_request *req, cql_result *res, cql_error *err)
 								   "prepare it again", c->peer);
 				return CQL_ERR_MALFORMED;
 			}
-			st = cql_decode_result_take(r, req->resp_version, req->resp_flags,
+			st = cql_decode_result_take(res, req->resp_version, req->resp_flags,
 										req->resp_body, req->resp_len, c->alloc,
 										req->cached_cols, req->ncached);
 			req->resp_body = NULL;	/* taken, even on failure */
@@ -1303,21 +1192,12 @@ cql_conn_await(cql_conn *c, cql_request *req, cql_result *res, cql_error *err)
 								   c->peer, cql_status_message(st));
 				return st;
 			}
-			if (req->opcode == CQL_OP_EXECUTE)
-				apply_rows_metadata(c, req->prepared, req->resp_version, r);
-			if (r == &tmp)
-				cql_result_free(&tmp);
 			return CQL_OK;
 		case CQL_OP_ERROR:
 			{
 				cql_error	local;
-				cql_error  *e = err ? err : &local;
 
-				st = decode_error_response(c, req, e);
-				if (st == CQL_ERR_SERVER && e->code == CQL_ERRCODE_UNPREPARED &&
-					retry_unprepared(c, req, e) == CQL_OK)
-					return cql_conn_await(c, req, res, err);
-				return st;
+				return decode_error_response(c, req, err ? err : &local);
 			}
 		default:
 			cql_conn_set_error(c, err, CQL_ERR_MALFORMED, 0,
@@ -1326,6 +1206,37 @@ cql_conn_await(cql_conn *c, cql_request *req, cql_result *res, cql_error *err)
 							   cql_opcode_name(req->opcode));
 			return CQL_ERR_MALFORMED;
 	}
+}
+
+/*
+ * cql_conn_resubmit
+ *		Send a new body with req's opcode under the caller's (completed)
+ *		request handle: the new stream is moved onto req, whose previous
+ *		answer is dropped.  Used by the session layer to resend a request
+ *		after re-preparing its statement.
+ */
+cql_status
+cql_conn_resubmit(cql_conn *c, cql_request *req, const uint8_t *body,
+				  size_t len, cql_error *err)
+{
+	cql_request *nreq;
+	cql_status	st;
+
+	st = cql_conn_submit_internal(c, req->opcode, body, len, false, &nreq, err);
+	if (st != CQL_OK)
+		return st;
+	cql_free(c->alloc, req->resp_body);
+	req->resp_body = NULL;
+	req->resp_len = 0;
+	req->resp_opcode = 0;
+	req->resp_flags = 0;
+	req->status = CQL_OK;
+	req->stream = nreq->stream;
+	req->state = nreq->state;
+	req->deadline = nreq->deadline;
+	c->streams[req->stream] = req;
+	request_destroy(nreq, c->alloc);
+	return CQL_OK;
 }
 
 bool

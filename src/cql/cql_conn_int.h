@@ -1,9 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * cql_conn_int.h
- *		Private structures of the connection layer, shared by
- *		cql_socket.c, cql_conn.c, cql_handshake.c, cql_session.c and
- *		cql_prepared.c.  Not part of the public API.
+ *		Private structures of the transport layer (cql_socket.c,
+ *		cql_conn.c, cql_handshake.c), also used from above by the session
+ *		layer (cql_session_int.h).  Declares transport functions only.
+ *		Not part of the public API.
+ *
+ * layer: transport (private)
  *
  * IDENTIFICATION
  *		src/cql/cql_conn_int.h
@@ -14,6 +17,7 @@
 #define CQL_CONN_INT_H
 
 #include "cql_conn.h"
+#include "cql_frame_int.h"
 
 #define CQL_DEFAULT_PORT				9042
 #define CQL_DEFAULT_CONNECT_TIMEOUT_MS	10000
@@ -52,16 +56,6 @@ typedef enum cql_req_state
 	CQL_REQ_DONE,				/* answered, or failed locally */
 	CQL_REQ_ORPHAN				/* freed by the caller while pending */
 } cql_req_state;
-
-/* Result columns retired from a prepared statement; kept until the
- * connection closes or is trimmed, because results decoded earlier may
- * still borrow them. */
-typedef struct cql_retired_cols
-{
-	struct cql_retired_cols *next;
-	cql_column *cols;
-	int32_t		ncols;
-} cql_retired_cols;
 
 struct cql_request
 {
@@ -156,9 +150,15 @@ struct cql_conn
 	int			nfree;
 	int			in_flight;
 
-	/* prepared statement cache (list; bounded by cql_conn_trim_prepared) */
+	/*
+	 * Session layer state: the prepared statement cache (list; bounded by
+	 * cql_conn_trim_prepared), kept by cql_session.c/cql_prepared.c.  The
+	 * transport never calls that layer; on close it calls the hook the
+	 * session layer installed, if any.
+	 */
 	cql_prepared *prepared;
 	uint64_t	prepared_clock; /* ticks at every prepare/execute */
+	void		(*release_session) (cql_conn *c);
 
 	/* statistics */
 	uint64_t	events;
@@ -181,18 +181,17 @@ extern cql_status cql_conn_wait_request(cql_conn *c, cql_request *req,
 										int64_t deadline, cql_error *err);
 extern void cql_conn_reset_transport(cql_conn *c);
 extern cql_status cql_conn_alloc_transport(cql_conn *c, cql_error *err);
+extern cql_status cql_conn_complete(cql_conn *c, cql_request *req,
+									cql_result *res, cql_error *err);
+extern cql_status cql_conn_resubmit(cql_conn *c, cql_request *req,
+									const uint8_t *body, size_t len,
+									cql_error *err);
 
 /* ---- cql_handshake.c ---- */
 extern cql_status cql_handshake(cql_conn *c, int version, int64_t deadline,
 								cql_error *err);
-
-/* ---- cql_prepared.c ---- */
-extern cql_prepared *cql_prepared_lookup(cql_conn *c, const char *query);
-extern cql_status cql_prepared_from_result(cql_conn *c, cql_prepared *p,
-										   cql_result *res, cql_error *err);
-extern void cql_prepared_update_columns(cql_conn *c, cql_prepared *p,
-										cql_result *res);
-extern void cql_prepared_free_all(cql_conn *c);
-extern void cql_prepared_touch(cql_conn *c, cql_prepared *p);
+extern cql_status cql_conn_open(const cql_conn_options *o, cql_conn **out,
+								cql_error *err);
+extern void cql_conn_abandon(cql_conn *c, cql_error *err);
 
 #endif							/* CQL_CONN_INT_H */

@@ -10,12 +10,14 @@
  * bytes (FA 2D 55 CA) before the payload so that an all-zero payload does
  * not have an all-zero checksum.
  *
+ * layer: transport
+ *
  * IDENTIFICATION
  *		src/cql/cql_crc.c
  *
  *-------------------------------------------------------------------------
  */
-#include "cql_wire.h"
+#include "cql_frame_int.h"
 
 #define CRC24_INIT	0x875060
 #define CRC24_POLY	0x1974F0B

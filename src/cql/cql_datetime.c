@@ -8,6 +8,8 @@
  * for the whole range of the wire encodings and never consults the C
  * library's time zone machinery.
  *
+ * layer: codec (byte-level, no I/O; below transport)
+ *
  * IDENTIFICATION
  *		src/cql/cql_datetime.c
  *

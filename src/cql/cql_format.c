@@ -7,6 +7,8 @@
  * cql_parse.c accepts everything produced here, so format followed by parse
  * reproduces the original bytes (cross-checked by the unit tests).
  *
+ * layer: codec (byte-level, no I/O; below transport)
+ *
  * IDENTIFICATION
  *		src/cql/cql_format.c
  *

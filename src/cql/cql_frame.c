@@ -11,12 +11,14 @@
  * peer are one frame payload (<= 131071 bytes, fixed) and one message whose
  * length has been checked against the configured maximum first.
  *
+ * layer: transport
+ *
  * IDENTIFICATION
  *		src/cql/cql_frame.c
  *
  *-------------------------------------------------------------------------
  */
-#include "cql_wire.h"
+#include "cql_frame_int.h"
 
 #include <ctype.h>
 #include <limits.h>

@@ -2,8 +2,9 @@
  *
  * cql_handshake.c
  *		Opening a connection: TCP connect, OPTIONS/SUPPORTED, STARTUP,
- *		SASL PLAIN authentication, protocol version negotiation and the
- *		initial USE.
+ *		SASL PLAIN authentication and protocol version negotiation
+ *		(cql_conn_open).  The initial USE of the keyspace option is sent by
+ *		the session layer (cql_connect in cql_session.c).
  *
  * The handshake is a short fixed sequence, so it is written as straight
  * code over the asynchronous machinery of cql_conn.c (submit + wait for
@@ -15,6 +16,8 @@
  * Version negotiation (protocol_version = 0): try v5 without the beta flag;
  * a server that does not speak it answers our first envelope with a
  * Protocol error and closes the socket, so we reconnect and use v4.
+ *
+ * layer: transport
  *
  * IDENTIFICATION
  *		src/cql/cql_handshake.c
@@ -391,34 +394,6 @@ done:
 	return st;
 }
 
-/*
- * quote_identifier
- *		Keyspace names as given are exact names: quote unless they are
- *		already a lower-case unquoted identifier.
- */
-static void
-quote_identifier(cql_buf *b, const char *name)
-{
-	bool		plain = (name[0] >= 'a' && name[0] <= 'z');
-
-	for (const char *p = name; *p && plain; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
-			plain = false;
-	if (plain)
-	{
-		cql_buf_put(b, name, strlen(name));
-		return;
-	}
-	cql_buf_u8(b, '"');
-	for (const char *p = name; *p; p++)
-	{
-		if (*p == '"')
-			cql_buf_u8(b, '"');
-		cql_buf_u8(b, (uint8_t) *p);
-	}
-	cql_buf_u8(b, '"');
-}
-
 static cql_status
 connect_attempt(cql_conn *c, int version, int64_t deadline, cql_error *err)
 {
@@ -460,17 +435,20 @@ connect_attempt(cql_conn *c, int version, int64_t deadline, cql_error *err)
 	return cql_handshake(c, version, deadline, err);
 }
 
+/*
+ * cql_conn_open
+ *		A connection from options, through the handshake (with the v5 -> v4
+ *		fallback when no version is given); the initial USE is the session
+ *		layer's (cql_connect in cql_session.c).  On failure nothing is
+ *		returned and err names the peer.  err must not be NULL.
+ */
 cql_status
-cql_connect(const cql_conn_options *o, cql_conn **out, cql_error *err)
+cql_conn_open(const cql_conn_options *o, cql_conn **out, cql_error *err)
 {
 	cql_conn   *c = NULL;
 	cql_status	st;
 	int64_t		deadline;
-	cql_error	tmp;
 
-	if (err == NULL)
-		err = &tmp;
-	cql_error_clear(err);
 	*out = NULL;
 	if ((st = cql_conn_new(o, &c, err)) != CQL_OK)
 		return st;
@@ -485,29 +463,24 @@ cql_connect(const cql_conn_options *o, cql_conn **out, cql_error *err)
 		cql_error_clear(err);
 		st = connect_attempt(c, 4, deadline, err);
 	}
-	if (st == CQL_OK && c->keyspace)
-	{
-		cql_buf		q;
-		cql_result	res;
-
-		cql_buf_init(&q, c->alloc);
-		cql_buf_put(&q, "USE ", 4);
-		quote_identifier(&q, c->keyspace);
-		cql_buf_u8(&q, '\0');
-		st = cql_buf_status(&q);
-		if (st == CQL_OK)
-			st = cql_query(c, (const char *) q.data, NULL, &res, err);
-		if (st == CQL_OK)
-			cql_result_free(&res);
-		cql_buf_free(&q);
-	}
 	if (st != CQL_OK)
 	{
-		if (err->host[0] == '\0')
-			snprintf(err->host, sizeof(err->host), "%s", c->peer);
-		cql_conn_close(c);
+		cql_conn_abandon(c, err);
 		return st;
 	}
 	*out = c;
 	return CQL_OK;
+}
+
+/*
+ * cql_conn_abandon
+ *		Close a connection that failed to open, naming its peer in err
+ *		unless the error already names a host.
+ */
+void
+cql_conn_abandon(cql_conn *c, cql_error *err)
+{
+	if (err->host[0] == '\0')
+		snprintf(err->host, sizeof(err->host), "%s", c->peer);
+	cql_conn_close(c);
 }

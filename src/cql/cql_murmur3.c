@@ -11,6 +11,8 @@
  * whose tail has a byte >= 0x80, so we reproduce the quirk.  All arithmetic
  * is unsigned to avoid signed-overflow UB.
  *
+ * layer: codec (byte-level, no I/O; below transport)
+ *
  * IDENTIFICATION
  *		src/cql/cql_murmur3.c
  *

@@ -16,6 +16,8 @@
  * scale -2).  Both forms are valid CQL and JSON numbers and parse back to
  * the identical (unscaled, scale) pair.
  *
+ * layer: codec (byte-level, no I/O; below transport)
+ *
  * IDENTIFICATION
  *		src/cql/cql_numeric.c
  *

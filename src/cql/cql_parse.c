@@ -10,6 +10,8 @@
  * Everything that does not fit the type is CQL_ERR_TYPE; the FDW reports
  * that to the user as an invalid input value.
  *
+ * layer: codec (byte-level, no I/O; below transport)
+ *
  * IDENTIFICATION
  *		src/cql/cql_parse.c
  *

@@ -16,12 +16,14 @@
  * capped (CQL_PREPARED_MAX_RETIRED), since a hostile server could
  * otherwise flip the metadata on every page.
  *
+ * layer: session
+ *
  * IDENTIFICATION
  *		src/cql/cql_prepared.c
  *
  *-------------------------------------------------------------------------
  */
-#include "cql_conn_int.h"
+#include "cql_session_int.h"
 
 #include <string.h>
 

@@ -11,6 +11,8 @@
  * than 65535 bytes or an "unset" value on v3 is reported as a status rather
  * than silently producing bytes the server would misparse.
  *
+ * layer: codec (byte-level, no I/O; below transport)
+ *
  * IDENTIFICATION
  *		src/cql/cql_request.c
  *

@@ -13,6 +13,8 @@
  * A decoded RESULT owns a copy of its body; the cell index of a Rows
  * result points into that copy, so cells stay valid as long as the result.
  *
+ * layer: codec (byte-level, no I/O; below transport)
+ *
  * IDENTIFICATION
  *		src/cql/cql_response.c
  *

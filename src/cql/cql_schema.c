@@ -14,12 +14,15 @@
  * of type nodes created (ten fields of a type with ten fields of a type
  * ... is small to describe and huge to expand).
  *
+ * layer: session
+ *
  * IDENTIFICATION
  *		src/cql/cql_schema.c
  *
  *-------------------------------------------------------------------------
  */
 #include "cql_schema.h"
+#include "cql_sysrows.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -497,43 +500,6 @@ run(cql_conn *c, const char *q, const char *v1, const char *v2,
 	return cql_query(c, q, &p, res, err);
 }
 
-static int
-col_index(const cql_result *r, const char *name)
-{
-	if (r->kind != CQL_RESULT_ROWS || !r->meta.cols)
-		return -1;
-	for (int i = 0; i < r->meta.ncols; i++)
-		if (r->meta.cols[i].name && strcmp(r->meta.cols[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
-static const cql_elem *
-get_cell(const cql_result *r, int row, int col)
-{
-	const cql_elem *e;
-
-	if (col < 0 || row < 0 || row >= r->rows_count || !r->cells)
-		return NULL;
-	e = cql_result_cell(r, row, col);
-	return (!e || e->n < 0 || (e->n > 0 && !e->p)) ? NULL : e;
-}
-
-/* Text cell -> new string; NULL when absent or containing NUL bytes. */
-static char *
-cell_text(const cql_allocator *a, const cql_result *r, int row, int col,
-		  bool *nomem)
-{
-	const cql_elem *e = get_cell(r, row, col);
-	char	   *s;
-
-	if (!e || (e->n > 0 && memchr(e->p, 0, (size_t) e->n)))
-		return NULL;
-	if (!(s = cql_strndup(a, (const char *) e->p, (size_t) e->n)))
-		*nomem = true;
-	return s;
-}
-
 /*
  * list<text> / set<text> cell -> array of strings.  CQL_ERR_MALFORMED for
  * an undecodable cell or null elements, CQL_ERR_TOO_LARGE over 'max'.
@@ -542,7 +508,7 @@ static cql_status
 cell_text_list(const cql_allocator *a, const cql_result *r, int row, int col,
 			   int max, char ***out, int *n)
 {
-	const cql_elem *e = get_cell(r, row, col);
+	const cql_elem *e = cql_sysrow_cell(r, row, col);
 	cql_reader	rd;
 	int32_t		cnt;
 	char	  **v;
@@ -596,7 +562,7 @@ static cql_status
 collect_names(const cql_result *r, const char *column, const cql_allocator *a,
 			  char ***names, int *n, cql_error *err)
 {
-	int			col = col_index(r, column);
+	int			col = cql_sysrow_col(r, column);
 	char	  **v;
 	int			k = 0;
 
@@ -612,7 +578,7 @@ collect_names(const cql_result *r, const char *column, const cql_allocator *a,
 	for (int row = 0; row < r->rows_count; row++)
 	{
 		bool		nomem = false;
-		char	   *s = cell_text(a, r, row, col, &nomem);
+		char	   *s = cql_sysrow_text(a, r, row, col, false, &nomem);
 
 		if (nomem)
 		{
@@ -751,9 +717,9 @@ static cql_status
 udts_from_rows(const cql_result *r, const char *keyspace, const cql_allocator *a,
 			   cql_udt_meta **out, int *n, cql_error *err)
 {
-	int			c_name = col_index(r, "type_name");
-	int			c_fn = col_index(r, "field_names");
-	int			c_ft = col_index(r, "field_types");
+	int			c_name = cql_sysrow_col(r, "type_name");
+	int			c_fn = cql_sysrow_col(r, "field_names");
+	int			c_ft = cql_sysrow_col(r, "field_types");
 	cql_udt_meta *u;
 	int			k = 0;
 	cql_status	st = CQL_OK;
@@ -782,7 +748,7 @@ udts_from_rows(const cql_result *r, const char *keyspace, const cql_allocator *a
 					nt = 0;
 		cql_udt_meta *d = &u[k];
 
-		d->name = cell_text(a, r, row, c_name, &nomem);
+		d->name = cql_sysrow_text(a, r, row, c_name, false, &nomem);
 		if (nomem || !(d->keyspace = cql_strdup(a, keyspace)))
 		{
 			udt_clear(d, a);
@@ -881,7 +847,7 @@ cql_schema_load_udts(cql_conn *c, const char *keyspace, const cql_allocator *a,
 static bool
 set_contains(const cql_result *r, int row, int col, const char *word)
 {
-	const cql_elem *e = get_cell(r, row, col);
+	const cql_elem *e = cql_sysrow_cell(r, row, col);
 	cql_reader	rd;
 	int32_t		cnt;
 	size_t		wl = strlen(word);
@@ -941,7 +907,7 @@ cql_schema_load_table(cql_conn *c, const char *keyspace, const char *table,
 	if (st == CQL_OK && res.kind == CQL_RESULT_ROWS && res.rows_count > 0)
 	{
 		found = true;
-		is_counter = set_contains(&res, 0, col_index(&res, "flags"), "counter");
+		is_counter = set_contains(&res, 0, cql_sysrow_col(&res, "flags"), "counter");
 	}
 	cql_result_free(&res);
 	if (st != CQL_OK)
@@ -973,11 +939,11 @@ cql_schema_load_table(cql_conn *c, const char *keyspace, const char *table,
 			 keyspace, table, &res, err);
 	if (st == CQL_OK)
 	{
-		int			c_name = col_index(&res, "column_name");
-		int			c_kind = col_index(&res, "kind");
-		int			c_pos = col_index(&res, "position");
-		int			c_ord = col_index(&res, "clustering_order");
-		int			c_type = col_index(&res, "type");
+		int			c_name = cql_sysrow_col(&res, "column_name");
+		int			c_kind = cql_sysrow_col(&res, "kind");
+		int			c_pos = cql_sysrow_col(&res, "position");
+		int			c_ord = cql_sysrow_col(&res, "clustering_order");
+		int			c_type = cql_sysrow_col(&res, "type");
 
 		if (res.rows_count > CQL_SCHEMA_MAX_COLUMNS)
 		{
@@ -995,13 +961,13 @@ cql_schema_load_table(cql_conn *c, const char *keyspace, const char *table,
 		{
 			bool		nomem = false;
 			cql_column_row *cr = &rows[nrows++];
-			const cql_elem *pe = get_cell(&res, row, c_pos);
+			const cql_elem *pe = cql_sysrow_cell(&res, row, c_pos);
 			int32_t		pos = -1;
 
-			cr->name = strs[nstrs++] = cell_text(a, &res, row, c_name, &nomem);
-			cr->kind = strs[nstrs++] = cell_text(a, &res, row, c_kind, &nomem);
-			cr->clustering_order = strs[nstrs++] = cell_text(a, &res, row, c_ord, &nomem);
-			cr->type = strs[nstrs++] = cell_text(a, &res, row, c_type, &nomem);
+			cr->name = strs[nstrs++] = cql_sysrow_text(a, &res, row, c_name, false, &nomem);
+			cr->kind = strs[nstrs++] = cql_sysrow_text(a, &res, row, c_kind, false, &nomem);
+			cr->clustering_order = strs[nstrs++] = cql_sysrow_text(a, &res, row, c_ord, false, &nomem);
+			cr->type = strs[nstrs++] = cql_sysrow_text(a, &res, row, c_type, false, &nomem);
 			if (pe && cql_decode_int(pe->p, pe->n, &pos) != CQL_OK)
 				pos = INT32_MIN;	/* wrong size: refused below for keys */
 			cr->position = pos;
@@ -1049,11 +1015,11 @@ mono_ms(void)
 static void
 collect_versions(const cql_result *r, uint8_t v[2][16], int *nv)
 {
-	int			col = col_index(r, "schema_version");
+	int			col = cql_sysrow_col(r, "schema_version");
 
 	for (int row = 0; col >= 0 && row < r->rows_count; row++)
 	{
-		const cql_elem *e = get_cell(r, row, col);
+		const cql_elem *e = cql_sysrow_cell(r, row, col);
 		bool		seen = false;
 
 		if (!e || e->n != 16)

@@ -9,12 +9,14 @@
  * early (timeout, interrupt) the request is orphaned by cql_request_free,
  * so the connection stays usable and the late answer is discarded.
  *
+ * layer: session
+ *
  * IDENTIFICATION
  *		src/cql/cql_session.c
  *
  *-------------------------------------------------------------------------
  */
-#include "cql_conn_int.h"
+#include "cql_session_int.h"
 
 #include <string.h>
 
@@ -235,6 +237,227 @@ cql_send_prepared_batch(cql_conn *c, uint8_t batch_type, cql_prepared *p,
 }
 
 /* ---------------------------------------------------------------------
+ * Completion: result metadata and Unprepared recovery
+ *
+ * The transport (cql_conn.c) only waits for and decodes answers
+ * (cql_conn_complete); what an answer means for the prepared-statement
+ * cache is decided here, in the one place that recovers from Unprepared.
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * apply_rows_metadata
+ *		An EXECUTE answered with full metadata (v4 metadata drift, or v5
+ *		METADATA_CHANGED): make it the prepared statement's cache.
+ *
+ * Whatever is or is not adopted here, the result itself was decoded with
+ * the columns it carries (or, under NO_METADATA, with cached columns of
+ * the same count): meta.ncols is always the number of cells per row.
+ * Callers reading by their own column count check it with
+ * cql_result_has_columns().
+ */
+static void
+apply_rows_metadata(cql_conn *c, cql_prepared *p, int version, cql_result *res)
+{
+	if (res->kind != CQL_RESULT_ROWS || p == NULL)
+		return;
+	if (res->meta.flags & CQL_ROWS_NO_METADATA)
+		return;
+
+	/*
+	 * Conditional (LWT) statements always come with full metadata whose
+	 * shape depends on whether they applied; that says nothing about the
+	 * statement's result columns, and adopting it would flip the cache
+	 * back and forth.  In v5 the server tells us explicitly when the
+	 * columns changed; in v4 full metadata that differs from the cache
+	 * is the only signal.
+	 */
+	if (res->meta.ncols > 0 && res->meta.cols && res->meta.cols[0].name &&
+		strcmp(res->meta.cols[0].name, "[applied]") == 0)
+		return;
+	if (version >= CQL_PROTOCOL_V5 && !(res->meta.flags & CQL_ROWS_METADATA_CHANGED))
+		return;
+	cql_prepared_update_columns(c, p, res);
+}
+
+/* Did the node answer that it does not know the statement? */
+static bool
+is_unprepared(cql_status st, const cql_error *err)
+{
+	return st == CQL_ERR_SERVER && err->code == CQL_ERRCODE_UNPREPARED;
+}
+
+/*
+ * retry_unprepared
+ *		An EXECUTE, or a BATCH of one prepared statement, answered
+ *		Unprepared (the node restarted, evicted the statement, or dropped it
+ *		on ALTER TABLE): prepare it again and resend the same parameters
+ *		once, under the caller's request handle.  Every
+ *		caller, also one that pipelines many requests, then recovers without
+ *		knowing.  The ids are rebuilt: a changed table may change the result
+ *		metadata id (the statement id is a hash of the text).
+ */
+static cql_status
+retry_unprepared(cql_conn *c, cql_request *req, cql_error *err)
+{
+	cql_prepared *p = req->prepared;
+	cql_buf		nb;
+	cql_status	st;
+
+	if ((req->opcode != CQL_OP_EXECUTE && req->opcode != CQL_OP_BATCH) ||
+		p == NULL || req->exec_params == NULL || req->reprepared)
+		return CQL_ERR_STATE;
+
+	if (req->opcode == CQL_OP_BATCH)
+	{
+		/*
+		 * [byte type][short n] then per statement [byte kind][short len][id]:
+		 * the batch is resent as it was, which needs the id unchanged.
+		 */
+		const uint8_t *body = req->exec_params;
+		size_t		id_len;
+
+		if (req->exec_params_len < 6 || body[3] != 1)
+			return CQL_ERR_STATE;
+		id_len = ((size_t) body[4] << 8) | body[5];
+		if (6 + id_len > req->exec_params_len)
+			return CQL_ERR_STATE;
+		if ((st = cql_reprepare(c, p, err)) != CQL_OK)
+			return st;
+		if (p->id_len != id_len || memcmp(p->id, body + 6, id_len) != 0)
+			return CQL_ERR_STATE;
+		st = cql_conn_resubmit(c, req, req->exec_params, req->exec_params_len, err);
+		if (st != CQL_OK)
+			return st;
+	}
+	else
+	{
+		if ((st = cql_reprepare(c, p, err)) != CQL_OK)
+			return st;
+		cql_buf_init(&nb, c->alloc);
+		cql_buf_short_bytes(&nb, p->id, p->id_len);
+		if (c->version >= CQL_PROTOCOL_V5)
+			cql_buf_short_bytes(&nb, p->result_metadata_id ? p->result_metadata_id : (const uint8_t *) "",
+								p->result_metadata_id_len);
+		cql_buf_put(&nb, req->exec_params, req->exec_params_len);
+		if ((st = cql_buf_status(&nb)) == CQL_OK)
+			st = cql_conn_resubmit(c, req, nb.data, nb.len, err);
+		cql_buf_free(&nb);
+		if (st != CQL_OK)
+			return st;
+		req->cached_cols = p->ncols > 0 ? p->cols : NULL;
+		req->ncached = p->ncols > 0 ? p->ncols : 0;
+	}
+	req->stale_metadata = false;
+	req->reprepared = true;
+	if (err)
+		cql_error_clear(err);
+	return CQL_OK;
+}
+
+/*
+ * cql_conn_await (declared in cql_conn.h)
+ *		Wait for and decode req's answer; a full-metadata answer to EXECUTE
+ *		updates the statement's cached columns, and an Unprepared answer to
+ *		EXECUTE or a prepared BATCH is recovered once (retry_unprepared).
+ */
+cql_status
+cql_conn_await(cql_conn *c, cql_request *req, cql_result *res, cql_error *err)
+{
+	cql_result	tmp;
+	cql_result *r = res ? res : &tmp;
+	cql_error	local;
+	cql_error  *e = err ? err : &local;
+	cql_status	st;
+
+	for (;;)
+	{
+		/* into 'e' even without a caller's err: the code is needed */
+		st = cql_conn_complete(c, req, r, e);
+		if (st == CQL_OK)
+		{
+			if (req->opcode == CQL_OP_EXECUTE)
+				apply_rows_metadata(c, req->prepared, req->resp_version, r);
+			if (r == &tmp)
+				cql_result_free(&tmp);
+			return CQL_OK;
+		}
+		if (!is_unprepared(st, e) || retry_unprepared(c, req, e) != CQL_OK)
+			return st;
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Connecting: the transport's handshake, then the initial USE
+ * ---------------------------------------------------------------------
+ */
+/*
+ * quote_identifier
+ *		Keyspace names as given are exact names: quote unless they are
+ *		already a lower-case unquoted identifier.
+ */
+static void
+quote_identifier(cql_buf *b, const char *name)
+{
+	bool		plain = (name[0] >= 'a' && name[0] <= 'z');
+
+	for (const char *p = name; *p && plain; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			plain = false;
+	if (plain)
+	{
+		cql_buf_put(b, name, strlen(name));
+		return;
+	}
+	cql_buf_u8(b, '"');
+	for (const char *p = name; *p; p++)
+	{
+		if (*p == '"')
+			cql_buf_u8(b, '"');
+		cql_buf_u8(b, (uint8_t) *p);
+	}
+	cql_buf_u8(b, '"');
+}
+
+cql_status
+cql_connect(const cql_conn_options *o, cql_conn **out, cql_error *err)
+{
+	cql_conn   *c = NULL;
+	cql_status	st;
+	cql_error	tmp;
+
+	if (err == NULL)
+		err = &tmp;
+	cql_error_clear(err);
+	*out = NULL;
+	if ((st = cql_conn_open(o, &c, err)) != CQL_OK)
+		return st;
+	if (c->keyspace)
+	{
+		cql_buf		q;
+		cql_result	res;
+
+		cql_buf_init(&q, c->alloc);
+		cql_buf_put(&q, "USE ", 4);
+		quote_identifier(&q, c->keyspace);
+		cql_buf_u8(&q, '\0');
+		st = cql_buf_status(&q);
+		if (st == CQL_OK)
+			st = cql_query(c, (const char *) q.data, NULL, &res, err);
+		if (st == CQL_OK)
+			cql_result_free(&res);
+		cql_buf_free(&q);
+	}
+	if (st != CQL_OK)
+	{
+		cql_conn_abandon(c, err);
+		return st;
+	}
+	*out = c;
+	return CQL_OK;
+}
+
+/* ---------------------------------------------------------------------
  * Synchronous helpers
  * ---------------------------------------------------------------------
  */
@@ -353,6 +576,7 @@ cql_prepare(cql_conn *c, const char *query, cql_prepared **out, cql_error *err)
 	}
 	p->next = c->prepared;
 	c->prepared = p;
+	c->release_session = cql_prepared_free_all;	/* the cache dies with c */
 	cql_prepared_touch(c, p);
 	*out = p;
 	return CQL_OK;
@@ -402,7 +626,7 @@ cql_execute(cql_conn *c, cql_prepared *p, const cql_query_params *params,
 		 * dropped and re-created), or (v4) its result columns changed
 		 * behind our back: prepare it again and retry, once.
 		 */
-		if (((st == CQL_ERR_SERVER && err->code == CQL_ERRCODE_UNPREPARED) ||
+		if ((is_unprepared(st, err) ||
 			 (st == CQL_ERR_MALFORMED && stale)) &&
 			attempt == 0)
 		{
@@ -475,8 +699,7 @@ cql_batch(cql_conn *c, uint8_t batch_type, const cql_batch_stmt *stmts,
 	if (st != CQL_OK)
 		return st;
 	st = finish(c, req, r, err);
-	if (st != CQL_ERR_SERVER ||
-		err->code != CQL_ERRCODE_UNPREPARED || (p = find_by_id(c, err)) == NULL)
+	if (!is_unprepared(st, err) || (p = find_by_id(c, err)) == NULL)
 		goto out;
 
 	/*

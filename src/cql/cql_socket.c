@@ -13,6 +13,8 @@
  * Elsewhere (no getaddrinfo_a) resolution falls back to getaddrinfo(),
  * which may block; numeric addresses never touch the network.
  *
+ * layer: transport
+ *
  * IDENTIFICATION
  *		src/cql/cql_socket.c
  *

@@ -9,6 +9,8 @@
  * bytes a peer sends: every length is checked before use and every count is
  * checked against the bytes that remain before anything is allocated.
  *
+ * layer: codec (byte-level, no I/O; below transport)
+ *
  * IDENTIFICATION
  *		src/cql/cql_values.c
  *

@@ -5,6 +5,8 @@
  *		cql_numeric.c, cql_datetime.c, cql_format.c, cql_parse.c).
  *		Not part of the library's public contract.
  *
+ * layer: codec (private)
+ *
  * IDENTIFICATION
  *		src/cql/cql_values_int.h
  *

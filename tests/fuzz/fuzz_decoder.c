@@ -14,7 +14,7 @@
  *
  * Build and run: see tests/fuzz/README.md.
  */
-#include "cql_wire.h"
+#include "cql_frame_int.h"
 
 #include <stdlib.h>
 #include <string.h>

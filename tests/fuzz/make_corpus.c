@@ -8,7 +8,7 @@
  *
  * Usage: make_corpus DIR   (see tests/fuzz/README.md)
  */
-#include "cql_wire.h"
+#include "cql_frame_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

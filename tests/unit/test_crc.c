@@ -3,7 +3,7 @@
  *		CRC24 (v5 frame headers) and primed CRC-32 (v5 frame payloads)
  *		against the vectors of cql-protocol.md section 10.
  */
-#include "cql_wire.h"
+#include "cql_frame_int.h"
 #include "tap.h"
 
 static uint64_t

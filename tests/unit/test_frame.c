@@ -4,7 +4,7 @@
  *		incremental decoder (any split of the input, corrupt CRCs,
  *		truncation, lengths past the end, large multi-frame messages).
  */
-#include "cql_wire.h"
+#include "cql_frame_int.h"
 #include "tap.h"
 #include "counting_alloc.h"
 

@@ -5,7 +5,7 @@
  *		handshake messages, SUPPORTED, EVENT and all RESULT kinds,
  *		including hostile counts and truncations.
  */
-#include "cql_wire.h"
+#include "cql_frame_int.h"
 #include "tap.h"
 
 static const cql_allocator *A = &cql_malloc_allocator;
