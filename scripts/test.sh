@@ -5,7 +5,8 @@
 #   deps -> build -> Cassandra + PostgreSQL -> suites -> one summary line
 #
 # Suites, each counting its own results:
-#   unit         build/unit/test_*              TAP, no services needed
+#   unit         build/unit/test_*              TAP, no services needed;
+#                scripts/check_layers.py        src/cql layering, one result
 #   integration  build/integration/test_*, tests/integration/*.py|*.sh
 #                                               TAP, against live Cassandra
 #   fuzz         build/fuzz/fuzz_*              FUZZ_SECONDS each, pass/fail
@@ -235,6 +236,16 @@ for t in build/unit/test_*; do
 	[ -x "$t" ] && run_tap unit "$t" "$t"
 done
 [ -e "$(compgen -G 'build/unit/test_*' | head -n1)" ] || fail unit "no unit test binaries"
+# the layering of src/cql (transport < session < cluster) and the FDW's
+# public-headers-only rule, read from the unit build's objects
+if python3 scripts/check_layers.py > "$LOGDIR/unit-check_layers.log" 2>&1; then
+	pass unit
+	printf '  %-40s ok\n' "scripts/check_layers.py"
+else
+	fail unit "scripts/check_layers.py"
+	printf '  %-40s FAILED\n' "scripts/check_layers.py"
+	show_tail "$LOGDIR/unit-check_layers.log" 30
+fi
 
 # --- 5. services ------------------------------------------------------------------
 section "services"
