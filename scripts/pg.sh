@@ -22,10 +22,10 @@
 # Environment:
 #   PG_VERSION    15 (default), 16 or 18; each has its own port and
 #                 directory, so the three can run side by side
-#   CQL_PG_PORT   TCP port on 127.0.0.1 (default 54329 for 15, 54316 for
-#                 16, 54318 for 18)
-#   CQL_PG_DIR    cluster directory (default: $CQL_FDW_CACHE/pg, or
-#                 /tmp/cql_fdw_pg when root; with suffix 16/18 for those)
+#   CQL_PG_PORT   TCP port on 127.0.0.1 of 15 (default 54329; 16 and 18
+#                 get CQL_PG_PORT+1 and +3, by default 54316 and 54318)
+#   CQL_PG_DIR    cluster directory of 15 (default: $CQL_FDW_CACHE/pg, or
+#                 /tmp/cql_fdw_pg when root); 16 and 18 add "16"/"18"
 #   CQL_PG_DB     database created at start (default cql_fdw_test)
 #
 set -euo pipefail
@@ -37,18 +37,21 @@ set -euo pipefail
 if [ "$PG_VERSION" = 15 ]; then
 	PORT=${CQL_PG_PORT:-54329}
 	SUFFIX=""
+elif [ -n "${CQL_PG_PORT:-}" ]; then
+	PORT=$((CQL_PG_PORT + PG_VERSION - 15))
+	SUFFIX=$PG_VERSION
 else
-	PORT=${CQL_PG_PORT:-$((54300 + PG_VERSION))}
+	PORT=$((54300 + PG_VERSION))
 	SUFFIX=$PG_VERSION
 fi
 DB=${CQL_PG_DB:-cql_fdw_test}
 BINDIR=$("$PG_CONFIG" --bindir 2>/dev/null || echo "$PG_BINDIR")
 if [ "$(id -u)" -eq 0 ]; then
 	OWNER=postgres
-	PGDIR=${CQL_PG_DIR:-${TMPDIR:-/tmp}/cql_fdw_pg$SUFFIX}
+	PGDIR=${CQL_PG_DIR:-${TMPDIR:-/tmp}/cql_fdw_pg}$SUFFIX
 else
 	OWNER=$(id -un)
-	PGDIR=${CQL_PG_DIR:-$CACHE/pg$SUFFIX}
+	PGDIR=${CQL_PG_DIR:-$CACHE/pg}$SUFFIX
 fi
 DATA=$PGDIR/data
 LOG=$PGDIR/postgres.log
