@@ -21,6 +21,7 @@
 #include "catalog/pg_collation.h"
 #include "catalog/pg_foreign_server.h"
 #include "commands/explain.h"
+#include "commands/extension.h"
 #include "commands/vacuum.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -226,6 +227,40 @@ cqlfdw_ordering_op_is_desc(Oid sortop, bool *desc)
 #define CQLFDW_LIMIT_OPTION_NONE LIMIT_OPTION_COUNT
 #else
 #define CQLFDW_LIMIT_OPTION_NONE LIMIT_OPTION_DEFAULT
+#endif
+
+/*
+ * The schema of an installed extension: get_extension_schema() is exported
+ * from 16 on; before, the same lookup of pg_extension by OID.
+ */
+#if PG_VERSION_NUM >= 160000
+#define cqlfdw_extension_schema(ext_oid) get_extension_schema(ext_oid)
+#else
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/pg_extension.h"
+#include "utils/fmgroids.h"
+
+static inline Oid
+cqlfdw_extension_schema(Oid ext_oid)
+{
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	Oid			result = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(ext_oid));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+		result = ((Form_pg_extension) GETSTRUCT(tuple))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return result;
+}
 #endif
 
 #endif							/* CQL_FDW_COMPAT_H */

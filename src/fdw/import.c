@@ -26,6 +26,7 @@
 
 #include "connection.h"
 #include "cql_conn.h"
+#include "convert.h"
 #include "cql_fdw.h"
 #include "cql_schema.h"
 #include "import.h"
@@ -77,6 +78,17 @@ cqlfdw_pg_type_for(const cql_type *t)
 		case CQL_TYPE_LIST:
 		case CQL_TYPE_SET:
 		case CQL_TYPE_VECTOR:
+			/* vector<float, n>: pgvector's vector(n) if it is installed */
+			if (t->id == CQL_TYPE_VECTOR && t->nsub == 1 &&
+				t->sub[0]->id == CQL_TYPE_FLOAT && t->dimension >= 1)
+			{
+				Oid			vt = cqlfdw_pgvector_type();
+
+				if (OidIsValid(vt))
+					return format_type_extended(vt, t->dimension,
+												FORMAT_TYPE_TYPEMOD_GIVEN |
+												FORMAT_TYPE_FORCE_QUALIFY);
+			}
 			if (t->nsub == 1)
 			{
 				const cql_type *e = t->sub[0];
