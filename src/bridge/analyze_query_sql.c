@@ -26,6 +26,7 @@
 #include "utils/ruleutils.h"
 
 #include "analyze_query.h"
+#include "compat.h"
 
 /*
  * A deparse namespace over the range table of q.  ruleutils exports no
@@ -169,7 +170,7 @@ bridge_rewritten_sql(Query *query, List *lineage)
 	q->sortClause = NIL;
 	q->limitCount = NULL;
 	q->limitOffset = NULL;
-	q->limitOption = LIMIT_OPTION_DEFAULT;
+	q->limitOption = CQLFDW_LIMIT_OPTION_NONE;
 
 	/*
 	 * Junk entries only carried ORDER BY keys (DISTINCT forces its keys into

@@ -35,6 +35,7 @@
 #include "utils/sampling.h"
 
 #include "analyze.h"
+#include "compat.h"
 #include "connection.h"
 #include "convert.h"
 #include "cql_conn.h"
@@ -123,6 +124,37 @@ sample_row(CqlAnalyzeState *as, const cql_result *page, int32 row)
  *		analyze_rows rows, and extrapolate the total from the share of the
  *		ring read.
  */
+/*
+ * sample_page
+ *		Offer every row of one page to the sampler; the page is freed on
+ *		every path.  (A function of its own rather than a PG_TRY nested in
+ *		sample_rows' PG_TRY: nested ones shadow each other's locals.)
+ */
+static void
+sample_page(CqlAnalyzeState *as, cql_result *page, Relation relation,
+			const char *cql)
+{
+	PG_TRY();
+	{
+		cqlfdw_check_rows(page, Max(as->natts, 1), as->convs, as->natts,
+						  RelationGetRelationName(relation), cql);
+		for (int32 row = 0; row < page->rows_count; row++)
+		{
+			MemoryContext old = MemoryContextSwitchTo(as->temp_cxt);
+
+			cqlfdw_analyze_delay_point();
+			sample_row(as, page, row);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(as->temp_cxt);
+		}
+	}
+	PG_FINALLY();
+	{
+		cql_result_free(page);
+	}
+	PG_END_TRY();
+}
+
 static int
 sample_rows(CqlRemote *remote, Relation relation, int elevel, HeapTuple *rows,
 			int targrows, double *totalrows, double *totaldeadrows)
@@ -245,25 +277,7 @@ sample_rows(CqlRemote *remote, Relation relation, int elevel, HeapTuple *rows,
 					cqlfdw_check_interrupts();
 				if (st != CQL_OK)
 					cqlfdw_remote_fail(remote, conn, st, &err);
-				PG_TRY();
-				{
-					cqlfdw_check_rows(&page, Max(as.natts, 1), as.convs, as.natts,
-									  RelationGetRelationName(relation), cql);
-					for (int32 row = 0; row < page.rows_count; row++)
-					{
-						MemoryContext old = MemoryContextSwitchTo(as.temp_cxt);
-
-						vacuum_delay_point();
-						sample_row(&as, &page, row);
-						MemoryContextSwitchTo(old);
-						MemoryContextReset(as.temp_cxt);
-					}
-				}
-				PG_FINALLY();
-				{
-					cql_result_free(&page);
-				}
-				PG_END_TRY();
+				sample_page(&as, &page, relation, cql);
 			}
 		}
 		PG_FINALLY();

@@ -17,8 +17,45 @@
 
 #include "postgres.h"
 
+#include "access/stratnum.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_foreign_server.h"
+#include "commands/explain.h"
+#include "commands/extension.h"
+#include "commands/vacuum.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/pathnodes.h"
+#include "nodes/plannodes.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "parser/parse_relation.h"
+#include "parser/parsetree.h"
 #include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/relcache.h"
+
+/*
+ * ExplainState and the ExplainProperty*() functions: PostgreSQL 18 moved
+ * them out of commands/explain.h into explain_state.h and explain_format.h.
+ * Include compat.h instead of any of these.
+ */
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#endif
+
+/*
+ * A function that does not return: PostgreSQL 18 replaced the trailing
+ * pg_attribute_noreturn() by pg_noreturn, which goes in front (C11
+ * _Noreturn).  Write "cqlfdw_noreturn extern void f(...);" - in front
+ * works for both.
+ */
+#if PG_VERSION_NUM >= 180000
+#define cqlfdw_noreturn pg_noreturn
+#else
+#define cqlfdw_noreturn pg_attribute_noreturn()
+#endif
 
 /*
  * Privilege check on a foreign server: PostgreSQL 16 folded the per-object
@@ -30,6 +67,200 @@
 #else
 #define cqlfdw_server_aclcheck(serverid, roleid, mode) \
 	pg_foreign_server_aclcheck((serverid), (roleid), (mode))
+#endif
+
+/*
+ * The role a relation is accessed as (its "checkAsUser": a view owner's
+ * for a foreign table read through a view), or InvalidOid for the current
+ * user.  PostgreSQL 16 moved it from RangeTblEntry.checkAsUser into
+ * RTEPermissionInfo (found through rte->perminfoindex), and copies it into
+ * RelOptInfo.userid, ForeignScan.checkAsUser and, for result relations,
+ * ExecGetResultRelCheckAsUser(); child relations (partitions) have no
+ * RTEPermissionInfo of their own and use their parent's role.
+ *
+ * cqlfdw_planner_checkasuser	planner, any range-table index
+ * cqlfdw_scan_checkasuser		executor, a ForeignScan (also direct modify)
+ * cqlfdw_resultrel_checkasuser executor, a result relation (modify, insert)
+ */
+static inline Oid
+cqlfdw_planner_checkasuser(PlannerInfo *root, Index rtindex)
+{
+	RangeTblEntry *rte;
+#if PG_VERSION_NUM >= 160000
+	RelOptInfo *rel = NULL;
+
+	if (root->simple_rel_array != NULL && rtindex < (Index) root->simple_rel_array_size)
+		rel = root->simple_rel_array[rtindex];
+	if (rel != NULL)
+		return rel->userid;
+	rte = planner_rt_fetch(rtindex, root);
+	if (rte->perminfoindex == 0)
+		return InvalidOid;
+	return getRTEPermissionInfo(root->parse->rteperminfos, rte)->checkAsUser;
+#else
+	rte = planner_rt_fetch(rtindex, root);
+	return rte->checkAsUser;
+#endif
+}
+
+static inline Oid
+cqlfdw_scan_checkasuser(ForeignScan *fsplan, EState *estate)
+{
+#if PG_VERSION_NUM >= 160000
+	(void) estate;
+	return fsplan->checkAsUser;
+#else
+	return exec_rt_fetch(fsplan->scan.scanrelid, estate)->checkAsUser;
+#endif
+}
+
+static inline Oid
+cqlfdw_resultrel_checkasuser(ResultRelInfo *rinfo, EState *estate)
+{
+#if PG_VERSION_NUM >= 160000
+	return ExecGetResultRelCheckAsUser(rinfo, estate);
+#else
+	return exec_rt_fetch(rinfo->ri_RangeTableIndex, estate)->checkAsUser;
+#endif
+}
+
+/*
+ * The columns an INSERT names (for the result relation rtindex's entry):
+ * in RTEPermissionInfo since 16.
+ */
+static inline Bitmapset *
+cqlfdw_planner_inserted_cols(PlannerInfo *root, RangeTblEntry *rte)
+{
+#if PG_VERSION_NUM >= 160000
+	if (rte->perminfoindex == 0)
+		return NULL;
+	return getRTEPermissionInfo(root->parse->rteperminfos, rte)->insertedCols;
+#else
+	(void) root;
+	return rte->insertedCols;
+#endif
+}
+
+/*
+ * create_foreignscan_path(): 17 added fdw_restrictinfo (we pass NIL: no
+ * join or upper-rel pushdown), 18 added disabled_nodes (0: we never add a
+ * disabled path).  The arguments here are those of 15 and 16.
+ */
+#if PG_VERSION_NUM >= 180000
+#define cqlfdw_create_foreignscan_path(root, rel, target, rows, startup_cost, total_cost, \
+									   pathkeys, required_outer, fdw_outerpath, fdw_private) \
+	create_foreignscan_path((root), (rel), (target), (rows), 0, (startup_cost), (total_cost), \
+							(pathkeys), (required_outer), (fdw_outerpath), NIL, (fdw_private))
+#elif PG_VERSION_NUM >= 170000
+#define cqlfdw_create_foreignscan_path(root, rel, target, rows, startup_cost, total_cost, \
+									   pathkeys, required_outer, fdw_outerpath, fdw_private) \
+	create_foreignscan_path((root), (rel), (target), (rows), (startup_cost), (total_cost), \
+							(pathkeys), (required_outer), (fdw_outerpath), NIL, (fdw_private))
+#else
+#define cqlfdw_create_foreignscan_path create_foreignscan_path
+#endif
+
+/*
+ * Sort direction: PostgreSQL 18 describes pathkeys and ordering operators
+ * by CompareType (COMPARE_LT / COMPARE_GT) instead of a btree strategy.
+ */
+#if PG_VERSION_NUM >= 180000
+#define cqlfdw_pathkey_is_asc(pk) ((pk)->pk_cmptype == COMPARE_LT)
+#else
+#define cqlfdw_pathkey_is_asc(pk) ((pk)->pk_strategy == BTLessStrategyNumber)
+#endif
+
+/* true and *desc set for a btree ordering operator, false for others */
+static inline bool
+cqlfdw_ordering_op_is_desc(Oid sortop, bool *desc)
+{
+	Oid			opfamily;
+	Oid			opcintype;
+#if PG_VERSION_NUM >= 180000
+	CompareType cmptype;
+
+	if (!get_ordering_op_properties(sortop, &opfamily, &opcintype, &cmptype))
+		return false;
+	*desc = (cmptype == COMPARE_GT);
+#else
+	int16		strategy;
+
+	if (!get_ordering_op_properties(sortop, &opfamily, &opcintype, &strategy))
+		return false;
+	*desc = (strategy == BTGreaterStrategyNumber);
+#endif
+	return true;
+}
+
+/*
+ * The built-in "POSIX" collation: 18 no longer names its OID (951, the
+ * same in every version since 9.1).
+ */
+#ifdef POSIX_COLLATION_OID
+#define CQLFDW_POSIX_COLLATION_OID POSIX_COLLATION_OID
+#else
+#define CQLFDW_POSIX_COLLATION_OID ((Oid) 951)
+#endif
+
+/* vacuum_delay_point() learnt whether it runs for ANALYZE in 18 */
+#if PG_VERSION_NUM >= 180000
+#define cqlfdw_analyze_delay_point() vacuum_delay_point(true)
+#else
+#define cqlfdw_analyze_delay_point() vacuum_delay_point()
+#endif
+
+/*
+ * The primary key index of a relation, deferrable or not (18 asks whether
+ * a deferrable one will do; before, it was always returned).
+ */
+#if PG_VERSION_NUM >= 180000
+#define cqlfdw_primary_key_index(rel) RelationGetPrimaryKeyIndex((rel), true)
+#else
+#define cqlfdw_primary_key_index(rel) RelationGetPrimaryKeyIndex(rel)
+#endif
+
+/*
+ * Query.limitOption of a query without LIMIT: 18 dropped
+ * LIMIT_OPTION_DEFAULT (and uses LIMIT_OPTION_COUNT, the zero value).
+ */
+#if PG_VERSION_NUM >= 180000
+#define CQLFDW_LIMIT_OPTION_NONE LIMIT_OPTION_COUNT
+#else
+#define CQLFDW_LIMIT_OPTION_NONE LIMIT_OPTION_DEFAULT
+#endif
+
+/*
+ * The schema of an installed extension: get_extension_schema() is exported
+ * from 16 on; before, the same lookup of pg_extension by OID.
+ */
+#if PG_VERSION_NUM >= 160000
+#define cqlfdw_extension_schema(ext_oid) get_extension_schema(ext_oid)
+#else
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/pg_extension.h"
+#include "utils/fmgroids.h"
+
+static inline Oid
+cqlfdw_extension_schema(Oid ext_oid)
+{
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	Oid			result = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(ext_oid));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+		result = ((Form_pg_extension) GETSTRUCT(tuple))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return result;
+}
 #endif
 
 #endif							/* CQL_FDW_COMPAT_H */

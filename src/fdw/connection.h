@@ -13,6 +13,8 @@
 
 #include "foreign/foreign.h"
 
+#include "compat.h"
+
 #include "cql_cluster.h"
 #include "cql_conn.h"
 #include "cql_fdw.h"
@@ -52,9 +54,9 @@ extern void cqlfdw_report(int elevel, cql_status st, const cql_error *err,
 						  const char *cql);
 extern cql_status cqlfdw_await(cql_conn *conn, cql_request *req, cql_result *res,
 							   cql_error *err);
-extern void cqlfdw_fail(CqlConnEntry *entry, uint64 generation, cql_conn *conn,
-						cql_status s, cql_error *err, const char *cql)
-			pg_attribute_noreturn();
+cqlfdw_noreturn extern void cqlfdw_fail(CqlConnEntry *entry, uint64 generation,
+										 cql_conn *conn, cql_status s,
+										 cql_error *err, const char *cql);
 extern cql_prepared *cqlfdw_prepare(CqlConnEntry *entry, uint64 generation,
 									cql_conn *conn, const char *cql);
 extern int64 cqlfdw_write_timestamp(void);

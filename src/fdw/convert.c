@@ -10,7 +10,9 @@
  *	decimal, varint -> numeric (exact)   uuid, timeuuid -> uuid
  *	timestamp -> timestamptz (ms, UTC)   date -> date, time -> time
  *	duration -> interval                 blob -> bytea, inet -> inet
- *	list/set of a scalar -> array        vector<float, n> -> real[]
+ *	list/set of a scalar -> array        vector<float, n> -> real[], or
+ *	                                     pgvector's vector(n) when the
+ *	                                     extension is installed
  *	map, tuple, UDT, nested collections -> jsonb
  * A column may also be declared wider (integer types into wider integers
  * or numeric, float into double), as text (CQL literal form) or as jsonb
@@ -33,6 +35,8 @@
 #include <sys/socket.h>
 
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "libpq/pqformat.h"
 #include "common/int.h"
 #include "datatype/timestamp.h"
 #include "mb/pg_wchar.h"
@@ -42,9 +46,11 @@
 #include "utils/inet.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
+#include "compat.h"
 #include "convert.h"
 #include "cql_wire.h"
 #include "cql_fdw.h"
@@ -137,6 +143,50 @@ prepare_io(CqlConv *cv)
 }
 
 /*
+ * cqlfdw_pgvector_type
+ *		OID of pgvector's "vector" type in this database, InvalidOid when the
+ *		extension is not installed.
+ */
+Oid
+cqlfdw_pgvector_type(void)
+{
+	Oid			ext = get_extension_oid("vector", true);
+
+	if (!OidIsValid(ext))
+		return InvalidOid;
+	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("vector"),
+						   ObjectIdGetDatum(cqlfdw_extension_schema(ext)));
+}
+
+/*
+ * init_pgvector
+ *		vector<float, n> as pgvector's vector: its binary form (int16
+ *		dimension, int16 unused, then big-endian float4s) ends with exactly
+ *		the CQL value's bytes, so the conversion goes through the type's own
+ *		receive and send functions and depends on no internal layout.  A
+ *		typmod (vector(n)) must equal the CQL dimension.
+ */
+static bool
+init_pgvector(CqlConv *cv, Oid base)
+{
+	Oid			recv;
+	Oid			send;
+	bool		isvarlena;
+
+	cv->method = CONV_PGVECTOR;
+	if (cv->ctype->id != CQL_TYPE_VECTOR || cv->ctype->nsub != 1 ||
+		cv->ctype->sub[0]->id != CQL_TYPE_FLOAT)
+		return false;
+	if (cv->typmod >= 0 && cv->typmod != cv->ctype->dimension)
+		return false;
+	getTypeBinaryInputInfo(base, &recv, &cv->ioparam);
+	fmgr_info(recv, &cv->recvfunc);
+	getTypeBinaryOutputInfo(base, &send, &isvarlena);
+	fmgr_info(send, &cv->sendfunc);
+	return true;
+}
+
+/*
  * cqlfdw_conv_init
  *		Decide how CQL type 'ctype' converts to PostgreSQL type 'pgtype'.
  *		Returns false if they are incompatible.
@@ -224,6 +274,10 @@ cqlfdw_conv_init(CqlConv *cv, const cql_type *ctype, Oid pgtype, int32 typmod)
 		default:
 			break;
 	}
+
+	/* pgvector's vector */
+	if (!OidIsValid(get_element_type(base)) && base == cqlfdw_pgvector_type())
+		return init_pgvector(cv, base);
 
 	/* arrays: list, set or vector of something the element type takes */
 	if (OidIsValid(get_element_type(base)) &&
@@ -642,6 +696,19 @@ cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n, bool *isnull)
 			}
 		case CONV_ARRAY:
 			return read_array(cv, p, n);
+		case CONV_PGVECTOR:
+			{
+				int			dim = cv->ctype->dimension;
+				StringInfoData buf;
+
+				if (n != 4 * dim)
+					bad_value(cv, CQL_ERR_MALFORMED);
+				initStringInfo(&buf);
+				pq_sendint16(&buf, (uint16) dim);
+				pq_sendint16(&buf, 0);
+				appendBinaryStringInfo(&buf, (const char *) p, n);
+				return ReceiveFunctionCall(&cv->recvfunc, &buf, cv->ioparam, cv->typmod);
+			}
 	}
 	elog(ERROR, "unexpected conversion method %d", (int) cv->method);
 	return (Datum) 0;
@@ -952,6 +1019,22 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 			}
 		case CONV_ARRAY:
 			return write_array(cv, d, out);
+		case CONV_PGVECTOR:
+			{
+				bytea	   *b = SendFunctionCall(&cv->sendfunc, d);
+				const uint8 *data = (const uint8 *) VARDATA(b);
+				int			len = VARSIZE(b) - VARHDRSZ;
+				int			dim;
+
+				if (len < 4)
+					return CQLW_UNREPRESENTABLE;
+				dim = (data[0] << 8) | data[1];
+				if (dim != cv->ctype->dimension || len != 4 + 4 * dim)
+					return CQLW_UNREPRESENTABLE;
+				for (int i = 0; i < dim; i++)
+					cql_encode_vector_element(out, cv->ctype->sub[0], data + 4 + 4 * i, 4);
+				return CQLW_OK;
+			}
 	}
 	return CQLW_UNREPRESENTABLE;
 }

@@ -38,7 +38,8 @@ typedef enum CqlConvMethod
 	CONV_INET,
 	CONV_JSONB,					/* any CQL type as JSON */
 	CONV_JSON,
-	CONV_ARRAY					/* list, set, vector -> array */
+	CONV_ARRAY,					/* list, set, vector -> array */
+	CONV_PGVECTOR				/* vector<float, n> -> pgvector's vector(n) */
 } CqlConvMethod;
 
 /*
@@ -55,6 +56,9 @@ typedef struct CqlConv
 	FmgrInfo	infunc;
 	Oid			ioparam;
 	FmgrInfo	outfunc;
+	/* CONV_PGVECTOR: the type's binary receive and send functions */
+	FmgrInfo	recvfunc;
+	FmgrInfo	sendfunc;
 	/* CONV_ARRAY */
 	struct CqlConv *elem;
 	Oid			elemtype;
@@ -85,6 +89,7 @@ extern void cqlfdw_conv_write_or_error(CqlConv *cv, Datum d, cql_buf *out);
 extern void cqlfdw_check_rows(const cql_result *page, int ncols,
 							  const CqlConv *convs, int nconvs,
 							  const char *what, const char *cql);
+extern Oid	cqlfdw_pgvector_type(void);
 extern char *cqlfdw_cql_type_string(const cql_type *t);
 extern const uint8_t *cqlfdw_routing_key(const cql_elem *parts, int nparts,
 										 size_t *len);

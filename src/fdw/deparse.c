@@ -50,6 +50,7 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "compat.h"
 #include "cql_fdw.h"
 #include "deparse.h"
 
@@ -153,7 +154,7 @@ cql_type_forbids_range(const CqlFdwColumn *c)
 static bool
 is_bytewise_collation(Oid collid)
 {
-	return collid == C_COLLATION_OID || collid == POSIX_COLLATION_OID;
+	return collid == C_COLLATION_OID || collid == CQLFDW_POSIX_COLLATION_OID;
 }
 
 /*
@@ -757,7 +758,7 @@ cqlfdw_order_matches(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *
 		if (pk->pk_opfamily != default_btree_opfamily(t->cols[attnum - 1].pgtype))
 			return 0;
 
-		asc = (pk->pk_strategy == BTLessStrategyNumber);
+		asc = cqlfdw_pathkey_is_asc(pk);
 		dir = (asc != t->cols[attnum - 1].desc) ? 1 : -1;
 		if (direction != 0 && dir != direction)
 			return 0;

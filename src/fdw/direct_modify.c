@@ -345,7 +345,7 @@ cqlBeginDirectModify(ForeignScanState *node, int eflags)
 	dm->full_key = intVal(list_nth(fsplan->fdw_private, FdwDirectPrivateFullKey)) != 0;
 
 	cqlfdw_remote_open_rel(&dm->remote, dm->rel,
-						   cqlfdw_executor_userid(estate, fsplan->scan.scanrelid),
+						   cqlfdw_scan_userid(estate, fsplan),
 						   strVal(list_nth(fsplan->fdw_private, FdwDirectPrivateCql)));
 	dm->stamp_writes = !cqlfdw_table_has_counters(dm->remote.table);
 

@@ -26,6 +26,7 @@
 
 #include "connection.h"
 #include "cql_conn.h"
+#include "convert.h"
 #include "cql_fdw.h"
 #include "cql_schema.h"
 #include "import.h"
@@ -77,6 +78,17 @@ cqlfdw_pg_type_for(const cql_type *t)
 		case CQL_TYPE_LIST:
 		case CQL_TYPE_SET:
 		case CQL_TYPE_VECTOR:
+			/* vector<float, n>: pgvector's vector(n) if it is installed */
+			if (t->id == CQL_TYPE_VECTOR && t->nsub == 1 &&
+				t->sub[0]->id == CQL_TYPE_FLOAT && t->dimension >= 1)
+			{
+				Oid			vt = cqlfdw_pgvector_type();
+
+				if (OidIsValid(vt))
+					return format_type_extended(vt, t->dimension,
+												FORMAT_TYPE_TYPEMOD_GIVEN |
+												FORMAT_TYPE_FORCE_QUALIFY);
+			}
 			if (t->nsub == 1)
 			{
 				const cql_type *e = t->sub[0];
@@ -184,6 +196,38 @@ table_wanted(ImportForeignSchemaStmt *stmt, const char *name)
 	return stmt->list_type == FDW_IMPORT_SCHEMA_EXCEPT;
 }
 
+
+/*
+ * import_table
+ *		The CREATE FOREIGN TABLE command of one table of the keyspace; its
+ *		metadata is freed on every path.  (A function of its own rather than
+ *		a PG_TRY nested in the caller's: nested ones shadow each other's
+ *		locals.)
+ */
+static char *
+import_table(cql_conn *conn, ImportForeignSchemaStmt *stmt, const char *name)
+{
+	cql_table_meta *meta = NULL;
+	cql_error	err;
+	cql_status	st;
+	char	   *command = NULL;
+
+	cql_error_clear(&err);
+	st = cql_schema_load_table(conn, stmt->remote_schema, name,
+							   &cql_malloc_allocator, &meta, &err);
+	if (st != CQL_OK)
+		cqlfdw_report(ERROR, st, &err, NULL);
+	PG_TRY();
+	{
+		command = table_definition(stmt, meta);
+	}
+	PG_FINALLY();
+	{
+		cql_table_meta_free(meta);
+	}
+	PG_END_TRY();
+	return command;
+}
 /*
  * cqlImportForeignSchema
  *		ImportForeignSchema callback: the remote schema is a keyspace; one
@@ -243,23 +287,9 @@ cqlImportForeignSchema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 	{
 		for (int i = 0; i < n; i++)
 		{
-			cql_table_meta *meta = NULL;
-
 			if (!table_wanted(stmt, names[i]))
 				continue;
-			st = cql_schema_load_table(conn, stmt->remote_schema, names[i],
-									   &cql_malloc_allocator, &meta, &err);
-			if (st != CQL_OK)
-				cqlfdw_report(ERROR, st, &err, NULL);
-			PG_TRY();
-			{
-				commands = lappend(commands, table_definition(stmt, meta));
-			}
-			PG_FINALLY();
-			{
-				cql_table_meta_free(meta);
-			}
-			PG_END_TRY();
+			commands = lappend(commands, import_table(conn, stmt, names[i]));
 		}
 	}
 	PG_FINALLY();

@@ -225,8 +225,7 @@ cqlAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
 	Oid			relid = RelationGetRelid(target_relation);
 	CqlFdwOptions opts;
 	CqlFdwTable *t;
-	Oid			userid = OidIsValid(target_rte->checkAsUser) ?
-		target_rte->checkAsUser : GetUserId();
+	Oid			userid = cqlfdw_planner_userid(root, rtindex);
 
 	t = cqlfdw_table_for_rel(relid, userid, &opts);
 	if (t->npk == 0)
@@ -353,7 +352,7 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 	RangeTblEntry *rte = planner_rt_fetch(resultRelation, root);
 	Relation	rel = table_open(rte->relid, NoLock);
 	TupleDesc	tupdesc = RelationGetDescr(rel);
-	Oid			userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
+	Oid			userid = cqlfdw_planner_userid(root, resultRelation);
 	CqlFdwOptions opts;
 	CqlFdwTable *t = cqlfdw_table_for_rel(rte->relid, userid, &opts);
 	char	   *cql = NULL;
@@ -372,7 +371,7 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 			if (att->attisdropped)
 				continue;
 			/* named by the statement, or filled by a DEFAULT */
-			if (!bms_is_member(a - FirstLowInvalidHeapAttributeNumber, rte->insertedCols) &&
+			if (!bms_is_member(a - FirstLowInvalidHeapAttributeNumber, cqlfdw_planner_inserted_cols(root, rte)) &&
 				!att->atthasdef && !is_key_column(t, a))
 				continue;
 			if (is_counter_column(t, a))
@@ -508,7 +507,7 @@ begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate
 	ms->relname = pstrdup(RelationGetRelationName(rel));
 	ms->has_returning = intVal(list_nth(fdw_private, FdwModifyPrivateHasReturning)) != 0;
 	cqlfdw_remote_open_rel(&ms->remote, rel,
-						   cqlfdw_executor_userid(estate, rinfo->ri_RangeTableIndex),
+						   cqlfdw_result_userid(estate, rinfo),
 						   strVal(list_nth(fdw_private, FdwModifyPrivateCql)));
 	if (ms->has_returning && ms->operation == CMD_DELETE)
 	{

@@ -11,9 +11,9 @@
 #ifndef CQL_FDW_MODIFY_H
 #define CQL_FDW_MODIFY_H
 
-#include "commands/explain.h"
 #include "foreign/fdwapi.h"
 
+#include "compat.h"
 #include "cql_fdw.h"
 
 extern void cqlAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,

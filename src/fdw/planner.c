@@ -19,7 +19,6 @@
 #include "postgres.h"
 
 #include "access/sysattr.h"
-#include "commands/explain.h"
 #include "miscadmin.h"
 #include "foreign/fdwapi.h"
 #include "nodes/makefuncs.h"
@@ -34,6 +33,7 @@
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
 
+#include "compat.h"
 #include "connection.h"
 #include "cql_fdw.h"
 #include "deparse.h"
@@ -66,17 +66,17 @@ enum FdwPathPrivateIndex
 };
 
 /*
- * rel_userid
- *		The role whose user mapping the relation is read with: the
- *		range-table entry's checkAsUser (a view owner's), else the current
- *		user.  The planner's twin of cqlfdw_executor_userid.
+ * cqlfdw_planner_userid
+ *		The role whose user mapping the relation rtindex is read or written
+ *		with: its checkAsUser (a view owner's), else the current user.  The
+ *		planner's twin of cqlfdw_scan_userid / cqlfdw_result_userid.
  */
-static Oid
-rel_userid(PlannerInfo *root, RelOptInfo *baserel)
+Oid
+cqlfdw_planner_userid(PlannerInfo *root, Index rtindex)
 {
-	RangeTblEntry *rte = planner_rt_fetch(baserel->relid, root);
+	Oid			checkasuser = cqlfdw_planner_checkasuser(root, rtindex);
 
-	return OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
+	return OidIsValid(checkasuser) ? checkasuser : GetUserId();
 }
 
 /*
@@ -139,7 +139,7 @@ cqlGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	ListCell   *lc;
 
 	baserel->fdw_private = fpinfo;
-	fpinfo->userid = rel_userid(root, baserel);
+	fpinfo->userid = cqlfdw_planner_userid(root, baserel->relid);
 	fpinfo->table = cqlfdw_table_for_rel(foreigntableid, fpinfo->userid, &fpinfo->opts);
 
 	cqlfdw_classify(root, baserel, fpinfo->table, &fpinfo->opts,
@@ -357,7 +357,7 @@ add_parameterized_paths(PlannerInfo *root, RelOptInfo *baserel,
 		ppi = get_baserel_parampathinfo(root, baserel, required_outer);
 		shape_costs(&shape, ppi->ppi_rows, baserel->tuples, &startup, &total);
 		add_path(baserel, (Path *)
-				 create_foreignscan_path(root, baserel, NULL, ppi->ppi_rows,
+				 cqlfdw_create_foreignscan_path(root, baserel, NULL, ppi->ppi_rows,
 										 startup, total, NIL, required_outer,
 										 NULL,
 										 list_make2(makeInteger(0), makeInteger(0))));
@@ -388,7 +388,7 @@ cqlGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	shape_costs(shape, baserel->rows, baserel->tuples, &startup, &total);
 
 	add_path(baserel, (Path *)
-			 create_foreignscan_path(root, baserel, NULL, baserel->rows,
+			 cqlfdw_create_foreignscan_path(root, baserel, NULL, baserel->rows,
 									 startup, total, NIL,
 									 baserel->lateral_relids, NULL,
 									 list_make2(makeInteger(0),
@@ -403,7 +403,7 @@ cqlGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 			pathkeys_contained_in(root->sort_pathkeys, root->query_pathkeys);
 
 		add_path(baserel, (Path *)
-				 create_foreignscan_path(root, baserel, NULL, baserel->rows,
+				 cqlfdw_create_foreignscan_path(root, baserel, NULL, baserel->rows,
 										 startup, total, root->query_pathkeys,
 										 baserel->lateral_relids, NULL,
 										 list_make2(makeInteger(direction),

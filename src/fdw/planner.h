@@ -12,10 +12,10 @@
 #ifndef CQL_FDW_PLANNER_H
 #define CQL_FDW_PLANNER_H
 
-#include "commands/explain.h"
 #include "foreign/fdwapi.h"
 #include "nodes/pathnodes.h"
 
+#include "compat.h"
 #include "cql_cluster.h"
 #include "convert.h"
 #include "cql_fdw.h"
@@ -41,6 +41,7 @@ enum FdwScanPrivateIndex
 /* in planner.c */
 struct CqlScanShape;
 extern CqlFdwTable *cqlfdw_table_for_rel(Oid relid, Oid userid, CqlFdwOptions *opts);
+extern Oid	cqlfdw_planner_userid(PlannerInfo *root, Index rtindex);
 extern void cqlfdw_planned_rel(RelOptInfo *baserel, const CqlFdwTable **t,
 							   const CqlFdwOptions **opts,
 							   const struct CqlScanShape **shape);

@@ -27,20 +27,31 @@
 #include "utils/rel.h"
 
 #include "cql_cluster.h"
+#include "compat.h"
 #include "remote.h"
 
 /*
- * cqlfdw_executor_userid
+ * cqlfdw_scan_userid, cqlfdw_result_userid
  *		The role whose user mapping a statement uses: the checkAsUser of the
- *		range-table entry (a view owner's, for a foreign table read through
- *		a view), else the current user, as for the permission check.
+ *		relation (a view owner's, for a foreign table read through a view),
+ *		else the current user, as for the permission check.  For a
+ *		ForeignScan (also a direct modify) and for a result relation; where
+ *		the checkAsUser lives depends on the PostgreSQL version (compat.h).
  */
 Oid
-cqlfdw_executor_userid(EState *estate, Index rtindex)
+cqlfdw_scan_userid(EState *estate, ForeignScan *fsplan)
 {
-	RangeTblEntry *rte = exec_rt_fetch(rtindex, estate);
+	Oid			checkasuser = cqlfdw_scan_checkasuser(fsplan, estate);
 
-	return OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
+	return OidIsValid(checkasuser) ? checkasuser : GetUserId();
+}
+
+Oid
+cqlfdw_result_userid(EState *estate, ResultRelInfo *rinfo)
+{
+	Oid			checkasuser = cqlfdw_resultrel_checkasuser(rinfo, estate);
+
+	return OidIsValid(checkasuser) ? checkasuser : GetUserId();
 }
 
 /*

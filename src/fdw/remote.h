@@ -23,6 +23,7 @@
 #include "foreign/foreign.h"
 #include "nodes/execnodes.h"
 
+#include "compat.h"
 #include "connection.h"
 #include "cql_fdw.h"
 
@@ -53,7 +54,8 @@ extern void cqlfdw_remote_open_server(CqlRemote *r, ForeignServer *server,
 									  Oid userid, const char *cql);
 extern void cqlfdw_remote_release(CqlRemote *r);
 extern CqlRemote *cqlfdw_remote_detach(const CqlRemote *r, MemoryContext cxt);
-extern Oid	cqlfdw_executor_userid(EState *estate, Index rtindex);
+extern Oid	cqlfdw_scan_userid(EState *estate, ForeignScan *fsplan);
+extern Oid	cqlfdw_result_userid(EState *estate, ResultRelInfo *rinfo);
 
 /* using it */
 extern bool cqlfdw_remote_alive(const CqlRemote *r);
@@ -62,8 +64,8 @@ extern cql_prepared *cqlfdw_remote_prepare(CqlRemote *r, cql_conn *conn);
 extern cql_conn *cqlfdw_remote_conn_for_key(CqlRemote *r, const uint8_t *key,
 											size_t keylen);
 extern cql_conn *cqlfdw_remote_conn_for_token(CqlRemote *r, int64 token);
-extern void cqlfdw_remote_fail(CqlRemote *r, cql_conn *conn, cql_status s,
-							   cql_error *err) pg_attribute_noreturn();
+cqlfdw_noreturn extern void cqlfdw_remote_fail(CqlRemote *r, cql_conn *conn,
+												cql_status s, cql_error *err);
 extern void cqlfdw_remote_check_binds(CqlRemote *r, const cql_prepared *p,
 									  int nbinds);
 

@@ -821,7 +821,7 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 
 	/* the mapping is that of the checkAsUser, as for the permission check */
 	cqlfdw_remote_open_rel(&st->remote, st->rel,
-						   cqlfdw_executor_userid(estate, fsplan->scan.scanrelid),
+						   cqlfdw_scan_userid(estate, fsplan),
 						   strVal(list_nth(fsplan->fdw_private, FdwScanPrivateCql)));
 
 	st->batch_cxt = AllocSetContextCreate(estate->es_query_cxt,
