@@ -777,9 +777,14 @@ bridge_schema_check_sql(const char *const *schemas, int n)
 	return sb.data;
 }
 
-/* lower-case letters, digits and '_', not starting with a digit, no keyword */
-static bool
-plain_sql_ident(const char *s, const char *const *reserved)
+/*
+ * bridge_plain_ident
+ *		Can s be written without quotes in SQL or CQL: ASCII lower-case
+ *		letters, digits and '_', not starting with a digit, and none of the
+ *		keywords in the NULL-terminated list reserved?
+ */
+bool
+bridge_plain_ident(const char *s, const char *const *reserved)
 {
 	if (!s[0] || !((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
 		return false;
@@ -816,6 +821,6 @@ bridge_qi(const char *s)
 		NULL
 	};
 
-	return plain_sql_ident(s, reserved) ? bridge_strdup(s) : bridge_quote_ident(s);
+	return bridge_plain_ident(s, reserved) ? bridge_strdup(s) : bridge_quote_ident(s);
 }
 

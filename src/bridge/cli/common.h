@@ -92,6 +92,7 @@ extern PGresult *bridge_exec(PGconn *conn, const char *what, const char *sql,
 extern char *bridge_quote_ident(const char *ident);
 
 /* SQL identifier, quoted only when needed (readable generated SQL). */
+extern bool bridge_plain_ident(const char *s, const char *const *reserved);
 extern char *bridge_qi(const char *ident);
 
 /* One block of a block-format file. */

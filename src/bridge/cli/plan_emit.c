@@ -10,25 +10,10 @@
  *
  *-------------------------------------------------------------------------
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plan.h"
-
-static bool
-plain_ident(const char *s, const char *const *reserved)
-{
-	if (!s[0] || !(islower((unsigned char) s[0]) || s[0] == '_'))
-		return false;
-	for (const char *c = s; *c; c++)
-		if (!(islower((unsigned char) *c) || isdigit((unsigned char) *c) || *c == '_'))
-			return false;
-	for (int i = 0; reserved[i]; i++)
-		if (strcmp(reserved[i], s) == 0)
-			return false;
-	return true;
-}
 
 /* SQL identifier, quoted only when needed (bridge_qi) */
 char *
@@ -52,7 +37,7 @@ plan_cqi(const char *s)
 		NULL
 	};
 
-	return plain_ident(s, reserved) ? bridge_strdup(s) : bridge_quote_ident(s);
+	return bridge_plain_ident(s, reserved) ? bridge_strdup(s) : bridge_quote_ident(s);
 }
 
 char *
