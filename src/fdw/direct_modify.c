@@ -497,11 +497,7 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 	params.default_timestamp = timestamp;
 	params.nvalues = dm->nbinds;
 	params.values = values;
-	do
-		s = cql_send_execute(conn, prep, &params, &req, &err);
-	while (cqlfdw_retry_busy(conn, &s, &err));
-	if (s != CQL_OK)
-		cqlfdw_remote_fail(&dm->remote, conn, s, &err);
+	req = cqlfdw_remote_send_execute(&dm->remote, conn, prep, &params);
 	memset(&res, 0, sizeof(res));
 	s = cqlfdw_await(conn, req, &res, &err);
 	cql_request_free(req);

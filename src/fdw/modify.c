@@ -715,6 +715,7 @@ send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, cql_request **req,
 {
 	cql_query_params params;
 	cql_prepared *prep;
+	const cql_value_ref **vals;
 	cql_error	err;
 	cql_status	s;
 
@@ -744,22 +745,17 @@ send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, cql_request **req,
 	params.values = rows[0]->values;
 	if (nrows == 1)
 	{
-		do
-			s = cql_send_execute(*conn, prep, &params, req, &err);
-		while (cqlfdw_retry_busy(*conn, &s, &err));
+		*req = cqlfdw_remote_send_execute(&ms->remote, *conn, prep, &params);
+		return;
 	}
-	else
-	{
-		const cql_value_ref **vals = palloc(sizeof(cql_value_ref *) * nrows);
-
-		for (int i = 0; i < nrows; i++)
-			vals[i] = rows[i]->values;
-		do
-			s = cql_send_prepared_batch(*conn, CQL_BATCH_UNLOGGED, prep,
-										(const cql_value_ref *const *) vals,
-										nrows, ms->nbinds, &params, req, &err);
-		while (cqlfdw_retry_busy(*conn, &s, &err));
-	}
+	vals = palloc(sizeof(cql_value_ref *) * nrows);
+	for (int i = 0; i < nrows; i++)
+		vals[i] = rows[i]->values;
+	do
+		s = cql_send_prepared_batch(*conn, CQL_BATCH_UNLOGGED, prep,
+									(const cql_value_ref *const *) vals,
+									nrows, ms->nbinds, &params, req, &err);
+	while (cqlfdw_retry_busy(*conn, &s, &err));
 	if (s != CQL_OK)
 		cqlfdw_remote_fail(&ms->remote, *conn, s, &err);
 }

@@ -274,6 +274,30 @@ cqlfdw_remote_conn_for_token(CqlRemote *r, int64 token)
 }
 
 /*
+ * cqlfdw_remote_send_execute
+ *		EXECUTE the prepared statement p on conn without waiting for the
+ *		answer: while every stream of the connection is in flight the send
+ *		waits for answers (cqlfdw_retry_busy); a failure is raised.  The
+ *		caller awaits and frees the returned request.
+ */
+cql_request *
+cqlfdw_remote_send_execute(CqlRemote *r, cql_conn *conn, cql_prepared *p,
+						   const cql_query_params *params)
+{
+	cql_request *req = NULL;
+	cql_error	err;
+	cql_status	s;
+
+	cql_error_clear(&err);
+	do
+		s = cql_send_execute(conn, p, params, &req, &err);
+	while (cqlfdw_retry_busy(conn, &s, &err));
+	if (s != CQL_OK)
+		cqlfdw_remote_fail(r, conn, s, &err);
+	return req;
+}
+
+/*
  * cqlfdw_remote_fail
  *		Raise the error of a failed request of this statement (see
  *		cqlfdw_fail: a transport failure also marks the node).

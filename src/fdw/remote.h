@@ -64,6 +64,9 @@ extern cql_prepared *cqlfdw_remote_prepare(CqlRemote *r, cql_conn *conn);
 extern cql_conn *cqlfdw_remote_conn_for_key(CqlRemote *r, const uint8_t *key,
 											size_t keylen);
 extern cql_conn *cqlfdw_remote_conn_for_token(CqlRemote *r, int64 token);
+extern cql_request *cqlfdw_remote_send_execute(CqlRemote *r, cql_conn *conn,
+											   cql_prepared *p,
+											   const cql_query_params *params);
 cqlfdw_noreturn extern void cqlfdw_remote_fail(CqlRemote *r, cql_conn *conn,
 												cql_status s, cql_error *err);
 extern void cqlfdw_remote_check_binds(CqlRemote *r, const cql_prepared *p,

@@ -209,8 +209,6 @@ static void
 submit_page(CqlScanState *st, CqlScanTask *t)
 {
 	cql_query_params params;
-	cql_error	err;
-	cql_status	s;
 
 	if (t->conn == NULL || cql_conn_status(t->conn) != CQL_OK)
 		choose_connection(st, t);
@@ -223,12 +221,7 @@ submit_page(CqlScanState *st, CqlScanTask *t)
 	params.nvalues = st->nbinds;
 	params.values = t->values;
 
-	cql_error_clear(&err);
-	do
-		s = cql_send_execute(t->conn, t->prep, &params, &t->req, &err);
-	while (cqlfdw_retry_busy(t->conn, &s, &err));
-	if (s != CQL_OK)
-		cqlfdw_remote_fail(&st->remote, t->conn, s, &err);
+	t->req = cqlfdw_remote_send_execute(&st->remote, t->conn, t->prep, &params);
 	t->submitted = true;
 }
 

@@ -201,8 +201,6 @@ flush_pending(void)
 			cql_query_params params;
 			cql_prepared *prep;
 			cql_conn   *conn;
-			cql_error	err;
-			cql_status	s;
 
 			if (!cqlfdw_remote_alive(w->remote))
 				ereport(ERROR,
@@ -222,12 +220,7 @@ flush_pending(void)
 			params.default_timestamp = w->timestamp;
 			params.nvalues = w->nvalues;
 			params.values = w->values;
-			cql_error_clear(&err);
-			do
-				s = cql_send_execute(conn, prep, &params, &window[nwin].req, &err);
-			while (cqlfdw_retry_busy(conn, &s, &err));
-			if (s != CQL_OK)
-				cqlfdw_remote_fail(w->remote, conn, s, &err);
+			window[nwin].req = cqlfdw_remote_send_execute(w->remote, conn, prep, &params);
 			window[nwin].conn = conn;
 			window[nwin].w = w;
 			nwin++;
