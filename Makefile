@@ -9,7 +9,7 @@
 # make demo                  the main job: services + demo
 
 EXTENSION  = cql_fdw
-EXTVERSION = 0.2
+EXTVERSION = 0.3
 MODULE_big = cql_fdw
 # the 0.1 script plus the update scripts: CREATE EXTENSION installs 0.1 and
 # follows the update path, so fresh and updated databases are identical

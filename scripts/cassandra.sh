@@ -14,6 +14,9 @@
 #   cassandra.sh nodetool NODE ARGS...     needs CASSANDRA_JMX=1 at start
 #   cassandra.sh cqlsh NODE [ARGS...]      cqlsh from the cache venv
 #   cassandra.sh logs NODE                 tail the node's system.log
+#   cassandra.sh kill NODE                 SIGKILL the node's JVM (fault tests;
+#                                          'start NODE --keep-data' brings it back)
+#   cassandra.sh pause|resume NODE         SIGSTOP / SIGCONT the node's JVM
 #
 # Nodes (all ports 9042 CQL / 7000 storage, one loopback address each):
 #   single  127.0.0.1           one node, no authentication
@@ -285,10 +288,18 @@ launch_node()
 		-Dcassandra.skip_wait_for_gossip_to_settle=0
 		-Dcassandra.ring_delay_ms="$RING_DELAY_MS"
 		-Dcassandra.superuser_setup_delay_ms=0
-		-Dcassandra.unsafesystem=true
 		-Dcassandra.skip_sync=true
 		-javaagent:"$jamm"
 	)
+	# unsafesystem skips the commit log for the system keyspaces: a node
+	# killed with SIGKILL would come back without the schema it had and fail
+	# requests with "keyspace does not exist" until it pulls it from its
+	# peers.  The fault tests kill cluster nodes, so those keep the schema
+	# durable (skip_sync alone loses nothing the kernel has: the OS stays up).
+	case $node in
+		node1|node2|node3) ;;
+		*) jvm+=(-Dcassandra.unsafesystem=true) ;;
+	esac
 	# extra options last: a later -D wins, so this can override the above
 	if [ -n "${CASSANDRA_JVM_OPTS:-}" ]; then
 		read -r -a extra <<< "$CASSANDRA_JVM_OPTS"
@@ -509,6 +520,25 @@ stop_nodes()
 	done
 }
 
+# cmd_signal kill|pause|resume NODE: a real fault for the fault tests.
+#	kill -9 leaves the pid file: 'start NODE --keep-data' restarts the node
+#	with its data (the cluster nodes keep their schema durable, see
+#	launch_node).
+cmd_signal()
+{
+	local what=$1 node=$2 pid sig
+	expand_nodes "$node" > /dev/null
+	pid=$(node_pid "$node") || die "$node is not running"
+	case $what in
+		kill) sig=KILL ;;
+		pause) sig=STOP ;;
+		resume) sig=CONT ;;
+	esac
+	kill -s "$sig" "$pid"
+	[ "$what" = kill ] && rm -f "$(node_dir "$node")/ready_at"
+	say "$what $node (pid $pid, SIG$sig)"
+}
+
 cmd_stop()
 {
 	local nodes strays
@@ -583,5 +613,6 @@ case $cmd in
 	nodetool) cmd_nodetool "$@" ;;
 	cqlsh) cmd_cqlsh "$@" ;;
 	logs) tail -n "${2:-50}" "$(node_dir "${1:?node}")/logs/system.log" ;;
+	kill|pause|resume) cmd_signal "$cmd" "${1:?node}" ;;
 	*) awk 'NR >= 3 && /^set -euo/ { exit } NR >= 3 { sub(/^# ?/, ""); print }' "$0"; [ -z "$cmd" ] || exit 2 ;;
 esac

@@ -31,65 +31,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ---------------------------------------------------------------------
- * Cluster
- * ---------------------------------------------------------------------
- */
-typedef struct cluster_host
-{
-	char	   *address;
-	int			port;
-	char	   *datacenter;
-	char	   *rack;
-	char		host_id[37];
-	char	   *release_version;
-	int			ntokens;
-	cql_conn   *conn;			/* lazily opened; the control conn for the
-								 * control host */
-	int64_t		down_until;		/* monotonic ms; 0 = up */
-	int			backoff_ms;		/* last backoff, 0 after a success */
-	bool		allowed;		/* may be connected to (contact_points_only) */
-} cluster_host;
-
-struct cql_cluster
-{
-	const cql_allocator *alloc;
-	cql_conn_options opts;		/* template; strings below are ours */
-	char	   *o_username;
-	char	   *o_password;
-	char	   *o_keyspace;
-	char	   *o_driver_name;
-	char	   *o_driver_version;
-
-	cql_contact_point *cps;
-	int			ncps;
-	cql_address_set *allowed;	/* contact_points_only; NULL = any host */
-	char	   *local_dc;		/* NULL = no preference */
-	bool		token_aware_wanted;
-	int			down_backoff_ms;
-	int			max_backoff_ms;
-
-	cql_conn   *control;		/* also hosts[control_host].conn */
-	char	   *control_addr;	/* address/port the control conn uses */
-	int			control_port;
-
-	cluster_host *hosts;
-	int			nhosts;
-	char	   *cluster_name;
-	char	   *partitioner;
-	cql_token_map *tm;			/* NULL when not token-aware */
-	char		why[256];		/* why not token-aware */
-	int64_t		keyspaces_loaded_at;
-
-	/* scratch for coordinator choice, nhosts entries each */
-	int		   *plan;
-	int		   *reps;
-	bool	   *mark;
-	unsigned	rr;				/* round robin for key-less choices */
-};
-
-static int64_t
-now_ms(void)
+/* Milliseconds on the monotonic clock (backoffs, event polling). */
+int64_t
+cql_cluster_now_ms(void)
 {
 	struct timespec ts;
 
@@ -102,6 +46,7 @@ cql_cluster_options_init(cql_cluster_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->token_aware = true;
+	o->events = true;
 	o->down_backoff_ms = 1000;
 	o->max_backoff_ms = 60000;
 }
@@ -119,6 +64,60 @@ dup_opt(const cql_allocator *a, const char *s, bool *fail)
 	return d;
 }
 
+/*
+ * retire
+ *		Take a connection out of use without closing it: the caller may still
+ *		hold it (a request in flight, a scan task about to be retried on
+ *		another host), and must be able to ask its status, await its failed
+ *		requests and free them.  cql_cluster_release_retired() closes it at
+ *		a quiet point.  Without memory for the list it is closed at once.
+ */
+static void
+retire(cql_cluster *c, cql_conn *conn)
+{
+	if (conn == NULL)
+		return;
+	for (int i = 0; i < c->nretired; i++)
+		if (c->retired[i] == conn)
+			return;
+	if (c->registered == conn)
+		c->registered = NULL;
+	if (c->nretired == c->capretired)
+	{
+		int			cap = c->capretired ? c->capretired * 2 : 8;
+		cql_conn  **n = cql_alloc(c->alloc, sizeof(cql_conn *) * (size_t) cap);
+
+		if (n == NULL)
+		{
+			cql_conn_close(conn);
+			return;
+		}
+		if (c->nretired)
+			memcpy(n, c->retired, sizeof(cql_conn *) * (size_t) c->nretired);
+		cql_free(c->alloc, c->retired);
+		c->retired = n;
+		c->capretired = cap;
+	}
+	c->retired[c->nretired++] = conn;
+	c->stats.conns_retired++;
+}
+
+/*
+ * cql_cluster_release_retired
+ *		Close the connections taken out of use since the last call.  The
+ *		caller guarantees it holds none of them any more.
+ */
+int
+cql_cluster_release_retired(cql_cluster *c)
+{
+	int			n = c->nretired;
+
+	for (int i = 0; i < c->nretired; i++)
+		cql_conn_close(c->retired[i]);
+	c->nretired = 0;
+	return n;
+}
+
 static void
 host_clear(cql_cluster *c, cluster_host *h)
 {
@@ -128,7 +127,7 @@ host_clear(cql_cluster *c, cluster_host *h)
 	{
 		if (h->conn == c->control)
 			c->control = NULL;
-		cql_conn_close(h->conn);
+		retire(c, h->conn);
 	}
 	cql_free(a, h->address);
 	cql_free(a, h->datacenter);
@@ -148,7 +147,9 @@ cql_cluster_free(cql_cluster *c)
 	for (int i = 0; i < c->nhosts; i++)
 		host_clear(c, &c->hosts[i]);
 	if (c->control)
-		cql_conn_close(c->control);
+		retire(c, c->control);
+	cql_cluster_release_retired(c);
+	cql_free(a, c->retired);
 	cql_free(a, c->hosts);
 	cql_token_map_free(c->tm);
 	cql_contact_points_free(c->cps, c->ncps, a);
@@ -159,6 +160,7 @@ cql_cluster_free(cql_cluster *c)
 	cql_free(a, c->partitioner);
 	cql_free(a, c->plan);
 	cql_free(a, c->reps);
+	cql_free(a, c->scratch);
 	cql_free(a, c->mark);
 	cql_free(a, c->o_username);
 	if (c->o_password)
@@ -198,6 +200,9 @@ open_conn(cql_cluster *c, const char *host, int port, cql_conn **out, cql_error 
 
 	o.host = host;
 	o.port = port;
+	/* events (if this becomes the control connection) reach the cluster */
+	o.on_event = cql_cluster_on_event;
+	o.event_ctx = c;
 	return cql_connect(&o, out, err);
 }
 
@@ -217,7 +222,7 @@ static void
 host_drop_conn(cql_cluster *c, cluster_host *h)
 {
 	if (h->conn && h->conn != c->control)
-		cql_conn_close(h->conn);
+		retire(c, h->conn);
 	h->conn = NULL;
 }
 
@@ -236,12 +241,18 @@ replace_control(cql_cluster *c, cql_conn *conn, const char *host, int port)
 	c->control_port = port;
 	c->control = conn;
 	if (old && old != conn && cql_cluster_host_of(c, old) < 0)
-		cql_conn_close(old);
+		retire(c, old);
+	cql_cluster_register_events(c);
 	return CQL_OK;
 }
 
-static void
-mark_down(cql_cluster *c, cluster_host *h)
+/*
+ * cql_cluster_mark_down
+ *		The host failed: skip it for a doubling backoff and take its
+ *		connection out of use.
+ */
+void
+cql_cluster_mark_down(cql_cluster *c, cluster_host *h)
 {
 	int			b = h->backoff_ms ? h->backoff_ms * 2 : c->down_backoff_ms;
 
@@ -250,12 +261,14 @@ mark_down(cql_cluster *c, cluster_host *h)
 	if (b < 1)
 		b = 1;
 	h->backoff_ms = b;
-	h->down_until = now_ms() + b;
+	h->down_until = cql_cluster_now_ms() + b;
 	host_drop_conn(c, h);
+	c->stats.hosts_marked_down++;
 }
 
-static void
-mark_up(cluster_host *h)
+/* The host works (or says it is up again): no backoff. */
+void
+cql_cluster_mark_up(cluster_host *h)
 {
 	h->backoff_ms = 0;
 	h->down_until = 0;
@@ -276,7 +289,7 @@ connect_control(cql_cluster *c, bool shuffle, cql_error *err)
 		order[i] = i;
 	if (shuffle && c->ncps > 1)
 	{
-		uint64_t	x = (uint64_t) now_ms() ^ ((uint64_t) getpid() << 32) ^ (uint64_t) (uintptr_t) c;
+		uint64_t	x = (uint64_t) cql_cluster_now_ms() ^ ((uint64_t) getpid() << 32) ^ (uint64_t) (uintptr_t) c;
 
 		for (int i = c->ncps - 1; i > 0; i--)
 		{
@@ -299,7 +312,7 @@ connect_control(cql_cluster *c, bool shuffle, cql_error *err)
 		cluster_host *h = &c->hosts[i];
 		cql_conn   *conn = NULL;
 
-		if (!h->allowed || !host_is_up(h, now_ms()))
+		if (!h->allowed || !host_is_up(h, cql_cluster_now_ms()))
 			continue;
 		if (h->conn && cql_conn_status(h->conn) == CQL_OK)
 			conn = h->conn;
@@ -310,11 +323,11 @@ connect_control(cql_cluster *c, bool shuffle, cql_error *err)
 			if (open_conn(c, h->address, h->port, &conn, &e) != CQL_OK)
 			{
 				append_failure(failures, sizeof(failures), h->address, h->port, &e);
-				mark_down(c, h);
+				cql_cluster_mark_down(c, h);
 				continue;
 			}
 			h->conn = conn;
-			mark_up(h);
+			cql_cluster_mark_up(h);
 		}
 		if (replace_control(c, conn, h->address, h->port) != CQL_OK)
 			goto nomem;
@@ -380,7 +393,7 @@ load_keyspaces(cql_cluster *c, cql_error *err)
 						   cql_status_message(st));
 	}
 	cql_result_free(&res);
-	c->keyspaces_loaded_at = now_ms();
+	c->keyspaces_loaded_at = cql_cluster_now_ms();
 	return st;
 }
 
@@ -394,7 +407,8 @@ apply_topology(cql_cluster *c, cql_topology *t, cql_error *err)
 	const cql_allocator *a = c->alloc;
 	cluster_host *nh;
 	int		   *plan,
-			   *reps;
+			   *reps,
+			   *scratch;
 	bool	   *mark;
 	cql_token_map *tm = NULL;
 	cql_status	st;
@@ -420,12 +434,14 @@ apply_topology(cql_cluster *c, cql_topology *t, cql_error *err)
 	nh = cql_alloc0(a, sizeof(cluster_host) * (size_t) (n + 1));
 	plan = cql_alloc0(a, sizeof(int) * (size_t) (n + 1));
 	reps = cql_alloc0(a, sizeof(int) * (size_t) (n + 1));
+	scratch = cql_alloc0(a, sizeof(int) * (size_t) (n + 1));
 	mark = cql_alloc0(a, sizeof(bool) * (size_t) (n + 1));
-	if (!nh || !plan || !reps || !mark)
+	if (!nh || !plan || !reps || !scratch || !mark)
 	{
 		cql_free(a, nh);
 		cql_free(a, plan);
 		cql_free(a, reps);
+		cql_free(a, scratch);
 		cql_free(a, mark);
 		cql_token_map_free(tm);
 		cql_error_setf(err, CQL_ERR_NOMEM, "out of memory");
@@ -464,9 +480,9 @@ apply_topology(cql_cluster *c, cql_topology *t, cql_error *err)
 	}
 	/* the control connection belongs to hosts[0] */
 	if (nh[0].conn && nh[0].conn != c->control)
-		cql_conn_close(nh[0].conn);
+		retire(c, nh[0].conn);
 	nh[0].conn = c->control;
-	mark_up(&nh[0]);
+	cql_cluster_mark_up(&nh[0]);
 	for (int j = 0; j < c->nhosts; j++)
 	{
 		if (c->hosts[j].conn == c->control)
@@ -479,9 +495,11 @@ apply_topology(cql_cluster *c, cql_topology *t, cql_error *err)
 
 	cql_free(a, c->plan);
 	cql_free(a, c->reps);
+	cql_free(a, c->scratch);
 	cql_free(a, c->mark);
 	c->plan = plan;
 	c->reps = reps;
+	c->scratch = scratch;
 	c->mark = mark;
 
 	cql_free(a, c->cluster_name);
@@ -575,7 +593,7 @@ reconnect_control(cql_cluster *c, cql_error *err)
 		int			h = cql_cluster_host_of(c, c->control);
 
 		if (h >= 0)
-			mark_down(c, &c->hosts[h]);
+			cql_cluster_mark_down(c, &c->hosts[h]);
 	}
 	return connect_control(c, false, err);
 }
@@ -643,6 +661,9 @@ cql_cluster_connect_opts(const cql_cluster_options *o, cql_cluster **out,
 		return CQL_ERR_NOMEM;
 	}
 	c->token_aware_wanted = o->token_aware;
+	c->events_wanted = o->events;
+	c->user_on_event = o->conn->on_event;
+	c->user_event_ctx = o->conn->event_ctx;
 	c->down_backoff_ms = o->down_backoff_ms > 0 ? o->down_backoff_ms : 1000;
 	c->max_backoff_ms = o->max_backoff_ms >= c->down_backoff_ms ? o->max_backoff_ms : c->down_backoff_ms;
 
@@ -726,7 +747,7 @@ cql_cluster_refresh_keyspaces(cql_cluster *c, cql_error *err)
 int
 cql_cluster_hosts(cql_cluster *c, cql_host_info *out, int max)
 {
-	int64_t		now = now_ms();
+	int64_t		now = cql_cluster_now_ms();
 
 	for (int i = 0; i < c->nhosts && i < max && out; i++)
 	{
@@ -807,7 +828,7 @@ cql_cluster_replicas(cql_cluster *c, const char *keyspace, int64_t token,
 	if (!c->tm || !keyspace)
 		return 0;
 	if (!cql_token_map_has_keyspace(c->tm, keyspace) && c->control &&
-		now_ms() - c->keyspaces_loaded_at >= 1000)
+		cql_cluster_now_ms() - c->keyspaces_loaded_at >= 1000)
 	{
 		/* created after we connected?  Reload, at most once a second. */
 		cql_error	e;
@@ -832,7 +853,7 @@ is_local(const cql_cluster *c, const cluster_host *h)
 static int
 build_plan(cql_cluster *c, const int *reps, int nreps)
 {
-	int64_t		now = now_ms();
+	int64_t		now = cql_cluster_now_ms();
 	int			n = 0;
 	int			start = c->nhosts ? (int) (c->rr++ % (unsigned) c->nhosts) : 0;
 
@@ -877,8 +898,27 @@ build_plan(cql_cluster *c, const int *reps, int nreps)
 	return n;
 }
 
+/* Is host number h in the list? */
+static bool
+in_list(int h, const int *list, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i] == h)
+			return true;
+	return false;
+}
+
+/*
+ * choose
+ *		Walk the query plan and return a connection to its first host that
+ *		can be used, opening one when needed.  Hosts in 'avoid' (those a
+ *		retry already tried) are skipped while any other host remains: a
+ *		retry goes to the next host of the plan, and only when every host
+ *		has been tried does it come back to one.
+ */
 static cql_status
-choose(cql_cluster *c, const int *reps, int nreps, cql_conn **conn, cql_error *err)
+choose(cql_cluster *c, const int *reps, int nreps, const int *avoid, int navoid,
+	   cql_conn **conn, cql_error *err)
 {
 	char		failures[sizeof(err->message)] = "";
 	int			n;
@@ -891,6 +931,19 @@ choose(cql_cluster *c, const int *reps, int nreps, cql_conn **conn, cql_error *e
 		return CQL_ERR_NO_HOST;
 	}
 	n = build_plan(c, reps, nreps);
+	if (navoid > 0)
+	{
+		int			k = 0;
+
+		/* stable: the hosts to avoid go to the end of the plan */
+		for (int i = 0; i < n; i++)
+			if (!in_list(c->plan[i], avoid, navoid))
+				c->scratch[k++] = c->plan[i];
+		for (int i = 0; i < n; i++)
+			if (in_list(c->plan[i], avoid, navoid))
+				c->scratch[k++] = c->plan[i];
+		memcpy(c->plan, c->scratch, sizeof(int) * (size_t) n);
+	}
 	for (int i = 0; i < n; i++)
 	{
 		cluster_host *h = &c->hosts[c->plan[i]];
@@ -911,14 +964,14 @@ choose(cql_cluster *c, const int *reps, int nreps, cql_conn **conn, cql_error *e
 					*err = e;
 					return e.status;
 				}
-				mark_down(c, h);
+				cql_cluster_mark_down(c, h);
 				continue;
 			}
 			/* a working connection replaces a broken control connection */
 			if (cql_conn_status(c->control) != CQL_OK)
 				(void) replace_control(c, h->conn, h->address, h->port);
 		}
-		mark_up(h);
+		cql_cluster_mark_up(h);
 		*conn = h->conn;
 		return CQL_OK;
 	}
@@ -926,19 +979,34 @@ choose(cql_cluster *c, const int *reps, int nreps, cql_conn **conn, cql_error *e
 	return CQL_ERR_NO_HOST;
 }
 
+/*
+ * cql_cluster_conn_avoiding
+ *		The coordinator for a token (NULL: any host), as
+ *		cql_cluster_conn_for_token, but hosts in 'avoid' come last.  Events
+ *		that arrived on the control connection are applied first.
+ */
 cql_status
-cql_cluster_conn_for_token(cql_cluster *c, const char *keyspace,
-						   const int64_t *token, cql_conn **conn, cql_error *err)
+cql_cluster_conn_avoiding(cql_cluster *c, const char *keyspace,
+						  const int64_t *token, const int *avoid, int navoid,
+						  cql_conn **conn, cql_error *err)
 {
 	int			nreps = 0;
 
+	cql_cluster_poll_events(c);
 	if (token && keyspace && c->tm)
 	{
 		nreps = cql_cluster_replicas(c, keyspace, *token, c->reps, c->nhosts);
 		if (nreps > c->nhosts)
 			nreps = c->nhosts;
 	}
-	return choose(c, c->reps, nreps, conn, err);
+	return choose(c, c->reps, nreps, avoid, navoid, conn, err);
+}
+
+cql_status
+cql_cluster_conn_for_token(cql_cluster *c, const char *keyspace,
+						   const int64_t *token, cql_conn **conn, cql_error *err)
+{
+	return cql_cluster_conn_avoiding(c, keyspace, token, NULL, 0, conn, err);
 }
 
 cql_status
@@ -972,9 +1040,17 @@ cql_cluster_report_failure(cql_cluster *c, cql_conn *conn, cql_status st)
 
 	if (h < 0)
 		return;
+	/*
+	 * A server error means the host answered: it is not down.  A request
+	 * that got no answer in time (TIMEOUT) is different: the node may be
+	 * paused or overloaded, and the next requests should go elsewhere
+	 * until its backoff ends.  Its connection is retired but not broken:
+	 * other requests in flight on it may still be answered (a slow query
+	 * is not a dead node); a heartbeat decides that one.
+	 */
 	if (cql_conn_status(conn) == CQL_OK &&
 		st != CQL_ERR_IO && st != CQL_ERR_CLOSED && st != CQL_ERR_STATE &&
-		st != CQL_ERR_CONNECT)
-		return;					/* the host answered: it is not down */
-	mark_down(c, &c->hosts[h]);
+		st != CQL_ERR_CONNECT && st != CQL_ERR_TIMEOUT)
+		return;
+	cql_cluster_mark_down(c, &c->hosts[h]);
 }

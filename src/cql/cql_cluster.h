@@ -266,6 +266,15 @@ typedef struct cql_cluster_options
 	 * hostile node could otherwise name any host:port).
 	 */
 	bool		contact_points_only;
+
+	/*
+	 * events (default true): REGISTER the control connection for
+	 * STATUS_CHANGE and TOPOLOGY_CHANGE.  A DOWN event takes the host out
+	 * of the query plans (its connection is retired), UP ends its backoff,
+	 * a topology change re-reads hosts and tokens at the next routing
+	 * call.  The template's on_event callback still sees every event.
+	 */
+	bool		events;
 } cql_cluster_options;
 
 extern void cql_cluster_options_init(cql_cluster_options *o);
@@ -381,5 +390,53 @@ extern int	cql_cluster_host_of(const cql_cluster *c, const cql_conn *conn);
  */
 extern void cql_cluster_report_failure(cql_cluster *c, cql_conn *conn,
 									   cql_status st);
+
+/*
+ * Like cql_cluster_conn_for_token (token NULL: no routing key), but the
+ * hosts in 'avoid' (host numbers, e.g. those a retry already tried) are
+ * moved to the end of the query plan: the next host of the plan is used,
+ * and an avoided one only when nothing else is left.
+ */
+extern cql_status cql_cluster_conn_avoiding(cql_cluster *c, const char *keyspace,
+											const int64_t *token,
+											const int *avoid, int navoid,
+											cql_conn **conn, cql_error *err);
+
+/*
+ * Connections the cluster stops using (host down, left the ring, control
+ * connection replaced) are not closed at once: the caller may still hold
+ * them, ask their status, await their failed requests and free those.
+ * Call this when it holds none of them any more (e.g. between statements)
+ * to close them; returns how many were closed.  cql_cluster_free closes
+ * the rest.
+ */
+extern int	cql_cluster_release_retired(cql_cluster *c);
+
+/*
+ * Heartbeat (cql_cluster_health.c): OPTIONS on every open connection that
+ * has had nothing in flight and received nothing for idle_ms, answers
+ * awaited together for up to timeout_ms.  A connection that fails or does
+ * not answer is broken and retired and its host marked down.  Returns the
+ * number of hosts found dead; an interrupt stops it (err).  Meant for the
+ * start of a statement after the handle sat idle, so that a half-open
+ * connection is found before a user request waits on it.
+ */
+extern int	cql_cluster_heartbeat(cql_cluster *c, int idle_ms, int timeout_ms,
+								  cql_error *err);
+
+/* What the cluster has seen since it was opened. */
+typedef struct cql_cluster_stats
+{
+	uint64_t	hosts_marked_down;	/* failures, heartbeats, DOWN events */
+	uint64_t	conns_retired;
+	uint64_t	events_down;
+	uint64_t	events_up;
+	uint64_t	events_topology;
+	uint64_t	topology_refreshes; /* after TOPOLOGY_CHANGE */
+	uint64_t	heartbeats;
+	uint64_t	heartbeat_failures;
+} cql_cluster_stats;
+
+extern const cql_cluster_stats *cql_cluster_get_stats(const cql_cluster *c);
 
 #endif							/* CQL_CLUSTER_H */

@@ -262,6 +262,7 @@ cql_conn_new(const cql_conn_options *o, cql_conn **out, cql_error *err)
 cql_status
 cql_conn_alloc_transport(cql_conn *c, cql_error *err)
 {
+	c->last_recv_ms = cql_now_ms();
 	c->rbuf = cql_alloc(c->alloc, CQL_RECV_CHUNK);
 	c->streams = cql_alloc0(c->alloc, sizeof(cql_request *) * (size_t) c->max_in_flight);
 	c->free_ids = cql_alloc(c->alloc, sizeof(int16_t) * (size_t) c->max_in_flight);
@@ -443,6 +444,33 @@ int
 cql_conn_in_flight(const cql_conn *c)
 {
 	return c->in_flight;
+}
+
+/*
+ * cql_conn_idle_ms
+ *		Milliseconds since the connection last received bytes (or since it
+ *		connected): how long it has gone without proof that the peer lives.
+ */
+int64_t
+cql_conn_idle_ms(const cql_conn *c)
+{
+	return cql_now_ms() - c->last_recv_ms;
+}
+
+/*
+ * cql_conn_abort
+ *		Give up on a connection that is still formally usable (a peer that
+ *		stopped answering): it is marked broken with st and the reason, and
+ *		every request in flight completes with that status at once.  A
+ *		connection already broken keeps its first reason.
+ */
+void
+cql_conn_abort(cql_conn *c, cql_status st, const char *reason)
+{
+	if (c->broken != CQL_OK)
+		return;
+	cql_conn_fail(c, st == CQL_OK ? CQL_ERR_STATE : st, 0, "%s (%s)",
+				  reason ? reason : "connection abandoned", c->peer);
 }
 
 const char *
@@ -739,6 +767,7 @@ read_some(cql_conn *c, const cql_request *until)
 		if (got == 0)
 			return CQL_OK;
 		total += got;
+		c->last_recv_ms = cql_now_ms();
 
 		st = cql_segment_decoder_feed(&c->dec, c->rbuf, got);
 		if ((st = drain_decoder(c, st, &total)) != CQL_OK || c->backlog)
@@ -950,6 +979,7 @@ cql_conn_submit_internal(cql_conn *c, uint8_t opcode, const uint8_t *body,
 		cql_conn_set_error(c, err, CQL_ERR_NOMEM, 0, "out of memory");
 		return CQL_ERR_NOMEM;
 	}
+	req->version = (uint8_t) c->version;
 
 	id = c->free_ids[c->nfree - 1];
 	target = c->framed ? &c->staged : &c->out;

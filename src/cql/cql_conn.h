@@ -160,6 +160,15 @@ extern const char *cql_conn_authenticator(const cql_conn *c);
 extern cql_status cql_conn_status(const cql_conn *c);
 /* Requests currently holding a stream id (including orphans). */
 extern int	cql_conn_in_flight(const cql_conn *c);
+/* Milliseconds since bytes were last received (or since connecting). */
+extern int64_t cql_conn_idle_ms(const cql_conn *c);
+
+/*
+ * Mark a connection broken on the caller's decision (e.g. a peer that no
+ * longer answers): every request in flight completes at once with st and
+ * the reason; later calls return CQL_ERR_STATE.  No-op when already broken.
+ */
+extern void cql_conn_abort(cql_conn *c, cql_status st, const char *reason);
 /* Keyspace of the last successful USE (NULL if none). */
 extern const char *cql_conn_keyspace(const cql_conn *c);
 extern void cql_conn_set_request_timeout(cql_conn *c, int timeout_ms);
@@ -276,6 +285,39 @@ extern bool cql_request_done(const cql_request *req);
  */
 extern bool cql_request_metadata_stale(const cql_request *req);
 extern int16_t cql_request_stream(const cql_request *req);
+
+/* ---------------------------------------------------------------------
+ * Retries (cql_retry.c).  The policy decides; the caller counts tries,
+ * keeps a deadline, picks the next host (cql_cluster_conn_avoiding) and
+ * resends.
+ * ---------------------------------------------------------------------
+ */
+typedef enum cql_retry_decision
+{
+	CQL_RETRY_NO = 0,			/* return the error to the user */
+	CQL_RETRY_SAME_HOST,		/* send it again on the same connection */
+	CQL_RETRY_NEXT_HOST			/* send it to the next host of the plan */
+} cql_retry_decision;
+
+/*
+ * The drivers' rules (see cql_retry.c): what a failure with st/err means
+ * for a request that was retried 'tries' times before.  'idempotent': a
+ * read, or a write whose replay changes nothing (client-timestamped
+ * upsert or delete); never counters, IF conditions or list appends.
+ */
+extern cql_retry_decision cql_retry_decide(cql_status st, const cql_error *err,
+										   bool idempotent, int tries);
+extern const char *cql_retry_decision_name(cql_retry_decision d);
+
+/*
+ * Send a failed EXECUTE (or BATCH of one prepared statement) again on
+ * another connection 'to', where its statement is prepared as p: same
+ * values, consistency and write timestamp.  The failed request must not
+ * have been freed yet.  CQL_ERR_UNSUPPORTED if it cannot be replayed there.
+ */
+extern cql_status cql_send_again(cql_conn *to, cql_prepared *p,
+								 const cql_request *failed,
+								 cql_request **req, cql_error *err);
 
 /* Free a request; a request still in flight is orphaned (see header). */
 extern void cql_request_free(cql_request *req);

@@ -63,6 +63,7 @@ struct cql_request
 	const cql_allocator *alloc;
 	int16_t		stream;
 	uint8_t		opcode;			/* request opcode */
+	uint8_t		version;		/* protocol version it was encoded for */
 	cql_req_state state;
 	int64_t		deadline;		/* monotonic ms, 0 = none */
 
@@ -159,6 +160,9 @@ struct cql_conn
 	cql_prepared *prepared;
 	uint64_t	prepared_clock; /* ticks at every prepare/execute */
 	void		(*release_session) (cql_conn *c);
+
+	int64_t		last_recv_ms;	/* monotonic ms of the last bytes received
+								 * (or of the connect) */
 
 	/* statistics */
 	uint64_t	events;

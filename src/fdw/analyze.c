@@ -256,7 +256,7 @@ sample_rows(CqlRemote *remote, Relation relation, int elevel, HeapTuple *rows,
 		vals[1].p = highb.data;
 		vals[1].n = (int32) highb.len;
 
-		conn = cqlfdw_remote_conn_for_token(remote, high);
+		conn = cqlfdw_remote_conn_for_token(remote, NULL, &high);
 		prep = cqlfdw_remote_prepare(remote, conn);
 
 		cql_query_params_init(&params);

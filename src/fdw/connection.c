@@ -41,6 +41,8 @@
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
+#include "common/hashfn.h"
 
 #include "cql_fdw.h"
 #include "compat.h"
@@ -51,6 +53,31 @@
 #include "cql_schema.h"
 
 static HTAB *ConnectionHash = NULL;
+
+static void report_warnings(cql_conn *conn, const cql_response_extras *ex);
+
+/* this backend's request statistics (cql_fdw_statistics) */
+CqlFdwStats cqlfdw_stats;
+
+/* host statistics of the cluster handles closed so far */
+static cql_cluster_stats closed_cluster_stats;
+
+/*
+ * add_cluster_stats
+ *		Accumulate one cluster handle's host statistics into *sum.
+ */
+static void
+add_cluster_stats(cql_cluster_stats *sum, const cql_cluster_stats *s)
+{
+	sum->hosts_marked_down += s->hosts_marked_down;
+	sum->conns_retired += s->conns_retired;
+	sum->events_down += s->events_down;
+	sum->events_up += s->events_up;
+	sum->events_topology += s->events_topology;
+	sum->topology_refreshes += s->topology_refreshes;
+	sum->heartbeats += s->heartbeats;
+	sum->heartbeat_failures += s->heartbeat_failures;
+}
 
 static void cql_inval_callback(Datum arg, int cacheid, uint32 hashvalue);
 static void cql_xact_callback(XactEvent event, void *arg);
@@ -131,6 +158,7 @@ close_entry(CqlConnEntry *entry)
 	if (entry->cluster)
 	{
 		elog(DEBUG3, "cql_fdw: closing connection for user mapping %u", entry->key);
+		add_cluster_stats(&closed_cluster_stats, cql_cluster_get_stats(entry->cluster));
 		cql_cluster_free(entry->cluster);
 		entry->cluster = NULL;
 		entry->generation++;
@@ -328,7 +356,28 @@ cqlfdw_get_connection(UserMapping *user, const CqlFdwOptions *opts)
 	 * caches and drop the column arrays that changed metadata retired.
 	 */
 	if (entry->cluster && entry->busy == 0)
+	{
 		(void) cql_cluster_trim_prepared(entry->cluster, CQLFDW_MAX_PREPARED);
+		/* connections the cluster stopped using during earlier statements */
+		(void) cql_cluster_release_retired(entry->cluster);
+	}
+
+	/*
+	 * Connections that sat idle (the backend waited for its client) may
+	 * have died or hang half-open meanwhile: a heartbeat finds them now,
+	 * in a short round trip, before a user request waits on one.
+	 */
+	if (entry->cluster && entry->busy == 0 && opts->heartbeat_interval_ms > 0)
+	{
+		cql_error	err;
+
+		cql_error_clear(&err);
+		(void) cql_cluster_heartbeat(entry->cluster, opts->heartbeat_interval_ms,
+									 Min(opts->request_timeout_ms, CQLFDW_HEARTBEAT_TIMEOUT),
+									 &err);
+		if (err.status == CQL_ERR_INTERRUPTED)
+			cqlfdw_check_interrupts();
+	}
 
 	/* options changed, or the control connection broke while idle */
 	if (entry->cluster && !entry_in_use(entry) &&
@@ -576,13 +625,62 @@ cqlfdw_report(int elevel, cql_status st, const cql_error *err, const char *cql)
 cql_status
 cqlfdw_await(cql_conn *conn, cql_request *req, cql_result *res, cql_error *err)
 {
+	cql_result	local;
+	cql_result *r = res ? res : &local;
+
+	if (r == &local)
+		memset(&local, 0, sizeof(local));
 	for (;;)
 	{
-		cql_status	s = cql_conn_await(conn, req, res, err);
+		cql_status	s = cql_conn_await(conn, req, r, err);
 
+		if (s == CQL_OK && r->extras.nwarnings > 0)
+			report_warnings(conn, &r->extras);
+		if (r == &local)
+			cql_result_free(&local);
 		if (s != CQL_ERR_INTERRUPTED)
 			return s;
 		cqlfdw_check_interrupts();
+	}
+}
+
+/*
+ * report_warnings
+ *		Cassandra's warnings on a response (tombstones read, a large
+ *		partition or batch, a guardrail's soft limit, an aggregation
+ *		without partition key...) become PostgreSQL WARNINGs naming the
+ *		coordinator.  A scan gets the same warning with every page: one
+ *		text is reported once per statement.
+ */
+static void
+report_warnings(cql_conn *conn, const cql_response_extras *ex)
+{
+	static TimestampTz stmt_start = 0;
+	static uint32 seen[16];
+	static int	nseen = 0;
+	TimestampTz now_stmt = GetCurrentStatementStartTimestamp();
+
+	if (now_stmt != stmt_start)
+	{
+		stmt_start = now_stmt;
+		nseen = 0;
+	}
+	for (int i = 0; i < ex->nwarnings; i++)
+	{
+		const char *w = ex->warnings[i] ? ex->warnings[i] : "";
+		uint32		h = hash_bytes((const unsigned char *) w, (int) strlen(w));
+		bool		dup = false;
+
+		for (int k = 0; k < nseen && !dup; k++)
+			dup = seen[k] == h;
+		if (dup)
+			continue;
+		if (nseen < lengthof(seen))
+			seen[nseen++] = h;
+		cqlfdw_stats.warnings++;
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING),
+				 errmsg("Cassandra warning from %s: %s", cql_conn_peer(conn), w)));
 	}
 }
 
@@ -635,6 +733,7 @@ cqlfdw_prepare(CqlConnEntry *entry, uint64 generation, cql_conn *conn,
  */
 PG_FUNCTION_INFO_V1(cqlfdw_execute_sql);
 PG_FUNCTION_INFO_V1(cql_fdw_get_connections);
+PG_FUNCTION_INFO_V1(cql_fdw_statistics);
 PG_FUNCTION_INFO_V1(cql_fdw_disconnect);
 PG_FUNCTION_INFO_V1(cql_fdw_disconnect_all);
 
@@ -839,6 +938,47 @@ cql_fdw_get_connections(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	PG_RETURN_VOID();
+}
+
+/*
+ * cql_fdw_statistics()
+ *		What this backend's requests went through: retries and their
+ *		outcome, speculative executions, server warnings, and what its
+ *		cluster handles (open and closed) saw of the hosts: marked down,
+ *		DOWN/UP events, topology refreshes, heartbeats and their failures.
+ */
+Datum
+cql_fdw_statistics(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[11];
+	bool		nulls[11] = {0};
+	cql_cluster_stats cs = closed_cluster_stats;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (ConnectionHash != NULL)
+	{
+		HASH_SEQ_STATUS scan;
+		CqlConnEntry *entry;
+
+		hash_seq_init(&scan, ConnectionHash);
+		while ((entry = (CqlConnEntry *) hash_seq_search(&scan)))
+			if (entry->cluster)
+				add_cluster_stats(&cs, cql_cluster_get_stats(entry->cluster));
+	}
+	values[0] = Int64GetDatum(cqlfdw_stats.retries);
+	values[1] = Int64GetDatum(cqlfdw_stats.retries_exhausted);
+	values[2] = Int64GetDatum(cqlfdw_stats.speculative);
+	values[3] = Int64GetDatum(cqlfdw_stats.speculative_won);
+	values[4] = Int64GetDatum(cqlfdw_stats.warnings);
+	values[5] = Int64GetDatum((int64) cs.hosts_marked_down);
+	values[6] = Int64GetDatum((int64) cs.events_down);
+	values[7] = Int64GetDatum((int64) cs.events_up);
+	values[8] = Int64GetDatum((int64) cs.topology_refreshes);
+	values[9] = Int64GetDatum((int64) cs.heartbeats);
+	values[10] = Int64GetDatum((int64) cs.heartbeat_failures);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
 /*

@@ -60,6 +60,18 @@ cqlfdw_noreturn extern void cqlfdw_fail(CqlConnEntry *entry, uint64 generation,
 extern cql_prepared *cqlfdw_prepare(CqlConnEntry *entry, uint64 generation,
 									cql_conn *conn, const char *cql);
 extern int64 cqlfdw_write_timestamp(void);
+
+/* What this backend's requests went through (cql_fdw_statistics()) */
+typedef struct CqlFdwStats
+{
+	int64		retries;		/* requests sent again after a failure */
+	int64		retries_exhausted;	/* failures returned after retrying */
+	int64		speculative;	/* speculative executions started */
+	int64		speculative_won;	/* ... that answered first */
+	int64		warnings;		/* server warnings reported */
+} CqlFdwStats;
+
+extern CqlFdwStats cqlfdw_stats;
 extern bool cqlfdw_retry_busy(cql_conn *conn, cql_status *s, cql_error *err);
 
 #endif							/* CQL_FDW_CONNECTION_H */

@@ -39,6 +39,13 @@ typedef struct CqlFdwOptions
 	char	   *local_dc;
 	bool		discover_peers; /* use peers outside 'host' as well */
 	int			max_response_size;	/* bytes of one response, at most */
+	int			heartbeat_interval_ms;	/* idle time before a heartbeat, 0 =
+										 * none */
+
+	/* retries (server default, table override) */
+	int			max_retries;	/* tries after the first, 0 = none */
+	int			retry_timeout_ms;	/* no new try after this since the first */
+	int			speculative_delay_ms;	/* 0 = no speculative execution */
 
 	/* user mapping */
 	char	   *username;
@@ -69,6 +76,10 @@ typedef struct CqlFdwOptions
 #define CQLFDW_DEFAULT_BATCH_SIZE		100
 #define CQLFDW_DEFAULT_ANALYZE_ROWS		1000000
 #define CQLFDW_DEFAULT_MAX_RESPONSE		(64 * 1024 * 1024)
+#define CQLFDW_DEFAULT_HEARTBEAT_INTERVAL	30000
+#define CQLFDW_HEARTBEAT_TIMEOUT		2000
+#define CQLFDW_DEFAULT_MAX_RETRIES		3
+#define CQLFDW_DEFAULT_RETRY_TIMEOUT	60000
 
 /*
  * Layout of a foreign table: for every attribute the remote column and its

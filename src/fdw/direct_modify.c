@@ -401,6 +401,7 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 	size_t		keylen = 0;
 	int64		timestamp;
 	cql_query_params params;
+	CqlRetry	rt;
 	cql_conn   *conn;
 	cql_prepared *prep;
 	cql_request *req;
@@ -488,21 +489,36 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 		return true;
 	}
 
-	cql_error_clear(&err);
-	conn = cqlfdw_remote_conn_for_key(&dm->remote, key, keylen);
-	prep = cqlfdw_remote_prepare(&dm->remote, conn);
-
 	cql_query_params_init(&params);
 	params.consistency = dm->remote.opts.write_consistency;
 	params.default_timestamp = timestamp;
 	params.nvalues = dm->nbinds;
 	params.values = values;
-	req = cqlfdw_remote_send_execute(&dm->remote, conn, prep, &params);
-	memset(&res, 0, sizeof(res));
-	s = cqlfdw_await(conn, req, &res, &err);
-	cql_request_free(req);
-	if (s != CQL_OK)
-		cqlfdw_remote_fail(&dm->remote, conn, s, &err);
+
+	/*
+	 * Sent to a replica of the partition; a failure is retried with the
+	 * same timestamp when that is harmless (not a counter increment).
+	 */
+	cqlfdw_retry_start(&rt);
+	conn = cqlfdw_remote_conn_for_key(&dm->remote, NULL, key, keylen);
+	for (;;)
+	{
+		cql_retry_decision d;
+
+		prep = cqlfdw_remote_prepare(&dm->remote, conn);
+		req = cqlfdw_remote_send_execute(&dm->remote, conn, prep, &params);
+		memset(&res, 0, sizeof(res));
+		cql_error_clear(&err);
+		s = cqlfdw_await(conn, req, &res, &err);
+		cql_request_free(req);
+		if (s == CQL_OK)
+			break;
+		d = cqlfdw_remote_retry(&dm->remote, &rt, conn, s, &err, dm->stamp_writes);
+		if (d == CQL_RETRY_NO)
+			cqlfdw_remote_fail(&dm->remote, conn, s, &err);
+		if (d == CQL_RETRY_NEXT_HOST)
+			conn = cqlfdw_remote_conn_for_key(&dm->remote, &rt, key, keylen);
+	}
 	cql_result_free(&res);
 	MemoryContextSwitchTo(old);
 	return true;

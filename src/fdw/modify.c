@@ -86,6 +86,9 @@ typedef struct CqlPendingWrite
 	cql_request *req;
 	cql_conn   *conn;
 	int			nrows;			/* rows in the request (a batch: several) */
+	bool		has_token;		/* routing: token of the partition */
+	int64		token;
+	CqlRetry	retry;
 } CqlPendingWrite;
 
 /* One encoded row of an insert, ready to be sent or grouped */
@@ -710,17 +713,25 @@ prepare_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
  * timestamp, which is why callers never put two writes of one row in it.
  */
 static void
-send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, cql_request **req,
-		  cql_conn **conn)
+send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, CqlPendingWrite *pw)
 {
 	cql_query_params params;
 	cql_prepared *prep;
 	const cql_value_ref **vals;
 	cql_error	err;
 	cql_status	s;
+	cql_request **req = &pw->req;
+	cql_conn  **conn = &pw->conn;
 
 	cql_error_clear(&err);
-	*conn = cqlfdw_remote_conn_for_key(&ms->remote, rows[0]->key, rows[0]->keylen);
+	pw->nrows = nrows;
+	pw->has_token = rows[0]->key != NULL;
+	if (pw->has_token)
+		pw->token = cql_cluster_token(ms->remote.entry->cluster, rows[0]->key,
+									  rows[0]->keylen);
+	cqlfdw_retry_start(&pw->retry);
+	*conn = cqlfdw_remote_conn_for_token(&ms->remote, NULL,
+										 pw->has_token ? &pw->token : NULL);
 	prep = cqlfdw_remote_prepare(&ms->remote, *conn);
 	if (ms->cork)
 	{
@@ -766,7 +777,7 @@ send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, cql_request **req,
  */
 static bool
 send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
-		 cql_request **req, cql_conn **conn)
+		 CqlPendingWrite *pw)
 {
 	CqlRowWrite w;
 	CqlRowWrite *one = &w;
@@ -780,24 +791,77 @@ send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 						   ms->stamp_writes ? cqlfdw_write_timestamp() : CQL_NO_TIMESTAMP);
 		return false;
 	}
-	send_rows(ms, &one, 1, req, conn);
+	send_rows(ms, &one, 1, pw);
 	return true;
 }
 
-/* Wait for one write; a lightweight transaction's [applied] is checked */
+/*
+ * resend_write
+ *		Send a failed write again (cqlfdw_remote_retry decided so): on the
+ *		next replica of its partition, or on the same connection, with the
+ *		values, consistency and write timestamp of the first send, which the
+ *		library kept in the request (cql_send_again); the row memory is long
+ *		gone.  The failed request is freed and replaced in pw.
+ */
 static void
-finish_write(CqlModifyState *ms, cql_conn *conn, cql_request *req)
+resend_write(CqlModifyState *ms, CqlPendingWrite *pw, cql_retry_decision d)
+{
+	cql_request *again = NULL;
+	cql_prepared *prep;
+	cql_error	err;
+	cql_status	s;
+
+	if (d == CQL_RETRY_NEXT_HOST)
+		pw->conn = cqlfdw_remote_conn_for_token(&ms->remote, &pw->retry,
+												pw->has_token ? &pw->token : NULL);
+	prep = cqlfdw_remote_prepare(&ms->remote, pw->conn);
+	cql_error_clear(&err);
+	do
+		s = cql_send_again(pw->conn, prep, pw->req, &again, &err);
+	while (cqlfdw_retry_busy(pw->conn, &s, &err));
+	cql_request_free(pw->req);
+	pw->req = again;
+	if (s != CQL_OK)
+	{
+		pw->req = NULL;
+		cqlfdw_remote_fail(&ms->remote, pw->conn, s, &err);
+	}
+}
+
+/*
+ * Wait for one write; a lightweight transaction's [applied] is checked.
+ * A failure is retried on another replica when the write is idempotent
+ * (client-timestamped, no counter, no IF NOT EXISTS: stamp_writes) and
+ * the retry policy allows it; otherwise it is raised.
+ */
+static void
+finish_write(CqlModifyState *ms, CqlPendingWrite *pw)
 {
 	cql_result	res;
 	cql_error	err;
 	cql_status	s;
 
-	memset(&res, 0, sizeof(res));
-	cql_error_clear(&err);
-	s = cqlfdw_await(conn, req, &res, &err);
-	cql_request_free(req);
-	if (s != CQL_OK)
-		cqlfdw_remote_fail(&ms->remote, conn, s, &err);
+	for (;;)
+	{
+		cql_retry_decision d;
+
+		memset(&res, 0, sizeof(res));
+		cql_error_clear(&err);
+		s = cqlfdw_await(pw->conn, pw->req, &res, &err);
+		if (s == CQL_OK)
+			break;
+		d = cqlfdw_remote_retry(&ms->remote, &pw->retry, pw->conn, s, &err,
+								ms->stamp_writes);
+		if (d == CQL_RETRY_NO)
+		{
+			cql_request_free(pw->req);
+			pw->req = NULL;
+			cqlfdw_remote_fail(&ms->remote, pw->conn, s, &err);
+		}
+		resend_write(ms, pw, d);
+	}
+	cql_request_free(pw->req);
+	pw->req = NULL;
 	if (ms->remote.opts.if_not_exists && res.kind == CQL_RESULT_ROWS && res.rows_count > 0 &&
 		cql_result_cell(&res, 0, 0) != NULL)
 	{
@@ -833,7 +897,7 @@ drain_pending(CqlModifyState *ms, int keep)
 		ms->npending--;
 		ms->rows_in_flight -= w.nrows;
 		memmove(ms->pending, ms->pending + 1, sizeof(CqlPendingWrite) * ms->npending);
-		finish_write(ms, w.conn, w.req);
+		finish_write(ms, &w);
 	}
 }
 
@@ -868,11 +932,10 @@ static void
 write_one_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot)
 {
 	MemoryContext old = MemoryContextSwitchTo(ms->temp_cxt);
-	cql_request *req;
-	cql_conn   *conn;
+	CqlPendingWrite pw;
 
-	if (send_row(ms, slot, planSlot, &req, &conn))
-		finish_write(ms, conn, req);
+	if (send_row(ms, slot, planSlot, &pw))
+		finish_write(ms, &pw);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ms->temp_cxt);
 }
@@ -918,8 +981,7 @@ send_pending(CqlModifyState *ms, CqlRowWrite **rows, int nrows)
 
 	reserve_in_flight(ms, nrows);
 	p = &ms->pending[ms->npending];
-	send_rows(ms, rows, nrows, &p->req, &p->conn);
-	p->nrows = nrows;
+	send_rows(ms, rows, nrows, p);
 	ms->npending++;
 	ms->rows_in_flight += nrows;
 }
@@ -1004,9 +1066,8 @@ cqlExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
 			reserve_in_flight(ms, 1);
 			p = &ms->pending[ms->npending];
 			old = MemoryContextSwitchTo(ms->temp_cxt);
-			if (send_row(ms, slots[i], planSlots ? planSlots[i] : NULL, &p->req, &p->conn))
+			if (send_row(ms, slots[i], planSlots ? planSlots[i] : NULL, p))
 			{
-				p->nrows = 1;
 				ms->npending++;
 				ms->rows_in_flight++;
 			}

@@ -66,6 +66,15 @@ static const CqlOption cql_options[] = {
 	{"local_dc", ForeignServerRelationId, OPT_STRING},
 	{"discover_peers", ForeignServerRelationId, OPT_BOOL},
 	{"max_response_size", ForeignServerRelationId, OPT_BYTES},
+	{"heartbeat_interval", ForeignServerRelationId, OPT_INT_NONNEG},
+
+	/* retries of idempotent requests on other hosts (docs/cql_fdw.md) */
+	{"max_retries", ForeignServerRelationId, OPT_INT_NONNEG},
+	{"max_retries", ForeignTableRelationId, OPT_INT_NONNEG},
+	{"retry_timeout", ForeignServerRelationId, OPT_INT_POSITIVE},
+	{"retry_timeout", ForeignTableRelationId, OPT_INT_POSITIVE},
+	{"speculative_delay", ForeignServerRelationId, OPT_INT_NONNEG},
+	{"speculative_delay", ForeignTableRelationId, OPT_INT_NONNEG},
 
 	/* credentials */
 	{"username", UserMappingRelationId, OPT_STRING},
@@ -478,6 +487,14 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 		o->discover_peers = defGetBoolean(def);
 	else if (strcmp(name, "max_response_size") == 0)
 		o->max_response_size = parse_bytes_option(name, value);
+	else if (strcmp(name, "heartbeat_interval") == 0)
+		o->heartbeat_interval_ms = atoi(value);
+	else if (strcmp(name, "max_retries") == 0)
+		o->max_retries = atoi(value);
+	else if (strcmp(name, "retry_timeout") == 0)
+		o->retry_timeout_ms = atoi(value);
+	else if (strcmp(name, "speculative_delay") == 0)
+		o->speculative_delay_ms = atoi(value);
 	else if (strcmp(name, "username") == 0)
 		o->username = pstrdup(value);
 	else if (strcmp(name, "password") == 0)
@@ -536,6 +553,9 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 	o->request_timeout_ms = CQLFDW_DEFAULT_REQUEST_TIMEOUT;
 	o->password_required = true;
 	o->max_response_size = CQLFDW_DEFAULT_MAX_RESPONSE;
+	o->heartbeat_interval_ms = CQLFDW_DEFAULT_HEARTBEAT_INTERVAL;
+	o->max_retries = CQLFDW_DEFAULT_MAX_RETRIES;
+	o->retry_timeout_ms = CQLFDW_DEFAULT_RETRY_TIMEOUT;
 	o->direct_modify = true;
 	o->analyze_rows = CQLFDW_DEFAULT_ANALYZE_ROWS;
 	o->consistency = CQL_CONSISTENCY_LOCAL_ONE;

@@ -25,6 +25,7 @@
 #include "miscadmin.h"
 #include "executor/executor.h"
 #include "utils/rel.h"
+#include "utils/timestamp.h"
 
 #include "cql_cluster.h"
 #include "compat.h"
@@ -239,38 +240,116 @@ routed(CqlRemote *r, cql_status s, cql_conn *conn, cql_error *err)
 
 /*
  * cqlfdw_remote_conn_for_key
- *		The connection to send a request for this partition (routing key)
- *		on: a replica when the cluster knows one, else any live node.
+ *		The connection to send a request for this partition (routing key;
+ *		NULL: none) on: a replica when the cluster knows one, else any live
+ *		node.  With rt (a request being retried), the hosts that already
+ *		failed it come last: the next host of the query plan is used.
  */
 cql_conn *
-cqlfdw_remote_conn_for_key(CqlRemote *r, const uint8_t *key, size_t keylen)
+cqlfdw_remote_conn_for_key(CqlRemote *r, const CqlRetry *rt,
+						   const uint8_t *key, size_t keylen)
 {
-	cql_conn   *conn = NULL;
-	cql_error	err;
-	cql_status	s;
+	int64		token;
 
-	cql_error_clear(&err);
-	s = cql_cluster_conn_for_key(r->entry->cluster, r->keyspace, key,
-								 keylen, &conn, &err);
-	return routed(r, s, conn, &err);
+	if (key == NULL)
+		return cqlfdw_remote_conn_for_token(r, rt, NULL);
+	token = cql_cluster_token(r->entry->cluster, key, keylen);
+	return cqlfdw_remote_conn_for_token(r, rt, &token);
 }
 
 /*
  * cqlfdw_remote_conn_for_token
- *		The connection for a token range ending at token (a replica of it).
+ *		The connection for a token (a replica of it; NULL: any node), with
+ *		the hosts of rt avoided as above.
  */
 cql_conn *
-cqlfdw_remote_conn_for_token(CqlRemote *r, int64 token)
+cqlfdw_remote_conn_for_token(CqlRemote *r, const CqlRetry *rt, const int64 *token)
 {
 	cql_conn   *conn = NULL;
 	cql_error	err;
 	cql_status	s;
-	int64_t		t = token;
+	int64_t		t = token ? *token : 0;
 
 	cql_error_clear(&err);
-	s = cql_cluster_conn_for_token(r->entry->cluster, r->keyspace, &t,
-								   &conn, &err);
+	s = cql_cluster_conn_avoiding(r->entry->cluster, r->keyspace,
+								  token ? &t : NULL,
+								  rt ? rt->avoid : NULL, rt ? rt->navoid : 0,
+								  &conn, &err);
 	return routed(r, s, conn, &err);
+}
+
+/*
+ * cqlfdw_retry_start
+ *		A request is sent for the first time: no tries yet, and the clock of
+ *		its total retry time starts.
+ */
+void
+cqlfdw_retry_start(CqlRetry *rt)
+{
+	memset(rt, 0, sizeof(*rt));
+	rt->started = GetCurrentTimestamp();
+}
+
+/*
+ * cqlfdw_remote_retry
+ *		A request of this statement failed on conn with s/err: decide, by
+ *		the library's retry policy (cql_retry.c: the drivers' rules), whether
+ *		it is sent again, and raise the error when it is not.
+ *
+ * 'idempotent' is the caller's statement about the request: a read, or a
+ * write that carries the client's timestamp and is no counter update, no
+ * lightweight transaction and no list append.  At most max_retries tries
+ * follow the first, and none is started retry_timeout after the first
+ * send.  A transport failure or missing answer also marks the host down
+ * (cql_cluster_report_failure), and a host that failed the request is
+ * avoided by the next routing call for it (rt->avoid).  Returns
+ * CQL_RETRY_NEXT_HOST (route again with rt) or CQL_RETRY_SAME_HOST; or
+ * CQL_RETRY_NO, and then the caller frees what it holds and raises the
+ * error with cqlfdw_remote_fail(r, conn, s, err).
+ */
+cql_retry_decision
+cqlfdw_remote_retry(CqlRemote *r, CqlRetry *rt, cql_conn *conn, cql_status s,
+					cql_error *err, bool idempotent)
+{
+	cql_retry_decision d;
+	int			host = -1;
+	bool		alive = cqlfdw_remote_alive(r);
+
+	if (s == CQL_ERR_INTERRUPTED)
+		cqlfdw_check_interrupts();
+	d = cql_retry_decide(s, err, idempotent, rt->tries);
+	if (d != CQL_RETRY_NO &&
+		(!alive || rt->tries >= r->opts.max_retries ||
+		 TimestampDifferenceExceeds(rt->started, GetCurrentTimestamp(),
+									r->opts.retry_timeout_ms)))
+	{
+		if (alive && rt->tries > 0)
+		{
+			size_t		len = strlen(err->message);
+
+			snprintf(err->message + len, sizeof(err->message) - len,
+					 " (gave up after %d %s)", rt->tries,
+					 rt->tries == 1 ? "retry" : "retries");
+		}
+		cqlfdw_stats.retries_exhausted++;
+		d = CQL_RETRY_NO;
+	}
+	if (d == CQL_RETRY_NO)
+		return d;
+
+	if (conn)
+		host = cql_cluster_host_of(r->entry->cluster, conn);
+	if (d == CQL_RETRY_NEXT_HOST && host >= 0 && rt->navoid < CQLFDW_RETRY_MAX_AVOID)
+		rt->avoid[rt->navoid++] = host;
+	if (s != CQL_ERR_SERVER && conn)
+		cql_cluster_report_failure(r->entry->cluster, conn, s);
+	rt->tries++;
+	cqlfdw_stats.retries++;
+	ereport(DEBUG1,
+			(errmsg_internal("cql_fdw: %s after: %s",
+							 cql_retry_decision_name(d),
+							 err->message[0] ? err->message : cql_status_message(s))));
+	return d;
 }
 
 /*

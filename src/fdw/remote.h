@@ -22,10 +22,24 @@
 
 #include "foreign/foreign.h"
 #include "nodes/execnodes.h"
+#include "datatype/timestamp.h"
 
 #include "compat.h"
 #include "connection.h"
 #include "cql_fdw.h"
+
+/*
+ * One request's retries (cqlfdw_remote_retry): how many so far, since
+ * when, and which hosts failed it (avoided by the next routing call).
+ */
+#define CQLFDW_RETRY_MAX_AVOID	8
+typedef struct CqlRetry
+{
+	int			tries;
+	TimestampTz started;
+	int			avoid[CQLFDW_RETRY_MAX_AVOID];
+	int			navoid;
+} CqlRetry;
 
 typedef struct CqlRemote
 {
@@ -61,9 +75,14 @@ extern Oid	cqlfdw_result_userid(EState *estate, ResultRelInfo *rinfo);
 extern bool cqlfdw_remote_alive(const CqlRemote *r);
 extern cql_conn *cqlfdw_remote_control(CqlRemote *r);
 extern cql_prepared *cqlfdw_remote_prepare(CqlRemote *r, cql_conn *conn);
-extern cql_conn *cqlfdw_remote_conn_for_key(CqlRemote *r, const uint8_t *key,
-											size_t keylen);
-extern cql_conn *cqlfdw_remote_conn_for_token(CqlRemote *r, int64 token);
+extern cql_conn *cqlfdw_remote_conn_for_key(CqlRemote *r, const CqlRetry *rt,
+											const uint8_t *key, size_t keylen);
+extern cql_conn *cqlfdw_remote_conn_for_token(CqlRemote *r, const CqlRetry *rt,
+											  const int64 *token);
+extern void cqlfdw_retry_start(CqlRetry *rt);
+extern cql_retry_decision cqlfdw_remote_retry(CqlRemote *r, CqlRetry *rt,
+											  cql_conn *conn, cql_status s,
+											  cql_error *err, bool idempotent);
 extern cql_request *cqlfdw_remote_send_execute(CqlRemote *r, cql_conn *conn,
 											   cql_prepared *p,
 											   const cql_query_params *params);

@@ -36,6 +36,7 @@
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
+#include "utils/timestamp.h"
 
 #include "connection.h"
 #include "convert.h"
@@ -57,6 +58,7 @@ typedef struct CqlScanTask
 	cql_conn   *conn;
 	cql_prepared *prep;
 	cql_request *req;			/* page in flight, or NULL */
+	CqlRetry	retry;			/* of the page in flight */
 	uint8_t    *paging_state;	/* palloc'd in batch_cxt */
 	int32		paging_len;
 	bool		submitted;
@@ -189,27 +191,34 @@ conversion_error_callback(void *arg)
 static void
 choose_connection(CqlScanState *st, CqlScanTask *t)
 {
+	const CqlRetry *rt = t->retry.tries > 0 ? &t->retry : NULL;
+
 	if (st->access == CQLACC_TOKEN_SCAN)
-		t->conn = cqlfdw_remote_conn_for_token(&st->remote, t->token_high);
+		t->conn = cqlfdw_remote_conn_for_token(&st->remote, rt, &t->token_high);
 	else
-		t->conn = cqlfdw_remote_conn_for_key(&st->remote, t->routing_key,
+		t->conn = cqlfdw_remote_conn_for_key(&st->remote, rt, t->routing_key,
 											 t->routing_len);
 	t->prep = cqlfdw_remote_prepare(&st->remote, t->conn);
 }
 
 /*
  * submit_page
- *		Request the task's next page (from its paging state, if any).
+ *		Request the task's next page (from its paging state, if any), or,
+ *		with 'retrying', the same page again after a failure.
  *
  * A task without a connection, or whose connection failed, first gets a
- * replica and the statement prepared there (choose_connection).  While every
- * stream of the connection is in use the send waits; a failure is raised.
+ * replica and the statement prepared there (choose_connection): a page
+ * retried on the next host continues from the paging state the last
+ * answer gave, so no row is read twice or skipped.  While every stream of
+ * the connection is in use the send waits; a failure is raised.
  */
 static void
-submit_page(CqlScanState *st, CqlScanTask *t)
+submit_page(CqlScanState *st, CqlScanTask *t, bool retrying)
 {
 	cql_query_params params;
 
+	if (!retrying)
+		cqlfdw_retry_start(&t->retry);
 	if (t->conn == NULL || cql_conn_status(t->conn) != CQL_OK)
 		choose_connection(st, t);
 
@@ -225,13 +234,111 @@ submit_page(CqlScanState *st, CqlScanTask *t)
 	t->submitted = true;
 }
 
+/*
+ * pump_interruptibly
+ *		One bounded I/O step on conn; a pending cancel is processed.
+ */
+static void
+pump_interruptibly(cql_conn *conn, int timeout_ms)
+{
+	cql_error	err;
+
+	cql_error_clear(&err);
+	if (cql_conn_pump(conn, timeout_ms, &err) == CQL_ERR_INTERRUPTED)
+		cqlfdw_check_interrupts();
+}
+
+/*
+ * await_speculative
+ *		Speculative execution of the task's page (option speculative_delay):
+ *		when no answer came within the delay, the same page is requested
+ *		from the next host of the plan too, and whichever answers first is
+ *		used; the other request is orphaned (its late answer is dropped).
+ *		Reads are idempotent, so asking twice is harmless; it bounds the
+ *		latency of a page whose coordinator is paused or overloaded, where
+ *		waiting for the request timeout would not.  Leaves the winner in
+ *		t->req / t->conn / t->prep for the caller to await.
+ */
+static void
+await_speculative(CqlScanState *st, CqlScanTask *t)
+{
+	TimestampTz start = GetCurrentTimestamp();
+	int			delay = st->remote.opts.speculative_delay_ms;
+	CqlScanTask spec;
+	CqlRetry	avoid;
+	int			host;
+	MemoryContext old;
+
+	/* the first answer within the delay: nothing to do */
+	while (!cql_request_done(t->req) && cql_conn_status(t->conn) == CQL_OK &&
+		   !TimestampDifferenceExceeds(start, GetCurrentTimestamp(), delay))
+	{
+		long		secs;
+		int			usecs;
+
+		TimestampDifference(GetCurrentTimestamp(),
+							TimestampTzPlusMilliseconds(start, delay), &secs, &usecs);
+		pump_interruptibly(t->conn, (int) (secs * 1000 + usecs / 1000) + 1);
+	}
+	if (cql_request_done(t->req) || cql_conn_status(t->conn) != CQL_OK)
+		return;
+
+	/* the same page from another host: only if there is one */
+	host = cql_cluster_host_of(st->remote.entry->cluster, t->conn);
+	if (host < 0)
+		return;
+	cqlfdw_retry_start(&avoid);
+	avoid.avoid[avoid.navoid++] = host;
+	avoid.tries = 1;
+	spec = *t;
+	spec.retry = avoid;
+	old = MemoryContextSwitchTo(st->batch_cxt);
+	choose_connection(st, &spec);
+	MemoryContextSwitchTo(old);
+	if (spec.conn == t->conn)
+		return;
+	{
+		cql_query_params params;
+
+		cql_query_params_init(&params);
+		params.consistency = st->consistency;
+		params.page_size = st->fetch_size;
+		params.paging_state = t->paging_state;
+		params.paging_state_len = t->paging_len;
+		params.nvalues = st->nbinds;
+		params.values = t->values;
+		spec.req = cqlfdw_remote_send_execute(&st->remote, spec.conn, spec.prep, &params);
+	}
+	cqlfdw_stats.speculative++;
+
+	/* both in flight: whichever completes first */
+	while (!cql_request_done(t->req) && !cql_request_done(spec.req))
+	{
+		pump_interruptibly(t->conn, 0);
+		pump_interruptibly(spec.conn, 5);
+		if (cql_conn_status(t->conn) != CQL_OK && cql_conn_status(spec.conn) != CQL_OK)
+			break;
+	}
+	if (cql_request_done(spec.req) && !cql_request_done(t->req))
+	{
+		/* the speculative request won: the original is orphaned */
+		cql_request_free(t->req);
+		t->req = spec.req;
+		t->conn = spec.conn;
+		t->prep = spec.prep;
+		cqlfdw_stats.speculative_won++;
+	}
+	else
+		cql_request_free(spec.req);
+}
+
 /* Keep up to 'window' tasks in flight ahead of the current one */
 static void
 fill_window(CqlScanState *st)
 {
 	while (st->next_submit < st->ntasks &&
 		   st->next_submit < st->current + st->window)
-		submit_page(st, &st->tasks[st->next_submit++]);
+		submit_page(st, &st->tasks[st->next_submit++], false);
 }
 
 /*
@@ -706,17 +813,32 @@ next_page(CqlScanState *st)
 		if (t->req == NULL)
 		{
 			old = MemoryContextSwitchTo(st->batch_cxt);
-			submit_page(st, t);
+			submit_page(st, t, false);
 			MemoryContextSwitchTo(old);
 		}
 
+		if (st->remote.opts.speculative_delay_ms > 0)
+			await_speculative(st, t);
 		cql_error_clear(&err);
 		memset(&st->page, 0, sizeof(st->page));
 		s = cqlfdw_await(t->conn, t->req, &st->page, &err);
 		cql_request_free(t->req);
 		t->req = NULL;
 		if (s != CQL_OK)
-			cqlfdw_remote_fail(&st->remote, t->conn, s, &err);
+		{
+			/* a read is idempotent: the same page again, maybe elsewhere */
+			cql_retry_decision d = cqlfdw_remote_retry(&st->remote, &t->retry,
+													   t->conn, s, &err, true);
+
+			if (d == CQL_RETRY_NO)
+				cqlfdw_remote_fail(&st->remote, t->conn, s, &err);
+			if (d == CQL_RETRY_NEXT_HOST)
+				t->conn = NULL;
+			old = MemoryContextSwitchTo(st->batch_cxt);
+			submit_page(st, t, true);
+			MemoryContextSwitchTo(old);
+			continue;
+		}
 		st->have_page = true;
 		st->row = 0;
 		if (st->page.kind == CQL_RESULT_ROWS &&
@@ -733,7 +855,7 @@ next_page(CqlScanState *st)
 			memcpy(t->paging_state, st->page.meta.paging_state,
 				   st->page.meta.paging_state_len);
 			t->paging_len = st->page.meta.paging_state_len;
-			submit_page(st, t); /* prefetch while these rows are used */
+			submit_page(st, t, false);	/* prefetch while these rows are used */
 			MemoryContextSwitchTo(old);
 		}
 		else

@@ -129,7 +129,34 @@ typedef struct InFlight
 	cql_request *req;
 	cql_conn   *conn;
 	PendingWrite *w;
+	CqlRetry	retry;
 } InFlight;
+
+/*
+ * send_one
+ *		Send a deferred write to a replica of its partition (with f->retry
+ *		after a failure: to the next host of the plan) on f->conn.
+ */
+static void
+send_one(InFlight *f, bool route)
+{
+	PendingWrite *w = f->w;
+	cql_query_params params;
+	cql_prepared *prep;
+
+	if (route)
+		f->conn = cqlfdw_remote_conn_for_key(w->remote,
+											 f->retry.tries > 0 ? &f->retry : NULL,
+											 w->routing_key, w->routing_len);
+	prep = cqlfdw_remote_prepare(w->remote, f->conn);
+	cql_query_params_init(&params);
+	params.consistency = w->consistency;
+	params.serial_consistency = w->serial_consistency;
+	params.default_timestamp = w->timestamp;
+	params.nvalues = w->nvalues;
+	params.values = w->values;
+	f->req = cqlfdw_remote_send_execute(w->remote, f->conn, prep, &params);
+}
 
 /*
  * finish_one
@@ -146,11 +173,30 @@ finish_one(InFlight *f, int *applied)
 	cql_error	err;
 	cql_status	s;
 
-	memset(&res, 0, sizeof(res));
-	cql_error_clear(&err);
-	s = cqlfdw_await(f->conn, f->req, &res, &err);
-	cql_request_free(f->req);
-	f->req = NULL;
+	for (;;)
+	{
+		cql_retry_decision d;
+
+		memset(&res, 0, sizeof(res));
+		cql_error_clear(&err);
+		s = cqlfdw_await(f->conn, f->req, &res, &err);
+		cql_request_free(f->req);
+		f->req = NULL;
+		if (s == CQL_OK || !cqlfdw_remote_alive(f->w->remote))
+			break;
+
+		/*
+		 * A timestamped write (not a counter, not IF NOT EXISTS) is sent
+		 * again when the retry policy allows it: same timestamp, so a
+		 * replay changes nothing.
+		 */
+		d = cqlfdw_remote_retry(f->w->remote, &f->retry, f->conn, s, &err,
+								f->w->timestamp != CQL_NO_TIMESTAMP &&
+								f->w->serial_consistency == 0);
+		if (d == CQL_RETRY_NO)
+			break;
+		send_one(f, d == CQL_RETRY_NEXT_HOST);
+	}
 	if (s != CQL_OK)
 	{
 		if (s != CQL_ERR_SERVER && cqlfdw_remote_alive(f->w->remote))
@@ -198,9 +244,6 @@ flush_pending(void)
 		foreach(lc, pending)
 		{
 			PendingWrite *w = (PendingWrite *) lfirst(lc);
-			cql_query_params params;
-			cql_prepared *prep;
-			cql_conn   *conn;
 
 			if (!cqlfdw_remote_alive(w->remote))
 				ereport(ERROR,
@@ -212,18 +255,11 @@ flush_pending(void)
 				finish_one(&window[0], &applied);
 				memmove(window, window + 1, sizeof(InFlight) * (--nwin));
 			}
-			conn = cqlfdw_remote_conn_for_key(w->remote, w->routing_key, w->routing_len);
-			prep = cqlfdw_remote_prepare(w->remote, conn);
-			cql_query_params_init(&params);
-			params.consistency = w->consistency;
-			params.serial_consistency = w->serial_consistency;
-			params.default_timestamp = w->timestamp;
-			params.nvalues = w->nvalues;
-			params.values = w->values;
-			window[nwin].req = cqlfdw_remote_send_execute(w->remote, conn, prep, &params);
-			window[nwin].conn = conn;
 			window[nwin].w = w;
+			window[nwin].req = NULL;
+			cqlfdw_retry_start(&window[nwin].retry);
 			nwin++;
+			send_one(&window[nwin - 1], true);
 		}
 		while (nwin > 0)
 		{
