@@ -24,7 +24,7 @@ BRIDGE_EXT_SRCS := $(sort $(wildcard src/bridge/*.c))
 OBJS      = $(CQL_SRCS:.c=.o) $(FDW_SRCS:.c=.o) $(BRIDGE_EXT_SRCS:.c=.o)
 
 PG_CPPFLAGS = -I$(srcdir)/src/cql -I$(srcdir)/src/fdw
-SHLIB_LINK  = -llz4
+SHLIB_LINK  = -llz4 -lssl -lcrypto
 
 # pg_regress suites, in order (sql/NAME.sql -> expected/NAME.out)
 REGRESS      = $(shell cat $(srcdir)/sql/schedule.txt 2>/dev/null)
@@ -81,14 +81,14 @@ INTEG_BINS := $(patsubst tests/integration/%.c,$(BUILD)/integration/%,$(sort $(w
 
 $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcql.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(LIB_CFLAGS) -o $@ $< $(BUILD)/libcql.a -llz4
+	$(HOSTCC) $(LIB_CFLAGS) -o $@ $< $(BUILD)/libcql.a -llz4 -lssl -lcrypto
 
 $(BUILD)/integration/%: tests/integration/%.c $(BUILD)/libcql.a $(wildcard tests/unit/*.h) $(wildcard tests/integration/*.h)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(LIB_CFLAGS) -Itests/integration -o $@ $< $(BUILD)/libcql.a -llz4
+	$(HOSTCC) $(LIB_CFLAGS) -Itests/integration -o $@ $< $(BUILD)/libcql.a -llz4 -lssl -lcrypto
 
 $(BUILD)/cqlcli: src/tools/cqlcli.c $(BUILD)/libcql.a
-	$(HOSTCC) $(LIB_CFLAGS) -o $@ $< $(BUILD)/libcql.a -llz4
+	$(HOSTCC) $(LIB_CFLAGS) -o $@ $< $(BUILD)/libcql.a -llz4 -lssl -lcrypto
 
 # ---------------------------------------------------------------------------
 # cqlbridge command-line program (libpq client, no PG server headers).
@@ -108,7 +108,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(sort $(wildcard tests/f
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(CQL_SRCS) $(CQL_HDRS)
 	@mkdir -p $(dir $@)
-	clang -std=gnu11 -g -O1 -Isrc/cql -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(CQL_SRCS) -llz4
+	clang -std=gnu11 -g -O1 -Isrc/cql -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(CQL_SRCS) -llz4 -lssl -lcrypto
 
 .PHONY: unit integration fuzz tools test demo
 unit: $(UNIT_BINS)

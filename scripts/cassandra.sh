@@ -23,6 +23,10 @@
 #   node1..node3 127.0.0.1-3    "cluster": all seeds, balanced tokens
 #   auth    127.0.0.4           PasswordAuthenticator, cassandra/cassandra
 #   scratch 127.0.0.5           spare single node for experiments
+#   tls     127.0.0.6           client encryption (PEM), no client certificate
+#   mtls    127.0.0.7           client encryption, client certificate required
+#                               ("tls-nodes" = both; certificates in
+#                               $CASSANDRA_RUN_DIR/tls-certs, made at start)
 # single and node1 share 127.0.0.1, so starting one stops the other.
 #
 # Environment:
@@ -91,14 +95,14 @@ JPMS=(
 	--add-opens=java.base/java.nio=ALL-UNNAMED
 )
 
-ALL_NODES="single node1 node2 node3 auth scratch"
+ALL_NODES="single node1 node2 node3 auth scratch tls mtls"
 CLUSTER_NODES="node1 node2 node3"
 CLUSTER_SEEDS="127.0.0.1:7000,127.0.0.2:7000,127.0.0.3:7000"
 
 # node_attr NODE -> sets ADDR CLUSTER SEEDS TOKEN AUTH JMX_PORT
 node_attr()
 {
-	AUTH=0
+	AUTH=0 TLS=
 	case $1 in
 		single)
 			ADDR=127.0.0.1 CLUSTER="cql_fdw single" SEEDS=127.0.0.1:7000
@@ -118,6 +122,12 @@ node_attr()
 		scratch)
 			ADDR=127.0.0.5 CLUSTER="cql_fdw scratch" SEEDS=127.0.0.5:7000
 			TOKEN=-9223372036854775808 JMX_PORT=7599 ;;
+		tls)
+			ADDR=127.0.0.6 CLUSTER="cql_fdw tls" SEEDS=127.0.0.6:7000
+			TOKEN=-9223372036854775808 JMX_PORT=7699 TLS=server ;;
+		mtls)
+			ADDR=127.0.0.7 CLUSTER="cql_fdw mtls" SEEDS=127.0.0.7:7000
+			TOKEN=-9223372036854775808 JMX_PORT=7799 TLS=mutual ;;
 		*)
 			die "unknown node '$1' (nodes: $ALL_NODES)" ;;
 	esac
@@ -131,7 +141,8 @@ expand_nodes()
 		case $a in
 			all) out="$out $ALL_NODES" ;;
 			cluster) out="$out $CLUSTER_NODES" ;;
-			single|node1|node2|node3|auth|scratch) out="$out $a" ;;
+			tls-nodes) out="$out tls mtls" ;;
+			single|node1|node2|node3|auth|scratch|tls|mtls) out="$out $a" ;;
 			*) die "unknown node or group '$a'" ;;
 		esac
 	done
@@ -229,7 +240,63 @@ render_yaml()
 		-e "s|@DATA_DIR@|$dir/data|g" \
 		"$REPO/cassandra/cassandra.yaml.in" > "$dir/conf/cassandra.yaml"
 	grep -q '@[A-Z_]*@' "$dir/conf/cassandra.yaml" && die "unreplaced placeholder in $dir/conf/cassandra.yaml"
+	if [ -n "$TLS" ]; then
+		# client encryption from PEM files, no Java keystore (Cassandra 5.0)
+		cat >> "$dir/conf/cassandra.yaml" <<-YAML
+
+		client_encryption_options:
+		  enabled: true
+		  optional: false
+		  require_client_auth: $([ "$TLS" = mutual ] && echo true || echo false)
+		  ssl_context_factory:
+		    class_name: org.apache.cassandra.security.PEMBasedSslContextFactory
+		  keystore: $CERT_DIR/server.pem
+		  truststore: $CERT_DIR/ca.pem
+		YAML
+	fi
 	return 0
+}
+
+# ---------------------------------------------------------------------------
+# TLS test certificates: made with openssl at start-up, never checked in
+# ---------------------------------------------------------------------------
+CERT_DIR=$RUN_DIR/tls-certs
+
+# make_certs: a CA, a server certificate for the TLS nodes (IP SANs
+#	127.0.0.6 and .7, DNS localhost) and a client certificate, valid 30
+#	days; remade when missing or expiring within a day.
+make_certs()
+{
+	local d=$CERT_DIR tmp
+	if [ -s "$d/server.pem" ] && [ -s "$d/client.pem" ] &&
+		openssl x509 -checkend 86400 -noout -in "$d/server.crt" > /dev/null 2>&1; then
+		return 0
+	fi
+	command -v openssl > /dev/null || die "openssl not found: run scripts/deps.sh"
+	tmp=$d.tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	(
+		cd "$tmp"
+		openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 30 \
+			-subj "/CN=cql_fdw test CA" -addext "basicConstraints=critical,CA:TRUE" \
+			-addext "keyUsage=critical,keyCertSign,cRLSign"
+		openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out server.key
+		openssl req -new -key server.key -out server.csr -subj "/CN=cql_fdw test node"
+		printf 'subjectAltName=IP:127.0.0.6,IP:127.0.0.7,DNS:localhost\nextendedKeyUsage=serverAuth\n' > server.ext
+		openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
+			-out server.crt -days 30 -extfile server.ext
+		cat server.key server.crt > server.pem
+		openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out client.key
+		openssl req -new -key client.key -out client.csr -subj "/CN=cql_fdw test client"
+		printf 'extendedKeyUsage=clientAuth\n' > client.ext
+		openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
+			-out client.pem -days 30 -extfile client.ext
+		chmod 600 ./*.key server.pem
+	) > "$RUN_DIR/tls-certs.log" 2>&1 || { cat "$RUN_DIR/tls-certs.log" >&2; die "openssl could not make the test certificates"; }
+	rm -rf "$d"
+	mv "$tmp" "$d"
+	say "TLS test certificates made in $d (CA ca.pem, server.pem, client.pem + client.key)"
 }
 
 launch_node()
@@ -343,7 +410,11 @@ node_ready()
 	pid=$(node_pid "$node") || return 2
 	[ -f "$log" ] || return 1
 	grep -q 'Starting listening for CQL clients' "$log" || return 1
-	cql_options_probe "$ADDR" 9042 || return 1
+	if [ -n "$TLS" ]; then
+		cql_tls_probe "$ADDR" 9042 "$CERT_DIR" || return 1
+	else
+		cql_options_probe "$ADDR" 9042 || return 1
+	fi
 	if [ "$AUTH" = 1 ]; then
 		if [ -f "$dir/fresh" ]; then
 			grep -q 'Created default superuser role' "$log" || return 1
@@ -415,6 +486,9 @@ cmd_start()
 	[ "${#args[@]}" -gt 0 ] || die "usage: cassandra.sh start single|auth|cluster|NODE... [--keep-data] [--reuse]"
 	nodes=$(expand_nodes "${args[@]}")
 	fetch_jars
+	case " $nodes " in
+		*" tls "*|*" mtls "*) mkdir -p "$RUN_DIR"; make_certs ;;
+	esac
 	command -v java > /dev/null || die "java not found: run scripts/deps.sh"
 
 	# single and node1 both want 127.0.0.1:9042

@@ -35,7 +35,7 @@ PACKAGES=(
 	make gcc pkg-config procps
 	postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
 	libtap-parser-sourcehandler-pgtap-perl
-	liblz4-dev libpq-dev
+	liblz4-dev libpq-dev libssl-dev
 	clang libclang-rt-14-dev
 	python3 python3-venv python3-cassandra
 )

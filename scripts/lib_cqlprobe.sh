@@ -21,6 +21,31 @@ cql_options_probe()
 	[ "$#" -eq 9 ] && [ "$1" = 84 ] && [ "$5" = 06 ]
 }
 
+# cql_tls_probe HOST PORT CERT_DIR
+#	OPTIONS -> SUPPORTED over TLS, verifying the node against CERT_DIR/ca.pem
+#	and presenting CERT_DIR/client.pem (for nodes that require it).
+cql_tls_probe()
+{
+	local py=/usr/bin/python3
+	[ -x "$py" ] || py=python3
+	timeout 5 "$py" - "$@" > /dev/null 2>&1 <<'PY'
+import socket, ssl, sys
+host, port, d = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+ctx = ssl.create_default_context(cafile=d + "/ca.pem")
+ctx.load_cert_chain(d + "/client.pem", d + "/client.key")
+with socket.create_connection((host, port), timeout=4) as raw:
+    with ctx.wrap_socket(raw, server_hostname=host) as s:
+        s.sendall(bytes([4, 0, 0, 0, 5, 0, 0, 0, 0]))
+        hdr = b""
+        while len(hdr) < 9:
+            chunk = s.recv(9 - len(hdr))
+            if not chunk:
+                sys.exit(1)
+            hdr += chunk
+        sys.exit(0 if hdr[0] == 0x84 and hdr[4] == 6 else 1)
+PY
+}
+
 # cql_login_probe HOST PORT USER PASSWORD
 #	STARTUP, then answer AUTHENTICATE with SASL PLAIN; succeed only on
 #	AUTH_SUCCESS.  Also succeeds on READY (no authenticator configured).

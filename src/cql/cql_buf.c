@@ -90,6 +90,8 @@ cql_status_message(cql_status st)
 			return "no usable host";
 		case CQL_ERR_STATE:
 			return "connection is no longer usable";
+		case CQL_ERR_TLS:
+			return "TLS failure";
 	}
 	return "unknown status";
 }

@@ -183,7 +183,7 @@ append_failure(char *buf, size_t cap, const char *host, int port, const cql_erro
 
 	if (len + 4 >= cap)
 		return;
-	snprintf(buf + len, cap - len, "%s%s:%d: %.120s", len ? "; " : "",
+	snprintf(buf + len, cap - len, "%s%s:%d: %.240s", len ? "; " : "",
 			 host, port, e->message[0] ? e->message : cql_status_message(e->status));
 }
 

@@ -222,6 +222,8 @@ cql_conn_new(const cql_conn_options *o, cql_conn **out, cql_error *err)
 	c->wait_ctx = o->wait_ctx;
 	c->port = o->port ? o->port : CQL_DEFAULT_PORT;
 	c->host = dup_opt(a, o->host, &fail);
+	c->tls = o->tls;
+	c->tls_server_name = dup_opt(a, o->tls_server_name, &fail);
 	c->username = dup_opt(a, o->username, &fail);
 	c->password = dup_opt(a, o->password ? o->password : (o->username ? "" : NULL), &fail);
 	c->keyspace = dup_opt(a, (o->keyspace && o->keyspace[0]) ? o->keyspace : NULL, &fail);
@@ -317,6 +319,7 @@ cql_conn_reset_transport(cql_conn *c)
 	c->free_ids = NULL;
 	c->rbuf = NULL;
 	c->nfree = c->in_flight = 0;
+	cql_tls_close(c);
 	cql_sock_close(c->fd);
 	c->fd = -1;
 	cql_buf_free(&c->out);
@@ -362,6 +365,7 @@ cql_conn_close(cql_conn *c)
 			*p++ = '\0';
 	}
 	cql_free(a, c->host);
+	cql_free(a, c->tls_server_name);
 	cql_free(a, c->username);
 	cql_free(a, c->password);
 	cql_free(a, c->keyspace);
@@ -533,10 +537,16 @@ flush_out(cql_conn *c)
 	{
 		size_t		sent;
 
-		st = cql_sock_send(c->fd, c->out.data + c->out_pos,
-						   c->out.len - c->out_pos, &sent, &err_no);
+		if (c->ssl)
+			st = cql_tls_send(c, c->out.data + c->out_pos,
+							  c->out.len - c->out_pos, &sent, &err_no);
+		else
+			st = cql_sock_send(c->fd, c->out.data + c->out_pos,
+							   c->out.len - c->out_pos, &sent, &err_no);
 		if (st != CQL_OK)
 		{
+			if (c->broken != CQL_OK)
+				return st;		/* the TLS layer said why */
 			cql_conn_fail(c, st, err_no, "could not send to server: %s",
 						  err_no ? strerror(err_no) : cql_status_message(st));
 			return st;
@@ -751,11 +761,21 @@ read_some(cql_conn *c, const cql_request *until)
 		if (until && until->state != CQL_REQ_PENDING)
 			return CQL_OK;
 		if (total >= CQL_READ_BUDGET)
+		{
+			/* decrypted bytes left in OpenSSL: poll() cannot see them */
+			if (cql_tls_pending(c))
+				c->backlog = true;
 			return CQL_OK;
+		}
 
-		st = cql_sock_recv(c->fd, c->rbuf, CQL_RECV_CHUNK, &got, &err_no);
+		if (c->ssl)
+			st = cql_tls_recv(c, c->rbuf, CQL_RECV_CHUNK, &got, &err_no);
+		else
+			st = cql_sock_recv(c->fd, c->rbuf, CQL_RECV_CHUNK, &got, &err_no);
 		if (st != CQL_OK)
 		{
+			if (c->broken != CQL_OK)
+				return st;		/* the TLS layer said why */
 			if (st == CQL_ERR_CLOSED)
 				cql_conn_fail(c, st, err_no, "server closed the connection%s%s",
 							  err_no ? ": " : "", err_no ? strerror(err_no) : "");
@@ -812,7 +832,10 @@ conn_io(cql_conn *c, cql_request *until, int64_t deadline, bool once,
 							   "timed out waiting for the server at %s", c->peer);
 			return CQL_ERR_TIMEOUT;
 		}
-		events = CQL_WAIT_READ | (out_pending(c) ? CQL_WAIT_WRITE : 0);
+		events = CQL_WAIT_READ | (out_pending(c) ? CQL_WAIT_WRITE : 0) | c->tls_wants;
+		/* decrypted bytes already held by OpenSSL: go and read them */
+		if (cql_tls_pending(c))
+			c->backlog = true;
 		/* with decoded envelopes waiting: only let the hook see interrupts */
 		st = c->wait(c->wait_ctx, c->fd, events, c->backlog ? 0 : left);
 		if (st == CQL_ERR_INTERRUPTED)

@@ -72,6 +72,47 @@ typedef void (*cql_event_fn) (void *ctx, const cql_event *ev);
  */
 typedef bool (*cql_fd_fn) (void *ctx, bool acquire);
 
+/*
+ * TLS (cql_tls.c, OpenSSL).  sslmode as in libpq: require = encrypted, the
+ * certificate is not checked unless rootcert is given (then as verify-ca);
+ * verify-ca = the chain must lead to rootcert; verify-full = also the host
+ * name or IP address connected to must be in the certificate.  TLS 1.2 or
+ * later.  One context per configuration, shared by all the connections
+ * using it; it must outlive them.
+ */
+typedef enum cql_ssl_mode
+{
+	CQL_SSL_DISABLE = 0,
+	CQL_SSL_REQUIRE,
+	CQL_SSL_VERIFY_CA,
+	CQL_SSL_VERIFY_FULL
+} cql_ssl_mode;
+
+typedef struct cql_tls_config
+{
+	cql_ssl_mode mode;
+	const char *rootcert;		/* CA certificates (PEM file) */
+	const char *cert;			/* client certificate chain (PEM), mutual TLS */
+	const char *key;			/* its private key (PEM) */
+	const char *key_password;	/* for an encrypted key; not kept */
+	const cql_allocator *alloc; /* NULL = malloc */
+} cql_tls_config;
+
+typedef struct cql_tls_context cql_tls_context;
+
+/* "disable", "require", "verify-ca", "verify-full" */
+extern cql_status cql_ssl_mode_parse(const char *s, cql_ssl_mode *out);
+extern const char *cql_ssl_mode_name(cql_ssl_mode m);
+
+/*
+ * Build a context: files are read now.  Errors (CQL_ERR_TLS,
+ * CQL_ERR_INVALID_ARG) name the option (sslrootcert, sslcert, sslkey) and
+ * the reason, never file contents or the passphrase.
+ */
+extern cql_status cql_tls_context_new(const cql_tls_config *cfg, cql_tls_context **out,
+									  cql_error *err);
+extern void cql_tls_context_free(cql_tls_context *t);
+
 typedef struct cql_conn_options
 {
 	const char *host;			/* name or numeric address */
@@ -113,6 +154,14 @@ typedef struct cql_conn_options
 	 * points at.  Default false.
 	 */
 	bool		require_auth;
+
+	/*
+	 * tls: NULL = plaintext.  The handshake follows the TCP connect
+	 * (CQL_ERR_TLS on failure: certificate, protocol, refused client).
+	 * tls_server_name: name for SNI and verify-full (NULL = host).
+	 */
+	const cql_tls_context *tls;
+	const char *tls_server_name;
 } cql_conn_options;
 
 /* Zero everything and set the defaults documented above. */

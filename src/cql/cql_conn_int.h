@@ -49,6 +49,16 @@ extern cql_status cql_sock_recv(int fd, uint8_t *p, size_t cap,
 								size_t *got, int *err_no);
 extern void cql_sock_close(int fd);
 
+/* ---- cql_tls.c ---- */
+extern cql_status cql_tls_handshake(cql_conn *c, const cql_tls_context *t,
+									int64_t deadline, cql_error *err);
+extern cql_status cql_tls_send(cql_conn *c, const uint8_t *p, size_t n,
+							   size_t *sent, int *err_no);
+extern cql_status cql_tls_recv(cql_conn *c, uint8_t *p, size_t cap,
+							   size_t *got, int *err_no);
+extern bool cql_tls_pending(const cql_conn *c);
+extern void cql_tls_close(cql_conn *c);
+
 /* ---- requests ---- */
 typedef enum cql_req_state
 {
@@ -119,6 +129,11 @@ struct cql_conn
 
 	/* transport */
 	int			fd;
+	const cql_tls_context *tls; /* option: NULL = plaintext */
+	char	   *tls_server_name;
+	void	   *ssl;			/* SSL * while TLS is on */
+	int			tls_wants;		/* CQL_WAIT_* OpenSSL needs before it can
+								 * go on with the last read or write */
 	int			version;		/* protocol version in use */
 	bool		framed;			/* v5 outer framing active (send side) */
 	bool		v4_lz4_out;		/* compress v4 request bodies */

@@ -51,7 +51,8 @@ typedef enum cql_status
 	CQL_ERR_SERVER,				/* server answered ERROR; see cql_error */
 	CQL_ERR_BUSY,				/* no free stream id */
 	CQL_ERR_NO_HOST,			/* no contact point could be used */
-	CQL_ERR_STATE				/* connection unusable after an earlier error */
+	CQL_ERR_STATE,				/* connection unusable after an earlier error */
+	CQL_ERR_TLS					/* TLS setup, handshake or certificate check */
 } cql_status;
 
 /* Human-readable, constant name of a status ("CQL_ERR_CRC" -> "bad CRC"). */

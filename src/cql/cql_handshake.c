@@ -430,6 +430,9 @@ connect_attempt(cql_conn *c, int version, int64_t deadline, cql_error *err)
 							   c->peer, err_no ? strerror(err_no) : cql_status_message(st));
 		return st;
 	}
+	/* no STARTTLS in CQL: TLS starts with the connection's first byte */
+	if (c->tls && (st = cql_tls_handshake(c, c->tls, deadline, err)) != CQL_OK)
+		return st;
 	if ((st = cql_conn_alloc_transport(c, err)) != CQL_OK)
 		return st;
 	return cql_handshake(c, version, deadline, err);

@@ -267,6 +267,9 @@ sample_rows(CqlRemote *remote, Relation relation, int elevel, HeapTuple *rows,
 		cql_pager_init(&pager, conn, NULL, prep, &params);
 		PG_TRY();
 		{
+			CqlRetry	rt;
+
+			cqlfdw_retry_start(&rt);
 			while (!pager.done)
 			{
 				cql_result	page;
@@ -276,7 +279,21 @@ sample_rows(CqlRemote *remote, Relation relation, int elevel, HeapTuple *rows,
 				if (st == CQL_ERR_INTERRUPTED)
 					cqlfdw_check_interrupts();
 				if (st != CQL_OK)
-					cqlfdw_remote_fail(remote, conn, st, &err);
+				{
+					/* a read: the same page again, from its paging state */
+					cql_retry_decision d = cqlfdw_remote_retry(remote, &rt, pager.conn,
+															   st, &err, true);
+
+					if (d == CQL_RETRY_NO)
+						cqlfdw_remote_fail(remote, pager.conn, st, &err);
+					if (d == CQL_RETRY_NEXT_HOST)
+					{
+						pager.conn = cqlfdw_remote_conn_for_token(remote, &rt, &high);
+						pager.prepared = cqlfdw_remote_prepare(remote, pager.conn);
+					}
+					continue;
+				}
+				cqlfdw_retry_start(&rt);
 				sample_page(&as, &page, relation, cql);
 			}
 		}

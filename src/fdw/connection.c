@@ -160,6 +160,8 @@ close_entry(CqlConnEntry *entry)
 		elog(DEBUG3, "cql_fdw: closing connection for user mapping %u", entry->key);
 		add_cluster_stats(&closed_cluster_stats, cql_cluster_get_stats(entry->cluster));
 		cql_cluster_free(entry->cluster);
+		cql_tls_context_free(entry->tls);
+		entry->tls = NULL;
 		entry->cluster = NULL;
 		entry->generation++;
 	}
@@ -226,6 +228,33 @@ cqlfdw_fd_budget(void *ctx, bool acquire)
 }
 
 /*
+ * tls_failed
+ *		Did the connect fail in TLS (handshake, certificate)?  The cluster
+ *		reports "no host could be reached: ..." with each host's message.
+ */
+static bool
+tls_failed(const cql_error *err)
+{
+	return err->status == CQL_ERR_TLS || strstr(err->message, "TLS handshake") != NULL ||
+		strstr(err->message, "TLS connection") != NULL;
+}
+
+/*
+ * maybe_tls_only
+ *		A plaintext connect that a TLS-only node would fail that way: the
+ *		node closes the connection, or answers with bytes that are no CQL
+ *		frame (a TLS alert), during the handshake.
+ */
+static bool
+maybe_tls_only(const cql_error *err)
+{
+	return strstr(err->message, "closed the connection") != NULL ||
+		strstr(err->message, "protocol version") != NULL ||
+		strstr(err->message, "malformed") != NULL ||
+		strstr(err->message, "invalid") != NULL;
+}
+
+/*
  * connect_entry
  *		Open the cluster handle of a user mapping and record in the entry
  *		what it was opened for.
@@ -241,6 +270,7 @@ static CqlConnEntry *
 connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts,
 			  bool need_auth)
 {
+	cql_tls_context *tls = NULL;
 	cql_conn_options co;
 	cql_cluster_options clo;
 	cql_cluster *cluster = NULL;
@@ -264,6 +294,33 @@ connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts,
 	co.wait_ctx = NULL;
 	co.fd_budget = cqlfdw_fd_budget;
 
+	/*
+	 * TLS: one context per handle, from the merged options (the user
+	 * mapping's client certificate over the server's).  A file that cannot
+	 * be used is reported before anything connects.
+	 */
+	if (opts->sslmode != CQL_SSL_DISABLE)
+	{
+		cql_tls_config tc;
+
+		memset(&tc, 0, sizeof(tc));
+		tc.mode = (cql_ssl_mode) opts->sslmode;
+		tc.rootcert = opts->sslrootcert;
+		tc.cert = opts->sslcert;
+		tc.key = opts->sslkey;
+		tc.key_password = opts->sslpassword;
+		cql_error_clear(&err);
+		st = cql_tls_context_new(&tc, &tls, &err);
+		if (st != CQL_OK)
+			ereport(ERROR,
+					(errcode(st == CQL_ERR_INVALID_ARG ? ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE
+							 : ERRCODE_FDW_UNABLE_TO_ESTABLISH_CONNECTION),
+					 errmsg("could not set up TLS for Cassandra server \"%s\"", server->servername),
+					 errdetail("%s", err.message),
+					 errhint("Check the options sslmode, sslrootcert, sslcert and sslkey: the files must be readable PEM files of the PostgreSQL server's operating system user, and the key must belong to the certificate.")));
+	}
+	co.tls = tls;
+
 	cql_cluster_options_init(&clo);
 	clo.conn = &co;
 	clo.hosts = opts->host;
@@ -272,6 +329,8 @@ connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts,
 
 	cql_error_clear(&err);
 	st = cql_cluster_connect_opts(&clo, &cluster, &err);
+	if (st != CQL_OK)
+		cql_tls_context_free(tls);	/* no connection uses it */
 	if (st == CQL_ERR_INTERRUPTED)
 	{
 		cqlfdw_check_interrupts();
@@ -295,10 +354,15 @@ connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts,
 				 st == CQL_ERR_AUTH
 				 ? errhint("Check the username and password of the user mapping for server \"%s\".",
 						   server->servername)
+				 : tls_failed(&err)
+				 ? errhint("Check sslmode, sslrootcert (the CA that signed the node's certificate), that the node's certificate names the host as given in option host (verify-full), that it has not expired, and sslcert/sslkey if the node requires client certificates.")
+				 : (opts->sslmode == CQL_SSL_DISABLE && maybe_tls_only(&err))
+				 ? errhint("The node may accept only encrypted connections: set the server option sslmode (require, verify-ca or verify-full).")
 				 : errhint("Check the host and port options of server \"%s\" and that Cassandra is running.",
 						   server->servername)));
 
 	entry->cluster = cluster;
+	entry->tls = tls;
 	entry->invalidated = false;
 	entry->auth_required = need_auth;
 	entry->server_hashvalue =
@@ -330,6 +394,7 @@ cqlfdw_get_connection(UserMapping *user, const CqlFdwOptions *opts)
 	if (!found)
 	{
 		entry->cluster = NULL;
+		entry->tls = NULL;
 		entry->invalidated = false;
 		entry->busy = 0;
 		entry->pending_writes = false;

@@ -30,6 +30,8 @@ typedef struct CqlConnEntry
 {
 	Oid			key;			/* user mapping OID (hash key) */
 	cql_cluster *cluster;		/* NULL when closed */
+	cql_tls_context *tls;		/* sslmode != disable: shared by the
+								 * cluster's connections, freed after it */
 	Oid			serverid;
 	bool		invalidated;	/* options changed: close when idle */
 	bool		auth_required;	/* opened requiring authentication on every

@@ -41,6 +41,11 @@ typedef struct CqlFdwOptions
 	int			max_response_size;	/* bytes of one response, at most */
 	int			heartbeat_interval_ms;	/* idle time before a heartbeat, 0 =
 										 * none */
+	int			sslmode;		/* cql_ssl_mode */
+	char	   *sslrootcert;
+	char	   *sslcert;		/* server or user mapping */
+	char	   *sslkey;
+	char	   *sslpassword;	/* user mapping */
 
 	/* retries (server default, table override) */
 	int			max_retries;	/* tries after the first, 0 = none */

@@ -26,6 +26,7 @@
 #include "utils/lsyscache.h"
 #include "utils/varlena.h"
 
+#include "cql_conn.h"
 #include "cql_fdw.h"
 #include "cql_wire.h"
 
@@ -45,7 +46,10 @@ typedef enum CqlOptionKind
 	OPT_WRITE_CONSISTENCY,
 	OPT_WRITE_MODE,
 	OPT_COLUMN_KIND,
-	OPT_CLUSTERING_ORDER
+	OPT_CLUSTERING_ORDER,
+	OPT_SSLMODE,
+	OPT_FILE					/* absolute path read by the server process:
+								 * superuser only */
 } CqlOptionKind;
 
 typedef struct CqlOption
@@ -68,6 +72,12 @@ static const CqlOption cql_options[] = {
 	{"max_response_size", ForeignServerRelationId, OPT_BYTES},
 	{"heartbeat_interval", ForeignServerRelationId, OPT_INT_NONNEG},
 
+	/* TLS, with libpq's names and meanings (docs/cql_fdw.md) */
+	{"sslmode", ForeignServerRelationId, OPT_SSLMODE},
+	{"sslrootcert", ForeignServerRelationId, OPT_FILE},
+	{"sslcert", ForeignServerRelationId, OPT_FILE},
+	{"sslkey", ForeignServerRelationId, OPT_FILE},
+
 	/* retries of idempotent requests on other hosts (docs/cql_fdw.md) */
 	{"max_retries", ForeignServerRelationId, OPT_INT_NONNEG},
 	{"max_retries", ForeignTableRelationId, OPT_INT_NONNEG},
@@ -80,6 +90,9 @@ static const CqlOption cql_options[] = {
 	{"username", UserMappingRelationId, OPT_STRING},
 	{"password", UserMappingRelationId, OPT_STRING},
 	{"password_required", UserMappingRelationId, OPT_BOOL},
+	{"sslcert", UserMappingRelationId, OPT_FILE},
+	{"sslkey", UserMappingRelationId, OPT_FILE},
+	{"sslpassword", UserMappingRelationId, OPT_STRING},
 
 	/* reads: server default, table override */
 	{"consistency", ForeignServerRelationId, OPT_READ_CONSISTENCY},
@@ -381,6 +394,34 @@ validate_value(const CqlOption *opt, DefElem *def)
 						 errmsg("invalid value for option \"clustering_order\": \"%s\"", value),
 						 errhint("Valid values are \"asc\" and \"desc\".")));
 			break;
+		case OPT_SSLMODE:
+			{
+				cql_ssl_mode m;
+
+				if (cql_ssl_mode_parse(value, &m) != CQL_OK)
+					ereport(ERROR,
+							(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+							 errmsg("invalid value for option \"sslmode\": \"%s\"", value),
+							 errhint("Valid values are \"disable\", \"require\", \"verify-ca\" and \"verify-full\" (libpq's meanings).")));
+			}
+			break;
+		case OPT_FILE:
+
+			/*
+			 * The file is opened by the PostgreSQL server process: only a
+			 * superuser may name one (another role could otherwise make the
+			 * server use any file it can read, its own key included).
+			 */
+			if (!superuser())
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("only a superuser can set option \"%s\"", opt->name),
+						 errhint("The file is read by the PostgreSQL server process; ask a superuser to set it.")));
+			if (!is_absolute_path(value))
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("option \"%s\" must be an absolute path", opt->name)));
+			break;
 	}
 }
 
@@ -487,6 +528,21 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 		o->discover_peers = defGetBoolean(def);
 	else if (strcmp(name, "max_response_size") == 0)
 		o->max_response_size = parse_bytes_option(name, value);
+	else if (strcmp(name, "sslmode") == 0)
+	{
+		cql_ssl_mode m = CQL_SSL_DISABLE;
+
+		(void) cql_ssl_mode_parse(value, &m);
+		o->sslmode = (int) m;
+	}
+	else if (strcmp(name, "sslrootcert") == 0)
+		o->sslrootcert = pstrdup(value);
+	else if (strcmp(name, "sslcert") == 0)
+		o->sslcert = pstrdup(value);
+	else if (strcmp(name, "sslkey") == 0)
+		o->sslkey = pstrdup(value);
+	else if (strcmp(name, "sslpassword") == 0)
+		o->sslpassword = pstrdup(value);
 	else if (strcmp(name, "heartbeat_interval") == 0)
 		o->heartbeat_interval_ms = atoi(value);
 	else if (strcmp(name, "max_retries") == 0)
