@@ -250,9 +250,14 @@ cql_tls_context_new(const cql_tls_config *cfg, cql_tls_context **out, cql_error 
 		if ((why = file_problem(cfg->key)) != NULL ||
 			SSL_CTX_use_PrivateKey_file(t->ctx, cfg->key, SSL_FILETYPE_PEM) != 1)
 		{
-			cql_error_setf(err, CQL_ERR_TLS,
-						   "could not load the client key (sslkey): %s",
-						   why ? why : openssl_reason(reason, sizeof(reason)));
+			if (why == NULL)
+				why = openssl_reason(reason, sizeof(reason));
+			if (strstr(why, "key values mismatch"))
+				cql_error_setf(err, CQL_ERR_TLS,
+							   "the client key (sslkey) does not match the client certificate (sslcert)");
+			else
+				cql_error_setf(err, CQL_ERR_TLS,
+							   "could not load the client key (sslkey): %s", why);
 			SSL_CTX_set_default_passwd_cb_userdata(t->ctx, NULL);
 			cql_tls_context_free(t);
 			return CQL_ERR_TLS;
