@@ -301,7 +301,7 @@ make_certs()
 
 launch_node()
 {
-	local node=$1 dir jamm cp
+	local node=$1 dir jamm cp heap
 	local -a jvm extra
 	dir=$(node_dir "$node")
 	node_attr "$node"
@@ -328,10 +328,13 @@ launch_node()
 	cp "$REPO/cassandra/logback.xml" "$dir/conf/logback.xml"
 
 	jamm=$(compgen -G "$LIB/jamm-*.jar" | head -n1) || die "no jamm jar in $LIB"
+	# the TLS nodes hold little data: half the memory unless told otherwise
+	heap=$HEAP
+	[ -n "$TLS" ] && [ -z "${CASSANDRA_HEAP:-}" ] && heap=512M
 	cp="$dir/conf:$LIB/*"
 
 	jvm=(
-		-Xms"$HEAP" -Xmx"$HEAP" -Xss256k
+		-Xms"$heap" -Xmx"$heap" -Xss256k
 		-XX:+UseG1GC -XX:+ParallelRefProcEnabled -XX:MaxTenuringThreshold=1
 		-XX:G1RSetUpdatingPauseTimePercent=5 -XX:MaxGCPauseMillis=300
 		-XX:InitiatingHeapOccupancyPercent=70

@@ -112,9 +112,9 @@ cleanup()
 	done
 	if [ "$CASS_STARTED" = 1 ] && [ "${CQL_REUSE:-0}" != 1 ]; then
 		if [ "$TOPOLOGY" = cluster ]; then
-			bash scripts/cassandra.sh stop cluster auth || true
+			bash scripts/cassandra.sh stop cluster auth tls-nodes || true
 		else
-			bash scripts/cassandra.sh stop single auth || true
+			bash scripts/cassandra.sh stop single auth tls-nodes || true
 		fi
 	fi
 }
@@ -170,7 +170,7 @@ section "Cassandra ($TOPOLOGY + auth) starting in the background"
 reuse_flag=""
 [ "${CQL_REUSE:-0}" = 1 ] && reuse_flag=--reuse
 CASS_STARTED=1
-bash scripts/cassandra.sh start "$TOPOLOGY" auth $reuse_flag > "$LOGDIR/cassandra-start.log" 2>&1 &
+bash scripts/cassandra.sh start "$TOPOLOGY" auth tls-nodes $reuse_flag > "$LOGDIR/cassandra-start.log" 2>&1 &
 CASS_BG=$!
 
 # --- 3. build -----------------------------------------------------------------

@@ -6,7 +6,12 @@
  *
  *	cqlcli [-h host] [-p port] [-v auto|4|5] [-z lz4|none] [-u user]
  *		   [-k keyspace] [-c consistency] [-t timeout_ms] [--require-auth]
+ *		   [--sslmode MODE] [--sslrootcert FILE] [--sslcert FILE --sslkey FILE]
  *		   [--json] [--info] [-e "CQL"]... [-f file]
+ *
+ * TLS settings have libpq's names and meanings (as cql_fdw's server and
+ * user mapping options); they may also come from PGSSLMODE, PGSSLROOTCERT,
+ * PGSSLCERT and PGSSLKEY, and a key's passphrase from CQL_SSLPASSWORD.
  *
  * The password never comes from the command line (argv is visible to every
  * user through ps): it is taken from the environment variable CQL_PASSWORD,
@@ -54,7 +59,11 @@ usage(FILE *f)
 	fprintf(f,
 			"usage: cqlcli [-h host] [-p port] [-v auto|4|5] [-z lz4|none] [-u user]\n"
 			"              [-k keyspace] [-c consistency] [-t timeout_ms] [--require-auth]\n"
+			"              [--sslmode disable|require|verify-ca|verify-full] [--sslrootcert FILE]\n"
+			"              [--sslcert FILE --sslkey FILE]\n"
 			"              [--json] [--info] [-e \"CQL\"]... [-f file]\n"
+			"TLS settings default to PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY; a key's\n"
+			"passphrase is read from CQL_SSLPASSWORD.\n"
 			"The password is read from the environment variable CQL_PASSWORD or, with -u,\n"
 			"asked for on the terminal (never given on the command line).\n");
 }
@@ -382,7 +391,15 @@ main(int argc, char **argv)
 	cql_status	st;
 	int			rc = 0;
 	char	   *prompted = NULL;
+	cql_tls_config tc;
+	cql_tls_context *tls = NULL;
+	const char *sslmode = getenv("PGSSLMODE");
 
+	memset(&tc, 0, sizeof(tc));
+	tc.rootcert = getenv("PGSSLROOTCERT");
+	tc.cert = getenv("PGSSLCERT");
+	tc.key = getenv("PGSSLKEY");
+	tc.key_password = getenv("CQL_SSLPASSWORD");
 	memset(&o, 0, sizeof(o));
 	cql_conn_options_init(&o.conn);
 	o.conn.driver_name = "cqlcli";
@@ -475,6 +492,14 @@ main(int argc, char **argv)
 			split_statements(&o, text);
 			free(text);
 		}
+		else if (strcmp(a, "--sslmode") == 0)
+			sslmode = need_arg(argc, argv, &i);
+		else if (strcmp(a, "--sslrootcert") == 0)
+			tc.rootcert = need_arg(argc, argv, &i);
+		else if (strcmp(a, "--sslcert") == 0)
+			tc.cert = need_arg(argc, argv, &i);
+		else if (strcmp(a, "--sslkey") == 0)
+			tc.key = need_arg(argc, argv, &i);
 		else if (strcmp(a, "--json") == 0)
 			o.json = true;
 		else if (strcmp(a, "--info") == 0)
@@ -491,6 +516,25 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (sslmode && cql_ssl_mode_parse(sslmode, &tc.mode) != CQL_OK)
+	{
+		fprintf(stderr, "cqlcli: invalid sslmode \"%s\" (disable, require, verify-ca or verify-full)\n",
+				sslmode);
+		rc = 2;
+		goto out;
+	}
+	if (tc.mode != CQL_SSL_DISABLE)
+	{
+		cql_error_clear(&err);
+		if ((st = cql_tls_context_new(&tc, &tls, &err)) != CQL_OK)
+		{
+			print_error("TLS", st, &err);
+			rc = 1;
+			goto out;
+		}
+		o.conn.tls = tls;
+	}
+
 	if (o.conn.password && !o.conn.username)
 		o.conn.password = NULL;	/* CQL_PASSWORD alone means nothing */
 	if (o.conn.username && !o.conn.password &&
@@ -527,6 +571,7 @@ main(int argc, char **argv)
 		rc = run_statement(&o, c, o.stmts[i]);
 	cql_conn_close(c);
 out:
+	cql_tls_context_free(tls);
 	for (int i = 0; i < o.nstmts; i++)
 		free(o.stmts[i]);
 	free(o.stmts);

@@ -1,0 +1,64 @@
+#!/bin/bash
+# cqlcli_tls.sh
+#	cqlcli speaks TLS with libpq's settings (--sslmode, --sslrootcert,
+#	--sslcert, --sslkey, or PGSSLMODE & co.) against the test bed's TLS
+#	nodes: verify-full works, mutual TLS works with a client certificate and
+#	fails clearly without one, a wrong CA and a plaintext node fail with the
+#	reason, and a bad sslmode is a usage error.  TAP output; skipped when
+#	the TLS nodes are not running.
+#
+# Environment: CQLCLI (build/cqlcli), CASSANDRA_RUN_DIR or CQL_FDW_CACHE,
+# CQL_HOST (a plaintext node).
+cd "$(dirname "$0")/../.." || exit 1
+CLI=${CQLCLI:-build/cqlcli}
+RUN=${CASSANDRA_RUN_DIR:-${CQL_FDW_CACHE:-$HOME/.cache/cql_fdw}/run}
+C=$RUN/tls-certs
+HOST=${CQL_HOST:-127.0.0.1}
+Q="SELECT release_version FROM system.local"
+n=0
+failed=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+
+if [ ! -f "$C/ca.pem" ]; then
+	echo "1..0 # SKIP the TLS nodes are not running (scripts/cassandra.sh start tls-nodes)"
+	exit 0
+fi
+if [ ! -x "$CLI" ]; then
+	echo "not ok 1 - $CLI not built (make tools)"
+	echo "1..1"
+	exit 1
+fi
+
+out=$("$CLI" -h 127.0.0.6 --sslmode verify-full --sslrootcert "$C/ca.pem" -e "$Q" 2>&1 </dev/null)
+ok $? "verify-full against the tls node"
+ok $(grep -q "(1 rows)" <<< "$out" && echo 0 || echo 1) "... and the query runs"
+
+out=$(PGSSLMODE=verify-full PGSSLROOTCERT=$C/ca.pem PGSSLCERT=$C/client.pem PGSSLKEY=$C/client.key \
+	"$CLI" -h 127.0.0.7 -e "$Q" 2>&1 </dev/null)
+ok $? "mutual TLS from the PGSSL* environment against the mtls node"
+
+out=$("$CLI" -h 127.0.0.7 --sslmode verify-full --sslrootcert "$C/ca.pem" -e "$Q" 2>&1 </dev/null)
+rc=$?
+ok $([ $rc = 1 ] && grep -q "certificate required" <<< "$out" && echo 0 || echo 1) \
+	"no client certificate for the mtls node: exit 1, 'certificate required'"
+
+out=$("$CLI" -h 127.0.0.6 --sslmode verify-ca --sslrootcert "$C/client.pem" -e "$Q" 2>&1 </dev/null)
+rc=$?
+ok $([ $rc = 1 ] && grep -q "certificate verify failed" <<< "$out" && echo 0 || echo 1) \
+	"a root certificate that did not sign the node's: 'certificate verify failed'"
+
+out=$("$CLI" -h "$HOST" --sslmode require -e "$Q" 2>&1 </dev/null)
+rc=$?
+ok $([ $rc = 1 ] && grep -q "does not speak TLS" <<< "$out" && echo 0 || echo 1) \
+	"TLS to a plaintext node: 'does not speak TLS'"
+
+out=$("$CLI" -h 127.0.0.6 --sslmode verify-full -e "$Q" 2>&1 </dev/null)
+rc=$?
+ok $([ $rc = 1 ] && grep -q "sslrootcert" <<< "$out" && echo 0 || echo 1) \
+	"verify-full without a root certificate names sslrootcert"
+
+out=$("$CLI" -h 127.0.0.6 --sslmode prefer -e "$Q" 2>&1 </dev/null)
+ok $([ $? = 2 ] && echo 0 || echo 1) "an unknown sslmode is a usage error (exit 2)"
+
+echo "1..$n"
+[ "$failed" = 0 ]
