@@ -45,15 +45,16 @@ meta() { sed -n "s/^-- $2: *//p" "$1"; }
 
 bail() { echo "Bail out! $*"; exit 1; }
 
-# fresh_db HOST: drop and create $DB with cql_fdw, the server "cqlbridge"
-# pointing at HOST and a user mapping for the current user
+# fresh_db HOST [SERVER_OPTIONS]: drop and create $DB with cql_fdw, the
+# server "cqlbridge" pointing at HOST (with more options, e.g. TLS ones)
+# and a user mapping for the current user
 fresh_db()
 {
 	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
 	psql -X -q -d postgres -v ON_ERROR_STOP=1 -c "CREATE DATABASE $DB" > /dev/null ||
 		bail "cannot create database $DB"
 	q "CREATE EXTENSION cql_fdw;
-	   CREATE SERVER cqlbridge FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '$1');
+	   CREATE SERVER cqlbridge FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '$1'${2:+, $2});
 	   CREATE USER MAPPING FOR CURRENT_USER SERVER cqlbridge;" > /dev/null ||
 		bail "cql_fdw setup failed"
 }

@@ -1,0 +1,80 @@
+#!/bin/bash
+# test_tls.sh
+#	cqlbridge over TLS: it uses the cql_fdw foreign server it is given
+#	(--server), so a server with sslmode verify-full pointing at the test
+#	bed's TLS node carries plan -> apply -> verify of the video schema
+#	(migrations/video) end to end, encrypted.  TAP output; skipped when the
+#	TLS nodes are not running.
+#
+# Environment: PGHOST/PGPORT/PGUSER (superuser), CASSANDRA_RUN_DIR or
+# CQL_FDW_CACHE (the test bed's tls-certs), CQLBRIDGE (build/cqlbridge).
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+
+CQLBRIDGE=${CQLBRIDGE:-$REPO/build/cqlbridge}
+RUN=${CASSANDRA_RUN_DIR:-${CQL_FDW_CACHE:-$HOME/.cache/cql_fdw}/run}
+TLS_HOST=${CQL_TLS_HOST:-127.0.0.6}
+DB=${BRIDGE_TLS_DB:-bridge_tls_test}
+KS=${BRIDGE_TLS_KEYSPACE:-bridge_tls_test}
+FS=video_cql
+VIDEO=$REPO/migrations/video
+if [ ! -f "$RUN/tls-certs/ca.pem" ]; then
+	echo "1..0 # SKIP the TLS nodes are not running (scripts/cassandra.sh start tls-nodes)"
+	exit 0
+fi
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bridge_tls.XXXXXX")
+GEN=$WORK/gen
+export PGDATABASE=$DB
+unset PGOPTIONS
+
+cleanup()
+{
+	psql -X -q -d "$DB" -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null 2>&1
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+[ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
+
+# the PostgreSQL server process reads the root certificate
+cp "$RUN/tls-certs/ca.pem" "$WORK/ca.pem"
+datadir=$(psql -X -At -d postgres -c "SHOW data_directory")
+owner=$(stat -c %u "$datadir" 2> /dev/null)
+[ -n "$owner" ] && [ "$(id -u)" = 0 ] && chown "$owner" "$WORK/ca.pem"
+chmod 755 "$WORK"
+chmod 644 "$WORK/ca.pem"
+
+fresh_db "$TLS_HOST" "sslmode 'verify-full', sslrootcert '$WORK/ca.pem'"
+load_migrations "$VIDEO"
+is "$(q "SELECT srvoptions::text FROM pg_foreign_server WHERE srvname = 'cqlbridge'" | grep -o "sslmode=verify-full")" \
+	"sslmode=verify-full" "the cqlbridge server requires verified TLS"
+
+"$CQLBRIDGE" plan -q --schema video_rel --workload "$VIDEO/workload.sql" \
+	--keyspace "$KS" --foreign-schema "$FS" --server cqlbridge \
+	--replication-factor 1 -o "$GEN" > "$WORK/plan.out" 2>&1
+ok $? "plan through the TLS server" || { sed 's/^/# /' "$WORK/plan.out"; bail "plan failed"; }
+
+"$CQLBRIDGE" apply -q "$GEN" > "$WORK/apply.out" 2>&1
+rc=$?
+ok $rc "apply over TLS: schema and every table loaded"
+[ $rc -eq 0 ] || { sed 's/^/# /' "$WORK/apply.out"; bail "apply failed"; }
+
+mapfile -t FTS < <(meta "$GEN/003_load.sql" foreign_table)
+mapfile -t VIEWS < <(meta "$GEN/003_load.sql" source_view)
+mapfile -t COLS < <(meta "$GEN/003_load.sql" columns)
+for i in "${!FTS[@]}"; do
+	list=$(sed 's/\([A-Za-z_][A-Za-z0-9_]*\)/x."\1"/g' <<< "${COLS[$i]}")
+	fp() { q "SELECT count(*) || ' ' || coalesce(md5(string_agg(r, E'\n' ORDER BY r COLLATE \"C\")), '-')
+	          FROM (SELECT ROW($list)::text AS r FROM $1 x) s"; }
+	is "$(fp "${FTS[$i]}")" "$(fp "${VIEWS[$i]}")" "${FTS[$i]} (read over TLS) equals its source"
+done
+
+"$CQLBRIDGE" verify --samples 5 "$GEN" > "$WORK/verify.out" 2>&1
+rc=$?
+ok $rc "verify over TLS: every query gives the same answers"
+[ $rc -eq 0 ] || sed 's/^/# /' "$WORK/verify.out"
+
+echo "1..$TAP_N"
+[ "$TAP_FAILED" -eq 0 ]
