@@ -23,8 +23,9 @@
 #   node1..node3 127.0.0.1-3    "cluster": all seeds, balanced tokens
 #   auth    127.0.0.4           PasswordAuthenticator, cassandra/cassandra
 #   scratch 127.0.0.5           spare single node for experiments
-#   tls     127.0.0.6           client encryption (PEM), no client certificate
-#   mtls    127.0.0.7           client encryption, client certificate required
+#   tls     127.0.0.6           client encryption (PEM), optional (TLS and
+#                               plaintext on one port), no client certificate
+#   mtls    127.0.0.7           TLS only, client certificate required
 #                               ("tls-nodes" = both; certificates in
 #                               $CASSANDRA_RUN_DIR/tls-certs, made at start)
 # single and node1 share 127.0.0.1, so starting one stops the other.
@@ -246,7 +247,7 @@ render_yaml()
 
 		client_encryption_options:
 		  enabled: true
-		  optional: false
+		  optional: $([ "$TLS" = mutual ] && echo false || echo true)
 		  require_client_auth: $([ "$TLS" = mutual ] && echo true || echo false)
 		  ssl_context_factory:
 		    class_name: org.apache.cassandra.security.PEMBasedSslContextFactory

@@ -3,8 +3,9 @@
 cql_fdw over TLS (TAP output), against the real TLS nodes of the test bed
 and a TLS-terminating proxy that presents chosen certificates.
 
-  tls   127.0.0.6  client encryption, no client certificate required
-  mtls  127.0.0.7  client encryption, client certificate required
+  tls   127.0.0.6  client encryption, optional (TLS or plaintext), no client
+                   certificate required
+  mtls  127.0.0.7  TLS only, client certificate required
   certificates     made by scripts/cassandra.sh at start-up (tls-certs/)
 
 Happy paths: a foreign table scanned and written over verify-full TLS, and
@@ -240,7 +241,7 @@ SELECT count(*) FROM tls.m;
 
     # ---- error cases ----
     fail_case("plaintext client to a TLS-only node: HV00N, hint names sslmode",
-              f"""CREATE SERVER tls_plain FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '{TLS_HOST}');
+              f"""CREATE SERVER tls_plain FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '{MTLS_HOST}');
 CREATE USER MAPPING FOR CURRENT_USER SERVER tls_plain;
 SELECT cql_execute('tls_plain', 'SELECT now() FROM system.local')""", "HV00N", "sslmode")
     fail_case("TLS client to a plaintext node: HV00N, 'does not speak TLS'",
