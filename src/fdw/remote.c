@@ -279,6 +279,37 @@ cqlfdw_remote_conn_for_token(CqlRemote *r, const CqlRetry *rt, const int64 *toke
 }
 
 /*
+ * untried_hosts
+ *		Hosts the cluster may use (allowed) that have not failed this
+ *		request yet.  With none left, "retry on the next host" has nowhere
+ *		to go: the error is returned (as a driver whose query plan is
+ *		exhausted does), instead of trying the same node again.
+ */
+static int
+untried_hosts(CqlRemote *r, const CqlRetry *rt)
+{
+	int			n = cql_cluster_hosts(r->entry->cluster, NULL, 0);
+	cql_host_info *hosts;
+	int			left = 0;
+
+	if (n <= 0)
+		return 0;
+	hosts = palloc(sizeof(cql_host_info) * n);
+	n = cql_cluster_hosts(r->entry->cluster, hosts, n);
+	for (int i = 0; i < n; i++)
+	{
+		bool		tried = false;
+
+		for (int k = 0; k < rt->navoid && !tried; k++)
+			tried = rt->avoid[k] == i;
+		if (hosts[i].allowed && !tried)
+			left++;
+	}
+	pfree(hosts);
+	return left;
+}
+
+/*
  * cqlfdw_retry_start
  *		A request is sent for the first time: no tries yet, and the clock of
  *		its total retry time starts.
@@ -341,6 +372,9 @@ cqlfdw_remote_retry(CqlRemote *r, CqlRetry *rt, cql_conn *conn, cql_status s,
 		host = cql_cluster_host_of(r->entry->cluster, conn);
 	if (d == CQL_RETRY_NEXT_HOST && host >= 0 && rt->navoid < CQLFDW_RETRY_MAX_AVOID)
 		rt->avoid[rt->navoid++] = host;
+	/* the next host: there must be one the request has not failed on */
+	if (d == CQL_RETRY_NEXT_HOST && untried_hosts(r, rt) == 0)
+		return CQL_RETRY_NO;
 	if (s != CQL_ERR_SERVER && conn)
 		cql_cluster_report_failure(r->entry->cluster, conn, s);
 	rt->tries++;
