@@ -206,10 +206,10 @@ FROM fo.big""")
     res = value(out).split()
     ok(fin and len(res) == 2 and res[1] == "true",
        "(a) token-range scan across the kill: count and checksum equal the reference", out)
-    note("scan: %s rows in %.1f s (node killed during it)" % (res[0] if res else "?", secs))
+    note("scan: %s rows, %.1f s from start to last row (node killed 4 s in)" % (res[0] if res else "?", secs))
     out, secs, fin = load.wait(900)
     ok(fin and "ERROR" not in out, "(b) INSERT ... SELECT of %d rows across the kill: no error" % LOAD_ROWS, out)
-    note("load: %d rows in %.1f s" % (LOAD_ROWS, secs))
+    note("load: %d rows, done within %.1f s of its start" % (LOAD_ROWS, secs))
     out, secs, fin = look.wait(300)
     r = value(out).split()
     ok(fin and len(r) == 4 and r[1] == "0" and r[2] == "0",

@@ -16,7 +16,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 DROP EXTENSION IF EXISTS cql_fdw CASCADE;
 
-SELECT plan(32);
+SELECT plan(38);
 
 -- installation
 SELECT lives_ok('CREATE EXTENSION cql_fdw', 'CREATE EXTENSION cql_fdw works');
@@ -92,6 +92,28 @@ SELECT lives_ok($$SELECT cql_execute(NULL, NULL)$$,
                 'cql_execute(NULL, NULL) returns without connecting');
 SELECT throws_ok($$SELECT cql_execute('pgtap_no_such_server', 'SELECT 1')$$,
                  '42704', NULL, 'cql_execute on a missing server raises undefined_object');
+
+-- cql_fdw_statistics(): this backend's counters, readable by everyone
+SELECT has_function('cql_fdw_statistics', ARRAY[]::name[], 'cql_fdw_statistics() exists (0.3)');
+SELECT is((SELECT retries + retries_exhausted + speculative_executions + warnings
+             FROM cql_fdw_statistics()), 0::bigint,
+          'a backend that sent nothing has retried nothing');
+SELECT ok(has_function_privilege('public', 'cql_fdw_statistics()', 'EXECUTE'),
+          'cql_fdw_statistics() is executable by PUBLIC');
+
+-- TLS options: libpq's sslmode values, files only for superusers
+SELECT throws_ok($$CREATE SERVER pgtap_bad4 FOREIGN DATA WRAPPER cql_fdw
+                   OPTIONS (sslmode 'prefer')$$,
+                 'HV024', 'invalid value for option "sslmode": "prefer"',
+                 'sslmode prefer (a silent plaintext fallback) is rejected');
+SELECT throws_ok($$CREATE SERVER pgtap_bad5 FOREIGN DATA WRAPPER cql_fdw
+                   OPTIONS (sslmode 'verify-full', sslrootcert 'relative/ca.pem')$$,
+                 'HV024', 'option "sslrootcert" must be an absolute path',
+                 'a relative certificate path is rejected');
+SELECT lives_ok($$ALTER USER MAPPING FOR CURRENT_USER SERVER pgtap_cql
+                  OPTIONS (ADD sslcert '/etc/cql/client.pem', ADD sslkey '/etc/cql/client.key',
+                           ADD sslpassword 'secret')$$,
+                'a superuser sets a client certificate in a user mapping');
 
 -- a database that has 0.1 gets the same privileges by ALTER EXTENSION UPDATE
 SELECT lives_ok('DROP EXTENSION cql_fdw CASCADE', 'drop for the update test');
