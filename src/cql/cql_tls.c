@@ -33,8 +33,13 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -161,6 +166,28 @@ file_problem(const char *path)
 }
 
 /*
+ * key_mode_problem
+ *		libpq's rule for a private key file: when it belongs to us it must
+ *		give group and others no access (0600 or less); when it belongs to
+ *		root it may be readable by the group (0640, the usual way to share
+ *		a key with a service user).  A key readable by others is refused
+ *		rather than used: someone may already have copied it.  NULL when
+ *		the file passes (or cannot be stat'ed: loading it then says why).
+ */
+static const char *
+key_mode_problem(const char *path)
+{
+	struct stat sb;
+
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return NULL;
+	if ((sb.st_uid == geteuid() && (sb.st_mode & (S_IRWXG | S_IRWXO)) != 0) ||
+		(sb.st_uid == 0 && (sb.st_mode & (S_IWGRP | S_IXGRP | S_IRWXO)) != 0))
+		return "the file has group or world access (it must have permissions u=rw (0600) or less if owned by the user reading it, or u=rw,g=r (0640) or less if owned by root)";
+	return NULL;
+}
+
+/*
  * cql_tls_context_new
  *		One context per TLS configuration, shared by every connection that
  *		uses it (a cluster's control and per-host connections).  Loads the
@@ -248,6 +275,7 @@ cql_tls_context_new(const cql_tls_config *cfg, cql_tls_context **out, cql_error 
 		SSL_CTX_set_default_passwd_cb(t->ctx, key_password_cb);
 		SSL_CTX_set_default_passwd_cb_userdata(t->ctx, (void *) cfg->key_password);
 		if ((why = file_problem(cfg->key)) != NULL ||
+			(why = key_mode_problem(cfg->key)) != NULL ||
 			SSL_CTX_use_PrivateKey_file(t->ctx, cfg->key, SSL_FILETYPE_PEM) != 1)
 		{
 			if (why == NULL)
@@ -291,6 +319,126 @@ cql_tls_context_free(cql_tls_context *t)
  * Connection
  * ---------------------------------------------------------------------
  */
+
+/* ---------------------------------------------------------------------
+ * The socket under a TLS session
+ *
+ * OpenSSL's socket BIO writes with plain write(): a peer that has gone
+ * away then raises SIGPIPE, which kills a tool or a test program (a
+ * backend ignores the signal).  Our BIO reads with recv() and writes with
+ * send(MSG_NOSIGNAL), as the plain socket path does (cql_sock_send); it is
+ * built once per process.
+ * ---------------------------------------------------------------------
+ */
+static BIO_METHOD *sock_bio_method;
+static pthread_once_t sock_bio_once = PTHREAD_ONCE_INIT;
+
+/* The descriptor a BIO of ours carries. */
+static int
+sock_bio_fd(BIO *b)
+{
+	return (int) (intptr_t) BIO_get_data(b);
+}
+
+/*
+ * sock_bio_write / sock_bio_read
+ *		send()/recv() on the descriptor; would-block becomes OpenSSL's
+ *		"retry", anything else a failure with errno kept for the caller.
+ */
+static int
+sock_bio_write(BIO *b, const char *buf, int len)
+{
+	ssize_t		rc;
+
+	BIO_clear_retry_flags(b);
+	rc = send(sock_bio_fd(b), buf, (size_t) len, MSG_NOSIGNAL);
+	if (rc < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		BIO_set_retry_write(b);
+	return (int) rc;
+}
+
+static int
+sock_bio_read(BIO *b, char *buf, int len)
+{
+	ssize_t		rc;
+
+	BIO_clear_retry_flags(b);
+	rc = recv(sock_bio_fd(b), buf, (size_t) len, 0);
+	if (rc < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		BIO_set_retry_read(b);
+	return (int) rc;
+}
+
+/*
+ * sock_bio_ctrl
+ *		The controls OpenSSL uses on a socket: flush (nothing buffered
+ *		here) and the descriptor.  Everything else is unsupported (0).
+ */
+static long
+sock_bio_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+	switch (cmd)
+	{
+		case BIO_CTRL_FLUSH:
+			return 1;
+		case BIO_C_GET_FD:
+			if (ptr)
+				*(int *) ptr = sock_bio_fd(b);
+			return sock_bio_fd(b);
+		default:
+			return 0;
+	}
+}
+
+/* BIO creation: mark it ready (the descriptor is set by attach_socket). */
+static int
+sock_bio_create(BIO *b)
+{
+	BIO_set_init(b, 1);
+	return 1;
+}
+
+/*
+ * make_sock_bio_method
+ *		Build the method once per process; on failure it stays NULL and
+ *		every TLS connect fails cleanly.
+ */
+static void
+make_sock_bio_method(void)
+{
+	BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK |
+								 BIO_TYPE_DESCRIPTOR, "cql socket");
+
+	if (m == NULL)
+		return;
+	if (!BIO_meth_set_write(m, sock_bio_write) ||
+		!BIO_meth_set_read(m, sock_bio_read) ||
+		!BIO_meth_set_ctrl(m, sock_bio_ctrl) ||
+		!BIO_meth_set_create(m, sock_bio_create))
+	{
+		BIO_meth_free(m);
+		return;
+	}
+	sock_bio_method = m;
+}
+
+/*
+ * attach_socket
+ *		Put fd under the session through our BIO (the socket stays ours
+ *		to close).  False when OpenSSL could not make the BIO.
+ */
+static bool
+attach_socket(SSL *ssl, int fd)
+{
+	BIO		   *bio;
+
+	(void) pthread_once(&sock_bio_once, make_sock_bio_method);
+	if (sock_bio_method == NULL || (bio = BIO_new(sock_bio_method)) == NULL)
+		return false;
+	BIO_set_data(bio, (void *) (intptr_t) fd);
+	SSL_set_bio(ssl, bio, bio);
+	return true;
+}
 
 /*
  * tls_failure
@@ -362,7 +510,7 @@ cql_tls_handshake(cql_conn *c, const cql_tls_context *t, int64_t deadline,
 
 	ERR_clear_error();
 	ssl = SSL_new(t->ctx);
-	if (ssl == NULL || SSL_set_fd(ssl, c->fd) != 1)
+	if (ssl == NULL || !attach_socket(ssl, c->fd))
 	{
 		char		reason[256];
 
@@ -439,6 +587,45 @@ cql_tls_handshake(cql_conn *c, const cql_tls_context *t, int64_t deadline,
 }
 
 /*
+ * peer_said_why
+ *		After a write failed: did the server send an alert before it closed?
+ *		With TLS 1.3 a node that requires a client certificate checks it
+ *		after the handshake, sends "certificate required" and closes; our
+ *		first request may then meet a reset instead of the alert, which is
+ *		still in the receive queue (data before a reset stays readable).
+ *		Read it without waiting; true with the alert described in msg.
+ */
+static bool
+peer_said_why(cql_conn *c, char *msg, size_t cap)
+{
+	uint8_t		scratch[256];
+	size_t		got = 0;
+	int			ret;
+	char		buf[256];
+	const char *reason;
+
+	ERR_clear_error();
+	errno = 0;
+	ret = SSL_read_ex(c->ssl, scratch, sizeof(scratch), &got);
+	if (ret == 1 || SSL_get_error(c->ssl, ret) != SSL_ERROR_SSL ||
+		ERR_peek_error() == 0)
+	{
+		ERR_clear_error();
+		return false;
+	}
+	reason = openssl_reason(buf, sizeof(buf));
+	if (strstr(reason, "alert") == NULL)
+		return false;
+	if (strstr(reason, "certificate required") || strstr(reason, "handshake failure") ||
+		strstr(reason, "bad certificate"))
+		snprintf(msg, cap, "TLS connection to %s failed: the server refused the client: %s (does it require a client certificate, sslcert/sslkey?)",
+				 c->peer, reason);
+	else
+		snprintf(msg, cap, "TLS connection to %s failed: %s", c->peer, reason);
+	return true;
+}
+
+/*
  * cql_tls_send
  *		Encrypt and send what can be sent now (*sent may be 0); like
  *		cql_sock_send.  A write that needs the socket readable first sets
@@ -471,9 +658,17 @@ cql_tls_send(cql_conn *c, const uint8_t *p, size_t n, size_t *sent, int *err_no)
 		default:
 			{
 				char		msg[512];
-				cql_status	st = tls_failure(c, c->ssl, ret, false, msg, sizeof(msg));
+				int			sys_errno = errno;
+				cql_status	st;
 
-				*err_no = errno;
+				if (peer_said_why(c, msg, sizeof(msg)))
+					st = CQL_ERR_TLS;
+				else
+				{
+					errno = sys_errno;
+					st = tls_failure(c, c->ssl, ret, false, msg, sizeof(msg));
+				}
+				*err_no = sys_errno;
 				cql_conn_fail(c, st, 0, "%s", msg);
 				return st;
 			}

@@ -439,6 +439,39 @@ find_option(const char *name, Oid context)
 	return NULL;
 }
 
+/*
+ * check_tls_options
+ *		Cross-check a server's TLS options, which each look valid alone:
+ *		verify-ca and verify-full need a root certificate to verify
+ *		against.  Saying so at CREATE/ALTER SERVER beats the first query
+ *		failing.  (A root certificate with sslmode disable is ignored, as
+ *		in libpq, so that the options can be changed one at a time.)
+ */
+static void
+check_tls_options(List *options_list)
+{
+	const char *mode = NULL;
+	bool		rootcert = false;
+	ListCell   *cell;
+
+	foreach(cell, options_list)
+	{
+		DefElem    *def = (DefElem *) lfirst(cell);
+
+		if (strcmp(def->defname, "sslmode") == 0)
+			mode = defGetString(def);
+		else if (strcmp(def->defname, "sslrootcert") == 0)
+			rootcert = true;
+	}
+	if (mode && (strcmp(mode, "verify-ca") == 0 || strcmp(mode, "verify-full") == 0) &&
+		!rootcert)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+				 errmsg("sslmode \"%s\" needs option \"sslrootcert\"", mode),
+				 errdetail("The server's certificate is verified against the root certificate (the CA) given in sslrootcert."),
+				 errhint("Add sslrootcert '/absolute/path/ca.pem' (superuser), or use sslmode 'require' to encrypt without verifying.")));
+}
+
 PG_FUNCTION_INFO_V1(cql_fdw_validator);
 
 /*
@@ -491,6 +524,8 @@ cql_fdw_validator(PG_FUNCTION_ARGS)
 
 		validate_value(opt, def);
 	}
+	if (catalog == ForeignServerRelationId)
+		check_tls_options(options_list);
 
 	PG_RETURN_VOID();
 }

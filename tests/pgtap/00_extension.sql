@@ -16,7 +16,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 DROP EXTENSION IF EXISTS cql_fdw CASCADE;
 
-SELECT plan(38);
+SELECT plan(40);
 
 -- installation
 SELECT lives_ok('CREATE EXTENSION cql_fdw', 'CREATE EXTENSION cql_fdw works');
@@ -110,6 +110,13 @@ SELECT throws_ok($$CREATE SERVER pgtap_bad5 FOREIGN DATA WRAPPER cql_fdw
                    OPTIONS (sslmode 'verify-full', sslrootcert 'relative/ca.pem')$$,
                  'HV024', 'option "sslrootcert" must be an absolute path',
                  'a relative certificate path is rejected');
+SELECT throws_ok($$CREATE SERVER pgtap_bad6 FOREIGN DATA WRAPPER cql_fdw
+                   OPTIONS (sslmode 'verify-full')$$,
+                 'HV00D', 'sslmode "verify-full" needs option "sslrootcert"',
+                 'verify-full without a root certificate is refused at CREATE SERVER');
+SELECT throws_ok($$ALTER SERVER pgtap_cql OPTIONS (ADD sslmode 'verify-ca')$$,
+                 'HV00D', 'sslmode "verify-ca" needs option "sslrootcert"',
+                 '... and verify-ca at ALTER SERVER');
 SELECT lives_ok($$ALTER USER MAPPING FOR CURRENT_USER SERVER pgtap_cql
                   OPTIONS (ADD sslcert '/etc/cql/client.pem', ADD sslkey '/etc/cql/client.key',
                            ADD sslpassword 'secret')$$,

@@ -104,6 +104,12 @@ main(void)
 	ok(strstr(err.message, "does not match") != NULL, "... says it does not match (%s)",
 	   err.message);
 	ok(strstr(err.message, "PRIVATE KEY") == NULL, "... without key material");
+	run("chmod 644 a.key");
+	is_int(try_config(CQL_SSL_REQUIRE, NULL, path("a.pem"), path("a.key"), &err), CQL_ERR_TLS,
+		   "a client key readable by others is refused (libpq's rule)");
+	ok(strstr(err.message, "sslkey") && strstr(err.message, "0600") && !strstr(err.message, dir),
+	   "... names sslkey and the permissions wanted, not the path (%s)", err.message);
+	run("chmod 600 a.key");
 	is_int(try_config(CQL_SSL_REQUIRE, NULL, path("a.pem"), path("a.key"), &err), CQL_OK,
 		   "mutual TLS configuration with the right key");
 	is_int(try_config(CQL_SSL_REQUIRE, NULL, path("garbage.pem"), path("a.key"), &err),
