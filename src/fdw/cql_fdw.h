@@ -71,6 +71,7 @@ typedef struct CqlFdwOptions
 	bool		truncatable;
 	bool		direct_modify;	/* UPDATE/DELETE by key as one statement */
 	int			analyze_rows;	/* rows ANALYZE reads at most, 0 = all */
+	int			max_buckets;	/* bucket partitions one scan may read */
 } CqlFdwOptions;
 
 /* Defaults documented in docs/cql_fdw.md */
@@ -85,6 +86,7 @@ typedef struct CqlFdwOptions
 #define CQLFDW_HEARTBEAT_TIMEOUT		2000
 #define CQLFDW_DEFAULT_MAX_RETRIES		3
 #define CQLFDW_DEFAULT_RETRY_TIMEOUT	60000
+#define CQLFDW_DEFAULT_MAX_BUCKETS		1000
 
 /*
  * Layout of a foreign table: for every attribute the remote column and its
@@ -100,6 +102,24 @@ typedef enum CqlColumnKind
 	CQLCOL_STATIC
 } CqlColumnKind;
 
+/* Bucket columns (bucket.c): how a column's value derives from others */
+typedef enum CqlBucketUnit
+{
+	CQLBUCKET_NONE = 0,
+	CQLBUCKET_HOUR,
+	CQLBUCKET_DAY,
+	CQLBUCKET_WEEK,
+	CQLBUCKET_MONTH,
+	CQLBUCKET_YEAR,
+	CQLBUCKET_HASH				/* n buckets of a hash of the sources */
+} CqlBucketUnit;
+
+typedef struct CqlBucketSpec
+{
+	CqlBucketUnit unit;
+	int			n;				/* multiple of the unit, or hash buckets */
+} CqlBucketSpec;
+
 typedef struct CqlFdwColumn
 {
 	char	   *remote_name;	/* NULL for a dropped attribute */
@@ -110,6 +130,10 @@ typedef struct CqlFdwColumn
 	Oid			pgtype;
 	int32		pgtypmod;
 	Oid			collation;
+	CqlBucketSpec bucket;		/* option bucket; unit NONE: not a bucket */
+	char	   *bucket_of;		/* option bucket_of (column names) */
+	int			nbucket_src;	/* its columns, resolved */
+	AttrNumber *bucket_src;
 } CqlFdwColumn;
 
 typedef struct CqlFdwTable
@@ -148,7 +172,8 @@ typedef enum CqlBindKind
 	CQLBIND_LE,
 	CQLBIND_TOKEN_LOW,			/* token(pk) > ? (token scan) */
 	CQLBIND_TOKEN_HIGH,			/* token(pk) <= ? */
-	CQLBIND_LIMIT				/* LIMIT ? */
+	CQLBIND_LIMIT,				/* LIMIT ? */
+	CQLBIND_BUCKET				/* bucket column = ?, one value per task */
 } CqlBindKind;
 
 /* in table_layout.c */

@@ -50,6 +50,7 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "bucket.h"
 #include "compat.h"
 #include "cql_fdw.h"
 #include "deparse.h"
@@ -418,7 +419,51 @@ push(CqlScanShape *shape, CqlCond *c)
 {
 	c->used = true;
 	shape->pushed = lappend(shape->pushed, c);
-	shape->remote_conds = lappend(shape->remote_conds, c->rinfo);
+	if (c->rinfo)
+		shape->remote_conds = lappend(shape->remote_conds, c->rinfo);
+}
+
+/*
+ * bucket_cond
+ *		Can the scan enumerate the values of bucket column a, which the
+ *		query does not bind?  A hash bucket always (all N values); a time
+ *		bucket when its source column has a range (a bound of it is enough
+ *		here: an open range is refused with a hint when the scan starts,
+ *		rather than planned as a silent scan of the whole table).  Records
+ *		the bucket and its range in the shape.
+ */
+static bool
+bucket_cond(const CqlFdwTable *t, List *conds, AttrNumber a, CqlScanShape *shape)
+{
+	const CqlFdwColumn *col = &t->cols[a - 1];
+
+	if (col->bucket.unit == CQLBUCKET_NONE || shape->bucket_attnum != InvalidAttrNumber)
+		return false;
+	if (col->bucket.unit != CQLBUCKET_HASH)
+	{
+		AttrNumber	src = col->bucket_src[0];
+		CqlCond    *eq = find_cond(conds, src, CQLBIND_EQ, false);
+		CqlCond    *lo = find_cond(conds, src, CQLBIND_GE, false);
+		CqlCond    *hi = find_cond(conds, src, CQLBIND_LT, false);
+
+		/* source = v: the one bucket of v */
+		if (eq && !eq->is_join)
+			lo = hi = eq;
+		if (lo == NULL)
+			lo = find_cond(conds, src, CQLBIND_GT, false);
+		if (hi == NULL)
+			hi = find_cond(conds, src, CQLBIND_LE, false);
+		if (lo && lo->is_join)
+			lo = NULL;
+		if (hi && hi->is_join)
+			hi = NULL;
+		if (lo == NULL && hi == NULL)
+			return false;
+		shape->bucket_lo = lo;
+		shape->bucket_hi = hi;
+	}
+	shape->bucket_attnum = a;
+	return true;
 }
 
 /* Push at most one lower and one upper bound on attnum. */
@@ -529,14 +574,20 @@ cqlfdw_classify(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 			pfree(c);
 	}
 
-	/* partition key: every column by = or IN */
+	/* partition key: every column by = or IN, or an enumerable bucket */
 	for (int i = 0; i < t->npk && all_pk; i++)
 	{
 		AttrNumber	a = t->pk[i];
 
 		if (!find_cond(conds, a, CQLBIND_EQ, prefer_join) &&
-			!find_cond(conds, a, CQLBIND_IN, prefer_join))
+			!find_cond(conds, a, CQLBIND_IN, prefer_join) &&
+			!bucket_cond(t, conds, a, shape))
 			all_pk = false;
+	}
+	if (!all_pk)
+	{
+		shape->bucket_attnum = InvalidAttrNumber;
+		shape->bucket_lo = shape->bucket_hi = NULL;
 	}
 
 	if (all_pk)
@@ -547,12 +598,24 @@ cqlfdw_classify(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 			AttrNumber	a = t->pk[i];
 			CqlCond    *c = find_cond(conds, a, CQLBIND_EQ, prefer_join);
 
+			if (c == NULL && a == shape->bucket_attnum &&
+				find_cond(conds, a, CQLBIND_IN, prefer_join) == NULL)
+			{
+				/* one partition per bucket the range covers */
+				c = palloc0(sizeof(CqlCond));
+				c->attnum = a;
+				c->kind = CQLBIND_BUCKET;
+				shape->access = CQLACC_MULTI_PARTITION;
+				push(shape, c);
+				continue;
+			}
 			if (c == NULL)
 			{
 				int			n;
 
 				c = find_cond(conds, a, CQLBIND_IN, prefer_join);
 				shape->access = CQLACC_MULTI_PARTITION;
+				shape->pk_has_in = true;
 				n = const_array_length(c->value);
 				if (n < 0 || shape->npartitions < 0)
 					shape->npartitions = -1;
@@ -562,6 +625,19 @@ cqlfdw_classify(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 			push(shape, c);
 			if (c->is_join)
 				shape->uses_join = true;
+		}
+
+		if (shape->bucket_attnum != InvalidAttrNumber)
+		{
+			int			nb = cqlfdw_bucket_count_planned(t, shape->bucket_attnum,
+														 shape->bucket_lo ? shape->bucket_lo->value : NULL,
+														 shape->bucket_lo ? shape->bucket_lo->kind : 0,
+														 shape->bucket_hi ? shape->bucket_hi->value : NULL,
+														 shape->bucket_hi ? shape->bucket_hi->kind : 0,
+														 opts->max_buckets);
+
+			shape->npartitions = (nb < 0 || shape->npartitions < 0)
+				? -1 : shape->npartitions * nb;
 		}
 
 		/* clustering: = prefix, then IN or one range */
@@ -710,7 +786,19 @@ cqlfdw_order_matches(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *
 	int			next = 0;
 	int			direction = 0;
 
-	if (pathkeys == NIL || shape->access != CQLACC_SINGLE_PARTITION ||
+	/*
+	 * Time buckets read one after the other, in time order or newest first,
+	 * return the rows in the order of the bucket's source column when it
+	 * leads the ORDER BY: the buckets split the source's timeline.
+	 */
+	AttrNumber	bucket_src = InvalidAttrNumber;
+
+	if (shape->access == CQLACC_MULTI_PARTITION && shape->bucket_attnum != InvalidAttrNumber &&
+		!shape->pk_has_in && t->cols[shape->bucket_attnum - 1].bucket.unit != CQLBUCKET_HASH)
+		bucket_src = t->cols[shape->bucket_attnum - 1].bucket_src[0];
+
+	if (pathkeys == NIL ||
+		(shape->access != CQLACC_SINGLE_PARTITION && bucket_src == InvalidAttrNumber) ||
 		shape->ck_has_in || t->nck == 0)
 		return 0;
 
@@ -752,6 +840,8 @@ cqlfdw_order_matches(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *
 				break;
 		}
 		if (idx < 0)
+			return 0;
+		if (bucket_src != InvalidAttrNumber && next == 0 && attnum != bucket_src)
 			return 0;
 		if (!order_pushable(&t->cols[attnum - 1], ec->ec_collation))
 			return 0;
@@ -859,6 +949,8 @@ cqlfdw_bind_operator(CqlBindKind k)
 			return "<";
 		case CQLBIND_LE:
 			return "<=";
+		case CQLBIND_BUCKET:
+			return "=";
 		default:
 			return "?";
 	}

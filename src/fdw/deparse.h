@@ -41,6 +41,10 @@ typedef struct CqlScanShape
 	bool		ck_has_range;
 	bool		filtering;		/* needs ALLOW FILTERING */
 	bool		uses_join;		/* binds a key from join clauses */
+	bool		pk_has_in;		/* a partition-key column bound by IN */
+	AttrNumber	bucket_attnum;	/* bucket column enumerated by the scan */
+	CqlCond    *bucket_lo;		/* range on a time bucket's source */
+	CqlCond    *bucket_hi;
 } CqlScanShape;
 
 /*

@@ -41,10 +41,12 @@
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "bucket.h"
 #include "connection.h"
 #include "convert.h"
 #include "cql_conn.h"
@@ -601,6 +603,52 @@ cqlBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 }
 
 /*
+ * bucket_value
+ *		The value to write to bucket column a: computed from its source
+ *		columns when the row leaves it NULL (INSERT without it), and the
+ *		row's own value only when it is the one computed: a bucket written
+ *		elsewhere would put the row where no read of its range finds it.
+ */
+static Datum
+bucket_value(CqlModifyState *ms, TupleTableSlot *slot, AttrNumber a, Datum given,
+			 bool *isnull)
+{
+	const CqlFdwColumn *c = &ms->remote.table->cols[a - 1];
+	bool		given_null = *isnull;
+	Datum		computed = cqlfdw_bucket_compute(ms->remote.table, a, slot, isnull);
+	int16		typlen;
+	bool		typbyval;
+	const char *colname = NameStr(TupleDescAttr(RelationGetDescr(ms->rel), a - 1)->attname);
+
+	if (*isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NOT_NULL_VIOLATION),
+				 errmsg("null value in column(s) %s, the source of bucket column \"%s\" of foreign table \"%s\"",
+						c->bucket_of, colname, ms->relname),
+				 errdetail("The bucket column is part of the partition key and is computed from its source.")));
+	if (given_null)
+		return computed;
+	/* integers, dates and timestamps: equal values are equal bytes */
+	get_typlenbyval(c->pgtype, &typlen, &typbyval);
+	if (!datumIsEqual(given, computed, typbyval, typlen))
+	{
+		Oid			out;
+		bool		varlena;
+
+		getTypeOutputInfo(c->pgtype, &out, &varlena);
+		ereport(ERROR,
+				(errcode(ERRCODE_CHECK_VIOLATION),
+				 errmsg("value %s of bucket column \"%s\" of foreign table \"%s\" does not match its %s bucket %s",
+						OidOutputFunctionCall(out, given), colname, ms->relname,
+						cqlfdw_bucket_describe(&c->bucket),
+						OidOutputFunctionCall(out, computed)),
+				 errdetail("The bucket column is computed from column(s) %s.", c->bucket_of),
+				 errhint("Leave the bucket column out of the INSERT (or set it to NULL): cql_fdw computes it.")));
+	}
+	return given;
+}
+
+/*
  * Bind values of one row, allocated in the current memory context (the
  * callers' temp_cxt), and the encoded partition-key values in pk_parts
  * (*npk of them) for the routing key.  A row that cannot be written (a
@@ -644,6 +692,8 @@ encode_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 				break;
 			default:
 				d = slot_getattr(slot, a, &isnull);
+				if (a > 0 && ms->remote.table->cols[a - 1].bucket.unit != CQLBUCKET_NONE)
+					d = bucket_value(ms, slot, a, d, &isnull);
 				break;
 		}
 

@@ -26,6 +26,7 @@
 #include "utils/lsyscache.h"
 #include "utils/varlena.h"
 
+#include "bucket.h"
 #include "cql_conn.h"
 #include "cql_fdw.h"
 #include "cql_wire.h"
@@ -48,6 +49,7 @@ typedef enum CqlOptionKind
 	OPT_COLUMN_KIND,
 	OPT_CLUSTERING_ORDER,
 	OPT_SSLMODE,
+	OPT_BUCKET,					/* bucket.c's spec */
 	OPT_FILE					/* absolute path read by the server process:
 								 * superuser only */
 } CqlOptionKind;
@@ -115,6 +117,8 @@ static const CqlOption cql_options[] = {
 	{"direct_modify", ForeignTableRelationId, OPT_BOOL},
 	{"analyze_rows", ForeignServerRelationId, OPT_INT_NONNEG},
 	{"analyze_rows", ForeignTableRelationId, OPT_INT_NONNEG},
+	{"max_buckets", ForeignServerRelationId, OPT_INT_POSITIVE},
+	{"max_buckets", ForeignTableRelationId, OPT_INT_POSITIVE},
 
 	/* table only */
 	{"keyspace", ForeignTableRelationId, OPT_STRING},
@@ -128,6 +132,8 @@ static const CqlOption cql_options[] = {
 	{"position", AttributeRelationId, OPT_INT_NONNEG},
 	{"clustering_order", AttributeRelationId, OPT_CLUSTERING_ORDER},
 	{"cql_type", AttributeRelationId, OPT_STRING},
+	{"bucket", AttributeRelationId, OPT_BUCKET},	/* bucket.c */
+	{"bucket_of", AttributeRelationId, OPT_STRING},
 
 	{NULL, InvalidOid, OPT_STRING}
 };
@@ -394,6 +400,19 @@ validate_value(const CqlOption *opt, DefElem *def)
 						 errmsg("invalid value for option \"clustering_order\": \"%s\"", value),
 						 errhint("Valid values are \"asc\" and \"desc\".")));
 			break;
+		case OPT_BUCKET:
+			{
+				CqlBucketSpec spec;
+				const char *why;
+
+				if (!cqlfdw_bucket_parse(value, &spec, &why))
+					ereport(ERROR,
+							(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+							 errmsg("invalid value for option \"bucket\": \"%s\"", value),
+							 errdetail("%s", why),
+							 errhint("Valid values are a time unit (hour, day, week, month, year), optionally with a multiple (\"6 hours\", \"2 weeks\"), or \"hash N\" with N from 2 to 65536.")));
+			}
+			break;
 		case OPT_SSLMODE:
 			{
 				cql_ssl_mode m;
@@ -618,6 +637,8 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 		o->direct_modify = defGetBoolean(def);
 	else if (strcmp(name, "analyze_rows") == 0)
 		o->analyze_rows = atoi(value);
+	else if (strcmp(name, "max_buckets") == 0)
+		o->max_buckets = atoi(value);
 }
 
 /*
@@ -649,6 +670,7 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 	o->retry_timeout_ms = CQLFDW_DEFAULT_RETRY_TIMEOUT;
 	o->direct_modify = true;
 	o->analyze_rows = CQLFDW_DEFAULT_ANALYZE_ROWS;
+	o->max_buckets = CQLFDW_DEFAULT_MAX_BUCKETS;
 	o->consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->write_consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->fetch_size = CQLFDW_DEFAULT_FETCH_SIZE;

@@ -20,6 +20,7 @@
 
 #include "access/sysattr.h"
 #include "miscadmin.h"
+#include "commands/defrem.h"
 #include "foreign/fdwapi.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -32,6 +33,7 @@
 #include "optimizer/restrictinfo.h"
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
 
 #include "compat.h"
 #include "connection.h"
@@ -414,6 +416,53 @@ cqlGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 }
 
 /*
+ * bucket_private
+ *		The FdwScanPrivateBucket entry of a scan that enumerates a bucket
+ *		column: the range bounds on its source go to fdw_exprs (they may be
+ *		Params: the buckets are computed when the scan starts), with the
+ *		order the buckets are read in: newest first when the rows are
+ *		wanted in descending time order (a source column declared DESC read
+ *		in its declared order, or an ASC one reversed).
+ */
+static List *
+bucket_private(CqlFdwRelationInfo *fpinfo, const CqlScanShape *shape, int direction,
+			   List **fdw_exprs)
+{
+	const CqlFdwTable *t = fpinfo->table;
+	const CqlFdwColumn *b = &t->cols[shape->bucket_attnum - 1];
+	int			lo_index = -1,
+				hi_index = -1;
+	bool		descending = false;
+
+	if (shape->bucket_lo)
+	{
+		*fdw_exprs = lappend(*fdw_exprs, shape->bucket_lo->value);
+		lo_index = list_length(*fdw_exprs) - 1;
+	}
+	if (shape->bucket_hi)
+	{
+		*fdw_exprs = lappend(*fdw_exprs, shape->bucket_hi->value);
+		hi_index = list_length(*fdw_exprs) - 1;
+	}
+	if (direction != 0 && b->bucket.unit != CQLBUCKET_HASH)
+		descending = (direction > 0) == t->cols[b->bucket_src[0] - 1].desc;
+	{
+		List	   *l = NIL;
+
+		/* in the order of FdwBucketIndex */
+		l = lappend_int(l, shape->bucket_attnum);
+		l = lappend_int(l, lo_index);
+		l = lappend_int(l, shape->bucket_lo ? shape->bucket_lo->kind : 0);
+		l = lappend_int(l, hi_index);
+		l = lappend_int(l, shape->bucket_hi ? shape->bucket_hi->kind : 0);
+		l = lappend_int(l, direction);
+		l = lappend_int(l, descending);
+		l = lappend_int(l, fpinfo->opts.max_buckets);
+		return l;
+	}
+}
+
+/*
  * cqlGetForeignPlan
  *		GetForeignPlan callback.
  *
@@ -446,6 +495,7 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	char	   *cql;
 	ListCell   *lc;
 	List	   *fdw_private;
+	List	   *bucket = NIL;
 
 	cqlfdw_classify(root, baserel, fpinfo->table, &fpinfo->opts, scan_clauses,
 					outer_ok, outer_ok != NULL, &shape);
@@ -474,10 +524,18 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	{
 		CqlCond    *c = (CqlCond *) lfirst(lc);
 
+		if (c->kind == CQLBIND_BUCKET)
+		{
+			/* a value per task, from the bucket enumeration */
+			binds = lappend(binds, list_make3_int(c->kind, c->attnum, -1));
+			continue;
+		}
 		fdw_exprs = lappend(fdw_exprs, c->value);
 		binds = lappend(binds, list_make3_int(c->kind, c->attnum,
 											  list_length(fdw_exprs) - 1));
 	}
+	if (shape.bucket_attnum != InvalidAttrNumber)
+		bucket = bucket_private(fpinfo, &shape, direction, &fdw_exprs);
 	if (has_limit)
 	{
 		fdw_exprs = lappend(fdw_exprs, root->parse->limitCount);
@@ -503,9 +561,48 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	fdw_private = lappend(fdw_private, makeInteger(fpinfo->opts.consistency));
 	fdw_private = lappend(fdw_private, makeInteger(offset_index));
 	fdw_private = lappend(fdw_private, makeInteger(shape.filtering));
+	fdw_private = lappend(fdw_private, bucket); /* FdwScanPrivateBucket */
 
 	return make_foreignscan(tlist, local_exprs, baserel->relid, fdw_exprs,
 							fdw_private, NIL, NIL, outer_plan);
+}
+
+/*
+ * bucket_access_text
+ *		EXPLAIN's Access of a scan that enumerates buckets, e.g.
+ *		"20 partitions (day buckets of reported_at), clustering order".
+ */
+static const char *
+bucket_access_text(ForeignScanState *node, List *bucket, int npart)
+{
+	Relation	rel = node->ss.ss_currentRelation;
+	AttrNumber	a = list_nth_int(bucket, FdwBucketAttnum);
+	int			direction = list_nth_int(bucket, FdwBucketDirection);
+	List	   *options = GetForeignColumnOptions(RelationGetRelid(rel), a);
+	const char *spec = "";
+	const char *of = "";
+	ListCell   *lc;
+	StringInfoData buf;
+
+	foreach(lc, options)
+	{
+		DefElem    *def = (DefElem *) lfirst(lc);
+
+		if (strcmp(def->defname, "bucket") == 0)
+			spec = defGetString(def);
+		else if (strcmp(def->defname, "bucket_of") == 0)
+			of = defGetString(def);
+	}
+	initStringInfo(&buf);
+	if (npart >= 0)
+		appendStringInfo(&buf, "%d partition%s", npart, npart == 1 ? "" : "s");
+	else
+		appendStringInfoString(&buf, "partitions");
+	appendStringInfo(&buf, " (%s buckets of %s)", spec, of);
+	if (direction != 0)
+		appendStringInfoString(&buf, direction > 0 ? ", clustering order"
+							   : ", reverse clustering order");
+	return buf.data;
 }
 
 /*
@@ -520,6 +617,7 @@ cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	List	   *fdw_private = plan->fdw_private;
 	CqlAccess	access = intVal(list_nth(fdw_private, FdwScanPrivateAccess));
 	int			npart = intVal(list_nth(fdw_private, FdwScanPrivateNPartitions));
+	List	   *bucket = (List *) list_nth(fdw_private, FdwScanPrivateBucket);
 
 	switch (access)
 	{
@@ -527,6 +625,11 @@ cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
 			ExplainPropertyText("Access", "single partition", es);
 			break;
 		case CQLACC_MULTI_PARTITION:
+			if (bucket != NIL)
+			{
+				ExplainPropertyText("Access", bucket_access_text(node, bucket, npart), es);
+				break;
+			}
 			if (npart >= 0)
 			{
 				char		buf[64];
@@ -541,6 +644,9 @@ cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
 			ExplainPropertyText("Access", "token range scan", es);
 			break;
 	}
+	if (es->analyze && access == CQLACC_MULTI_PARTITION)
+		ExplainPropertyInteger("Partitions read", NULL,
+							   cqlfdw_scan_partitions_read(node), es);
 	if (es->verbose)
 		ExplainPropertyText("Remote CQL",
 							strVal(list_nth(fdw_private, FdwScanPrivateCql)), es);

@@ -35,7 +35,21 @@ enum FdwScanPrivateIndex
 	FdwScanPrivateFetchSize,	/* Integer: page size */
 	FdwScanPrivateConsistency,	/* Integer: consistency code */
 	FdwScanPrivateOffsetIndex,	/* Integer: fdw_exprs index of OFFSET, -1 */
-	FdwScanPrivateFiltering		/* Integer: ALLOW FILTERING used */
+	FdwScanPrivateFiltering,	/* Integer: ALLOW FILTERING used */
+	FdwScanPrivateBucket		/* IntList (FdwBucketIndex), or NIL */
+};
+
+/* the bucket column a scan enumerates (bucket.c) */
+enum FdwBucketIndex
+{
+	FdwBucketAttnum,			/* the bucket column */
+	FdwBucketLoIndex,			/* fdw_exprs index of the lower bound, -1 */
+	FdwBucketLoKind,			/* CQLBIND_GE, GT or EQ (source = v) */
+	FdwBucketHiIndex,			/* fdw_exprs index of the upper bound, -1 */
+	FdwBucketHiKind,			/* CQLBIND_LE, LT or EQ */
+	FdwBucketDirection,			/* 0 any order, 1 declared, -1 reversed */
+	FdwBucketDescending,		/* 1: newest bucket first */
+	FdwBucketMax				/* max_buckets */
 };
 
 /* in planner.c */
@@ -66,5 +80,6 @@ extern void cqlBeginForeignScan(ForeignScanState *node, int eflags);
 extern TupleTableSlot *cqlIterateForeignScan(ForeignScanState *node);
 extern void cqlReScanForeignScan(ForeignScanState *node);
 extern void cqlEndForeignScan(ForeignScanState *node);
+extern int64 cqlfdw_scan_partitions_read(ForeignScanState *node);
 
 #endif							/* CQL_FDW_PLANNER_H */

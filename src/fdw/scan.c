@@ -38,6 +38,7 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
+#include "bucket.h"
 #include "connection.h"
 #include "convert.h"
 #include "cql_conn.h"
@@ -85,6 +86,7 @@ typedef struct CqlScanState
 	int			fetch_size;
 	int			consistency;
 	int			offset_index;
+	List	   *bucket;			/* FdwScanPrivateBucket, or NIL */
 	List	   *param_exprs;	/* ExprState per fdw_exprs entry */
 	Oid		   *param_types;
 
@@ -107,6 +109,7 @@ typedef struct CqlScanState
 	int			ntasks;
 	int			current;		/* task whose rows are being returned */
 	int			next_submit;	/* first task not yet submitted */
+	int64		partitions_read;	/* tasks submitted, over rescans */
 	int			window;			/* tasks in flight at most */
 	cql_result	page;
 	bool		have_page;
@@ -338,7 +341,10 @@ fill_window(CqlScanState *st)
 {
 	while (st->next_submit < st->ntasks &&
 		   st->next_submit < st->current + st->window)
+	{
 		submit_page(st, &st->tasks[st->next_submit++], false);
+		st->partitions_read++;
+	}
 }
 
 /*
@@ -569,6 +575,54 @@ encode_in_list(CqlScanState *st, CqlConv *cv, Datum arr_datum, Oid elemtype,
 }
 
 /*
+ * encode_buckets
+ *		The bucket values of the scan (bucket.c), encoded for the bucket
+ *		column's marker, in the order they are read.  False when the range
+ *		is empty or a bound is NULL (no row can match).
+ */
+static bool
+encode_buckets(CqlScanState *st, Datum *pvals, bool *pnulls,
+			   cql_value_ref **out, int *nout)
+{
+	const CqlFdwTable *t = st->remote.table;
+	AttrNumber	a = list_nth_int(st->bucket, FdwBucketAttnum);
+	int			lo = list_nth_int(st->bucket, FdwBucketLoIndex);
+	int			hi = list_nth_int(st->bucket, FdwBucketHiIndex);
+	int			marker = -1;
+	CqlBucketList list;
+
+	if ((lo >= 0 && pnulls[lo]) || (hi >= 0 && pnulls[hi]))
+		return false;
+	if (!cqlfdw_bucket_range(t, a,
+							 lo >= 0, lo >= 0 ? pvals[lo] : (Datum) 0,
+							 lo >= 0 ? st->param_types[lo] : InvalidOid,
+							 list_nth_int(st->bucket, FdwBucketLoKind) != CQLBIND_GT,
+							 hi >= 0, hi >= 0 ? pvals[hi] : (Datum) 0,
+							 hi >= 0 ? st->param_types[hi] : InvalidOid,
+							 list_nth_int(st->bucket, FdwBucketHiKind) != CQLBIND_LT,
+							 list_nth_int(st->bucket, FdwBucketDescending) != 0,
+							 list_nth_int(st->bucket, FdwBucketMax),
+							 st->relname, &list))
+		return false;
+	for (int b = 0; b < st->nbinds; b++)
+		if (st->binds[b].kind == CQLBIND_BUCKET)
+			marker = b;
+	Assert(marker >= 0);
+	*out = palloc(sizeof(cql_value_ref) * list.n);
+	*nout = list.n;
+	for (int i = 0; i < list.n; i++)
+	{
+		cql_buf		buf;
+
+		cql_buf_init(&buf, &cqlfdw_palloc_allocator);
+		cqlfdw_conv_write_or_error(&st->bind_convs[marker], list.values[i], &buf);
+		(*out)[i].p = buf.data;
+		(*out)[i].n = (int32) buf.len;
+	}
+	return true;
+}
+
+/*
  * Build the task list of this (re)scan from the current parameter values.
  */
 static void
@@ -581,6 +635,9 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 	InValue   **in_lists = palloc0(sizeof(InValue *) * Max(st->nbinds, 1));
 	int		   *in_counts = palloc0(sizeof(int) * Max(st->nbinds, 1));
 	int			ntasks = 1;
+	int			ncombos;
+	cql_value_ref *buckets = NULL;
+	int			nbuckets = 1;
 	int			i = 0;
 	ListCell   *lc;
 	int64		limit = -1;
@@ -604,6 +661,7 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 		{
 			case CQLBIND_TOKEN_LOW:
 			case CQLBIND_TOKEN_HIGH:
+			case CQLBIND_BUCKET:
 				continue;		/* per task */
 			case CQLBIND_LIMIT:
 				if (!pnulls[bs->expr_index])
@@ -703,13 +761,27 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 		return;
 	}
 
-	/* one task per combination of partition-key IN values */
+	/* buckets the scan enumerates: each a partition (per IN combination) */
+	if (st->bucket != NIL &&
+		!encode_buckets(st, pvals, pnulls, &buckets, &nbuckets))
+	{
+		st->empty = true;
+		return;
+	}
+	ncombos = ntasks;
+	ntasks *= nbuckets;
+
+	/*
+	 * One task per bucket and combination of partition-key IN values,
+	 * buckets outermost: they are read in order, which is the rows' order
+	 * on an ordered bucket scan.
+	 */
 	st->tasks = palloc0(sizeof(CqlScanTask) * ntasks);
 	st->ntasks = ntasks;
 	for (int t = 0; t < ntasks; t++)
 	{
 		CqlScanTask *task = &st->tasks[t];
-		int			rest = t;
+		int			rest = t % ncombos;
 		cql_elem   *parts = palloc(sizeof(cql_elem) * Max(st->remote.table->npk, 1));
 		int			np = 0;
 
@@ -717,6 +789,11 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 		memcpy(task->values, base, sizeof(cql_value_ref) * st->nbinds);
 		for (int b = 0; b < st->nbinds; b++)
 		{
+			if (st->binds[b].kind == CQLBIND_BUCKET)
+			{
+				task->values[b] = buckets[t / ncombos];
+				continue;
+			}
 			if (in_lists[b] == NULL)
 				continue;
 			task->values[b].p = in_lists[b][rest % in_counts[b]].p;
@@ -728,7 +805,8 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 		{
 			if (st->binds[b].attnum > 0 &&
 				st->remote.table->cols[st->binds[b].attnum - 1].kind == CQLCOL_PARTITION_KEY &&
-				(st->binds[b].kind == CQLBIND_EQ || st->binds[b].kind == CQLBIND_IN))
+				(st->binds[b].kind == CQLBIND_EQ || st->binds[b].kind == CQLBIND_IN ||
+				 st->binds[b].kind == CQLBIND_BUCKET))
 			{
 				parts[np].p = task->values[b].p;
 				parts[np].n = task->values[b].n;
@@ -738,6 +816,14 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 		task->routing_key = cqlfdw_routing_key(parts, np, &task->routing_len);
 	}
 	st->window = Min(MAX_PARTITIONS_IN_FLIGHT, ntasks);
+
+	/*
+	 * An ordered or limited bucket scan stops as soon as the executor has
+	 * its rows: read the current bucket and prefetch one, not 32.
+	 */
+	if (st->bucket != NIL &&
+		(list_nth_int(st->bucket, FdwBucketDirection) != 0 || limit >= 0))
+		st->window = Min(2, ntasks);
 }
 
 /*
@@ -908,6 +994,7 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 	st->fetch_size = intVal(list_nth(fsplan->fdw_private, FdwScanPrivateFetchSize));
 	st->consistency = intVal(list_nth(fsplan->fdw_private, FdwScanPrivateConsistency));
 	st->offset_index = intVal(list_nth(fsplan->fdw_private, FdwScanPrivateOffsetIndex));
+	st->bucket = (List *) list_nth(fsplan->fdw_private, FdwScanPrivateBucket);
 
 	st->nretrieved = list_length(retrieved);
 	st->retrieved = palloc(sizeof(AttrNumber) * Max(st->nretrieved, 1));
@@ -958,6 +1045,13 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 		if (bs->kind == CQLBIND_TOKEN_LOW || bs->kind == CQLBIND_TOKEN_HIGH ||
 			bs->kind == CQLBIND_LIMIT)
 			continue;
+		if (bs->kind == CQLBIND_BUCKET)
+		{
+			/* values computed by bucket.c, of the bucket column's type */
+			cqlfdw_init_bind_conv(st->relname, &st->bind_convs[b], ct,
+								  st->remote.table->cols[bs->attnum - 1].pgtype);
+			continue;
+		}
 		vtype = st->param_types[bs->expr_index];
 		if (bs->kind == CQLBIND_IN)
 		{
@@ -1059,4 +1153,17 @@ cqlEndForeignScan(ForeignScanState *node)
 	release_remote(st);
 	st->ntasks = 0;
 	cqlfdw_remote_release(&st->remote);
+}
+
+/*
+ * cqlfdw_scan_partitions_read
+ *		For EXPLAIN ANALYZE: the partitions (or token ranges) this scan
+ *		has requested, over all its rescans; -1 when it never started.
+ */
+int64
+cqlfdw_scan_partitions_read(ForeignScanState *node)
+{
+	CqlScanState *st = (CqlScanState *) node->fdw_state;
+
+	return st ? st->partitions_read : -1;
 }

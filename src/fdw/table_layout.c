@@ -25,6 +25,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "bucket.h"
 #include "cql_fdw.h"
 
 /*
@@ -156,12 +157,25 @@ cqlfdw_get_table(Oid relid, const CqlFdwOptions *opts, bool *complete)
 				c->desc = (pg_strcasecmp(v, "desc") == 0);
 			else if (strcmp(def->defname, "cql_type") == 0)
 				c->cql_type = pstrdup(v);
+			else if (strcmp(def->defname, "bucket") == 0)
+			{
+				const char *why;
+
+				if (!cqlfdw_bucket_parse(v, &c->bucket, &why))
+					ereport(ERROR,
+							(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+							 errmsg("invalid value for option \"bucket\": \"%s\"", v),
+							 errdetail("%s", why)));
+			}
+			else if (strcmp(def->defname, "bucket_of") == 0)
+				c->bucket_of = pstrdup(v);
 		}
 	}
 
 	*complete = any_kind;
 	if (any_kind)
 		cqlfdw_build_key_arrays(t, RelationGetRelationName(rel));
+	cqlfdw_bucket_resolve(t, relid, RelationGetRelationName(rel));
 
 	table_close(rel, AccessShareLock);
 	return t;
