@@ -167,6 +167,16 @@ SELECT count(*) FILTER (WHERE b <> cql_hash_bucket(8, order_id::text)) AS mispla
 FROM bk.orders WHERE customer = 2;
 SELECT count(*) FROM bk.orders WHERE customer = 2 AND b = cql_hash_bucket(8, '17');
 SELECT order_id, total FROM bk.orders WHERE customer = 2 AND order_id BETWEEN 17 AND 19 ORDER BY order_id;
+-- = on the hash's sources: the one bucket they hash to
+EXPLAIN (VERBOSE, COSTS OFF) SELECT total FROM bk.orders WHERE customer = 2 AND order_id = 17;
+SELECT total FROM bk.orders WHERE customer = 2 AND order_id = 17;
+PREPARE one(int, bigint) AS SELECT b, total FROM bk.orders WHERE customer = $1 AND order_id = $2;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE one(1, 199);
+EXECUTE one(1, 199);
+EXECUTE one(1, 1000);
+RESET plan_cache_mode;
+DEALLOCATE one;
 INSERT INTO bk.orders VALUES (1, (cql_hash_bucket(8, '17') + 1) % 8, 17, 0);
 -- a source type without a canonical text form cannot be hashed
 ALTER FOREIGN TABLE bk.orders ALTER COLUMN b OPTIONS (SET bucket_of 'customer, total');

@@ -462,6 +462,24 @@ bucket_cond(const CqlFdwTable *t, List *conds, AttrNumber a, CqlScanShape *shape
 		shape->bucket_lo = lo;
 		shape->bucket_hi = hi;
 	}
+	else
+	{
+		/* = on every source: the one bucket those values hash to */
+		List	   *eqs = NIL;
+
+		for (int i = 0; i < col->nbucket_src; i++)
+		{
+			CqlCond    *eq = find_cond(conds, col->bucket_src[i], CQLBIND_EQ, false);
+
+			if (eq == NULL || eq->is_join)
+			{
+				eqs = NIL;
+				break;
+			}
+			eqs = lappend(eqs, eq);
+		}
+		shape->bucket_eq = eqs;
+	}
 	shape->bucket_attnum = a;
 	return true;
 }
@@ -588,6 +606,7 @@ cqlfdw_classify(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 	{
 		shape->bucket_attnum = InvalidAttrNumber;
 		shape->bucket_lo = shape->bucket_hi = NULL;
+		shape->bucket_eq = NIL;
 	}
 
 	if (all_pk)
@@ -629,7 +648,7 @@ cqlfdw_classify(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 
 		if (shape->bucket_attnum != InvalidAttrNumber)
 		{
-			int			nb = cqlfdw_bucket_count_planned(t, shape->bucket_attnum,
+			int			nb = shape->bucket_eq != NIL ? 1 : cqlfdw_bucket_count_planned(t, shape->bucket_attnum,
 														 shape->bucket_lo ? shape->bucket_lo->value : NULL,
 														 shape->bucket_lo ? shape->bucket_lo->kind : 0,
 														 shape->bucket_hi ? shape->bucket_hi->value : NULL,

@@ -45,6 +45,7 @@ typedef struct CqlScanShape
 	AttrNumber	bucket_attnum;	/* bucket column enumerated by the scan */
 	CqlCond    *bucket_lo;		/* range on a time bucket's source */
 	CqlCond    *bucket_hi;
+	List	   *bucket_eq;		/* hash bucket: = on every source, or NIL */
 } CqlScanShape;
 
 /*

@@ -433,6 +433,7 @@ bucket_private(CqlFdwRelationInfo *fpinfo, const CqlScanShape *shape, int direct
 	int			lo_index = -1,
 				hi_index = -1;
 	bool		descending = false;
+	ListCell   *lc;
 
 	if (shape->bucket_lo)
 	{
@@ -458,6 +459,11 @@ bucket_private(CqlFdwRelationInfo *fpinfo, const CqlScanShape *shape, int direct
 		l = lappend_int(l, direction);
 		l = lappend_int(l, descending);
 		l = lappend_int(l, fpinfo->opts.max_buckets);
+		foreach(lc, shape->bucket_eq)
+		{
+			*fdw_exprs = lappend(*fdw_exprs, ((CqlCond *) lfirst(lc))->value);
+			l = lappend_int(l, list_length(*fdw_exprs) - 1);
+		}
 		return l;
 	}
 }

@@ -49,7 +49,9 @@ enum FdwBucketIndex
 	FdwBucketHiKind,			/* CQLBIND_LE, LT or EQ */
 	FdwBucketDirection,			/* 0 any order, 1 declared, -1 reversed */
 	FdwBucketDescending,		/* 1: newest bucket first */
-	FdwBucketMax				/* max_buckets */
+	FdwBucketMax,				/* max_buckets */
+	FdwBucketHashEq				/* then: fdw_exprs indexes of the values
+								 * of = on every source of a hash bucket */
 };
 
 /* in planner.c */
