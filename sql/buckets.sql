@@ -167,6 +167,23 @@ SELECT count(*) FILTER (WHERE b <> cql_hash_bucket(8, order_id::text)) AS mispla
 FROM bk.orders WHERE customer = 2;
 SELECT count(*) FROM bk.orders WHERE customer = 2 AND b = cql_hash_bucket(8, '17');
 SELECT order_id, total FROM bk.orders WHERE customer = 2 AND order_id BETWEEN 17 AND 19 ORDER BY order_id;
+-- ORDER BY along the clustering key: the buckets are merged, no Sort
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT order_id, total FROM bk.orders WHERE customer = 1 ORDER BY order_id DESC LIMIT 5;
+SELECT order_id, total FROM bk.orders WHERE customer = 1 ORDER BY order_id DESC LIMIT 5;
+SELECT order_id FROM bk.orders WHERE customer = 1 AND order_id > 100 ORDER BY order_id LIMIT 3;
+-- ... the whole merge, over many small pages, equals a local sort
+ALTER FOREIGN TABLE bk.orders OPTIONS (ADD fetch_size '7');
+EXPLAIN (COSTS OFF) SELECT order_id FROM bk.orders WHERE customer = 2 ORDER BY order_id;
+WITH merged AS MATERIALIZED (
+  SELECT row_number() OVER () AS n, order_id FROM
+    (SELECT order_id FROM bk.orders WHERE customer = 2 ORDER BY order_id) m),
+     sorted AS MATERIALIZED (
+  SELECT row_number() OVER (ORDER BY order_id) AS n, order_id FROM
+    (SELECT order_id FROM bk.orders WHERE customer = 2 OFFSET 0) u)
+SELECT count(*) AS rows, count(*) FILTER (WHERE m.order_id IS DISTINCT FROM s.order_id) AS out_of_order
+FROM merged m FULL JOIN sorted s USING (n);
+ALTER FOREIGN TABLE bk.orders OPTIONS (DROP fetch_size);
 -- = on the hash's sources: the one bucket they hash to
 EXPLAIN (VERBOSE, COSTS OFF) SELECT total FROM bk.orders WHERE customer = 2 AND order_id = 17;
 SELECT total FROM bk.orders WHERE customer = 2 AND order_id = 17;

@@ -22,6 +22,9 @@
 
 #include "cql_fdw.h"
 
+/* hash buckets merged in clustering order by one scan, at most */
+#define CQLFDW_MAX_MERGE_BUCKETS	64
+
 /* the bucket values a range covers, in time order */
 typedef struct CqlBucketList
 {

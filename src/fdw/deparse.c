@@ -811,13 +811,26 @@ cqlfdw_order_matches(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *
 	 * leads the ORDER BY: the buckets split the source's timeline.
 	 */
 	AttrNumber	bucket_src = InvalidAttrNumber;
+	bool		bucket_merge = false;
 
 	if (shape->access == CQLACC_MULTI_PARTITION && shape->bucket_attnum != InvalidAttrNumber &&
-		!shape->pk_has_in && t->cols[shape->bucket_attnum - 1].bucket.unit != CQLBUCKET_HASH)
-		bucket_src = t->cols[shape->bucket_attnum - 1].bucket_src[0];
+		!shape->pk_has_in)
+	{
+		const CqlFdwColumn *b = &t->cols[shape->bucket_attnum - 1];
+
+		/*
+		 * Hash buckets are all read at once and merged in clustering order
+		 * (scan.c), for a bounded number of buckets.
+		 */
+		if (b->bucket.unit != CQLBUCKET_HASH)
+			bucket_src = b->bucket_src[0];
+		else
+			bucket_merge = shape->bucket_eq != NIL || b->bucket.n <= CQLFDW_MAX_MERGE_BUCKETS;
+	}
 
 	if (pathkeys == NIL ||
-		(shape->access != CQLACC_SINGLE_PARTITION && bucket_src == InvalidAttrNumber) ||
+		(shape->access != CQLACC_SINGLE_PARTITION && bucket_src == InvalidAttrNumber &&
+		 !bucket_merge) ||
 		shape->ck_has_in || t->nck == 0)
 		return 0;
 

@@ -35,6 +35,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "bucket.h"
 #include "compat.h"
 #include "connection.h"
 #include "cql_fdw.h"
@@ -519,6 +520,12 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 
 	pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid, &attrs_used);
 	pull_varattnos((Node *) local_exprs, baserel->relid, &attrs_used);
+	/* a merge of ordered hash buckets compares the clustering columns */
+	if (direction != 0 && shape.bucket_attnum != InvalidAttrNumber &&
+		fpinfo->table->cols[shape.bucket_attnum - 1].bucket.unit == CQLBUCKET_HASH)
+		for (int k = 0; k < fpinfo->table->nck; k++)
+			attrs_used = bms_add_member(attrs_used,
+										fpinfo->table->ck[k] - FirstLowInvalidHeapAttributeNumber);
 
 	/* bind markers, in the order of the statement text */
 	if (shape.access == CQLACC_TOKEN_SCAN && fpinfo->table->npk > 0)
@@ -606,8 +613,13 @@ bucket_access_text(ForeignScanState *node, List *bucket, int npart)
 		appendStringInfoString(&buf, "partitions");
 	appendStringInfo(&buf, " (%s buckets of %s)", spec, of);
 	if (direction != 0)
-		appendStringInfoString(&buf, direction > 0 ? ", clustering order"
-							   : ", reverse clustering order");
+	{
+		bool		hash = strncmp(spec, "hash", 4) == 0;
+
+		appendStringInfoString(&buf, hash ? ", merged in " : ", ");
+		appendStringInfoString(&buf, direction > 0 ? "clustering order"
+							   : "reverse clustering order");
+	}
 	return buf.data;
 }
 

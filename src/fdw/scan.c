@@ -37,6 +37,7 @@
 #include "utils/numeric.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
+#include "utils/typcache.h"
 
 #include "bucket.h"
 #include "connection.h"
@@ -64,6 +65,13 @@ typedef struct CqlScanTask
 	int32		paging_len;
 	bool		submitted;
 	bool		finished;
+	/* merge of ordered hash buckets: this task's current page and row */
+	cql_result	page;
+	bool		have_page;
+	int32		row;
+	Datum	   *keys;			/* clustering values of that row */
+	bool	   *keynulls;
+	MemoryContext key_cxt;
 } CqlScanTask;
 
 /* One bind marker as planned */
@@ -115,6 +123,15 @@ typedef struct CqlScanState
 	bool		have_page;
 	int32		row;
 
+	/* merge of ordered hash buckets (each task sorted, merged by key) */
+	bool		merge;
+	int			merge_last;		/* task of the row returned last, -1 */
+	int			nkeys;
+	int		   *key_col;		/* retrieved index of each clustering column */
+	FmgrInfo  **key_cmp;		/* its btree comparison */
+	Oid		   *key_coll;
+	bool	   *key_desc;		/* compare reversed */
+
 	/* error context */
 	const char *relname;
 	int			error_col;		/* retrieved index being converted, -1 */
@@ -146,6 +163,11 @@ release_remote(CqlScanState *st)
 		if (st->tasks[i].req && cqlfdw_remote_alive(&st->remote))
 			cql_request_free(st->tasks[i].req);	/* orphans a late answer */
 		st->tasks[i].req = NULL;
+		if (st->tasks[i].have_page)
+		{
+			cql_result_free(&st->tasks[i].page);
+			st->tasks[i].have_page = false;
+		}
 	}
 }
 
@@ -847,6 +869,9 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 	if (st->bucket != NIL &&
 		(list_nth_int(st->bucket, FdwBucketDirection) != 0 || limit >= 0))
 		st->window = Min(2, ntasks);
+	/* a merge needs the first page of every bucket */
+	if (st->merge)
+		st->window = ntasks;
 }
 
 /*
@@ -882,6 +907,7 @@ start_scan(CqlScanState *st, ExprContext *econtext)
 	st->tasks = NULL;
 	st->ntasks = 0;
 	st->current = 0;
+	st->merge_last = -1;
 	st->next_submit = 0;
 	st->empty = false;
 	st->started = true;
@@ -898,27 +924,21 @@ start_scan(CqlScanState *st, ExprContext *econtext)
 }
 
 /*
- * Get the next page of the current task into st->page, requesting the one
- * after it at once.  Returns false when every task is finished.
+ * await_task_page
+ *		The next page of task t into *page: its request awaited (retried,
+ *		maybe on another host, after a failure), and the page after it
+ *		requested at once so that it arrives while these rows are used.
+ *		The task is marked finished with its last page.
  */
-static bool
-next_page(CqlScanState *st)
+static void
+await_task_page(CqlScanState *st, CqlScanTask *t, cql_result *page)
 {
-	while (st->current < st->ntasks)
+	for (;;)
 	{
-		CqlScanTask *t = &st->tasks[st->current];
 		cql_error	err;
 		cql_status	s;
 		MemoryContext old;
 
-		if (t->finished)
-		{
-			st->current++;
-			old = MemoryContextSwitchTo(st->batch_cxt);
-			fill_window(st);
-			MemoryContextSwitchTo(old);
-			continue;
-		}
 		if (t->req == NULL)
 		{
 			old = MemoryContextSwitchTo(st->batch_cxt);
@@ -929,8 +949,8 @@ next_page(CqlScanState *st)
 		if (st->remote.opts.speculative_delay_ms > 0)
 			await_speculative(st, t);
 		cql_error_clear(&err);
-		memset(&st->page, 0, sizeof(st->page));
-		s = cqlfdw_await(t->conn, t->req, &st->page, &err);
+		memset(page, 0, sizeof(*page));
+		s = cqlfdw_await(t->conn, t->req, page, &err);
 		cql_request_free(t->req);
 		t->req = NULL;
 		if (s != CQL_OK)
@@ -948,30 +968,211 @@ next_page(CqlScanState *st)
 			MemoryContextSwitchTo(old);
 			continue;
 		}
-		st->have_page = true;
-		st->row = 0;
-		if (st->page.kind == CQL_RESULT_ROWS &&
+		if (page->kind == CQL_RESULT_ROWS &&
 			t->prep->metadata_changes != st->meta_changes)
 			setup_convs(st, t->prep);
 		/* the SELECT list has one column even when none is needed */
-		cqlfdw_check_rows(&st->page, Max(st->nretrieved, 1), st->convs,
+		cqlfdw_check_rows(page, Max(st->nretrieved, 1), st->convs,
 						  st->nretrieved, st->relname, st->remote.cql);
 
-		if (cql_result_has_more_pages(&st->page))
+		if (cql_result_has_more_pages(page))
 		{
 			old = MemoryContextSwitchTo(st->batch_cxt);
-			t->paging_state = palloc(st->page.meta.paging_state_len);
-			memcpy(t->paging_state, st->page.meta.paging_state,
-				   st->page.meta.paging_state_len);
-			t->paging_len = st->page.meta.paging_state_len;
+			t->paging_state = palloc(page->meta.paging_state_len);
+			memcpy(t->paging_state, page->meta.paging_state,
+				   page->meta.paging_state_len);
+			t->paging_len = page->meta.paging_state_len;
 			submit_page(st, t, false);	/* prefetch while these rows are used */
 			MemoryContextSwitchTo(old);
 		}
 		else
 			t->finished = true;
+		return;
+	}
+}
+
+/*
+ * Get the next page of the current task into st->page (tasks are read in
+ * their order, the next ones already in flight).  Returns false when every
+ * task is finished.
+ */
+static bool
+next_page(CqlScanState *st)
+{
+	while (st->current < st->ntasks)
+	{
+		CqlScanTask *t = &st->tasks[st->current];
+
+		if (t->finished)
+		{
+			MemoryContext old;
+
+			st->current++;
+			old = MemoryContextSwitchTo(st->batch_cxt);
+			fill_window(st);
+			MemoryContextSwitchTo(old);
+			continue;
+		}
+		await_task_page(st, t, &st->page);
+		st->have_page = true;
+		st->row = 0;
 		return true;
 	}
 	return false;
+}
+
+/* ---------------------------------------------------------------------
+ * Merge of ordered hash buckets
+ *
+ * Each bucket of a hash-bucketed partition comes back in clustering
+ * order; an ORDER BY along it is answered by reading all buckets at once
+ * and returning the smallest current row of any bucket, as a merge sort
+ * does, instead of sorting everything locally.
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * merge_setup
+ *		Plan-time facts the merge needs: the retrieved index, comparison
+ *		function, collation and direction of each clustering column.
+ */
+static void
+merge_setup(CqlScanState *st, int direction)
+{
+	const CqlFdwTable *t = st->remote.table;
+
+	st->merge = true;
+	st->nkeys = t->nck;
+	st->key_col = palloc(sizeof(int) * Max(t->nck, 1));
+	st->key_cmp = palloc(sizeof(FmgrInfo *) * Max(t->nck, 1));
+	st->key_coll = palloc(sizeof(Oid) * Max(t->nck, 1));
+	st->key_desc = palloc(sizeof(bool) * Max(t->nck, 1));
+	for (int k = 0; k < t->nck; k++)
+	{
+		const CqlFdwColumn *c = &t->cols[t->ck[k] - 1];
+		TypeCacheEntry *tc = lookup_type_cache(c->pgtype, TYPECACHE_CMP_PROC_FINFO);
+
+		st->key_col[k] = -1;
+		for (int i = 0; i < st->nretrieved; i++)
+			if (st->retrieved[i] == t->ck[k])
+				st->key_col[k] = i;
+		if (st->key_col[k] < 0 || !OidIsValid(tc->cmp_proc_finfo.fn_oid))
+			elog(ERROR, "cql_fdw: clustering column %d not retrieved for a merge", k);
+		st->key_cmp[k] = &tc->cmp_proc_finfo;
+		/* Cassandra orders text bytewise: so does the merge */
+		st->key_coll[k] = OidIsValid(c->collation) ? C_COLLATION_OID : InvalidOid;
+		st->key_desc[k] = c->desc != (direction < 0);
+	}
+}
+
+/*
+ * merge_load_keys
+ *		Convert the clustering values of task t's current row, for
+ *		comparisons (in the task's key context, reset row by row).
+ */
+static void
+merge_load_keys(CqlScanState *st, CqlScanTask *t)
+{
+	MemoryContext old;
+
+	if (t->key_cxt == NULL)
+	{
+		t->key_cxt = AllocSetContextCreate(st->batch_cxt, "cql_fdw merge keys",
+										   ALLOCSET_SMALL_SIZES);
+		t->keys = MemoryContextAlloc(st->batch_cxt, sizeof(Datum) * Max(st->nkeys, 1));
+		t->keynulls = MemoryContextAlloc(st->batch_cxt, sizeof(bool) * Max(st->nkeys, 1));
+	}
+	MemoryContextReset(t->key_cxt);
+	old = MemoryContextSwitchTo(t->key_cxt);
+	for (int k = 0; k < st->nkeys; k++)
+	{
+		const cql_elem *cell = cql_result_cell(&t->page, t->row, st->key_col[k]);
+
+		st->error_col = st->key_col[k];
+		t->keys[k] = cqlfdw_conv_read(&st->convs[st->key_col[k]], cell->p, cell->n,
+									  &t->keynulls[k]);
+	}
+	st->error_col = -1;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * merge_advance
+ *		Move task t to its next row, reading its next page when this one is
+ *		used up.  False when the task has no rows left.
+ */
+static bool
+merge_advance(CqlScanState *st, CqlScanTask *t, bool first)
+{
+	if (!first)
+		t->row++;
+	while (!t->have_page || t->row >= t->page.rows_count)
+	{
+		if (t->have_page)
+		{
+			cql_result_free(&t->page);
+			t->have_page = false;
+		}
+		if (t->finished)
+			return false;
+		await_task_page(st, t, &t->page);
+		t->have_page = true;
+		t->row = 0;
+	}
+	merge_load_keys(st, t);
+	return true;
+}
+
+/* Compare the current rows of two tasks in the merge's order */
+static int
+merge_compare(CqlScanState *st, CqlScanTask *a, CqlScanTask *b)
+{
+	for (int k = 0; k < st->nkeys; k++)
+	{
+		int			r;
+
+		/* clustering values are never NULL; keep the comparison total */
+		if (a->keynulls[k] || b->keynulls[k])
+			r = (int) a->keynulls[k] - (int) b->keynulls[k];
+		else
+			r = DatumGetInt32(FunctionCall2Coll(st->key_cmp[k], st->key_coll[k],
+												a->keys[k], b->keys[k]));
+		if (r != 0)
+			return st->key_desc[k] ? -r : r;
+	}
+	return 0;
+}
+
+/*
+ * merge_next
+ *		The task whose current row comes next, or NULL at the end.  The
+ *		first call brings every task to its first row; later calls advance
+ *		the task returned before (merge_last).  A linear search: merges
+ *		have at most MAX_MERGE_BUCKETS tasks.
+ */
+static CqlScanTask *
+merge_next(CqlScanState *st)
+{
+	CqlScanTask *best = NULL;
+
+	if (st->merge_last >= 0)
+		(void) merge_advance(st, &st->tasks[st->merge_last], false);
+	else
+	{
+		for (int i = 0; i < st->ntasks; i++)
+			(void) merge_advance(st, &st->tasks[i], true);
+	}
+	for (int i = 0; i < st->ntasks; i++)
+	{
+		CqlScanTask *t = &st->tasks[i];
+
+		if (!t->have_page)
+			continue;
+		if (best == NULL || merge_compare(st, t, best) < 0)
+			best = t;
+	}
+	st->merge_last = best ? (int) (best - st->tasks) : -1;
+	return best;
 }
 
 /* ---------------------------------------------------------------------
@@ -1058,6 +1259,11 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 	st->convs = palloc0(sizeof(CqlConv) * Max(st->nretrieved, 1));
 	setup_convs(st, st->meta_prep);
 
+	/* ordered hash buckets: merged (the planner retrieved the keys) */
+	if (st->bucket != NIL && list_nth_int(st->bucket, FdwBucketDirection) != 0 &&
+		st->remote.table->cols[list_nth_int(st->bucket, FdwBucketAttnum) - 1].bucket.unit == CQLBUCKET_HASH)
+		merge_setup(st, list_nth_int(st->bucket, FdwBucketDirection));
+
 	st->bind_convs = palloc0(sizeof(CqlConv) * Max(st->nbinds, 1));
 	for (int b = 0; b < st->nbinds; b++)
 	{
@@ -1103,6 +1309,8 @@ cqlIterateForeignScan(ForeignScanState *node)
 	CqlScanState *st = (CqlScanState *) node->fdw_state;
 	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
 	ErrorContextCallback errcb;
+	cql_result *page;
+	int32		row;
 
 	if (!st->started)
 		start_scan(st, node->ss.ps.ps_ExprContext);
@@ -1111,15 +1319,29 @@ cqlIterateForeignScan(ForeignScanState *node)
 	if (st->empty)
 		return slot;
 
-	while (!st->have_page || st->row >= st->page.rows_count)
+	if (st->merge)
 	{
-		if (st->have_page)
-		{
-			cql_result_free(&st->page);
-			st->have_page = false;
-		}
-		if (!next_page(st))
+		CqlScanTask *t = merge_next(st);
+
+		if (t == NULL)
 			return slot;
+		page = &t->page;
+		row = t->row;
+	}
+	else
+	{
+		while (!st->have_page || st->row >= st->page.rows_count)
+		{
+			if (st->have_page)
+			{
+				cql_result_free(&st->page);
+				st->have_page = false;
+			}
+			if (!next_page(st))
+				return slot;
+		}
+		page = &st->page;
+		row = st->row++;
 	}
 
 	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
@@ -1129,7 +1351,7 @@ cqlIterateForeignScan(ForeignScanState *node)
 	error_context_stack = &errcb;
 	for (int i = 0; i < st->nretrieved; i++)
 	{
-		const cql_elem *cell = cql_result_cell(&st->page, st->row, i);
+		const cql_elem *cell = cql_result_cell(page, row, i);
 		AttrNumber	a = st->retrieved[i];
 
 		st->error_col = i;
@@ -1138,7 +1360,6 @@ cqlIterateForeignScan(ForeignScanState *node)
 	}
 	st->error_col = -1;
 	error_context_stack = errcb.previous;
-	st->row++;
 	return ExecStoreVirtualTuple(slot);
 }
 
