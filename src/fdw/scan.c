@@ -46,96 +46,7 @@
 #include "cql_fdw.h"
 #include "planner.h"
 #include "remote.h"
-
-/* partition requests in flight at once for an IN list */
-#define MAX_PARTITIONS_IN_FLIGHT 32
-
-/* One remote statement execution (a partition or a token range) */
-typedef struct CqlScanTask
-{
-	cql_value_ref *values;		/* bind values of this task */
-	const uint8_t *routing_key; /* NULL: route by token_high or anywhere */
-	size_t		routing_len;
-	int64		token_high;		/* token scan */
-	cql_conn   *conn;
-	cql_prepared *prep;
-	cql_request *req;			/* page in flight, or NULL */
-	CqlRetry	retry;			/* of the page in flight */
-	uint8_t    *paging_state;	/* palloc'd in batch_cxt */
-	int32		paging_len;
-	bool		submitted;
-	bool		finished;
-	/* merge of ordered hash buckets: this task's current page and row */
-	cql_result	page;
-	bool		have_page;
-	int32		row;
-	Datum	   *keys;			/* clustering values of that row */
-	bool	   *keynulls;
-	MemoryContext key_cxt;
-} CqlScanTask;
-
-/* One bind marker as planned */
-typedef struct CqlBindSpec
-{
-	CqlBindKind kind;
-	AttrNumber	attnum;
-	int			expr_index;		/* into param_exprs, -1 for tokens */
-} CqlBindSpec;
-
-typedef struct CqlScanState
-{
-	/* statement, user, options, layout, connection (remote.c) */
-	CqlRemote	remote;
-
-	/* plan */
-	CqlAccess	access;
-	int			nbinds;
-	CqlBindSpec *binds;
-	int			fetch_size;
-	int			consistency;
-	int			offset_index;
-	List	   *bucket;			/* FdwScanPrivateBucket, or NIL */
-	List	   *param_exprs;	/* ExprState per fdw_exprs entry */
-	Oid		   *param_types;
-
-	/* relation */
-	Relation	rel;
-	int			nretrieved;
-	AttrNumber *retrieved;
-
-	/* prepared statement */
-	cql_prepared *meta_prep;	/* prepared on the control connection */
-	CqlConv    *convs;			/* per retrieved column */
-	CqlConv    *bind_convs;		/* per bind marker (element conv for IN) */
-	int			meta_changes;	/* prepared->metadata_changes seen */
-
-	/* per (re)scan */
-	MemoryContext batch_cxt;
-	bool		started;
-	bool		empty;			/* no row can match: no request at all */
-	CqlScanTask *tasks;
-	int			ntasks;
-	int			current;		/* task whose rows are being returned */
-	int			next_submit;	/* first task not yet submitted */
-	int64		partitions_read;	/* tasks submitted, over rescans */
-	int			window;			/* tasks in flight at most */
-	cql_result	page;
-	bool		have_page;
-	int32		row;
-
-	/* merge of ordered hash buckets (each task sorted, merged by key) */
-	bool		merge;
-	int			merge_last;		/* task of the row returned last, -1 */
-	int			nkeys;
-	int		   *key_col;		/* retrieved index of each clustering column */
-	FmgrInfo  **key_cmp;		/* its btree comparison */
-	Oid		   *key_coll;
-	bool	   *key_desc;		/* compare reversed */
-
-	/* error context */
-	const char *relname;
-	int			error_col;		/* retrieved index being converted, -1 */
-} CqlScanState;
+#include "scan_int.h"
 
 /* ---------------------------------------------------------------------
  * Cleanup: requests and pages live outside palloc.
@@ -924,14 +835,14 @@ start_scan(CqlScanState *st, ExprContext *econtext)
 }
 
 /*
- * await_task_page
+ * cqlfdw_scan_await_task_page
  *		The next page of task t into *page: its request awaited (retried,
  *		maybe on another host, after a failure), and the page after it
  *		requested at once so that it arrives while these rows are used.
  *		The task is marked finished with its last page.
  */
-static void
-await_task_page(CqlScanState *st, CqlScanTask *t, cql_result *page)
+void
+cqlfdw_scan_await_task_page(CqlScanState *st, CqlScanTask *t, cql_result *page)
 {
 	for (;;)
 	{
@@ -1013,166 +924,12 @@ next_page(CqlScanState *st)
 			MemoryContextSwitchTo(old);
 			continue;
 		}
-		await_task_page(st, t, &st->page);
+		cqlfdw_scan_await_task_page(st, t, &st->page);
 		st->have_page = true;
 		st->row = 0;
 		return true;
 	}
 	return false;
-}
-
-/* ---------------------------------------------------------------------
- * Merge of ordered hash buckets
- *
- * Each bucket of a hash-bucketed partition comes back in clustering
- * order; an ORDER BY along it is answered by reading all buckets at once
- * and returning the smallest current row of any bucket, as a merge sort
- * does, instead of sorting everything locally.
- * ---------------------------------------------------------------------
- */
-
-/*
- * merge_setup
- *		Plan-time facts the merge needs: the retrieved index, comparison
- *		function, collation and direction of each clustering column.
- */
-static void
-merge_setup(CqlScanState *st, int direction)
-{
-	const CqlFdwTable *t = st->remote.table;
-
-	st->merge = true;
-	st->nkeys = t->nck;
-	st->key_col = palloc(sizeof(int) * Max(t->nck, 1));
-	st->key_cmp = palloc(sizeof(FmgrInfo *) * Max(t->nck, 1));
-	st->key_coll = palloc(sizeof(Oid) * Max(t->nck, 1));
-	st->key_desc = palloc(sizeof(bool) * Max(t->nck, 1));
-	for (int k = 0; k < t->nck; k++)
-	{
-		const CqlFdwColumn *c = &t->cols[t->ck[k] - 1];
-		TypeCacheEntry *tc = lookup_type_cache(c->pgtype, TYPECACHE_CMP_PROC_FINFO);
-
-		st->key_col[k] = -1;
-		for (int i = 0; i < st->nretrieved; i++)
-			if (st->retrieved[i] == t->ck[k])
-				st->key_col[k] = i;
-		if (st->key_col[k] < 0 || !OidIsValid(tc->cmp_proc_finfo.fn_oid))
-			elog(ERROR, "cql_fdw: clustering column %d not retrieved for a merge", k);
-		st->key_cmp[k] = &tc->cmp_proc_finfo;
-		/* Cassandra orders text bytewise: so does the merge */
-		st->key_coll[k] = OidIsValid(c->collation) ? C_COLLATION_OID : InvalidOid;
-		st->key_desc[k] = c->desc != (direction < 0);
-	}
-}
-
-/*
- * merge_load_keys
- *		Convert the clustering values of task t's current row, for
- *		comparisons (in the task's key context, reset row by row).
- */
-static void
-merge_load_keys(CqlScanState *st, CqlScanTask *t)
-{
-	MemoryContext old;
-
-	if (t->key_cxt == NULL)
-	{
-		t->key_cxt = AllocSetContextCreate(st->batch_cxt, "cql_fdw merge keys",
-										   ALLOCSET_SMALL_SIZES);
-		t->keys = MemoryContextAlloc(st->batch_cxt, sizeof(Datum) * Max(st->nkeys, 1));
-		t->keynulls = MemoryContextAlloc(st->batch_cxt, sizeof(bool) * Max(st->nkeys, 1));
-	}
-	MemoryContextReset(t->key_cxt);
-	old = MemoryContextSwitchTo(t->key_cxt);
-	for (int k = 0; k < st->nkeys; k++)
-	{
-		const cql_elem *cell = cql_result_cell(&t->page, t->row, st->key_col[k]);
-
-		st->error_col = st->key_col[k];
-		t->keys[k] = cqlfdw_conv_read(&st->convs[st->key_col[k]], cell->p, cell->n,
-									  &t->keynulls[k]);
-	}
-	st->error_col = -1;
-	MemoryContextSwitchTo(old);
-}
-
-/*
- * merge_advance
- *		Move task t to its next row, reading its next page when this one is
- *		used up.  False when the task has no rows left.
- */
-static bool
-merge_advance(CqlScanState *st, CqlScanTask *t, bool first)
-{
-	if (!first)
-		t->row++;
-	while (!t->have_page || t->row >= t->page.rows_count)
-	{
-		if (t->have_page)
-		{
-			cql_result_free(&t->page);
-			t->have_page = false;
-		}
-		if (t->finished)
-			return false;
-		await_task_page(st, t, &t->page);
-		t->have_page = true;
-		t->row = 0;
-	}
-	merge_load_keys(st, t);
-	return true;
-}
-
-/* Compare the current rows of two tasks in the merge's order */
-static int
-merge_compare(CqlScanState *st, CqlScanTask *a, CqlScanTask *b)
-{
-	for (int k = 0; k < st->nkeys; k++)
-	{
-		int			r;
-
-		/* clustering values are never NULL; keep the comparison total */
-		if (a->keynulls[k] || b->keynulls[k])
-			r = (int) a->keynulls[k] - (int) b->keynulls[k];
-		else
-			r = DatumGetInt32(FunctionCall2Coll(st->key_cmp[k], st->key_coll[k],
-												a->keys[k], b->keys[k]));
-		if (r != 0)
-			return st->key_desc[k] ? -r : r;
-	}
-	return 0;
-}
-
-/*
- * merge_next
- *		The task whose current row comes next, or NULL at the end.  The
- *		first call brings every task to its first row; later calls advance
- *		the task returned before (merge_last).  A linear search: merges
- *		have at most MAX_MERGE_BUCKETS tasks.
- */
-static CqlScanTask *
-merge_next(CqlScanState *st)
-{
-	CqlScanTask *best = NULL;
-
-	if (st->merge_last >= 0)
-		(void) merge_advance(st, &st->tasks[st->merge_last], false);
-	else
-	{
-		for (int i = 0; i < st->ntasks; i++)
-			(void) merge_advance(st, &st->tasks[i], true);
-	}
-	for (int i = 0; i < st->ntasks; i++)
-	{
-		CqlScanTask *t = &st->tasks[i];
-
-		if (!t->have_page)
-			continue;
-		if (best == NULL || merge_compare(st, t, best) < 0)
-			best = t;
-	}
-	st->merge_last = best ? (int) (best - st->tasks) : -1;
-	return best;
 }
 
 /* ---------------------------------------------------------------------
@@ -1262,7 +1019,7 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 	/* ordered hash buckets: merged (the planner retrieved the keys) */
 	if (st->bucket != NIL && list_nth_int(st->bucket, FdwBucketDirection) != 0 &&
 		st->remote.table->cols[list_nth_int(st->bucket, FdwBucketAttnum) - 1].bucket.unit == CQLBUCKET_HASH)
-		merge_setup(st, list_nth_int(st->bucket, FdwBucketDirection));
+		cqlfdw_merge_setup(st, list_nth_int(st->bucket, FdwBucketDirection));
 
 	st->bind_convs = palloc0(sizeof(CqlConv) * Max(st->nbinds, 1));
 	for (int b = 0; b < st->nbinds; b++)
@@ -1321,7 +1078,7 @@ cqlIterateForeignScan(ForeignScanState *node)
 
 	if (st->merge)
 	{
-		CqlScanTask *t = merge_next(st);
+		CqlScanTask *t = cqlfdw_merge_next(st);
 
 		if (t == NULL)
 			return slot;

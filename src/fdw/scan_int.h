@@ -1,0 +1,121 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan_int.h
+ *		The state of a cql_fdw foreign scan, shared by scan.c and
+ *		scan_merge.c (not for other files).
+ *
+ * IDENTIFICATION
+ *		src/fdw/scan_int.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQL_FDW_SCAN_INT_H
+#define CQL_FDW_SCAN_INT_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "nodes/pg_list.h"
+#include "utils/rel.h"
+
+#include "convert.h"
+#include "cql_conn.h"
+#include "cql_fdw.h"
+#include "remote.h"
+
+/* partition requests in flight at once for an IN list */
+#define MAX_PARTITIONS_IN_FLIGHT 32
+
+/* One remote statement execution (a partition or a token range) */
+typedef struct CqlScanTask
+{
+	cql_value_ref *values;		/* bind values of this task */
+	const uint8_t *routing_key; /* NULL: route by token_high or anywhere */
+	size_t		routing_len;
+	int64		token_high;		/* token scan */
+	cql_conn   *conn;
+	cql_prepared *prep;
+	cql_request *req;			/* page in flight, or NULL */
+	CqlRetry	retry;			/* of the page in flight */
+	uint8_t    *paging_state;	/* palloc'd in batch_cxt */
+	int32		paging_len;
+	bool		submitted;
+	bool		finished;
+	/* merge of ordered hash buckets: this task's current page and row */
+	cql_result	page;
+	bool		have_page;
+	int32		row;
+	Datum	   *keys;			/* clustering values of that row */
+	bool	   *keynulls;
+	MemoryContext key_cxt;
+} CqlScanTask;
+
+/* One bind marker as planned */
+typedef struct CqlBindSpec
+{
+	CqlBindKind kind;
+	AttrNumber	attnum;
+	int			expr_index;		/* into param_exprs, -1 for tokens */
+} CqlBindSpec;
+
+typedef struct CqlScanState
+{
+	/* statement, user, options, layout, connection (remote.c) */
+	CqlRemote	remote;
+
+	/* plan */
+	CqlAccess	access;
+	int			nbinds;
+	CqlBindSpec *binds;
+	int			fetch_size;
+	int			consistency;
+	int			offset_index;
+	List	   *bucket;			/* FdwScanPrivateBucket, or NIL */
+	List	   *param_exprs;	/* ExprState per fdw_exprs entry */
+	Oid		   *param_types;
+
+	/* relation */
+	Relation	rel;
+	int			nretrieved;
+	AttrNumber *retrieved;
+
+	/* prepared statement */
+	cql_prepared *meta_prep;	/* prepared on the control connection */
+	CqlConv    *convs;			/* per retrieved column */
+	CqlConv    *bind_convs;		/* per bind marker (element conv for IN) */
+	int			meta_changes;	/* prepared->metadata_changes seen */
+
+	/* per (re)scan */
+	MemoryContext batch_cxt;
+	bool		started;
+	bool		empty;			/* no row can match: no request at all */
+	CqlScanTask *tasks;
+	int			ntasks;
+	int			current;		/* task whose rows are being returned */
+	int			next_submit;	/* first task not yet submitted */
+	int64		partitions_read;	/* tasks submitted, over rescans */
+	int			window;			/* tasks in flight at most */
+	cql_result	page;
+	bool		have_page;
+	int32		row;
+
+	/* merge of ordered hash buckets (each task sorted, merged by key) */
+	bool		merge;
+	int			merge_last;		/* task of the row returned last, -1 */
+	int			nkeys;
+	int		   *key_col;		/* retrieved index of each clustering column */
+	FmgrInfo  **key_cmp;		/* its btree comparison */
+	Oid		   *key_coll;
+	bool	   *key_desc;		/* compare reversed */
+
+	/* error context */
+	const char *relname;
+	int			error_col;		/* retrieved index being converted, -1 */
+} CqlScanState;
+
+extern void cqlfdw_scan_await_task_page(CqlScanState *st, CqlScanTask *t,
+										cql_result *page);
+extern void cqlfdw_merge_setup(CqlScanState *st, int direction);
+extern CqlScanTask *cqlfdw_merge_next(CqlScanState *st);
+
+#endif							/* CQL_FDW_SCAN_INT_H */
