@@ -133,7 +133,7 @@ cql_send_execute(cql_conn *c, cql_prepared *p, const cql_query_params *params,
 
 	/*
 	 * Keep the parameters (the body after the ids) so that an Unprepared
-	 * answer can be retried with fresh ids (see retry_unprepared).
+	 * answer can be retried with fresh ids (see retry_reprepared).
 	 */
 	if (st == CQL_OK && cql_buf_status(&b) == CQL_OK)
 	{
@@ -172,12 +172,31 @@ cql_send_batch(cql_conn *c, uint8_t batch_type, const cql_batch_stmt *stmts,
 	cql_buf		b;
 	cql_status	st;
 
+	uint8_t    *body = NULL;
+	size_t		body_len = 0;
+
 	if ((st = check_ready(c, req, err)) != CQL_OK)
 		return st;
 	cql_buf_init(&b, c->alloc);
 	st = cql_write_batch(&b, c->version, batch_type, stmts, nstmts,
 						 params_or_default(params, &dflt));
-	return submit_built(c, CQL_OP_BATCH, &b, st, req, err);
+	/* the whole body, to resend after re-preparing (see retry_reprepared) */
+	if (st == CQL_OK && cql_buf_status(&b) == CQL_OK)
+	{
+		body_len = b.len;
+		body = cql_alloc(c->alloc, body_len ? body_len : 1);
+		if (body)
+			memcpy(body, b.data, body_len);
+	}
+	st = submit_built(c, CQL_OP_BATCH, &b, st, req, err);
+	if (st == CQL_OK)
+	{
+		(*req)->exec_params = body;
+		(*req)->exec_params_len = body ? body_len : 0;
+	}
+	else
+		cql_free(c->alloc, body);
+	return st;
 }
 
 cql_status
@@ -215,7 +234,7 @@ cql_send_prepared_batch(cql_conn *c, uint8_t batch_type, cql_prepared *p,
 						 params_or_default(params, &dflt));
 	cql_free(c->alloc, stmts);
 
-	/* the whole body, to resend after re-preparing (see retry_unprepared) */
+	/* the whole body, to resend after re-preparing (see retry_reprepared) */
 	if (st == CQL_OK && cql_buf_status(&b) == CQL_OK)
 	{
 		body_len = b.len;
@@ -280,6 +299,20 @@ apply_rows_metadata(cql_conn *c, cql_prepared *p, int version, cql_result *res)
 	cql_prepared_update_columns(c, p, res);
 }
 
+/* The cached statement whose id the server reported as unknown. */
+static cql_prepared *
+find_by_id(cql_conn *c, const cql_error *err)
+{
+	size_t		n = err->unprepared_id_len;
+
+	if (n == 0 || n > sizeof(err->unprepared_id))
+		return NULL;
+	for (cql_prepared *p = c->prepared; p != NULL; p = p->next)
+		if (p->id_len == n && memcmp(p->id, err->unprepared_id, n) == 0)
+			return p;
+	return NULL;
+}
+
 /* Did the node answer that it does not know the statement? */
 static bool
 is_unprepared(cql_status st, const cql_error *err)
@@ -288,43 +321,61 @@ is_unprepared(cql_status st, const cql_error *err)
 }
 
 /*
- * retry_unprepared
- *		An EXECUTE, or a BATCH of one prepared statement, answered
- *		Unprepared (the node restarted, evicted the statement, or dropped it
- *		on ALTER TABLE): prepare it again and resend the same parameters
- *		once, under the caller's request handle.  Every
- *		caller, also one that pipelines many requests, then recovers without
- *		knowing.  The ids are rebuilt: a changed table may change the result
- *		metadata id (the statement id is a hash of the text).
+ * needs_reprepare
+ *		Is req's failure one that preparing the statement again repairs?
+ *		The node answered Unprepared (it restarted, evicted the statement,
+ *		or dropped it on ALTER TABLE), or - protocol v4 - an EXECUTE that
+ *		skipped result metadata got rows whose columns no longer match the
+ *		cache (the table changed behind our back).
+ */
+static bool
+needs_reprepare(cql_status st, const cql_error *err, const cql_request *req)
+{
+	return is_unprepared(st, err) ||
+		(st == CQL_ERR_MALFORMED && req->stale_metadata && req->opcode == CQL_OP_EXECUTE);
+}
+
+/*
+ * retry_reprepared
+ *		Recover req from a failure needs_reprepare() accepts: prepare the
+ *		statement again and resend the same request once, under the
+ *		caller's request handle, so that every caller - also one that
+ *		pipelines many requests - recovers without knowing.  This is the one
+ *		place that does it, for EXECUTE, prepared BATCH and any BATCH with
+ *		prepared statements (whose forgotten statement is found by the id
+ *		the node reports).
+ *
+ * An EXECUTE is rebuilt with the new ids (a changed table may change the
+ * result metadata id; the statement id is a hash of the text and
+ * keyspace).  A BATCH is resent as it was, which needs the statement id
+ * unchanged: otherwise the node's answer stands.
  */
 static cql_status
-retry_unprepared(cql_conn *c, cql_request *req, cql_error *err)
+retry_reprepared(cql_conn *c, cql_request *req, cql_error *err)
 {
 	cql_prepared *p = req->prepared;
 	cql_buf		nb;
 	cql_status	st;
 
 	if ((req->opcode != CQL_OP_EXECUTE && req->opcode != CQL_OP_BATCH) ||
-		p == NULL || req->exec_params == NULL || req->reprepared)
+		req->exec_params == NULL || req->reprepared)
 		return CQL_ERR_STATE;
 
 	if (req->opcode == CQL_OP_BATCH)
 	{
-		/*
-		 * [byte type][short n] then per statement [byte kind][short len][id]:
-		 * the batch is resent as it was, which needs the id unchanged.
-		 */
-		const uint8_t *body = req->exec_params;
-		size_t		id_len;
+		uint8_t		old_id[sizeof(err->unprepared_id)];
+		size_t		old_len = err->unprepared_id_len;
 
-		if (req->exec_params_len < 6 || body[3] != 1)
+		if (old_len == 0 || old_len > sizeof(old_id))
 			return CQL_ERR_STATE;
-		id_len = ((size_t) body[4] << 8) | body[5];
-		if (6 + id_len > req->exec_params_len)
+		memcpy(old_id, err->unprepared_id, old_len);
+		if (p == NULL || p->id_len != old_len || memcmp(p->id, old_id, old_len) != 0)
+			p = find_by_id(c, err);
+		if (p == NULL)
 			return CQL_ERR_STATE;
 		if ((st = cql_reprepare(c, p, err)) != CQL_OK)
 			return st;
-		if (p->id_len != id_len || memcmp(p->id, body + 6, id_len) != 0)
+		if (p->id_len != old_len || memcmp(p->id, old_id, old_len) != 0)
 			return CQL_ERR_STATE;
 		st = cql_conn_resubmit(c, req, req->exec_params, req->exec_params_len, err);
 		if (st != CQL_OK)
@@ -332,6 +383,8 @@ retry_unprepared(cql_conn *c, cql_request *req, cql_error *err)
 	}
 	else
 	{
+		if (p == NULL)
+			return CQL_ERR_STATE;
 		if ((st = cql_reprepare(c, p, err)) != CQL_OK)
 			return st;
 		cql_buf_init(&nb, c->alloc);
@@ -358,8 +411,8 @@ retry_unprepared(cql_conn *c, cql_request *req, cql_error *err)
 /*
  * cql_conn_await (declared in cql_conn.h)
  *		Wait for and decode req's answer; a full-metadata answer to EXECUTE
- *		updates the statement's cached columns, and an Unprepared answer to
- *		EXECUTE or a prepared BATCH is recovered once (retry_unprepared).
+ *		updates the statement's cached columns, and an Unprepared answer (or
+ *		v4 stale result metadata) is recovered once (retry_reprepared).
  */
 cql_status
 cql_conn_await(cql_conn *c, cql_request *req, cql_result *res, cql_error *err)
@@ -382,7 +435,7 @@ cql_conn_await(cql_conn *c, cql_request *req, cql_result *res, cql_error *err)
 				cql_result_free(&tmp);
 			return CQL_OK;
 		}
-		if (!is_unprepared(st, e) || retry_unprepared(c, req, e) != CQL_OK)
+		if (!needs_reprepare(st, e, req) || retry_reprepared(c, req, e) != CQL_OK)
 			return st;
 	}
 }
@@ -603,39 +656,15 @@ cql_execute(cql_conn *c, cql_prepared *p, const cql_query_params *params,
 {
 	cql_result	tmp;
 	cql_result *r = res ? res : &tmp;
+	cql_request *req;
 	cql_status	st;
-	cql_error	local;
 
-	if (err == NULL)
-		err = &local;
-	for (int attempt = 0;; attempt++)
-	{
-		cql_request *req;
-		bool		stale;
-
-		memset(r, 0, sizeof(*r));
-		st = cql_send_execute(c, p, params, &req, err);
-		if (st != CQL_OK)
-			return st;
-		st = cql_conn_await(c, req, r, err);
-		stale = cql_request_metadata_stale(req);
-		cql_request_free(req);
-
-		/*
-		 * The node forgot the statement (restart, or the table was
-		 * dropped and re-created), or (v4) its result columns changed
-		 * behind our back: prepare it again and retry, once.
-		 */
-		if ((is_unprepared(st, err) ||
-			 (st == CQL_ERR_MALFORMED && stale)) &&
-			attempt == 0)
-		{
-			if ((st = cql_reprepare(c, p, err)) != CQL_OK)
-				return st;
-			continue;
-		}
-		break;
-	}
+	memset(r, 0, sizeof(*r));
+	st = cql_send_execute(c, p, params, &req, err);
+	if (st != CQL_OK)
+		return st;
+	/* a forgotten statement or stale columns: recovered inside the await */
+	st = finish(c, req, r, err);
 	if (st == CQL_OK && r == &tmp)
 		cql_result_free(&tmp);
 	return st;
@@ -662,20 +691,6 @@ cql_batch_stmt_query(cql_batch_stmt *s, const char *query,
 	s->nvalues = nvalues;
 }
 
-/* The cached statement whose id the server reported as unknown. */
-static cql_prepared *
-find_by_id(cql_conn *c, const cql_error *err)
-{
-	size_t		n = err->unprepared_id_len;
-
-	if (n == 0 || n > sizeof(err->unprepared_id))
-		return NULL;
-	for (cql_prepared *p = c->prepared; p != NULL; p = p->next)
-		if (p->id_len == n && memcmp(p->id, err->unprepared_id, n) == 0)
-			return p;
-	return NULL;
-}
-
 cql_status
 cql_batch(cql_conn *c, uint8_t batch_type, const cql_batch_stmt *stmts,
 		  int nstmts, const cql_query_params *params,
@@ -685,60 +700,13 @@ cql_batch(cql_conn *c, uint8_t batch_type, const cql_batch_stmt *stmts,
 	cql_result *r = res ? res : &tmp;
 	cql_request *req;
 	cql_status	st;
-	cql_prepared *p;
-	uint8_t		old_id[64];
-	uint16_t	old_len;
-	cql_batch_stmt *copy;
-	bool	   *uses;
-	cql_error	local;
 
-	if (err == NULL)
-		err = &local;
 	memset(r, 0, sizeof(*r));
 	st = cql_send_batch(c, batch_type, stmts, nstmts, params, &req, err);
 	if (st != CQL_OK)
 		return st;
+	/* a forgotten prepared statement: recovered inside the await */
 	st = finish(c, req, r, err);
-	if (!is_unprepared(st, err) || (p = find_by_id(c, err)) == NULL)
-		goto out;
-
-	/*
-	 * Re-prepare the forgotten statement and resend with its new id.  The
-	 * statements that used it are found before the re-prepare, which frees
-	 * the old id (that the caller's statements point to).
-	 */
-	old_len = p->id_len;
-	memcpy(old_id, p->id, old_len);
-	copy = cql_alloc(c->alloc, (sizeof(*copy) + 1) * (size_t) (nstmts > 0 ? nstmts : 1));
-	if (copy == NULL)
-	{
-		cql_conn_set_error(c, err, CQL_ERR_NOMEM, 0, "out of memory");
-		return CQL_ERR_NOMEM;
-	}
-	uses = (bool *) (copy + (nstmts > 0 ? nstmts : 1));
-	for (int i = 0; i < nstmts; i++)
-	{
-		copy[i] = stmts[i];
-		uses[i] = copy[i].query == NULL && copy[i].id_len == old_len &&
-			memcmp(copy[i].id, old_id, old_len) == 0;
-	}
-	if ((st = cql_reprepare(c, p, err)) != CQL_OK)
-	{
-		cql_free(c->alloc, copy);
-		return st;
-	}
-	for (int i = 0; i < nstmts; i++)
-		if (uses[i])
-		{
-			copy[i].id = p->id;
-			copy[i].id_len = p->id_len;
-		}
-	st = cql_send_batch(c, batch_type, copy, nstmts, params, &req, err);
-	if (st == CQL_OK)
-		st = finish(c, req, r, err);
-	cql_free(c->alloc, copy);
-
-out:
 	if (st == CQL_OK && r == &tmp)
 		cql_result_free(&tmp);
 	return st;
