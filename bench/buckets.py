@@ -25,63 +25,15 @@ Usage:
   bash scripts/cassandra.sh start cluster
   eval "$(bash scripts/pg.sh env)"
   python3 bench/buckets.py [--rows 10000000] [--sensors 4] [--days 100] [--runs 7]
+                           [--settle 120] [--keep]
 """
 import argparse
 import glob
 import os
 import statistics
-import subprocess
 import time
 
-RUN_DIR = os.environ.get("CASSANDRA_RUN_DIR") or os.path.join(
-    os.environ.get("CQL_FDW_CACHE", os.path.expanduser("~/.cache/cql_fdw")), "run")
-HZ = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / HZ
-
-
-class Backend:
-    """one psql session; statements are timed with the backend's CPU"""
-
-    def __init__(self):
-        self.p = subprocess.Popen(["psql", "-X", "-q", "-At"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                  bufsize=1)
-        self.pid = int(self.run("SELECT pg_backend_pid()"))
-
-    def run(self, sql):
-        marker = "__end__"
-        self.p.stdin.write(sql.rstrip().rstrip(";") + ";\nSELECT '%s';\n" % marker)
-        self.p.stdin.flush()
-        out = []
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError("psql exited: " + "".join(out))
-            if line.strip() == marker:
-                break
-            out.append(line)
-        text = "".join(out).strip()
-        if "ERROR" in text:
-            raise RuntimeError(text)
-        return text
-
-    def close(self):
-        self.p.stdin.write("\\q\n")
-        self.p.stdin.flush()
-        self.p.wait()
-
-
-def node_pids(names):
-    pids = []
-    for n in names:
-        with open(os.path.join(RUN_DIR, n, "pid")) as f:
-            pids.append(int(f.read().strip()))
-    return pids
+from benchlib import RUN_DIR, Backend, cpu_seconds, node_pid
 
 
 def measure(be, sql, pids):
@@ -110,10 +62,12 @@ def main():
     ap.add_argument("--sensors", type=int, default=4)
     ap.add_argument("--days", type=int, default=100)
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--settle", type=int, default=120,
+                    help="seconds to wait after loading (memtable flushes, compactions)")
     ap.add_argument("--keep", action="store_true", help="keep the keyspace loaded")
     a = ap.parse_args()
     names = a.nodes.split(",")
-    pids = node_pids(names)
+    pids = [node_pid(n) for n in names]
     per_sensor = a.rows // a.sensors
     step_ms = a.days * 86400 * 1000 // per_sensor
 
@@ -147,6 +101,7 @@ FROM generate_series(1, {a.sensors}) s, generate_series(0, {per_sensor - 1}) g""
         print("load %-8s %7.1f s (%6.0f rows/s; backend %.1f, nodes %.1f CPU s)"
               % (t, w, a.rows / w, b, n), flush=True)
 
+    time.sleep(a.settle)
     queries = {
         "day": "SELECT count(*), round(avg(value)::numeric, 3) FROM bench_buckets.{t} "
                "WHERE sensor = {s} AND reported_at >= timestamptz '{d}' "

@@ -23,56 +23,10 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import tempfile
 import time
 
-RUN_DIR = os.environ.get("CASSANDRA_RUN_DIR") or os.path.join(
-    os.environ.get("CQL_FDW_CACHE", os.path.expanduser("~/.cache/cql_fdw")), "run")
-HZ = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / HZ
-
-
-class Backend:
-    """one psql session; statements are timed with the backend's CPU"""
-
-    def __init__(self):
-        self.p = subprocess.Popen(["psql", "-X", "-q", "-At"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                  bufsize=1)
-        self.pid = int(self.run("SELECT pg_backend_pid()"))
-
-    def run(self, sql):
-        marker = "__end__"
-        self.p.stdin.write(sql.rstrip().rstrip(";") + ";\nSELECT '%s';\n" % marker)
-        self.p.stdin.flush()
-        out = []
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError("psql exited: " + "".join(out))
-            if line.strip() == marker:
-                break
-            out.append(line)
-        text = "".join(out).strip()
-        if "ERROR" in text:
-            raise RuntimeError(text)
-        return text
-
-    def close(self):
-        self.p.stdin.write("\\q\n")
-        self.p.stdin.flush()
-        self.p.wait()
-
-
-def node_pid():
-    with open(os.path.join(RUN_DIR, "tls", "pid")) as f:
-        return int(f.read().strip())
+from benchlib import RUN_DIR, Backend, cpu_seconds, node_pid
 
 
 def measure(be, sql, npid):
@@ -94,7 +48,7 @@ def main():
     shutil.copy(os.path.join(RUN_DIR, "tls-certs", "ca.pem"), ca)
     os.chmod(work, 0o755)
     os.chmod(ca, 0o644)
-    npid = node_pid()
+    npid = node_pid("tls")
     be = Backend()
     be.run(f"""
 CREATE EXTENSION IF NOT EXISTS cql_fdw;

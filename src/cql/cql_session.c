@@ -163,6 +163,36 @@ cql_send_execute(cql_conn *c, cql_prepared *p, const cql_query_params *params,
 	return st;
 }
 
+/*
+ * submit_batch
+ *		Submit a built BATCH (status st of building it) and keep a copy of
+ *		its body on the request: an Unprepared answer is recovered by
+ *		resending it after re-preparing (retry_reprepared).
+ */
+static cql_status
+submit_batch(cql_conn *c, cql_buf *b, cql_status st, cql_request **req, cql_error *err)
+{
+	uint8_t    *body = NULL;
+	size_t		body_len = 0;
+
+	if (st == CQL_OK && cql_buf_status(b) == CQL_OK)
+	{
+		body_len = b->len;
+		body = cql_alloc(c->alloc, body_len ? body_len : 1);
+		if (body)
+			memcpy(body, b->data, body_len);
+	}
+	st = submit_built(c, CQL_OP_BATCH, b, st, req, err);
+	if (st == CQL_OK)
+	{
+		(*req)->exec_params = body;
+		(*req)->exec_params_len = body ? body_len : 0;
+	}
+	else
+		cql_free(c->alloc, body);
+	return st;
+}
+
 cql_status
 cql_send_batch(cql_conn *c, uint8_t batch_type, const cql_batch_stmt *stmts,
 			   int nstmts, const cql_query_params *params,
@@ -172,31 +202,12 @@ cql_send_batch(cql_conn *c, uint8_t batch_type, const cql_batch_stmt *stmts,
 	cql_buf		b;
 	cql_status	st;
 
-	uint8_t    *body = NULL;
-	size_t		body_len = 0;
-
 	if ((st = check_ready(c, req, err)) != CQL_OK)
 		return st;
 	cql_buf_init(&b, c->alloc);
 	st = cql_write_batch(&b, c->version, batch_type, stmts, nstmts,
 						 params_or_default(params, &dflt));
-	/* the whole body, to resend after re-preparing (see retry_reprepared) */
-	if (st == CQL_OK && cql_buf_status(&b) == CQL_OK)
-	{
-		body_len = b.len;
-		body = cql_alloc(c->alloc, body_len ? body_len : 1);
-		if (body)
-			memcpy(body, b.data, body_len);
-	}
-	st = submit_built(c, CQL_OP_BATCH, &b, st, req, err);
-	if (st == CQL_OK)
-	{
-		(*req)->exec_params = body;
-		(*req)->exec_params_len = body ? body_len : 0;
-	}
-	else
-		cql_free(c->alloc, body);
-	return st;
+	return submit_batch(c, &b, st, req, err);
 }
 
 cql_status
@@ -209,8 +220,6 @@ cql_send_prepared_batch(cql_conn *c, uint8_t batch_type, cql_prepared *p,
 	cql_batch_stmt *stmts;
 	cql_buf		b;
 	cql_status	st;
-	uint8_t    *body = NULL;
-	size_t		body_len = 0;
 
 	if ((st = check_ready(c, req, err)) != CQL_OK)
 		return st;
@@ -234,24 +243,12 @@ cql_send_prepared_batch(cql_conn *c, uint8_t batch_type, cql_prepared *p,
 						 params_or_default(params, &dflt));
 	cql_free(c->alloc, stmts);
 
-	/* the whole body, to resend after re-preparing (see retry_reprepared) */
-	if (st == CQL_OK && cql_buf_status(&b) == CQL_OK)
-	{
-		body_len = b.len;
-		body = cql_alloc(c->alloc, body_len ? body_len : 1);
-		if (body)
-			memcpy(body, b.data, body_len);
-	}
-	st = submit_built(c, CQL_OP_BATCH, &b, st, req, err);
+	st = submit_batch(c, &b, st, req, err);
 	if (st == CQL_OK)
 	{
 		cql_prepared_touch(c, p);
 		(*req)->prepared = p;
-		(*req)->exec_params = body;
-		(*req)->exec_params_len = body ? body_len : 0;
 	}
-	else
-		cql_free(c->alloc, body);
 	return st;
 }
 
