@@ -126,10 +126,19 @@ cql_prepared_from_result(cql_conn *c, cql_prepared *p, cql_result *res,
 		return CQL_ERR_TOO_LARGE;
 	}
 
-	cql_free(c->alloc, p->id);
-	p->id = res->prepared_id;
-	p->id_len = res->prepared_id_len;
-	res->prepared_id = NULL;
+	/*
+	 * The id is a hash of the text and keyspace and normally comes back
+	 * the same: keep our copy then, so that BATCH statements and requests
+	 * that point at it (cql_batch_stmt_prepared) stay valid.
+	 */
+	if (p->id == NULL || p->id_len != res->prepared_id_len ||
+		memcmp(p->id, res->prepared_id, p->id_len) != 0)
+	{
+		cql_free(c->alloc, p->id);
+		p->id = res->prepared_id;
+		p->id_len = res->prepared_id_len;
+		res->prepared_id = NULL;
+	}
 
 	cql_free(c->alloc, p->result_metadata_id);
 	p->result_metadata_id = res->result_metadata_id;

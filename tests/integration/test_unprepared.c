@@ -216,6 +216,28 @@ test_unprepared(int v)
 			if (st == CQL_OK)
 				cql_result_free(&cnt);
 		}
+
+		/* an asynchronous BATCH of statements: recovered inside await too */
+		{
+			cql_request *req = NULL;
+
+			before = ins->reprepares;
+			recreate(c, tab);
+			for (int i = 0; i < 2; i++)
+				cql_batch_stmt_prepared(&stmts[i], ins, vals[i], 2);
+			st = cql_send_batch(c, CQL_BATCH_LOGGED, stmts, 2, NULL, &req, &err);
+			if (st == CQL_OK)
+			{
+				st = cql_conn_await(c, req, &res, &err);
+				cql_request_free(req);
+			}
+			is_int(st, CQL_OK, "v%d: asynchronous BATCH of statements recovers from Unprepared", v);
+			if (st == CQL_OK)
+				cql_result_free(&res);
+			else
+				itest_diag_error("async batch", st, &err);
+			is_int(ins->reprepares, before + 1, "v%d: ... by one re-prepare inside await", v);
+		}
 	}
 	cql_conn_close(c);
 }
