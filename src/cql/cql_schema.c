@@ -258,6 +258,7 @@ cql_table_meta_free(cql_table_meta *t)
 	{
 		cql_free(a, t->columns[i].name);
 		cql_free(a, t->columns[i].type_text);
+		cql_free(a, t->columns[i].sai_index);
 		cql_type_free(t->columns[i].type, a);
 	}
 	cql_free(a, t->columns);
@@ -870,6 +871,110 @@ set_contains(const cql_result *r, int row, int col, const char *word)
 	return false;
 }
 
+/*
+ * map_text_value
+ *		The value of text key 'key' in a map<text, text> cell, copied into
+ *		buf (cap bytes, truncated); false when absent or undecodable.
+ */
+static bool
+map_text_value(const cql_result *r, int row, int col, const char *key,
+			   char *buf, size_t cap)
+{
+	const cql_elem *e = cql_sysrow_cell(r, row, col);
+	cql_reader	rd;
+	int32_t		cnt;
+	size_t		kl = strlen(key);
+
+	if (!e || cap == 0)
+		return false;
+	cql_reader_init(&rd, e->p, (size_t) e->n);
+	if (cql_read_i32(&rd, &cnt) != CQL_OK || cnt < 0)
+		return false;
+	for (int32_t i = 0; i < cnt; i++)
+	{
+		const uint8_t *k,
+				   *v;
+		int32_t		klen,
+					vlen;
+
+		if (cql_read_bytes(&rd, &k, &klen) != CQL_OK ||
+			cql_read_bytes(&rd, &v, &vlen) != CQL_OK)
+			return false;
+		if (klen == (int32_t) kl && memcmp(k, key, kl) == 0 && vlen >= 0)
+		{
+			size_t		n = (size_t) vlen < cap - 1 ? (size_t) vlen : cap - 1;
+
+			memcpy(buf, v, n);
+			buf[n] = '\0';
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * load_sai_indexes
+ *		Name each column that has a Storage-Attached Index on its values
+ *		(target "col" or "\"Col\"", class "sai" or StorageAttachedIndex);
+ *		indexes on a collection's keys/values/entries and other index
+ *		classes are not recorded.  A failure leaves the table without
+ *		index names (the caller's table is still good).
+ */
+static void
+load_sai_indexes(cql_conn *c, cql_table_meta *t, const cql_allocator *a)
+{
+	cql_result	res;
+	cql_error	err;
+
+	if (run(c, "SELECT index_name, options FROM system_schema.indexes "
+			"WHERE keyspace_name = ? AND table_name = ?",
+			t->keyspace, t->name, &res, &err) != CQL_OK)
+		return;
+	for (int row = 0; res.kind == CQL_RESULT_ROWS && row < res.rows_count; row++)
+	{
+		char		cls[128],
+					target[520],
+					name[520];
+		int			c_opts = cql_sysrow_col(&res, "options");
+		bool		nomem = false;
+		char	   *iname;
+		size_t		tl;
+
+		if (!map_text_value(&res, row, c_opts, "class_name", cls, sizeof(cls)) ||
+			!map_text_value(&res, row, c_opts, "target", target, sizeof(target)))
+			continue;
+		if (strcmp(cls, "sai") != 0 && strstr(cls, "StorageAttachedIndex") == NULL)
+			continue;
+		tl = strlen(target);
+		if (tl >= 2 && target[0] == '"' && target[tl - 1] == '"')
+		{
+			size_t		n = 0;
+
+			/* "Col""x" -> Col"x */
+			for (size_t i = 1; i + 1 < tl && n + 1 < sizeof(name); i++)
+			{
+				name[n++] = target[i];
+				if (target[i] == '"' && target[i + 1] == '"')
+					i++;
+			}
+			name[n] = '\0';
+		}
+		else if (strchr(target, '(') == NULL)
+			snprintf(name, sizeof(name), "%s", target);
+		else
+			continue;			/* keys(m), values(s), entries(m), full(l) */
+		for (int i = 0; i < t->ncolumns; i++)
+		{
+			if (strcmp(t->columns[i].name, name) != 0 || t->columns[i].sai_index)
+				continue;
+			iname = cql_sysrow_text(a, &res, row, cql_sysrow_col(&res, "index_name"),
+									false, &nomem);
+			t->columns[i].sai_index = iname;
+		}
+	}
+	cql_result_free(&res);
+}
+
 cql_status
 cql_schema_load_table(cql_conn *c, const char *keyspace, const char *table,
 					  const cql_allocator *a, cql_table_meta **out, cql_error *err)
@@ -991,6 +1096,8 @@ cql_schema_load_table(cql_conn *c, const char *keyspace, const char *table,
 	{
 		(*out)->is_view = is_view;
 		(*out)->is_counter = is_counter;
+		if (home == 1 && !is_view)
+			load_sai_indexes(c, *out, a);
 	}
 	cql_schema_names_free(strs, nstrs, a);
 	cql_free(a, rows);

@@ -66,6 +66,8 @@ typedef struct cql_column_meta
 	char	   *type_text;		/* as in system_schema.columns.type */
 	cql_type   *type;			/* parsed, UDTs resolved; NULL on failure */
 	cql_status	type_status;	/* why 'type' is NULL */
+	char	   *sai_index;		/* a Storage-Attached Index on the column's
+								 * values (system_schema.indexes), or NULL */
 } cql_column_meta;
 
 typedef struct cql_udt_meta

@@ -654,6 +654,8 @@ cqlfdw_report(int elevel, cql_status st, const cql_error *err, const char *cql)
 				 errdetail("%s", detail.data),
 				 err->code == CQL_ERRCODE_UNAVAILABLE
 				 ? errhint("Lower the consistency level (options consistency and write_consistency) or bring more replicas up.")
+				 : (err->code == CQL_ERRCODE_INVALID && strstr(err->message, "ALLOW FILTERING"))
+				 ? errhint("A column option sai_index may name an index Cassandra no longer has (EXPLAIN shows which index a scan uses): drop that option, re-run IMPORT FOREIGN SCHEMA, or set index_pushdown 'false'; otherwise set allow_filtering 'true' on the foreign table.")
 				 : 0,
 				 cql ? errcontext("remote CQL: %s", cql) : 0));
 	}

@@ -72,6 +72,7 @@ typedef struct CqlFdwOptions
 	bool		direct_modify;	/* UPDATE/DELETE by key as one statement */
 	int			analyze_rows;	/* rows ANALYZE reads at most, 0 = all */
 	int			max_buckets;	/* bucket partitions one scan may read */
+	bool		index_pushdown; /* push predicates on SAI-indexed columns */
 } CqlFdwOptions;
 
 /* Defaults documented in docs/cql_fdw.md */
@@ -134,6 +135,8 @@ typedef struct CqlFdwColumn
 	char	   *bucket_of;		/* option bucket_of (column names) */
 	int			nbucket_src;	/* its columns, resolved */
 	AttrNumber *bucket_src;
+	char	   *sai_index;		/* option sai_index: a Storage-Attached Index
+								 * on the column's values */
 } CqlFdwColumn;
 
 typedef struct CqlFdwTable

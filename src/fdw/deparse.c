@@ -53,6 +53,7 @@
 #include "bucket.h"
 #include "compat.h"
 #include "cql_fdw.h"
+#include "cql_wire.h"
 #include "deparse.h"
 
 /* ---------------------------------------------------------------------
@@ -558,6 +559,47 @@ const_array_length(Expr *value)
 }
 
 /*
+ * push_index_conds
+ *		Push what Storage-Attached Indexes answer exactly, without ALLOW
+ *		FILTERING: = on an indexed column of any type whose equality is
+ *		pushable, and ranges on indexed columns of the types whose ranges
+ *		are (not text: SAI refuses text ranges), next to the partition-key
+ *		and clustering restrictions or the token range of a scan.  IN stays
+ *		local (in 5.0 it is a post-filter, CASSANDRA-19829).  Predicates on
+ *		two indexes are an intersection, which at consistency above ONE can
+ *		miss rows (CASSANDRA-19007): then only the first index is used and
+ *		the rest is checked locally.
+ */
+static void
+push_index_conds(const CqlFdwTable *t, const CqlFdwOptions *opts, List *conds,
+				 CqlScanShape *shape)
+{
+	bool		one_index = opts->consistency != CQL_CONSISTENCY_ONE &&
+		opts->consistency != CQL_CONSISTENCY_LOCAL_ONE;
+	ListCell   *lc;
+
+	foreach(lc, conds)
+	{
+		CqlCond    *c = (CqlCond *) lfirst(lc);
+		const CqlFdwColumn *col = &t->cols[c->attnum - 1];
+
+		if (c->used || c->is_join || c->kind == CQLBIND_IN || col->sai_index == NULL ||
+			col->kind == CQLCOL_PARTITION_KEY)
+			continue;
+		if (c->kind != CQLBIND_EQ && is_text_type(col->pgtype))
+			continue;
+		if (cqlfdw_cond_conflicts(shape->pushed, c))
+			continue;
+		if (one_index && shape->index_name && strcmp(shape->index_name, col->sai_index) != 0)
+			continue;
+		push(shape, c);
+		if (shape->index_name == NULL)
+			shape->index_name = col->sai_index;
+		shape->index_conds++;
+	}
+}
+
+/*
  * cqlfdw_classify
  *		Split 'clauses' (RestrictInfos) into what the remote statement
  *		answers and what must be checked locally, and decide the access
@@ -691,6 +733,9 @@ cqlfdw_classify(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 		shape->access = CQLACC_TOKEN_SCAN;
 		shape->npartitions = -1;
 	}
+
+	if (opts->index_pushdown)
+		push_index_conds(t, opts, conds, shape);
 
 	/*
 	 * Everything else is a filter: Cassandra evaluates it only with ALLOW

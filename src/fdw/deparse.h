@@ -46,6 +46,8 @@ typedef struct CqlScanShape
 	CqlCond    *bucket_lo;		/* range on a time bucket's source */
 	CqlCond    *bucket_hi;
 	List	   *bucket_eq;		/* hash bucket: = on every source, or NIL */
+	const char *index_name;		/* first SAI index a pushed predicate uses */
+	int			index_conds;	/* predicates served by SAI indexes */
 } CqlScanShape;
 
 /*

@@ -198,7 +198,8 @@ cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 
 	/* one partition, no IN, no filtering, nothing checked locally */
 	if (shape->access != CQLACC_SINGLE_PARTITION || shape->ck_has_in ||
-		shape->filtering || shape->uses_join || shape->local_conds != NIL)
+		shape->filtering || shape->uses_join || shape->local_conds != NIL ||
+		shape->index_name != NULL)
 		return false;
 	/* the scan must have been built from that shape (no OFFSET, no LIMIT) */
 	if (list_length(fscan->fdw_exprs) != list_length(shape->pushed))

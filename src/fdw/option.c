@@ -119,6 +119,8 @@ static const CqlOption cql_options[] = {
 	{"analyze_rows", ForeignTableRelationId, OPT_INT_NONNEG},
 	{"max_buckets", ForeignServerRelationId, OPT_INT_POSITIVE},
 	{"max_buckets", ForeignTableRelationId, OPT_INT_POSITIVE},
+	{"index_pushdown", ForeignServerRelationId, OPT_BOOL},
+	{"index_pushdown", ForeignTableRelationId, OPT_BOOL},
 
 	/* table only */
 	{"keyspace", ForeignTableRelationId, OPT_STRING},
@@ -134,6 +136,7 @@ static const CqlOption cql_options[] = {
 	{"cql_type", AttributeRelationId, OPT_STRING},
 	{"bucket", AttributeRelationId, OPT_BUCKET},	/* bucket.c */
 	{"bucket_of", AttributeRelationId, OPT_STRING},
+	{"sai_index", AttributeRelationId, OPT_STRING},	/* written by IMPORT */
 
 	{NULL, InvalidOid, OPT_STRING}
 };
@@ -639,6 +642,8 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 		o->analyze_rows = atoi(value);
 	else if (strcmp(name, "max_buckets") == 0)
 		o->max_buckets = atoi(value);
+	else if (strcmp(name, "index_pushdown") == 0)
+		o->index_pushdown = defGetBoolean(def);
 }
 
 /*
@@ -671,6 +676,7 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 	o->direct_modify = true;
 	o->analyze_rows = CQLFDW_DEFAULT_ANALYZE_ROWS;
 	o->max_buckets = CQLFDW_DEFAULT_MAX_BUCKETS;
+	o->index_pushdown = true;
 	o->consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->write_consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->fetch_size = CQLFDW_DEFAULT_FETCH_SIZE;

@@ -45,6 +45,7 @@
 /* Cost model (see file header) */
 #define CQL_REQUEST_COST		25.0	/* one round trip to a replica */
 #define CQL_TOKEN_SCAN_COST		10000.0 /* startup of a whole-table scan */
+#define CQL_INDEX_SCAN_COST		1000.0	/* an SAI lookup over the token ranges */
 #define CQL_TUPLE_COST			0.05	/* transfer + conversion per row */
 #define CQL_UNKNOWN_PARTITIONS	10	/* IN list of unknown length */
 #define CQL_DEFAULT_TUPLES		1000.0	/* never analyzed */
@@ -195,7 +196,15 @@ static void
 shape_costs(const CqlScanShape *shape, double rows, double tuples,
 			Cost *startup, Cost *total)
 {
-	if (shape->access == CQLACC_TOKEN_SCAN)
+	if (shape->access == CQLACC_TOKEN_SCAN && shape->index_conds > 0)
+	{
+		/* the index reads only matching rows, but asks every range */
+		*startup = CQL_INDEX_SCAN_COST;
+		*total = *startup + rows * (CQL_TUPLE_COST + cpu_tuple_cost);
+		if (shape->filtering)
+			*total += rows * CQL_TUPLE_COST * 10;
+	}
+	else if (shape->access == CQLACC_TOKEN_SCAN)
 	{
 		*startup = CQL_TOKEN_SCAN_COST;
 		*total = *startup + tuples * CQL_TUPLE_COST + rows * cpu_tuple_cost;
@@ -575,6 +584,7 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	fdw_private = lappend(fdw_private, makeInteger(offset_index));
 	fdw_private = lappend(fdw_private, makeInteger(shape.filtering));
 	fdw_private = lappend(fdw_private, bucket); /* FdwScanPrivateBucket */
+	fdw_private = lappend(fdw_private, makeString(pstrdup(shape.index_name ? shape.index_name : "")));
 
 	return make_foreignscan(tlist, local_exprs, baserel->relid, fdw_exprs,
 							fdw_private, NIL, NIL, outer_plan);
@@ -626,7 +636,8 @@ bucket_access_text(ForeignScanState *node, List *bucket, int npart)
 /*
  * cqlExplainForeignScan
  *		ExplainForeignScan callback: "Access" (single partition, N
- *		partitions, token range scan), and with VERBOSE the "Remote CQL".
+ *		partitions, token range scan, index scan, with the SAI index that
+ *		filters), and with VERBOSE the "Remote CQL".
  */
 void
 cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
@@ -636,32 +647,31 @@ cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	CqlAccess	access = intVal(list_nth(fdw_private, FdwScanPrivateAccess));
 	int			npart = intVal(list_nth(fdw_private, FdwScanPrivateNPartitions));
 	List	   *bucket = (List *) list_nth(fdw_private, FdwScanPrivateBucket);
+	const char *index = strVal(list_nth(fdw_private, FdwScanPrivateIndex));
+	StringInfoData buf;
 
+	initStringInfo(&buf);
 	switch (access)
 	{
 		case CQLACC_SINGLE_PARTITION:
-			ExplainPropertyText("Access", "single partition", es);
+			appendStringInfoString(&buf, "single partition");
 			break;
 		case CQLACC_MULTI_PARTITION:
 			if (bucket != NIL)
-			{
-				ExplainPropertyText("Access", bucket_access_text(node, bucket, npart), es);
-				break;
-			}
-			if (npart >= 0)
-			{
-				char		buf[64];
-
-				snprintf(buf, sizeof(buf), "%d partitions", npart);
-				ExplainPropertyText("Access", buf, es);
-			}
+				appendStringInfoString(&buf, bucket_access_text(node, bucket, npart));
+			else if (npart >= 0)
+				appendStringInfo(&buf, "%d partitions", npart);
 			else
-				ExplainPropertyText("Access", "multiple partitions", es);
+				appendStringInfoString(&buf, "multiple partitions");
 			break;
 		case CQLACC_TOKEN_SCAN:
-			ExplainPropertyText("Access", "token range scan", es);
+			appendStringInfoString(&buf, index[0] ? "index scan" : "token range scan");
 			break;
 	}
+	if (index[0])
+		appendStringInfo(&buf, access == CQLACC_TOKEN_SCAN ? " (%s)" : ", index filter (%s)",
+						 index);
+	ExplainPropertyText("Access", buf.data, es);
 	if (es->analyze && access == CQLACC_MULTI_PARTITION)
 		ExplainPropertyInteger("Partitions read", NULL,
 							   cqlfdw_scan_partitions_read(node), es);

@@ -36,7 +36,8 @@ enum FdwScanPrivateIndex
 	FdwScanPrivateConsistency,	/* Integer: consistency code */
 	FdwScanPrivateOffsetIndex,	/* Integer: fdw_exprs index of OFFSET, -1 */
 	FdwScanPrivateFiltering,	/* Integer: ALLOW FILTERING used */
-	FdwScanPrivateBucket		/* IntList (FdwBucketIndex), or NIL */
+	FdwScanPrivateBucket,		/* IntList (FdwBucketIndex), or NIL */
+	FdwScanPrivateIndex			/* String: SAI index used, "" for none */
 };
 
 /* the bucket column a scan enumerates (bucket.c) */

@@ -34,6 +34,7 @@ typedef struct LayoutCacheEntry
 	int		   *positions;
 	bool	   *desc;
 	char	  **types;
+	char	  **sai;			/* SAI index names, NULL for none */
 } LayoutCacheEntry;
 
 static HTAB *LayoutCache = NULL;
@@ -79,6 +80,8 @@ apply_entry(CqlFdwTable *t, const LayoutCacheEntry *e)
 		t->cols[i].desc = e->desc[i];
 		if (t->cols[i].cql_type == NULL && e->types[i])
 			t->cols[i].cql_type = pstrdup(e->types[i]);
+		if (t->cols[i].sai_index == NULL && e->sai[i])
+			t->cols[i].sai_index = pstrdup(e->sai[i]);
 	}
 }
 
@@ -165,6 +168,7 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 		filled.positions = palloc0(sizeof(int) * Max(t->natts, 1));
 		filled.desc = palloc0(sizeof(bool) * Max(t->natts, 1));
 		filled.types = palloc0(sizeof(char *) * Max(t->natts, 1));
+		filled.sai = palloc0(sizeof(char *) * Max(t->natts, 1));
 		for (int i = 0; i < t->natts; i++)
 		{
 			const cql_column_meta *cm;
@@ -190,14 +194,20 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 			filled.positions[i] = cm->position;
 			filled.desc[i] = (cm->order == CQL_ORDER_DESC);
 			filled.types[i] = pstrdup(cm->type_text);
+			filled.sai[i] = cm->sai_index ? pstrdup(cm->sai_index) : NULL;
 		}
 		e = hash_search(LayoutCache, &relid, HASH_ENTER, &found);
 		if (found)
 		{
 			/* a stale layout of another column count */
 			for (int i = 0; i < e->natts; i++)
+			{
 				if (e->types[i])
 					pfree(e->types[i]);
+				if (e->sai[i])
+					pfree(e->sai[i]);
+			}
+			pfree(e->sai);
 			pfree(e->kinds);
 			pfree(e->positions);
 			pfree(e->desc);
@@ -209,6 +219,7 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 		e->positions = filled.positions;
 		e->desc = filled.desc;
 		e->types = filled.types;
+		e->sai = filled.sai;
 	}
 	PG_FINALLY();
 	{

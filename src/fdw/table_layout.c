@@ -169,6 +169,8 @@ cqlfdw_get_table(Oid relid, const CqlFdwOptions *opts, bool *complete)
 			}
 			else if (strcmp(def->defname, "bucket_of") == 0)
 				c->bucket_of = pstrdup(v);
+			else if (strcmp(def->defname, "sai_index") == 0)
+				c->sai_index = pstrdup(v);
 		}
 	}
 
