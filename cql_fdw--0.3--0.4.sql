@@ -15,7 +15,7 @@ LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION cql_time_bucket(spec text, ts timestamp)
 RETURNS timestamp
-AS 'MODULE_PATHNAME', 'cql_time_bucket_timestamp'
+AS 'MODULE_PATHNAME', 'cql_time_bucket_timestamptz'  -- the same representation
 LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION cql_time_bucket(spec text, d date)

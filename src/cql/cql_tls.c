@@ -441,6 +441,28 @@ attach_socket(SSL *ssl, int fd)
 }
 
 /*
+ * describe_reason
+ *		"<what> <peer> failed: <OpenSSL's reason>", with what the reason
+ *		usually means: a peer that does not speak TLS, or one that refused
+ *		us (no or a wrong client certificate).
+ */
+static void
+describe_reason(const cql_conn *c, const char *what, const char *reason,
+				char *msg, size_t cap)
+{
+	if (strstr(reason, "wrong version number") || strstr(reason, "packet length too long") ||
+		strstr(reason, "record layer failure"))
+		snprintf(msg, cap, "%s %s failed: %s (the server does not speak TLS on this port?)",
+				 what, c->peer, reason);
+	else if (strstr(reason, "certificate required") || strstr(reason, "handshake failure") ||
+			 strstr(reason, "bad certificate"))
+		snprintf(msg, cap, "%s %s failed: the server refused the client: %s (does it require a client certificate, sslcert/sslkey?)",
+				 what, c->peer, reason);
+	else
+		snprintf(msg, cap, "%s %s failed: %s", what, c->peer, reason);
+}
+
+/*
  * tls_failure
  *		Describe a failed TLS operation on c: the certificate check's
  *		result when that is what failed, else OpenSSL's reason, else the
@@ -476,16 +498,7 @@ tls_failure(cql_conn *c, SSL *ssl, int ret, bool handshake, char *msg, size_t ca
 		return handshake ? CQL_ERR_TLS : CQL_ERR_IO;
 	}
 	reason = openssl_reason(buf, sizeof(buf));
-	if (strstr(reason, "wrong version number") || strstr(reason, "packet length too long") ||
-		strstr(reason, "record layer failure"))
-		snprintf(msg, cap, "%s %s failed: %s (the server does not speak TLS on this port?)",
-				 what, c->peer, reason);
-	else if (strstr(reason, "certificate required") || strstr(reason, "handshake failure") ||
-			 strstr(reason, "bad certificate"))
-		snprintf(msg, cap, "%s %s failed: the server refused the client: %s (does it require a client certificate, sslcert/sslkey?)",
-				 what, c->peer, reason);
-	else
-		snprintf(msg, cap, "%s %s failed: %s", what, c->peer, reason);
+	describe_reason(c, what, reason, msg, cap);
 	return CQL_ERR_TLS;
 }
 
@@ -616,12 +629,7 @@ peer_said_why(cql_conn *c, char *msg, size_t cap)
 	reason = openssl_reason(buf, sizeof(buf));
 	if (strstr(reason, "alert") == NULL)
 		return false;
-	if (strstr(reason, "certificate required") || strstr(reason, "handshake failure") ||
-		strstr(reason, "bad certificate"))
-		snprintf(msg, cap, "TLS connection to %s failed: the server refused the client: %s (does it require a client certificate, sslcert/sslkey?)",
-				 c->peer, reason);
-	else
-		snprintf(msg, cap, "TLS connection to %s failed: %s", c->peer, reason);
+	describe_reason(c, "TLS connection to", reason, msg, cap);
 	return true;
 }
 

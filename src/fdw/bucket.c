@@ -375,6 +375,33 @@ cqlfdw_bucket_hash(int n, int nvals, const char *const *vals)
 	return (int32) (h < 0 ? h + n : h);
 }
 
+/*
+ * cqlfdw_bucket_hash_datum
+ *		The value of hash bucket column bucket_att for its source values
+ *		(non-NULL, of the given types), through their text forms: what
+ *		INSERT writes for a row and what a scan binding every source by =
+ *		reads.
+ */
+Datum
+cqlfdw_bucket_hash_datum(const CqlFdwTable *t, AttrNumber bucket_att,
+						 const Datum *vals, const Oid *types)
+{
+	const CqlFdwColumn *c = &t->cols[bucket_att - 1];
+	const char **texts = palloc(sizeof(char *) * c->nbucket_src);
+	int32		b;
+
+	for (int i = 0; i < c->nbucket_src; i++)
+	{
+		Oid			out;
+		bool		varlena;
+
+		getTypeOutputInfo(types[i], &out, &varlena);
+		texts[i] = OidOutputFunctionCall(out, vals[i]);
+	}
+	b = cqlfdw_bucket_hash(c->bucket.n, c->nbucket_src, texts);
+	return c->pgtype == INT8OID ? Int64GetDatum(b) : Int32GetDatum(b);
+}
+
 /* Types whose text form is one per value, and so hashable by text */
 static bool
 hashable_type(Oid type)
@@ -490,23 +517,19 @@ cqlfdw_bucket_compute(const CqlFdwTable *t, AttrNumber bucket_att,
 	*isnull = false;
 	if (c->bucket.unit == CQLBUCKET_HASH)
 	{
-		const char **vals = palloc(sizeof(char *) * c->nbucket_src);
-		int32		b;
+		Datum	   *vals = palloc(sizeof(Datum) * c->nbucket_src);
+		Oid		   *types = palloc(sizeof(Oid) * c->nbucket_src);
 
 		for (int i = 0; i < c->nbucket_src; i++)
 		{
 			AttrNumber	a = c->bucket_src[i];
-			Oid			out;
-			bool		varlena;
-			Datum		d = slot_getattr(slot, a, isnull);
 
+			vals[i] = slot_getattr(slot, a, isnull);
+			types[i] = t->cols[a - 1].pgtype;
 			if (*isnull)
 				return (Datum) 0;
-			getTypeOutputInfo(t->cols[a - 1].pgtype, &out, &varlena);
-			vals[i] = OidOutputFunctionCall(out, d);
 		}
-		b = cqlfdw_bucket_hash(c->bucket.n, c->nbucket_src, vals);
-		return c->pgtype == INT8OID ? Int64GetDatum(b) : Int32GetDatum(b);
+		return cqlfdw_bucket_hash_datum(t, bucket_att, vals, types);
 	}
 	else
 	{
@@ -692,8 +715,9 @@ PG_FUNCTION_INFO_V1(cql_time_bucket_timestamptz);
 
 /*
  * cql_time_bucket(spec text, ts timestamptz) -> timestamptz
- *		The start of ts's bucket, as the FDW computes a bucket column.  The
- *		timestamp and date variants read their argument as UTC.
+ *		The start of ts's bucket, as the FDW computes a bucket column.  Also
+ *		the timestamp variant: the same 64-bit microseconds, read as UTC.
+ *		The date variant below reads the date's midnight as UTC.
  */
 Datum
 cql_time_bucket_timestamptz(PG_FUNCTION_ARGS)
@@ -704,19 +728,6 @@ cql_time_bucket_timestamptz(PG_FUNCTION_ARGS)
 	if (TIMESTAMP_NOT_FINITE(ts))
 		PG_RETURN_TIMESTAMPTZ(ts);
 	PG_RETURN_TIMESTAMPTZ(cqlfdw_bucket_start(&spec, ts));
-}
-
-PG_FUNCTION_INFO_V1(cql_time_bucket_timestamp);
-
-Datum
-cql_time_bucket_timestamp(PG_FUNCTION_ARGS)
-{
-	CqlBucketSpec spec = spec_arg(PG_GETARG_TEXT_PP(0), false);
-	Timestamp	ts = PG_GETARG_TIMESTAMP(1);
-
-	if (TIMESTAMP_NOT_FINITE(ts))
-		PG_RETURN_TIMESTAMP(ts);
-	PG_RETURN_TIMESTAMP(cqlfdw_bucket_start(&spec, ts));
 }
 
 PG_FUNCTION_INFO_V1(cql_time_bucket_date);

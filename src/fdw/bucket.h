@@ -40,6 +40,8 @@ extern void cqlfdw_bucket_resolve(CqlFdwTable *t, Oid relid, const char *relname
 extern TimestampTz cqlfdw_bucket_start(const CqlBucketSpec *spec, TimestampTz ts);
 extern TimestampTz cqlfdw_bucket_next(const CqlBucketSpec *spec, TimestampTz start);
 extern int32 cqlfdw_bucket_hash(int n, int nvals, const char *const *vals);
+extern Datum cqlfdw_bucket_hash_datum(const CqlFdwTable *t, AttrNumber bucket_att,
+									  const Datum *vals, const Oid *types);
 
 extern bool cqlfdw_bucket_time_of(Datum d, Oid type, Oid coltype, TimestampTz *out);
 extern Datum cqlfdw_bucket_datum(TimestampTz start, Oid bucket_type);

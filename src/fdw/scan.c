@@ -530,24 +530,21 @@ encode_buckets(CqlScanState *st, Datum *pvals, bool *pnulls,
 	{
 		/* = on every source of a hash bucket: that one bucket */
 		int			nsrc = list_length(st->bucket) - FdwBucketHashEq;
-		const char **texts = palloc(sizeof(char *) * nsrc);
-		int32		h;
+		Datum	   *vals = palloc(sizeof(Datum) * nsrc);
+		Oid		   *types = palloc(sizeof(Oid) * nsrc);
 
 		for (int i = 0; i < nsrc; i++)
 		{
 			int			e = list_nth_int(st->bucket, FdwBucketHashEq + i);
-			Oid			out;
-			bool		varlena;
 
 			if (pnulls[e])
 				return false;
-			getTypeOutputInfo(st->param_types[e], &out, &varlena);
-			texts[i] = OidOutputFunctionCall(out, pvals[e]);
+			vals[i] = pvals[e];
+			types[i] = st->param_types[e];
 		}
-		h = cqlfdw_bucket_hash(t->cols[a - 1].bucket.n, nsrc, texts);
 		list.n = 1;
 		list.values = palloc(sizeof(Datum));
-		list.values[0] = t->cols[a - 1].pgtype == INT8OID ? Int64GetDatum(h) : Int32GetDatum(h);
+		list.values[0] = cqlfdw_bucket_hash_datum(t, a, vals, types);
 	}
 	else if (!cqlfdw_bucket_range(t, a,
 							 lo >= 0, lo >= 0 ? pvals[lo] : (Datum) 0,
