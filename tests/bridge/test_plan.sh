@@ -7,8 +7,9 @@
 #     -> the same data gives the same bytes (second run replaces the dir)
 #     -> MR5: the published key of Q8 is reported lossy with the number of
 #        rows lost that SQL counts on the data; the derived key is unique
-#     -> wide partitions (--max-values): month-bucket proposal with the
-#        maximum rows per bucket that SQL counts on the data
+#     -> wide partitions (--max-values): the coarsest date bucket that fits
+#        (rows per bucket counted by SQL with cql_time_bucket), --growth and
+#        --no-bucket
 #     -> errors (unknown table, undeclared parameter, unsupported type, no
 #        equality predicate, two range columns): non-zero exit, a message
 #        naming the query, and no directory written (an existing plan
@@ -57,7 +58,7 @@ plan()
 	"$CQLBRIDGE" plan -q -d "$DB" --schema hotel_rel "$@"
 }
 
-echo "1..40"
+echo "1..42"
 
 # --- golden output ---------------------------------------------------------------
 OUT=$WORK/gen
@@ -130,15 +131,35 @@ grep -qE '^     emails +set<text>' "$OUT/model.txt" && grep -qE '^     phone_num
 	grep -qE '^     addresses +map<text, frozen<address>>' "$OUT/model.txt"
 ok $? "Q9: emails set, phone_numbers list, addresses map of the address UDT"
 
-# --- wide partitions: month buckets ---------------------------------------------------
+# --- wide partitions: buckets chosen on the data -----------------------------------------
+# --max-values 100 makes Q4's table (hotel, then date ranges) too wide: Nv
+# is one value per row, so with the default growth x2 a bucket may hold 50
+# rows.  SQL counts the rows per bucket with cql_fdw's own bucket function.
 WIDE=$WORK/wide
 plan --workload "$HOTEL/workload.sql" --max-values 100 -o "$WIDE" > /dev/null 2> "$WORK/wide.err"
 ok $? "plan with --max-values 100 succeeds"
-bmax=$(q "SELECT max(c) FROM (SELECT count(*) c FROM hotel_rel.room_availability WHERE is_available GROUP BY hotel_id, date_trunc('month', date)) s")
-grep -qF "bucketing proposal: PRIMARY KEY ((hotel_id, date_month), date, room_number) with date_month int = yyyymm of date: max $bmax rows per partition" "$WIDE/model.txt"
-ok $? "Q4's table gets a month-bucket proposal with max $bmax rows per partition"
-grep -q "wide partition: up to" "$WIDE/model.txt"
-ok $? "the wide partition is warned about"
+bmax() { q "SELECT max(c) FROM (SELECT count(*) c FROM hotel_rel.room_availability WHERE is_available GROUP BY hotel_id, cql_time_bucket('$1', date)) s"; }
+b2=$(bmax '2 days')
+bw=$(bmax week)
+[ "$b2" -le 50 ] && [ "$bw" -gt 50 ] || diag "the data no longer separates 2 days ($b2 rows) from a week ($bw rows)"
+grep -qF "key: ((hotel_id, date_bucket), date, room_number)" "$WIDE/model.txt" &&
+	grep -qF "bucket: 2 days of date (applied)" "$WIDE/model.txt" &&
+	grep -qE "^      2 days +max $b2 rows, .*: chosen$" "$WIDE/model.txt" &&
+	grep -qE "^      week +max $bw rows, .*: too wide$" "$WIDE/model.txt"
+ok $? "Q4's table gets the coarsest date bucket that fits: 2 days ($b2 rows; a week has $bw)"
+! grep -q "wide partition: up to" "$WIDE/model.txt" &&
+	grep -qF "date_bucket date OPTIONS (column_name 'date_bucket', kind 'partition_key', position '1', cql_type 'date', bucket '2 days', bucket_of 'date')" "$WIDE/002_foreign_tables.sql" &&
+	grep -qF "cql_time_bucket('2 days', q.date) AS date_bucket" "$WIDE/002_foreign_tables.sql" &&
+	grep -qF -- "-- buckets: 2 days of date" "$WIDE/004_verify.sql"
+ok $? "the bucketed table is no longer wide; foreign table, source view and verify know the bucket"
+plan --workload "$HOTEL/workload.sql" --max-values 100 --growth 1 -o "$WORK/wide1" > /dev/null 2>&1 &&
+	grep -qF "bucket: week of date (applied)" "$WORK/wide1/model.txt"
+ok $? "--growth 1 (no headroom) lets the coarser week bucket ($bw rows) fit"
+plan --workload "$HOTEL/workload.sql" --max-values 100 --no-bucket -o "$WORK/wide0" > /dev/null 2>&1 &&
+	grep -qF "bucket: 2 days of date (not applied (--no-bucket))" "$WORK/wide0/model.txt" &&
+	grep -q "wide partition: up to" "$WORK/wide0/model.txt" &&
+	grep -qF "key: ((hotel_id), date, room_number)" "$WORK/wide0/model.txt"
+ok $? "--no-bucket keeps the table unbucketed, with the warning and the bucket it would take"
 
 # --- merging and columns without a source ----------------------------------------------
 cat > "$WORK/merge.sql" <<'EOW'

@@ -37,6 +37,8 @@ typedef struct BridgeOptions
 	int			replication_factor; /* --replication-factor (default 3) */
 	long		max_values;		/* --max-values per partition (default 100000) */
 	long		max_bytes;		/* --max-bytes per partition (default 100 MB) */
+	double		growth;			/* --growth: headroom of a bucket (default 2) */
+	bool		no_bucket;		/* --no-bucket: keep wide tables unbucketed */
 
 	/* apply */
 	int			chunks;			/* --chunks (0 = choose from the row count) */

@@ -39,6 +39,8 @@ enum
 	OPT_RF,
 	OPT_MAX_VALUES,
 	OPT_MAX_BYTES,
+	OPT_GROWTH,
+	OPT_NO_BUCKET,
 	OPT_CHUNKS,
 	OPT_RESTART,
 	OPT_SAMPLES,
@@ -78,6 +80,9 @@ static const Command commands[] = {
 		"  --max-values=N           values per partition before a warning (default: 100000)\n"
 		"  --max-bytes=SIZE         bytes per partition before a warning, kB/MB/GB allowed\n"
 		"                           (default: 100MB)\n"
+		"  --growth=FACTOR          a wide table's bucket must hold FACTOR times the\n"
+		"                           widest bucket measured on the data (default: 2)\n"
+		"  --no-bucket              keep wide tables unbucketed (with a warning)\n"
 		"  -o, --output=DIR         directory to write model.txt, report.md, 001-005\n",
 	cmd_plan, false},
 	{"apply", "create the keyspace, tables and foreign tables, then load them",
@@ -130,6 +135,29 @@ usage_error(const Command *c, const char *fmt, const char *arg)
 	else
 		fprintf(stderr, "Try \"cqlbridge --help\" for more information.\n");
 	exit(BRIDGE_EXIT_USAGE);
+}
+
+/*
+ * parse_factor
+ *		--growth: a decimal factor from 1 to 1000 (1 = no headroom: the
+ *		data as it is must fit; 2 = a bucket may double before it is too
+ *		wide).
+ */
+static double
+parse_factor(const Command *c, const char *opt, const char *arg)
+{
+	char	   *end;
+	double		v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || errno != 0 || *end != '\0' || !(v >= 1.0 && v <= 1000.0))
+	{
+		char	   *msg = bridge_printf("invalid value \"%%s\" for %s (a number from 1 to 1000, e.g. 1.5)", opt);
+
+		usage_error(c, msg, arg);
+	}
+	return v;
 }
 
 static long
@@ -202,6 +230,8 @@ main(int argc, char **argv)
 		{"replication-factor", required_argument, NULL, OPT_RF},
 		{"max-values", required_argument, NULL, OPT_MAX_VALUES},
 		{"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
+		{"growth", required_argument, NULL, OPT_GROWTH},
+		{"no-bucket", no_argument, NULL, OPT_NO_BUCKET},
 		{"chunks", required_argument, NULL, OPT_CHUNKS},
 		{"restart", no_argument, NULL, OPT_RESTART},
 		{"samples", required_argument, NULL, OPT_SAMPLES},
@@ -236,6 +266,7 @@ main(int argc, char **argv)
 	opts.replication_factor = 3;
 	opts.max_values = 100000;
 	opts.max_bytes = 100L * 1024 * 1024;
+	opts.growth = 2.0;
 	opts.samples = 5;
 
 	/* options of another command are usage errors, not silently ignored */
@@ -304,6 +335,14 @@ main(int argc, char **argv)
 			case OPT_MAX_BYTES:
 				ONLY_FOR("plan");
 				opts.max_bytes = parse_long(cmd, "--max-bytes", optarg, 1, LONG_MAX, true);
+				break;
+			case OPT_GROWTH:
+				ONLY_FOR("plan");
+				opts.growth = parse_factor(cmd, "--growth", optarg);
+				break;
+			case OPT_NO_BUCKET:
+				ONLY_FOR("plan");
+				opts.no_bucket = true;
 				break;
 			case OPT_CHUNKS:
 				ONLY_FOR("apply");

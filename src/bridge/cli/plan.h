@@ -11,6 +11,7 @@
  *	  plan_rules.c		mapping rules MR2-MR5, static columns, names, merging
  *	  plan_util.c		small shared helpers
  *	  plan_sizing.c		measurements on the data (sizes, MR5 checks, fan-out)
+ *	  plan_buckets.c	a bucket for a wide partition: candidates, choice
  *	  plan_emit.c		001_schema.cql ... 004_verify.sql
  *	  plan_report.c		model.txt and report.md
  *	  plan.c			cmd_plan: runs the steps, writes DIR atomically
@@ -104,6 +105,9 @@ typedef struct Column
 	char	  **field_types;
 	/* sizes measured on the data: average bytes of one value */
 	double		avg_size;
+	/* a bucket column (plan_buckets.c): cql_fdw's column options */
+	char	   *bucket_spec;	/* "day", "6 hours", "hash 8"; NULL: none */
+	char	   *bucket_of;		/* its source columns, quoted, ", "-separated */
 } Column;
 
 struct Table;
@@ -177,10 +181,41 @@ typedef struct Table
 	double		bytes_max;
 	double		bytes_mean;
 	double		bytes_total;	/* all partitions x replication factor */
-	long		bucket_max_rows;	/* month bucket proposal (-1: none) */
-	double		bucket_cross_pct;
-	long		bucket_ranges;
+	/* wide partitions: the bucket candidates measured (plan_buckets.c) */
+	struct BucketChoice *bucket;	/* NULL: not wide, nothing measured */
 } Table;
+
+/* One bucket measured on the data for a wide table. */
+typedef struct BucketCandidate
+{
+	char	   *spec;			/* cql_fdw bucket option: "day", "hash 8" */
+	long		max_rows;		/* rows of the widest bucketed partition */
+	double		nv_max;			/* its values (Nv) and bytes (St) */
+	double		bytes_max;
+	long		partitions;		/* partitions of the bucketed table */
+	double		reads_mean;		/* partitions a typical query reads */
+	long		reads_max;
+	bool		fits;			/* max_rows x growth within the limits */
+} BucketCandidate;
+
+/* The bucket of a wide table: what was tried, chosen and applied. */
+typedef struct BucketChoice
+{
+	bool		is_time;		/* time bucket of a clustering column */
+	char	   *source;			/* time: the source column; hash: the list */
+	char	   *reads_what;		/* the typical query the reads are of */
+	int			ncand;
+	BucketCandidate *cand;
+	int			chosen;			/* index into cand, -1: none fits */
+	bool		applied;		/* the table got the bucket column */
+	int			column;			/* its index in the table when applied */
+	char	   *why_none;		/* no usable bucket: why */
+	/* the table before the bucket */
+	long		wide_rows;
+	double		wide_nv;
+	double		wide_bytes;
+	long		wide_partitions;
+} BucketChoice;
 
 /* Write amplification of one source relation into one table. */
 typedef struct Fanout
@@ -199,6 +234,7 @@ typedef struct Plan
 	char	   *foreign_schema;
 	char	   *server;
 	char	   *workload_path;
+	char	   *ext_schema;		/* schema of cql_fdw (its bucket functions) */
 	Catalog		cat;
 	int			nqueries;
 	Query	   *queries;
@@ -218,10 +254,19 @@ extern CatRel *plan_catalog_rel(Plan *p, const char *name);
 
 /* plan_rules.c */
 extern void plan_derive(Plan *p, Query *q);
+extern char *plan_shape_select(const Table *t);
 extern void plan_parse_key(const char *text, int *n, char ***cols, int *npk);	/* plan_util.c */
 
 /* plan_sizing.c */
 extern void plan_measure(Plan *p);
+extern double plan_partition_values(const Table *t, double nr);
+extern double plan_partition_bytes(const Table *t, double nr);
+extern char *plan_key_columns(const Table *t, const char *prefix, bool with_clustering);
+
+/* plan_buckets.c */
+extern void plan_choose_bucket(Plan *p, Table *t);
+extern char *plan_bucket_text(const Table *t);
+extern const char *plan_ext_schema(Plan *p);
 
 /* plan_emit.c */
 extern char *plan_emit_schema(Plan *p);

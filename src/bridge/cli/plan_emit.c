@@ -120,6 +120,9 @@ plan_emit_schema(Plan *p)
 		for (int q = 0; q < t->nqueries; q++)
 			sb_appendf(&sb, " %s", t->queries[q]->name);
 		sb_append(&sb, "\n");
+		if (t->bucket && t->bucket->applied)
+			sb_appendf(&sb, "-- bucket: %s = %s (partitions over the limits without it; cql_fdw computes it)\n",
+					   t->cols[t->bucket->column].name, plan_bucket_text(t));
 		sb_appendf(&sb, "CREATE TABLE IF NOT EXISTS %s.%s (\n", plan_cqi(p->keyspace), plan_cqi(t->name));
 		for (int i = 0; i < t->ncols; i++)
 			sb_appendf(&sb, "    %s %s%s,\n", plan_cqi(t->cols[i].name), t->cols[i].cql_type,
@@ -184,7 +187,11 @@ plan_emit_foreign(Plan *p)
 				sb_appendf(&sb, ", position '%d'", c->position);
 			if (c->kind == COL_CLUSTERING)
 				sb_appendf(&sb, ", clustering_order '%s'", c->desc ? "desc" : "asc");
-			sb_appendf(&sb, ", cql_type %s)", bridge_quote_literal(c->cql_type));
+			sb_appendf(&sb, ", cql_type %s", bridge_quote_literal(c->cql_type));
+			if (c->bucket_spec)
+				sb_appendf(&sb, ", bucket %s, bucket_of %s", bridge_quote_literal(c->bucket_spec),
+						   bridge_quote_literal(c->bucket_of));
+			sb_append(&sb, ")");
 			if (c->kind == COL_PARTITION || c->kind == COL_CLUSTERING)
 				sb_append(&sb, " NOT NULL");
 			sb_append(&sb, i + 1 < t->ncols ? ",\n" : "\n");
@@ -593,8 +600,18 @@ plan_emit_verify(Plan *p)
 		sb_appendf(&sb, "-- params: %s\n", q->params_text);
 		sb_appendf(&sb, "-- table: %s.%s\n", p->keyspace, t->name);
 		sb_appendf(&sb, "-- ordered: %s\n", q->ordered ? "true" : "false");
-		/* MR2 puts every equality column in the partition key */
-		sb_append(&sb, "-- single_partition: true\n");
+		/*
+		 * MR2 puts every equality column in the partition key; a bucketed
+		 * table's query reads the buckets its range covers (or all hash
+		 * buckets), which cql_fdw enumerates.
+		 */
+		if (t->bucket && t->bucket->applied)
+		{
+			sb_append(&sb, "-- single_partition: false\n");
+			sb_appendf(&sb, "-- buckets: %s\n", plan_bucket_text(t));
+		}
+		else
+			sb_append(&sb, "-- single_partition: true\n");
 
 		/*
 		 * sample: distinct values of the searched columns, in a stable

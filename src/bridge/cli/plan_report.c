@@ -7,7 +7,8 @@
  *
  * Both are built only from the plan and numbers measured on the data,
  * never from timings or the environment, so the same data gives the same
- * bytes.  Markers: K partition key, C↑/C↓ clustering ascending/descending,
+ * bytes.  Markers: K partition key, B bucket (a partition-key column
+ * cql_fdw computes, plan_buckets.c), C↑/C↓ clustering ascending/descending,
  * S static.
  *
  * IDENTIFICATION
@@ -26,7 +27,7 @@ marker(const Column *c)
 	switch (c->kind)
 	{
 		case COL_PARTITION:
-			return "K ";
+			return c->bucket_spec ? "B " : "K ";
 		case COL_CLUSTERING:
 			return c->desc ? "C↓" : "C↑";
 		case COL_STATIC:
@@ -86,38 +87,69 @@ fanout_lines(StrBuf *sb, Plan *p, const Table *t, const char *indent, bool md)
 		}
 }
 
-/*
- * The month-bucket proposal of a wide table whose first clustering column
- * is a date/timestamp: the new key, the widest bucket measured on the
- * data, and what a range query then costs in partitions.
- */
-static char *
-bucket_text(const Table *t)
+/* does any table have a bucket column (the legend then names B)? */
+static bool
+any_bucket(const Plan *p)
 {
-	const char *first = t->cols[t->npk].name;
-	StrBuf		sb;
-	bool		ranged = false;
+	for (int ti = 0; ti < p->ntables; ti++)
+		if (p->tables[ti]->bucket && p->tables[ti]->bucket->applied)
+			return true;
+	return false;
+}
 
-	for (int q = 0; q < t->nqueries; q++)
-		for (int k = 0; k < t->queries[q]->nparams; k++)
-			if (t->queries[q]->puse[k].col == t->npk && strcmp(t->queries[q]->puse[k].op, "=") != 0)
-				ranged = true;
-	sb_init(&sb);
-	sb_append(&sb, "PRIMARY KEY ((");
-	for (int i = 0; i < t->npk; i++)
-		sb_appendf(&sb, "%s, ", t->cols[i].name);
-	sb_appendf(&sb, "%s_month)", first);
-	for (int i = t->npk; i < t->npk + t->nck; i++)
-		sb_appendf(&sb, ", %s", t->cols[i].name);
-	sb_appendf(&sb, ") with %s_month int = yyyymm of %s: max %ld rows per partition on this data (now %ld); ",
-			   first, first, t->bucket_max_rows, t->max_rows);
-	if (ranged)
-		sb_appendf(&sb, "a 7-day range reads 2 partitions for %.1f%% of the %ld start dates, else 1; "
-				   "a range of d days reads up to ceil(d/28) + 1 partitions",
-				   t->bucket_cross_pct, t->bucket_ranges);
+/*
+ * bucket_lines
+ *		A wide table's bucket: what it was before, every candidate measured
+ *		(widest partition, its values and bytes, partitions read by a
+ *		typical query) and the choice.  Text lines for model.txt or a
+ *		Markdown table for report.md.
+ */
+static void
+bucket_lines(StrBuf *sb, Plan *p, const Table *t, bool md)
+{
+	const BucketChoice *bc = t->bucket;
+	const char *state;
+
+	if (bc->chosen < 0)
+		state = "no bucket fits";
+	else if (bc->applied)
+		state = "applied";
 	else
-		sb_appendf(&sb, "no query ranges over %s, so each must name the month or read every month partition", first);
-	return sb.data;
+		state = "not applied (--no-bucket)";
+	if (md)
+	{
+		sb_appendf(sb, "\nBucket (%s): %s.  Unbucketed, the widest partition holds %ld rows (Nv %.0f, %.0f bytes) in %ld partitions; "
+				   "limits %ld values / %ld bytes with growth x%.2f.  Reads are partitions read by %s.\n\n",
+				   state, plan_bucket_text(t), bc->wide_rows, bc->wide_nv, bc->wide_bytes, bc->wide_partitions,
+				   p->opts->max_values, p->opts->max_bytes, p->opts->growth, bc->reads_what);
+		if (bc->ncand > 0)
+			sb_append(sb, "| bucket | rows/partition max | Nv max | bytes max | partitions | reads mean | reads max | fits |\n"
+					  "|---|---:|---:|---:|---:|---:|---:|---|\n");
+	}
+	else
+	{
+		sb_appendf(sb, "  bucket: %s (%s)\n", plan_bucket_text(t), state);
+		sb_appendf(sb, "    unbucketed: widest partition %ld rows, Nv %.0f, %.0f bytes; %ld partitions; growth x%.2f\n",
+				   bc->wide_rows, bc->wide_nv, bc->wide_bytes, bc->wide_partitions, p->opts->growth);
+		if (bc->ncand > 0)
+			sb_appendf(sb, "    candidates (reads: partitions read by %s):\n", bc->reads_what);
+	}
+	for (int i = 0; i < bc->ncand; i++)
+	{
+		const BucketCandidate *c = &bc->cand[i];
+		const char *verdict = i == bc->chosen ? "chosen" : c->fits ? "fits" : "too wide";
+
+		if (md)
+			sb_appendf(sb, "| %s | %ld | %.0f | %.0f | %ld | %.2f | %ld | %s |\n", c->spec, c->max_rows,
+					   c->nv_max, c->bytes_max, c->partitions, c->reads_mean, c->reads_max,
+					   i == bc->chosen ? "**chosen**" : verdict);
+		else
+			sb_appendf(sb, "      %-9s max %ld rows, Nv %.0f, %.0f bytes; %ld partitions; reads mean %.2f, max %ld: %s\n",
+					   c->spec, c->max_rows, c->nv_max, c->bytes_max, c->partitions,
+					   c->reads_mean, c->reads_max, verdict);
+	}
+	if (bc->why_none)
+		sb_appendf(sb, md ? "\nNo bucket: %s.\n" : "    no bucket: %s\n", bc->why_none);
 }
 
 char *
@@ -127,7 +159,10 @@ plan_model_txt(Plan *p)
 
 	sb_init(&sb);
 	sb_appendf(&sb, "# cqlbridge model: keyspace %s from schema %s\n", p->keyspace, p->cat.schema);
-	sb_append(&sb, "# K partition key, C↑/C↓ clustering (ascending/descending), S static\n");
+	if (any_bucket(p))
+		sb_append(&sb, "# K partition key, B bucket (partition key computed by cql_fdw), C↑/C↓ clustering (ascending/descending), S static\n");
+	else
+		sb_append(&sb, "# K partition key, C↑/C↓ clustering (ascending/descending), S static\n");
 	sb_appendf(&sb, "# replication factor %d, limits %ld values / %ld bytes per partition\n",
 			   p->opts->replication_factor, p->opts->max_values, p->opts->max_bytes);
 	for (int ti = 0; ti < p->ntables; ti++)
@@ -169,8 +204,8 @@ plan_model_txt(Plan *p)
 			for (int w = 0; w < t->nwarn; w++)
 				sb_appendf(&sb, "    - %s\n", t->warnings[w]);
 		}
-		if (t->bucket_max_rows >= 0)
-			sb_appendf(&sb, "  bucketing proposal: %s\n", bucket_text(t));
+		if (t->bucket)
+			bucket_lines(&sb, p, t, false);
 	}
 	if (p->nwarn > 0)
 	{
@@ -229,8 +264,11 @@ plan_report_md(Plan *p)
 			pub = bridge_printf("%s: **LOSSY**, %ld of %ld rows lost", q->published_key, q->pub_lost, q->pub_rows);
 		else
 			pub = bridge_printf("%s: unique (%ld rows)", q->published_key, q->pub_rows);
-		sb_appendf(&sb, "| %s | %s | %s | yes | %s |\n", q->name, q->table->name,
-				   plan_key_text(q->table), md_escape(pub));
+		sb_appendf(&sb, "| %s | %s | %s | %s | %s |\n", q->name, q->table->name,
+				   plan_key_text(q->table),
+				   q->table->bucket && q->table->bucket->applied
+				   ? bridge_printf("no: buckets %s", plan_bucket_text(q->table)) : "yes",
+				   md_escape(pub));
 	}
 
 	sb_append(&sb, "\n## Tables\n\n| table | rows | partitions | rows/partition max | p99 | mean | Nv max | bytes/partition max | total bytes (×RF) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -291,8 +329,8 @@ plan_report_md(Plan *p)
 			published_line(&sb, t->queries[q], "- ");
 		sb_append(&sb, "\nWrite amplification (target rows written per changed source row):\n\n| source relation | max | mean |\n|---|---:|---:|\n");
 		fanout_lines(&sb, p, t, "", true);
-		if (t->bucket_max_rows >= 0)
-			sb_appendf(&sb, "\nBucketing proposal: %s.\n", bucket_text(t));
+		if (t->bucket)
+			bucket_lines(&sb, p, t, true);
 		if (t->nwarn > 0)
 		{
 			sb_append(&sb, "\nWarnings:\n\n");

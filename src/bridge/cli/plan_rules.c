@@ -553,6 +553,35 @@ order_columns(Table *t, Query *q)
 	free(map);
 }
 
+/*
+ * plan_shape_select
+ *		"SELECT <columns>, <lineage columns>" of a table's shaped query:
+ *		every column's expression over the lineage query q under the
+ *		column's name.  A bucket column added after the derivation
+ *		(plan_buckets.c) rebuilds the list with it.
+ */
+char *
+plan_shape_select(const Table *t)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_append(&sb, "SELECT ");
+	for (int i = 0; i < t->ncols; i++)
+	{
+		Column	   *col = &t->cols[i];
+		char	   *qn = plan_qi(col->name);
+
+		if (strcmp(col->expr, bridge_printf("q.%s", qn)) == 0)
+			sb_appendf(&sb, "%s%s", i ? ", " : "", col->expr);
+		else
+			sb_appendf(&sb, "%s%s AS %s", i ? ", " : "", col->expr, qn);
+	}
+	for (int i = 0; i < t->nlin; i++)
+		sb_appendf(&sb, ", q.%s", plan_qi(t->lin[i]));
+	return sb.data;
+}
+
 static void
 build_shape(Ctx *c)
 {
@@ -579,19 +608,7 @@ build_shape(Ctx *c)
 		}
 	}
 	sb_init(&sb);
-	sb_append(&sb, "SELECT ");
-	for (int i = 0; i < t->ncols; i++)
-	{
-		Column	   *col = &t->cols[i];
-		char	   *qn = plan_qi(col->name);
-
-		if (strcmp(col->expr, bridge_printf("q.%s", qn)) == 0)
-			sb_appendf(&sb, "%s%s", i ? ", " : "", col->expr);
-		else
-			sb_appendf(&sb, "%s%s AS %s", i ? ", " : "", col->expr, qn);
-	}
-	for (int i = 0; i < t->nlin; i++)
-		sb_appendf(&sb, ", q.%s", plan_qi(t->lin[i]));
+	sb_append(&sb, plan_shape_select(t));
 	sb_appendf(&sb, "\nFROM (%s) q", q->lineage);
 	for (int i = 0; i < t->ncols; i++)
 	{
@@ -859,7 +876,6 @@ plan_derive(Plan *p, Query *q)
 	build_shape(&c);
 	t->name = table_name(&c);
 	t->def = q;
-	t->bucket_max_rows = -1;
 
 	for (int i = 0; i < p->ntables; i++)
 	{

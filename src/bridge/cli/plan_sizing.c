@@ -4,8 +4,8 @@
  *	  Measurements of the planned tables on the current relational data:
  *	  rows and partitions, value sizes, the documented partition-size
  *	  formulas, the MR5 check of the derived and the published keys,
- *	  write amplification per source row and the month-bucket proposal
- *	  for wide partitions.
+ *	  write amplification per source row; a wide table gets its bucket
+ *	  (plan_buckets.c) and is measured again with it.
  *
  * Every measurement is SQL over the table's shaped query (the rows the
  * load will write), so what is measured is exactly what is loaded.
@@ -73,9 +73,13 @@ size_expr(const Column *col, const char *ref)
 	return bridge_printf("coalesce(octet_length((%s)::text), 0)", ref);
 }
 
-/* "v.a, v.b" of the columns of a kind */
-static char *
-key_list(const Table *t, bool with_clustering)
+/*
+ * plan_key_columns
+ *		"v.a, v.b": the partition-key columns (and the clustering columns)
+ *		of t, each prefixed with 'prefix' ("v.").
+ */
+char *
+plan_key_columns(const Table *t, const char *prefix, bool with_clustering)
 {
 	StrBuf		sb;
 	int			n = 0;
@@ -84,12 +88,23 @@ key_list(const Table *t, bool with_clustering)
 	for (int i = 0; i < t->ncols; i++)
 		if (t->cols[i].kind == COL_PARTITION ||
 			(with_clustering && t->cols[i].kind == COL_CLUSTERING))
-			sb_appendf(&sb, "%sv.%s", n++ ? ", " : "", plan_qi(t->cols[i].name));
+			sb_appendf(&sb, "%s%s%s", n++ ? ", " : "", prefix, plan_qi(t->cols[i].name));
 	return sb.data;
 }
 
-static double
-st_bytes(const Table *t, double nr)
+static char *
+key_list(const Table *t, bool with_clustering)
+{
+	return plan_key_columns(t, "v.", with_clustering);
+}
+
+/*
+ * plan_partition_bytes
+ *		St of a partition of nr rows, by the documented formula with the
+ *		value sizes measured on the data.
+ */
+double
+plan_partition_bytes(const Table *t, double nr)
 {
 	int			nc = t->ncols;
 	int			npk = t->npk + t->nck;
@@ -125,8 +140,12 @@ st_bytes(const Table *t, double nr)
 	return pk + st + nr * (reg + ck) + nv * 8;
 }
 
-static double
-nv_values(const Table *t, double nr)
+/*
+ * plan_partition_values
+ *		Nv of a partition of nr rows.
+ */
+double
+plan_partition_values(const Table *t, double nr)
 {
 	int			ns = 0;
 
@@ -269,44 +288,67 @@ check_published(Plan *p, Table *t, Query *q)
 						q->pub_lost, q->pub_rows, plan_key_text(t));
 }
 
+/*
+ * measure_table
+ *		Rows, partitions, value sizes and the partition-size formulas of
+ *		one table on the data.
+ */
 static void
-bucket_proposal(Plan *p, Table *t)
+measure_table(Plan *p, Table *t)
 {
-	const Column *first = NULL;
 	PGresult   *res;
+	StrBuf		sb;
 	char	   *pk = key_list(t, false);
-	char	   *ref;
+	char	   *key = key_list(t, true);
 
+	res = run(p, bridge_printf("counting the rows of %s", t->name),
+			  bridge_printf("SELECT count(*), count(DISTINCT ROW(%s)) FROM (%s) v", key, t->shaped));
+	t->rows = lval(res, 0, 0);
+	t->key_distinct = lval(res, 0, 1);
+	PQclear(res);
+
+	res = run(p, bridge_printf("measuring the partitions of %s", t->name),
+			  bridge_printf("SELECT count(*), coalesce(max(c), 0), "
+							"coalesce(percentile_disc(0.99) WITHIN GROUP (ORDER BY c), 0), "
+							"coalesce(round(avg(c), 2), 0) "
+							"FROM (SELECT count(*) AS c FROM (%s) v GROUP BY %s) s", t->shaped, pk));
+	t->partitions = lval(res, 0, 0);
+	t->max_rows = lval(res, 0, 1);
+	t->p99_rows = lval(res, 0, 2);
+	t->mean_rows = dval(res, 0, 3);
+	PQclear(res);
+
+	sb_init(&sb);
+	sb_append(&sb, "SELECT ");
 	for (int i = 0; i < t->ncols; i++)
-		if (t->cols[i].kind == COL_CLUSTERING && t->cols[i].position == 0)
-			first = &t->cols[i];
-	if (!first || (strcmp(first->cql_type, "date") != 0 && strcmp(first->cql_type, "timestamp") != 0))
-	{
-		plan_table_warn(t, "no date/timestamp first clustering column to bucket by: add a bucket column to the partition key (e.g. a hash of a clustering column modulo n)");
-		return;
-	}
-	ref = bridge_printf("v.%s", plan_qi(first->name));
-	res = run(p, bridge_printf("measuring month buckets of %s", t->name),
-			  bridge_printf("SELECT coalesce(max(c), 0) FROM (SELECT count(*) AS c FROM (%s) v "
-							"GROUP BY %s, date_trunc('month', (%s)::timestamp)) s",
-							t->shaped, pk, ref));
-	t->bucket_max_rows = lval(res, 0, 0);
+		sb_appendf(&sb, "%scoalesce(round(avg(%s), 2), 0)", i ? ", " : "",
+				   size_expr(&t->cols[i], bridge_printf("v.%s", plan_qi(t->cols[i].name))));
+
+	/*
+	 * Average sizes from at most VALUE_SIZE_ROWS rows: the averages of a
+	 * large table settle long before, and a view with aggregate sublinks
+	 * costs per row (the guests of a 15 M-row plan: 59 s for all 1.2 M
+	 * rows).
+	 */
+	sb_appendf(&sb, " FROM (SELECT * FROM (%s) v0 LIMIT %d) v", t->shaped, VALUE_SIZE_ROWS);
+	res = run(p, bridge_printf("measuring the value sizes of %s", t->name), sb.data);
+	for (int i = 0; i < t->ncols; i++)
+		t->cols[i].avg_size = dval(res, 0, i);
 	PQclear(res);
 
-	/* a week-long range (as in Q4) read from month buckets: 1 or 2 partitions */
-	res = run(p, bridge_printf("measuring week ranges over month buckets of %s", t->name),
-			  bridge_printf("SELECT count(*), count(*) FILTER (WHERE date_trunc('month', d) <> "
-							"date_trunc('month', d + interval '6 days')) "
-							"FROM (SELECT DISTINCT (%s)::timestamp AS d FROM (%s) v) s",
-							ref, t->shaped));
-	t->bucket_ranges = lval(res, 0, 0);
-	t->bucket_cross_pct = t->bucket_ranges > 0 ? 100.0 * lval(res, 0, 1) / t->bucket_ranges : 0;
-	PQclear(res);
+	t->nv_max = plan_partition_values(t, (double) t->max_rows);
+	t->bytes_max = plan_partition_bytes(t, (double) t->max_rows);
+	t->bytes_mean = plan_partition_bytes(t, t->mean_rows);
+	t->bytes_total = t->bytes_mean * t->partitions * p->opts->replication_factor;
 }
 
 /*
  * plan_measure
- *		Everything measured on the data, table by table.
+ *		Everything measured on the data, table by table.  A table whose
+ *		widest partition passes the limits gets a bucket (plan_buckets.c):
+ *		when one is applied, the table is measured again with its bucketed
+ *		key, so the sizes, MR5 checks and fan-out below are of the table
+ *		that is created.
  */
 void
 plan_measure(Plan *p)
@@ -314,59 +356,20 @@ plan_measure(Plan *p)
 	for (int ti = 0; ti < p->ntables; ti++)
 	{
 		Table	   *t = p->tables[ti];
-		PGresult   *res;
-		StrBuf		sb;
-		char	   *pk = key_list(t, false);
-		char	   *key = key_list(t, true);
 
-		res = run(p, bridge_printf("counting the rows of %s", t->name),
-				  bridge_printf("SELECT count(*), count(DISTINCT ROW(%s)) FROM (%s) v", key, t->shaped));
-		t->rows = lval(res, 0, 0);
-		t->key_distinct = lval(res, 0, 1);
-		PQclear(res);
+		measure_table(p, t);
+		if (t->nv_max > p->opts->max_values || t->bytes_max > p->opts->max_bytes)
+		{
+			plan_choose_bucket(p, t);
+			if (t->bucket && t->bucket->applied)
+				measure_table(p, t);
+		}
 		if (t->key_distinct < t->rows)
 			plan_table_warn(t, "MR5: the derived key is not unique on the data: %ld of %ld rows would be lost",
 							t->rows - t->key_distinct, t->rows);
-
-		res = run(p, bridge_printf("measuring the partitions of %s", t->name),
-				  bridge_printf("SELECT count(*), coalesce(max(c), 0), "
-								"coalesce(percentile_disc(0.99) WITHIN GROUP (ORDER BY c), 0), "
-								"coalesce(round(avg(c), 2), 0) "
-								"FROM (SELECT count(*) AS c FROM (%s) v GROUP BY %s) s", t->shaped, pk));
-		t->partitions = lval(res, 0, 0);
-		t->max_rows = lval(res, 0, 1);
-		t->p99_rows = lval(res, 0, 2);
-		t->mean_rows = dval(res, 0, 3);
-		PQclear(res);
-
-		sb_init(&sb);
-		sb_append(&sb, "SELECT ");
-		for (int i = 0; i < t->ncols; i++)
-			sb_appendf(&sb, "%scoalesce(round(avg(%s), 2), 0)", i ? ", " : "",
-					   size_expr(&t->cols[i], bridge_printf("v.%s", plan_qi(t->cols[i].name))));
-		/*
-		 * Average sizes from at most VALUE_SIZE_ROWS rows: the averages of a
-		 * large table settle long before, and a view with aggregate
-		 * sublinks costs per row (the guests of a 15 M-row plan: 59 s for
-		 * all 1.2 M rows).
-		 */
-		sb_appendf(&sb, " FROM (SELECT * FROM (%s) v0 LIMIT %d) v", t->shaped, VALUE_SIZE_ROWS);
-		res = run(p, bridge_printf("measuring the value sizes of %s", t->name), sb.data);
-		for (int i = 0; i < t->ncols; i++)
-			t->cols[i].avg_size = dval(res, 0, i);
-		PQclear(res);
-
-		t->nv_max = nv_values(t, (double) t->max_rows);
-		t->bytes_max = st_bytes(t, (double) t->max_rows);
-		t->bytes_mean = st_bytes(t, t->mean_rows);
-		t->bytes_total = t->bytes_mean * t->partitions * p->opts->replication_factor;
-
 		if (t->nv_max > p->opts->max_values || t->bytes_max > p->opts->max_bytes)
-		{
-			bucket_proposal(p, t);
 			plan_table_warn(t, "wide partition: up to %ld rows, %.0f values, %.0f bytes (limits: --max-values %ld, --max-bytes %ld)",
 							t->max_rows, t->nv_max, t->bytes_max, p->opts->max_values, p->opts->max_bytes);
-		}
 		for (int qi = 0; qi < t->nqueries; qi++)
 			check_published(p, t, t->queries[qi]);
 		measure_fanout(p, t);

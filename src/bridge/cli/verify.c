@@ -10,7 +10,10 @@
  * means what an application reading both sides would see.  Rows are
  * compared in order when the block says "ordered: true", else as sorted
  * lists.  EXPLAIN of the target shows the FDW's "Access:" line: a query
- * marked "single_partition: true" must be served by one partition.
+ * marked "single_partition: true" must be served by one partition; one
+ * marked "buckets: ..." (a bucketed table) by the buckets cql_fdw
+ * enumerates, never a scan.  The partitions each sample reads (from the
+ * Access line) are reported per query.
  * Latency is the median over the samples of one execution on each side
  * (prepared statements, so planning is not counted).
  *
@@ -39,7 +42,11 @@ typedef struct QueryResult
 	int			samples;
 	bool		pass;
 	bool		single_expected;
+	const char *buckets;		/* "buckets: " of a bucketed table, or NULL */
 	char	   *access;
+	long		parts_min;		/* partitions read per sample (-1: unknown) */
+	long		parts_max;
+	bool		parts_unknown;	/* a sample read no counted partitions */
 	double		source_ms;
 	double		target_ms;
 	StrBuf		diff;			/* explanation of the first difference */
@@ -172,6 +179,24 @@ deallocate(PGconn *conn, const char *stmt)
 
 	PQclear(PQexec(conn, sql));
 	free(sql);
+}
+
+/*
+ * Partitions an Access line reads: 1 for "single partition", N for "N
+ * partitions (...)", -1 for anything else (a token range scan).
+ */
+static long
+access_partitions(const char *access)
+{
+	char	   *end;
+	long		n;
+
+	if (strncmp(access, "single partition", 16) == 0)
+		return 1;
+	n = strtol(access, &end, 10);
+	if (end != access && strncmp(end, " partition", 10) == 0)
+		return n;
+	return -1;
 }
 
 /* "Access: ..." lines of EXPLAIN of the target; "-" when there is none */
@@ -311,6 +336,9 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 	qr->name = qname;
 	qr->pass = true;
 	qr->single_expected = single_meta && strcmp(single_meta, "true") == 0;
+	qr->buckets = bridge_block_get(b, "buckets");
+	qr->parts_min = -1;
+	qr->parts_max = -1;
 	sb_init(&qr->diff);
 
 	if (source_sql == NULL || target_sql == NULL)
@@ -417,6 +445,25 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 		PQclear(tr);
 
 		access = explain_access(conn, qname, target_sql, nparams, types, pv);
+		{
+			long		n = access_partitions(access);
+
+			if (n < 0)
+				qr->parts_unknown = true;
+			else
+			{
+				if (qr->parts_min < 0 || n < qr->parts_min)
+					qr->parts_min = n;
+				if (n > qr->parts_max)
+					qr->parts_max = n;
+			}
+			if (qr->buckets && n != 1 && strstr(access, "buckets of") == NULL && qr->pass)
+			{
+				qr->pass = false;
+				sb_appendf(&qr->diff, "  expected a read of the buckets (%s) for %s, EXPLAIN shows \"Access: %s\"\n",
+						   qr->buckets, ptext.data, access);
+			}
+		}
 		if (qr->access == NULL)
 			qr->access = access;
 		else if (strcmp(access, "single partition") != 0 &&
@@ -476,14 +523,23 @@ cmd_verify(const BridgeOptions *opts)
 			namew = (int) strlen(qr[i].name);
 	}
 
-	printf("%-*s  %7s  %-6s  %-18s  %10s  %10s\n", namew, "query", "samples", "result",
-		   "access", "source ms", "target ms");
+	printf("%-*s  %7s  %-6s  %-18s  %10s  %10s  %s\n", namew, "query", "samples", "result",
+		   "access", "source ms", "target ms", "partitions");
 	for (int i = 0; i < f->nblocks; i++)
 	{
 		const char *result = !qr[i].pass ? "FAIL" : qr[i].samples == 0 ? "empty" : "pass";
 
-		printf("%-*s  %7d  %-6s  %-18s  %10.2f  %10.2f\n", namew, qr[i].name,
-			   qr[i].samples, result, qr[i].access, qr[i].source_ms, qr[i].target_ms);
+		char	   *parts;
+
+		if (qr[i].parts_unknown || qr[i].parts_min < 0)
+			parts = bridge_strdup("-");
+		else if (qr[i].parts_min == qr[i].parts_max)
+			parts = bridge_printf("%ld", qr[i].parts_min);
+		else
+			parts = bridge_printf("%ld-%ld", qr[i].parts_min, qr[i].parts_max);
+		printf("%-*s  %7d  %-6s  %-18s  %10.2f  %10.2f  %s\n", namew, qr[i].name,
+			   qr[i].samples, result, qr[i].access, qr[i].source_ms, qr[i].target_ms, parts);
+		free(parts);
 		if (qr[i].diff.len > 0)
 			fputs(qr[i].diff.data, stdout);
 		if (!qr[i].pass)

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+#
+# tests/bridge/test_buckets.sh - cqlbridge on a time series whose naive
+# partitions pass the sizing limits (migrations/telemetry).
+#
+#   plan   -> every generated file equals migrations/telemetry/generated/;
+#             readings (read by time range) get the coarsest time bucket
+#             that fits, alerts (read by site) a hash bucket, sensors none;
+#             the widest bucket matches what SQL counts on the data
+#   apply  -> every foreign table equals its source view; no Cassandra
+#             partition holds more rows than the plan measured
+#   verify -> every query gives the same answers, reading the buckets its
+#             range covers (1-2 partitions) or all hash buckets (merged in
+#             clustering order), never a scan
+#   sync   -> new readings in a new bucket, a reading moved to another
+#             bucket, deletes and new alerts reach the tables at COMMIT
+#
+# Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST (default
+# 127.0.0.1), CQLBRIDGE (default build/cqlbridge), BRIDGE_BUCKETS_DB /
+# BRIDGE_BUCKETS_KEYSPACE (default bridge_buckets_test).
+# To refresh the golden files after an intended change:
+#   cqlbridge plan -d DB --schema telemetry_rel \
+#     --workload migrations/telemetry/workload.sql -o migrations/telemetry/generated
+# Output: TAP.
+#
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+
+CQLBRIDGE=${CQLBRIDGE:-$REPO/build/cqlbridge}
+CQL_HOST=${CQL_HOST:-127.0.0.1}
+DB=${BRIDGE_BUCKETS_DB:-bridge_buckets_test}
+KS=${BRIDGE_BUCKETS_KEYSPACE:-bridge_buckets_test}
+FS=telemetry_cql
+TELEMETRY=$REPO/migrations/telemetry
+GOLDEN=$TELEMETRY/generated
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bridge_buckets.XXXXXX")
+GEN=$WORK/gen
+export PGDATABASE=$DB
+unset PGOPTIONS
+
+cleanup()
+{
+	psql -X -q -d "$DB" -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null 2>&1
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+[ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
+
+fresh_db "$CQL_HOST"
+load_migrations "$TELEMETRY"
+
+# --- plan: the golden files (default keyspace, limits, growth) ----------------------------
+"$CQLBRIDGE" plan -q --schema telemetry_rel --workload "$TELEMETRY/workload.sql" \
+	-o "$WORK/golden" > "$WORK/plan.out" 2>&1
+rc=$?
+ok $rc "plan of the telemetry workload"
+[ $rc -eq 0 ] || bail "plan failed: $(cat "$WORK/plan.out")"
+for f in model.txt report.md 001_schema.cql 002_foreign_tables.sql 003_load.sql 004_verify.sql 005_sync.sql; do
+	if diff -u "$GOLDEN/$f" "$WORK/golden/$f" > "$WORK/diff" 2>&1; then
+		ok 0 "$f equals migrations/telemetry/generated/$f"
+	else
+		ok 1 "$f equals migrations/telemetry/generated/$f"
+		diag "$(head -40 "$WORK/diff")"
+	fi
+done
+M=$WORK/golden/model.txt
+
+# the naive key is over the limit: 2 values a row, 100,000 values a partition
+naive=$(q "SELECT max(c) FROM (SELECT count(*) c FROM telemetry_rel.readings GROUP BY sensor_id) s")
+[ $((naive * 2)) -gt 100000 ]
+ok $? "the naive readings partition passes the limit ($naive rows, $((naive * 2)) values)"
+# with growth x2 a bucket may hold 25,000 rows: 2 weeks fits, a month does not
+cnt() { q "SELECT max(c) FROM (SELECT count(*) c FROM telemetry_rel.readings GROUP BY sensor_id, cql_time_bucket('$1', reported_at)) s"; }
+b2w=$(cnt '2 weeks')
+bm=$(cnt month)
+grep -qF "key: ((sensor_id, reported_at_bucket), reported_at)" "$M" &&
+	grep -qE "^  B  reported_at_bucket timestamp" "$M" &&
+	grep -qF "bucket: 2 weeks of reported_at (applied)" "$M" &&
+	grep -qE "^      2 weeks +max $b2w rows, .*: chosen$" "$M" &&
+	grep -qE "^      month +max $bm rows, .*: too wide$" "$M" &&
+	[ $((b2w * 2 * 2)) -le 100000 ] && [ $((bm * 2 * 2)) -gt 100000 ]
+ok $? "readings: the coarsest time bucket that fits x2 is 2 weeks ($b2w rows; a month has $bm)"
+grep -qE "^      2 weeks .* reads mean 1\\.[0-9]+, max 2: chosen$" "$M"
+ok $? "the report gives the partitions a 7-day range reads (1 or 2 for 2-week buckets)"
+# alerts: read by site only, so a hash bucket; 4 values a row
+h2=$(q "SELECT max(c) FROM (SELECT count(*) c FROM telemetry_rel.alerts GROUP BY site_id, cql_hash_bucket(2, alert_id::text)) s")
+h4=$(q "SELECT max(c) FROM (SELECT count(*) c FROM telemetry_rel.alerts GROUP BY site_id, cql_hash_bucket(4, alert_id::text)) s")
+grep -qF "key: ((site_id, bucket), alert_id)" "$M" &&
+	grep -qF "bucket: hash 4 of (alert_id) (applied)" "$M" &&
+	grep -qE "^      hash 2 +max $h2 rows, .*: too wide$" "$M" &&
+	grep -qE "^      hash 4 +max $h4 rows, .*: chosen$" "$M"
+ok $? "alerts: the smallest hash bucket count that fits is 4 ($h4 rows; 2 buckets hold $h2)"
+grep -qF "key: ((site_id), sensor_id)" "$M" && ! grep -A12 "^table telemetry.sensors_by_site_id" "$M" | grep -q "bucket"
+ok $? "sensors: small partitions stay unbucketed"
+! grep -q "wide partition" "$M"
+ok $? "no table of the plan is left wide"
+grep -qF "Q1_readings_by_sensor_range: published telemetry.readings_by_sensor_id ((sensor_id, reported_at_bucket), reported_at): unique on the data" "$M"
+ok $? "MR5 is checked on the bucketed key"
+grep -qF "| Q1_readings_by_sensor_range | readings_by_sensor_id | ((sensor_id, reported_at_bucket), reported_at) | no: buckets 2 weeks of reported_at |" "$WORK/golden/report.md" &&
+	grep -qF "| 2 weeks | $b2w |" "$WORK/golden/report.md"
+ok $? "report.md shows the bucket per query and the candidates"
+grep -qF "| reported_at_bucket timestamp B  |" "$WORK/golden/report.md" &&
+	grep -qF "| reported_at_bucket | timestamp | bucket: widest partition 57600 rows over the limits" "$WORK/golden/report.md"
+ok $? "the Chebotko diagram marks the bucket column B"
+
+"$CQLBRIDGE" plan -q --schema telemetry_rel --workload "$TELEMETRY/workload.sql" \
+	--keyspace "$KS" --foreign-schema "$FS" --server cqlbridge \
+	--replication-factor 1 -o "$GEN" > "$WORK/plan2.out" 2>&1
+ok $? "plan into the test keyspace" || bail "plan failed"
+
+# --- apply, compare -------------------------------------------------------------------------
+"$CQLBRIDGE" apply -q "$GEN" > "$WORK/apply.out" 2>&1
+rc=$?
+ok $rc "apply loads every table"
+[ $rc -eq 0 ] || { sed 's/^/# /' "$WORK/apply.out"; bail "apply failed"; }
+
+mapfile -t FTS < <(meta "$GEN/003_load.sql" foreign_table)
+mapfile -t VIEWS < <(meta "$GEN/003_load.sql" source_view)
+mapfile -t COLS < <(meta "$GEN/003_load.sql" columns)
+fingerprint()
+{
+	local rel=$1 cols=$2 list
+	list=$(sed 's/\([A-Za-z_][A-Za-z0-9_]*\)/x."\1"/g' <<< "$cols")
+	q "SELECT count(*) || ' ' || coalesce(md5(string_agg(r, E'\n' ORDER BY r COLLATE \"C\")), '-')
+	   FROM (SELECT ROW($list)::text AS r FROM $rel x) s"
+}
+compare_all()
+{
+	local i
+	for i in "${!FTS[@]}"; do
+		is "$(fingerprint "${FTS[$i]}" "${COLS[$i]}")" \
+			"$(fingerprint "${VIEWS[$i]}" "${COLS[$i]}")" "$1: ${FTS[$i]} equals its source"
+	done
+}
+compare_all "after apply"
+widest=$(q "SELECT max(c) FROM (SELECT count(*) c FROM $FS.readings_by_sensor_id GROUP BY sensor_id, reported_at_bucket) s")
+is "$widest" "$b2w" "the widest readings partition in Cassandra holds the $b2w rows the plan measured"
+
+# --- reads: the application's SQL, buckets enumerated by cql_fdw ----------------------------
+acc=$(q "EXPLAIN SELECT * FROM $FS.readings_by_sensor_id WHERE sensor_id = 1
+	AND reported_at >= '2026-01-15' AND reported_at < '2026-01-22' ORDER BY reported_at DESC" | grep Access)
+is "$(sed 's/^ *//' <<< "$acc")" "Access: 2 partitions (2 weeks buckets of reported_at), clustering order" \
+	"a 7-day range across a bucket edge reads 2 buckets, newest first, without a Sort"
+
+"$CQLBRIDGE" verify --samples 20 "$GEN" > "$WORK/verify.out" 2>&1
+rc=$?
+ok $rc "verify: every query gives the same answers"
+[ $rc -eq 0 ] || sed 's/^/# /' "$WORK/verify.out"
+grep -qE '^Q1_readings_by_sensor_range +20 +pass .*buckets of reported_at.* (1-2|1|2)$' "$WORK/verify.out"
+ok $? "verify: Q1 reads 1 or 2 time buckets per sample and says so"
+grep -qE '^Q2_alerts_by_site +[0-9]+ +pass +4 partitions \(hash 4 buckets of alert_id\), merged in clustering order .* 4$' "$WORK/verify.out"
+ok $? "verify: Q2 reads the 4 hash buckets merged in clustering order"
+grep -qE '^Q3_sensors_by_site +[0-9]+ +pass +single partition .* 1$' "$WORK/verify.out"
+ok $? "verify: Q3 reads one partition"
+
+# --- sync -----------------------------------------------------------------------------------------
+"$CQLBRIDGE" sync -q "$GEN" > "$WORK/sync.out" 2>&1
+ok $? "sync installs the triggers"
+q "BEGIN;
+   INSERT INTO telemetry_rel.readings (sensor_id, reported_at, value, quality)
+   VALUES (1, '2027-06-01 12:00:00+00', 1.5, 0), (1, '2027-06-01 12:01:00+00', 2.5, 1);
+   UPDATE telemetry_rel.readings SET value = -1 WHERE sensor_id = 2 AND reported_at = '2026-01-03 00:00:02+00';
+   UPDATE telemetry_rel.readings SET reported_at = '2026-02-20 00:00:01+00'
+    WHERE sensor_id = 1 AND reported_at = '2026-01-02 00:00:01+00';
+   DELETE FROM telemetry_rel.readings WHERE sensor_id = 2 AND reported_at < '2026-01-01 01:00:00+00';
+   INSERT INTO telemetry_rel.alerts (alert_id, site_id, sensor_id, raised_at, severity, message)
+   VALUES (99999999, 1, 1, '2027-06-01 12:00:00+00', 4, 'synced');
+   DELETE FROM telemetry_rel.alerts WHERE alert_id BETWEEN 10 AND 19;
+   COMMIT;" > "$WORK/change.out" 2>&1
+rc=$?
+ok $rc "relational changes commit with sync installed"
+[ $rc -eq 0 ] || sed 's/^/# /' "$WORK/change.out"
+compare_all "after the changes"
+is "$(q "SELECT count(*) FROM $FS.readings_by_sensor_id WHERE sensor_id = 1 AND reported_at >= '2027-06-01' AND reported_at < '2027-06-02'")" \
+	"2" "the readings in a new bucket are read back through the application's range query"
+is "$(q "SELECT reported_at_bucket FROM $FS.readings_by_sensor_id WHERE sensor_id = 1 AND reported_at = '2026-02-20 00:00:01+00'")" \
+	"$(q "SELECT cql_time_bucket('2 weeks', timestamptz '2026-02-20 00:00:01+00')")" "a reading moved in time lives in its new bucket"
+is "$(q "SELECT count(*) FROM $FS.readings_by_sensor_id WHERE sensor_id = 1 AND reported_at = '2026-01-02 00:00:01+00'")" \
+	"0" "and is gone from its old bucket"
+"$CQLBRIDGE" verify --samples 10 "$GEN" > "$WORK/verify2.out" 2>&1
+ok $? "verify passes again after the synced changes"
+
+echo "1..$TAP_N"
+[ "$TAP_FAILED" -eq 0 ]
