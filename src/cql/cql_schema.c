@@ -259,6 +259,7 @@ cql_table_meta_free(cql_table_meta *t)
 		cql_free(a, t->columns[i].name);
 		cql_free(a, t->columns[i].type_text);
 		cql_free(a, t->columns[i].sai_index);
+		cql_free(a, t->columns[i].sai_similarity);
 		cql_type_free(t->columns[i].type, a);
 	}
 	cql_free(a, t->columns);
@@ -917,8 +918,10 @@ map_text_value(const cql_result *r, int row, int col, const char *key,
  *		Name each column that has a Storage-Attached Index on its values
  *		(target "col" or "\"Col\"", class "sai" or StorageAttachedIndex);
  *		indexes on a collection's keys/values/entries and other index
- *		classes are not recorded.  A failure leaves the table without
- *		index names (the caller's table is still good).
+ *		classes are not recorded.  An index on a vector column also gives
+ *		its similarity function (ANN search: ORDER BY v ANN OF ?).  A
+ *		failure leaves the table without index names (the caller's table
+ *		is still good).
  */
 static void
 load_sai_indexes(cql_conn *c, cql_table_meta *t, const cql_allocator *a)
@@ -970,6 +973,18 @@ load_sai_indexes(cql_conn *c, cql_table_meta *t, const cql_allocator *a)
 			iname = cql_sysrow_text(a, &res, row, cql_sysrow_col(&res, "index_name"),
 									false, &nomem);
 			t->columns[i].sai_index = iname;
+			if (iname && t->columns[i].type && t->columns[i].type->id == CQL_TYPE_VECTOR)
+			{
+				char		sim[64];
+
+				/* the index's similarity function; COSINE when not given */
+				if (!map_text_value(&res, row, c_opts, "similarity_function", sim, sizeof(sim)))
+					snprintf(sim, sizeof(sim), "cosine");
+				for (char *p = sim; *p; p++)
+					if (*p >= 'A' && *p <= 'Z')
+						*p = (char) (*p - 'A' + 'a');
+				t->columns[i].sai_similarity = cql_strdup(a, sim);
+			}
 		}
 	}
 	cql_result_free(&res);

@@ -68,6 +68,9 @@ typedef struct cql_column_meta
 	cql_status	type_status;	/* why 'type' is NULL */
 	char	   *sai_index;		/* a Storage-Attached Index on the column's
 								 * values (system_schema.indexes), or NULL */
+	char	   *sai_similarity; /* that index's similarity function on a
+								 * vector column (cosine, euclidean,
+								 * dot_product; lower case), or NULL */
 } cql_column_meta;
 
 typedef struct cql_udt_meta

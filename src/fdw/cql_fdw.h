@@ -137,6 +137,8 @@ typedef struct CqlFdwColumn
 	AttrNumber *bucket_src;
 	char	   *sai_index;		/* option sai_index: a Storage-Attached Index
 								 * on the column's values */
+	char	   *sai_similarity; /* option sai_similarity: that index's
+								 * similarity function (vector columns) */
 } CqlFdwColumn;
 
 typedef struct CqlFdwTable
@@ -156,7 +158,9 @@ typedef enum CqlAccess
 {
 	CQLACC_SINGLE_PARTITION = 0,
 	CQLACC_MULTI_PARTITION,		/* IN on the partition key */
-	CQLACC_TOKEN_SCAN			/* no (complete) partition key */
+	CQLACC_TOKEN_SCAN,			/* no (complete) partition key */
+	CQLACC_ANN_SEARCH			/* whole table, ORDER BY v ANN OF ? LIMIT ?
+								 * (vector_search.c) */
 } CqlAccess;
 
 /*
@@ -176,7 +180,8 @@ typedef enum CqlBindKind
 	CQLBIND_TOKEN_LOW,			/* token(pk) > ? (token scan) */
 	CQLBIND_TOKEN_HIGH,			/* token(pk) <= ? */
 	CQLBIND_LIMIT,				/* LIMIT ? */
-	CQLBIND_BUCKET				/* bucket column = ?, one value per task */
+	CQLBIND_BUCKET,				/* bucket column = ?, one value per task */
+	CQLBIND_ANN					/* ORDER BY col ANN OF ? (a vector) */
 } CqlBindKind;
 
 /* in table_layout.c */

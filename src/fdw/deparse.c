@@ -1228,7 +1228,13 @@ cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,
 		first = false;
 	}
 
-	if (order_direction < 0)
+	if (shape->ann_attnum != InvalidAttrNumber)
+	{
+		appendStringInfoString(&buf, " ORDER BY ");
+		cqlfdw_append_ident(&buf, t->cols[shape->ann_attnum - 1].remote_name);
+		appendStringInfoString(&buf, " ANN OF ?");
+	}
+	else if (order_direction < 0)
 	{
 		appendStringInfoString(&buf, " ORDER BY ");
 		for (int i = 0; i < t->nck; i++)

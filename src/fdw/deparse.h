@@ -48,6 +48,8 @@ typedef struct CqlScanShape
 	List	   *bucket_eq;		/* hash bucket: = on every source, or NIL */
 	const char *index_name;		/* first SAI index a pushed predicate uses */
 	int			index_conds;	/* predicates served by SAI indexes */
+	AttrNumber	ann_attnum;		/* ORDER BY this vector ANN OF ?, or 0 (set
+								 * by the planner, vector_search.c) */
 } CqlScanShape;
 
 /*

@@ -164,6 +164,8 @@ table_definition(ImportForeignSchemaStmt *stmt, const cql_table_meta *meta)
 		append_option(&buf, &first, "cql_type", c->type_text);
 		if (c->sai_index)
 			append_option(&buf, &first, "sai_index", c->sai_index);
+		if (c->sai_similarity)
+			append_option(&buf, &first, "sai_similarity", c->sai_similarity);
 		appendStringInfoChar(&buf, ')');
 		if (c->kind == CQL_COLUMN_PARTITION_KEY || c->kind == CQL_COLUMN_CLUSTERING)
 			appendStringInfoString(&buf, " NOT NULL");

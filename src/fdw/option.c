@@ -50,6 +50,7 @@ typedef enum CqlOptionKind
 	OPT_CLUSTERING_ORDER,
 	OPT_SSLMODE,
 	OPT_BUCKET,					/* bucket.c's spec */
+	OPT_SIMILARITY,				/* cosine, euclidean, dot_product */
 	OPT_FILE					/* absolute path read by the server process:
 								 * superuser only */
 } CqlOptionKind;
@@ -137,6 +138,7 @@ static const CqlOption cql_options[] = {
 	{"bucket", AttributeRelationId, OPT_BUCKET},	/* bucket.c */
 	{"bucket_of", AttributeRelationId, OPT_STRING},
 	{"sai_index", AttributeRelationId, OPT_STRING},	/* written by IMPORT */
+	{"sai_similarity", AttributeRelationId, OPT_SIMILARITY},	/* written by IMPORT */
 
 	{NULL, InvalidOid, OPT_STRING}
 };
@@ -402,6 +404,14 @@ validate_value(const CqlOption *opt, DefElem *def)
 						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 						 errmsg("invalid value for option \"clustering_order\": \"%s\"", value),
 						 errhint("Valid values are \"asc\" and \"desc\".")));
+			break;
+		case OPT_SIMILARITY:
+			if (strcmp(value, "cosine") != 0 && strcmp(value, "euclidean") != 0 &&
+				strcmp(value, "dot_product") != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid value for option \"sai_similarity\": \"%s\"", value),
+						 errhint("Valid values are \"cosine\", \"euclidean\" and \"dot_product\", the similarity_function of the vector column's SAI index.")));
 			break;
 		case OPT_BUCKET:
 			{

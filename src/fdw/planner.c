@@ -41,6 +41,7 @@
 #include "cql_fdw.h"
 #include "deparse.h"
 #include "planner.h"
+#include "vector_search.h"
 
 /* Cost model (see file header) */
 #define CQL_REQUEST_COST		25.0	/* one round trip to a replica */
@@ -66,7 +67,8 @@ typedef struct CqlFdwRelationInfo
 enum FdwPathPrivateIndex
 {
 	FdwPathPrivateOrder,		/* 0, 1 (declared) or -1 (reversed) */
-	FdwPathPrivateLimit			/* push LIMIT (0/1) */
+	FdwPathPrivateLimit,		/* push LIMIT (0/1) */
+	FdwPathPrivateAnn			/* optional: an ANN search (vector_search.c) */
 };
 
 /*
@@ -176,6 +178,7 @@ shape_requests(const CqlScanShape *shape)
 		case CQLACC_MULTI_PARTITION:
 			return shape->npartitions >= 0 ? shape->npartitions : CQL_UNKNOWN_PARTITIONS;
 		case CQLACC_TOKEN_SCAN:
+		case CQLACC_ANN_SEARCH:
 			break;
 	}
 	return 0;
@@ -422,6 +425,31 @@ cqlGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 													makeInteger(sorted_limit))));
 	}
 
+	/* ORDER BY <vector> <distance> <value> LIMIT k: an ANN search */
+	if (limit_ok)
+	{
+		CqlAnnSearch ann;
+
+		if (cqlfdw_ann_match(root, baserel, fpinfo->table, shape, &ann))
+		{
+			/*
+			 * The index returns the k nearest rows: one request, k rows,
+			 * cheaper than reading and sorting the candidates.
+			 */
+			double		rows = Min(baserel->rows, ann.limit);
+
+			startup = shape->access == CQLACC_SINGLE_PARTITION ? CQL_REQUEST_COST
+				: CQL_INDEX_SCAN_COST;
+			total = startup + rows * (CQL_TUPLE_COST + cpu_tuple_cost);
+			add_path(baserel, (Path *)
+					 cqlfdw_create_foreignscan_path(root, baserel, NULL, rows,
+													startup, total, root->query_pathkeys,
+													baserel->lateral_relids, NULL,
+													list_make3(makeInteger(0), makeInteger(1),
+															   cqlfdw_ann_private(&ann))));
+		}
+	}
+
 	add_parameterized_paths(root, baserel, fpinfo);
 }
 
@@ -512,9 +540,20 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	ListCell   *lc;
 	List	   *fdw_private;
 	List	   *bucket = NIL;
+	CqlAnnSearch ann;
+	int			fetch_size = fpinfo->opts.fetch_size;
 
 	cqlfdw_classify(root, baserel, fpinfo->table, &fpinfo->opts, scan_clauses,
 					outer_ok, outer_ok != NULL, &shape);
+	if (list_length(best_path->fdw_private) > FdwPathPrivateAnn)
+	{
+		cqlfdw_ann_from_private(list_nth(best_path->fdw_private, FdwPathPrivateAnn), &ann);
+		shape.ann_attnum = ann.attnum;
+		if (shape.access == CQLACC_TOKEN_SCAN)
+			shape.access = CQLACC_ANN_SEARCH;
+		/* Cassandra wants the page to hold the k rows */
+		fetch_size = Max(fetch_size, (int) ann.limit + 1);
+	}
 
 	foreach(lc, shape.local_conds)
 	{
@@ -558,6 +597,14 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	}
 	if (shape.bucket_attnum != InvalidAttrNumber)
 		bucket = bucket_private(fpinfo, &shape, direction, &fdw_exprs);
+	if (shape.ann_attnum != InvalidAttrNumber)
+	{
+		fdw_exprs = lappend(fdw_exprs, ann.query);
+		binds = lappend(binds, list_make3_int(CQLBIND_ANN, ann.attnum,
+											  list_length(fdw_exprs) - 1));
+		if (local_exprs != NIL)
+			elog(ERROR, "ANN search planned with local filters");
+	}
 	if (has_limit)
 	{
 		fdw_exprs = lappend(fdw_exprs, root->parse->limitCount);
@@ -579,12 +626,15 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	fdw_private = lappend(fdw_private, makeInteger(shape.access));	/* Access */
 	fdw_private = lappend(fdw_private, binds);	/* Binds */
 	fdw_private = lappend(fdw_private, makeInteger(shape.npartitions));
-	fdw_private = lappend(fdw_private, makeInteger(fpinfo->opts.fetch_size));
+	fdw_private = lappend(fdw_private, makeInteger(fetch_size));
 	fdw_private = lappend(fdw_private, makeInteger(fpinfo->opts.consistency));
 	fdw_private = lappend(fdw_private, makeInteger(offset_index));
 	fdw_private = lappend(fdw_private, makeInteger(shape.filtering));
 	fdw_private = lappend(fdw_private, bucket); /* FdwScanPrivateBucket */
 	fdw_private = lappend(fdw_private, makeString(pstrdup(shape.index_name ? shape.index_name : "")));
+	fdw_private = lappend(fdw_private, makeString(shape.ann_attnum != InvalidAttrNumber
+												  ? pstrdup(cqlfdw_ann_explain(fpinfo->table, shape.ann_attnum))
+												  : pstrdup("")));
 
 	return make_foreignscan(tlist, local_exprs, baserel->relid, fdw_exprs,
 							fdw_private, NIL, NIL, outer_plan);
@@ -648,6 +698,7 @@ cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	int			npart = intVal(list_nth(fdw_private, FdwScanPrivateNPartitions));
 	List	   *bucket = (List *) list_nth(fdw_private, FdwScanPrivateBucket);
 	const char *index = strVal(list_nth(fdw_private, FdwScanPrivateIndex));
+	const char *ann = strVal(list_nth(fdw_private, FdwScanPrivateAnn));
 	StringInfoData buf;
 
 	initStringInfo(&buf);
@@ -667,7 +718,12 @@ cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
 		case CQLACC_TOKEN_SCAN:
 			appendStringInfoString(&buf, index[0] ? "index scan" : "token range scan");
 			break;
+		case CQLACC_ANN_SEARCH:
+			appendStringInfoString(&buf, ann);
+			break;
 	}
+	if (ann[0] && access != CQLACC_ANN_SEARCH)
+		appendStringInfo(&buf, ", %s", ann);
 	if (index[0])
 		appendStringInfo(&buf, access == CQLACC_TOKEN_SCAN ? " (%s)" : ", index filter (%s)",
 						 index);

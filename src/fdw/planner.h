@@ -37,7 +37,9 @@ enum FdwScanPrivateIndex
 	FdwScanPrivateOffsetIndex,	/* Integer: fdw_exprs index of OFFSET, -1 */
 	FdwScanPrivateFiltering,	/* Integer: ALLOW FILTERING used */
 	FdwScanPrivateBucket,		/* IntList (FdwBucketIndex), or NIL */
-	FdwScanPrivateIndex			/* String: SAI index used, "" for none */
+	FdwScanPrivateIndex,		/* String: SAI index used, "" for none */
+	FdwScanPrivateAnn			/* String: EXPLAIN text of an ANN search,
+								 * "" for none */
 };
 
 /* the bucket column a scan enumerates (bucket.c) */

@@ -367,6 +367,36 @@ datum_to_int64(Datum d, Oid type)
 }
 
 /*
+ * encode_ann_vector
+ *		The vector an ANN search orders by (ORDER BY v ANN OF ?).  A NULL or
+ *		a vector of another dimension has no nearest neighbours: an error
+ *		rather than an arbitrary or empty answer.
+ */
+static void
+encode_ann_vector(CqlScanState *st, CqlConv *cv, Datum d, bool isnull, cql_value_ref *out)
+{
+	cql_buf		buf;
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the vector to search for is NULL"),
+				 errdetail("ORDER BY a vector distance to NULL has no nearest rows."),
+				 errhint("Give a vector of the column's dimension."),
+				 errcontext("foreign table \"%s\"", st->relname)));
+	cql_buf_init(&buf, &cqlfdw_palloc_allocator);
+	if (cqlfdw_conv_write(cv, d, &buf) != CQLW_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("the vector to search for does not fit Cassandra type %s",
+						cqlfdw_cql_type_string(cv->ctype)),
+				 errhint("Give a vector of the column's dimension, without NaN or infinite elements."),
+				 errcontext("foreign table \"%s\"", st->relname)));
+	out->p = buf.data;
+	out->n = (int32) buf.len;
+}
+
+/*
  * The conversion for a value of PostgreSQL type 'pgtype' bound to a marker
  * of CQL type 'ctype'.  Integers of any width go through int8 (the value
  * is range-checked against the CQL type when written).
@@ -632,6 +662,13 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 				continue;
 			default:
 				break;
+		}
+
+		if (bs->kind == CQLBIND_ANN)
+		{
+			encode_ann_vector(st, cv, pvals[bs->expr_index], pnulls[bs->expr_index],
+							  &base[b]);
+			continue;
 		}
 
 		/* a NULL comparison value matches nothing */

@@ -35,6 +35,7 @@ typedef struct LayoutCacheEntry
 	bool	   *desc;
 	char	  **types;
 	char	  **sai;			/* SAI index names, NULL for none */
+	char	  **sim;			/* their similarity functions (vectors) */
 } LayoutCacheEntry;
 
 static HTAB *LayoutCache = NULL;
@@ -81,7 +82,11 @@ apply_entry(CqlFdwTable *t, const LayoutCacheEntry *e)
 		if (t->cols[i].cql_type == NULL && e->types[i])
 			t->cols[i].cql_type = pstrdup(e->types[i]);
 		if (t->cols[i].sai_index == NULL && e->sai[i])
+		{
 			t->cols[i].sai_index = pstrdup(e->sai[i]);
+			if (t->cols[i].sai_similarity == NULL && e->sim[i])
+				t->cols[i].sai_similarity = pstrdup(e->sim[i]);
+		}
 	}
 }
 
@@ -169,6 +174,7 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 		filled.desc = palloc0(sizeof(bool) * Max(t->natts, 1));
 		filled.types = palloc0(sizeof(char *) * Max(t->natts, 1));
 		filled.sai = palloc0(sizeof(char *) * Max(t->natts, 1));
+		filled.sim = palloc0(sizeof(char *) * Max(t->natts, 1));
 		for (int i = 0; i < t->natts; i++)
 		{
 			const cql_column_meta *cm;
@@ -195,6 +201,7 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 			filled.desc[i] = (cm->order == CQL_ORDER_DESC);
 			filled.types[i] = pstrdup(cm->type_text);
 			filled.sai[i] = cm->sai_index ? pstrdup(cm->sai_index) : NULL;
+			filled.sim[i] = cm->sai_similarity ? pstrdup(cm->sai_similarity) : NULL;
 		}
 		e = hash_search(LayoutCache, &relid, HASH_ENTER, &found);
 		if (found)
@@ -206,8 +213,11 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 					pfree(e->types[i]);
 				if (e->sai[i])
 					pfree(e->sai[i]);
+				if (e->sim[i])
+					pfree(e->sim[i]);
 			}
 			pfree(e->sai);
+			pfree(e->sim);
 			pfree(e->kinds);
 			pfree(e->positions);
 			pfree(e->desc);
@@ -220,6 +230,7 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 		e->desc = filled.desc;
 		e->types = filled.types;
 		e->sai = filled.sai;
+		e->sim = filled.sim;
 	}
 	PG_FINALLY();
 	{

@@ -171,6 +171,8 @@ cqlfdw_get_table(Oid relid, const CqlFdwOptions *opts, bool *complete)
 				c->bucket_of = pstrdup(v);
 			else if (strcmp(def->defname, "sai_index") == 0)
 				c->sai_index = pstrdup(v);
+			else if (strcmp(def->defname, "sai_similarity") == 0)
+				c->sai_similarity = pstrdup(v);
 		}
 	}
 

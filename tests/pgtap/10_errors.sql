@@ -11,7 +11,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS cql_fdw;
-SELECT plan(27);
+SELECT plan(28);
 
 CREATE SERVER tap_cass FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_host');
 CREATE USER MAPPING FOR CURRENT_USER SERVER tap_cass;
@@ -31,6 +31,8 @@ SELECT throws_ok($$CREATE SERVER x FOREIGN DATA WRAPPER cql_fdw OPTIONS (hots 'a
                  'HV00D', NULL, 'unknown option: HV00D');
 SELECT throws_ok($$CREATE SERVER x FOREIGN DATA WRAPPER cql_fdw OPTIONS (port 'x')$$,
                  'HV024', NULL, 'bad option value: HV024');
+SELECT throws_ok($$ALTER FOREIGN TABLE tap.s ALTER COLUMN who OPTIONS (ADD sai_similarity 'manhattan')$$,
+                 'HV024', NULL, 'bad vector similarity function: HV024');
 
 -- connections
 CREATE SERVER tap_dead FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '127.0.0.1:1', connect_timeout '2000');
