@@ -125,6 +125,86 @@ SELECT count(*) FROM sai.t WHERE b = 7000;
 ALTER FOREIGN TABLE sai.t ALTER COLUMN b OPTIONS (DROP sai_index);
 SELECT count(*) FROM sai.t WHERE b = 7000;
 
+-- collections: = ANY(col) and col @> ARRAY[x] as CONTAINS on an index of a
+-- set's or list's values, col ? key as CONTAINS KEY on an index of a map's
+-- keys (maps read as jsonb); compared with a local copy
+DO $$
+BEGIN
+  PERFORM cql_execute('cass', 'CREATE TABLE regress_sai.coll (k int, c int, s set<text>, l list<int>, m map<text, int>, mi map<int, text>, f set<double>, u set<uuid>, PRIMARY KEY (k, c))');
+  PERFORM cql_execute('cass', 'CREATE INDEX coll_s ON regress_sai.coll (s) USING ''sai''');
+  PERFORM cql_execute('cass', 'CREATE INDEX coll_l ON regress_sai.coll (values(l)) USING ''sai''');
+  PERFORM cql_execute('cass', 'CREATE INDEX coll_mk ON regress_sai.coll (keys(m)) USING ''sai''');
+  PERFORM cql_execute('cass', 'CREATE INDEX coll_me ON regress_sai.coll (entries(m)) USING ''sai''');
+  PERFORM cql_execute('cass', 'CREATE INDEX coll_mi ON regress_sai.coll (keys(mi)) USING ''sai''');
+  PERFORM cql_execute('cass', 'CREATE INDEX coll_f ON regress_sai.coll (f) USING ''sai''');
+  PERFORM cql_execute('cass', 'CREATE INDEX coll_u ON regress_sai.coll (u) USING ''sai''');
+  FOR i IN 1..150 LOOP
+    BEGIN
+      PERFORM cql_execute('cass', 'SELECT k FROM regress_sai.coll WHERE s CONTAINS ''-'' AND l CONTAINS 0 AND m CONTAINS KEY ''-'' AND mi CONTAINS KEY 0 AND f CONTAINS 0 AND u CONTAINS 00000000-0000-0000-0000-000000000000');
+      EXIT;
+    EXCEPTION WHEN OTHERS THEN
+      PERFORM pg_sleep(0.2);
+    END;
+  END LOOP;
+END $$;
+IMPORT FOREIGN SCHEMA regress_sai LIMIT TO (coll) FROM SERVER cass INTO sai;
+SELECT attname, array_to_string(attfdwoptions, ', ') AS options
+FROM pg_attribute WHERE attrelid = 'sai.coll'::regclass AND attnum > 0 ORDER BY attnum;
+INSERT INTO sai.coll (k, c, s, l, m, mi, f, u)
+SELECT i % 5, i,
+       CASE WHEN i % 6 <> 0 THEN ARRAY['x' || (i % 4), 'y' || (i % 3)] END,
+       CASE WHEN i % 7 <> 0 THEN ARRAY[i % 10, i % 3, i % 3] END,
+       CASE WHEN i % 5 <> 0 THEN jsonb_build_object('a' || (i % 3), i, 'b', i % 2) END,
+       jsonb_build_object((i % 4)::text, 'v' || i),
+       ARRAY[i / 2.0],
+       ARRAY[('00000000-0000-0000-0000-' || lpad((i % 3)::text, 12, '0'))::uuid]
+FROM generate_series(1, 120) i;
+CREATE TABLE coll_local AS SELECT * FROM sai.coll;
+CREATE FUNCTION coll_check(cond text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE n_remote bigint; diff bigint;
+BEGIN
+  EXECUTE format('SELECT count(*) FROM sai.coll WHERE %s', cond) INTO n_remote;
+  EXECUTE format('SELECT count(*) FROM ((SELECT k, c FROM sai.coll WHERE %1$s EXCEPT ALL SELECT k, c FROM coll_local WHERE %1$s)
+                  UNION ALL (SELECT k, c FROM coll_local WHERE %1$s EXCEPT ALL SELECT k, c FROM sai.coll WHERE %1$s)) x', cond) INTO diff;
+  RETURN format('%s rows, %s differ', n_remote, diff);
+END $$;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT c FROM sai.coll WHERE 'x1' = ANY(s);
+SELECT coll_check($$'x1' = ANY(s)$$);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT c FROM sai.coll WHERE s @> ARRAY['y2'];
+SELECT coll_check($$s @> ARRAY['y2']$$);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT c FROM sai.coll WHERE k = 2 AND 3 = ANY(l);
+SELECT coll_check($$k = 2 AND 3 = ANY(l)$$);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT c FROM sai.coll WHERE m ? 'a1';
+SELECT coll_check($$m ? 'a1'$$);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT c FROM sai.coll WHERE '00000000-0000-0000-0000-000000000002' = ANY(u);
+SELECT coll_check($$'00000000-0000-0000-0000-000000000002' = ANY(u)$$);
+-- a parameter, also in a generic plan
+PREPARE coll_q(text) AS SELECT count(*) FROM sai.coll WHERE $1 = ANY(s);
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE coll_q('x2');
+EXECUTE coll_q('x2');
+EXECUTE coll_q(NULL);
+RESET plan_cache_mode;
+DEALLOCATE coll_q;
+SELECT count(*) FROM coll_local WHERE 'x2' = ANY(s);
+-- stays local: two elements (an intersection), a map with int keys (jsonb
+-- keys are text), float elements, a map's values, NOT
+EXPLAIN (COSTS OFF) SELECT c FROM sai.coll WHERE s @> ARRAY['x1', 'y1'];
+SELECT coll_check($$s @> ARRAY['x1', 'y1']$$);
+EXPLAIN (COSTS OFF) SELECT c FROM sai.coll WHERE mi ? '1';
+SELECT coll_check($$mi ? '1'$$);
+EXPLAIN (COSTS OFF) SELECT c FROM sai.coll WHERE 1.5 = ANY(f);
+SELECT coll_check($$1.5 = ANY(f)$$);
+EXPLAIN (COSTS OFF) SELECT c FROM sai.coll WHERE NOT ('x1' = ANY(s));
+SELECT coll_check($$NOT ('x1' = ANY(s))$$);
+-- CONTAINS next to an index on another column: one index at QUORUM
+ALTER FOREIGN TABLE sai.coll OPTIONS (ADD consistency 'QUORUM');
+EXPLAIN (COSTS OFF) SELECT c FROM sai.coll WHERE 'x1' = ANY(s) AND m ? 'a1';
+SELECT coll_check($$'x1' = ANY(s) AND m ? 'a1'$$);
+ALTER FOREIGN TABLE sai.coll OPTIONS (DROP consistency);
+DROP FUNCTION coll_check(text);
+DROP TABLE coll_local;
+
 DROP FUNCTION sai_check(text);
 DROP TABLE sai_local;
 DROP SCHEMA sai CASCADE;

@@ -260,6 +260,9 @@ cql_table_meta_free(cql_table_meta *t)
 		cql_free(a, t->columns[i].type_text);
 		cql_free(a, t->columns[i].sai_index);
 		cql_free(a, t->columns[i].sai_similarity);
+		cql_free(a, t->columns[i].sai_values_index);
+		cql_free(a, t->columns[i].sai_keys_index);
+		cql_free(a, t->columns[i].sai_entries_index);
 		cql_type_free(t->columns[i].type, a);
 	}
 	cql_free(a, t->columns);
@@ -914,11 +917,68 @@ map_text_value(const cql_result *r, int row, int col, const char *key,
 }
 
 /*
+ * unquote_name
+ *		A column name as an index target writes it: plain, or in double
+ *		quotes with "" for a quote.  False when it does not fit.
+ */
+static bool
+unquote_name(const char *s, size_t len, char *out, size_t cap)
+{
+	size_t		n = 0;
+
+	if (len >= 2 && s[0] == '"' && s[len - 1] == '"')
+	{
+		for (size_t i = 1; i + 1 < len; i++)
+		{
+			if (n + 1 >= cap)
+				return false;
+			out[n++] = s[i];
+			if (s[i] == '"' && s[i + 1] == '"')
+				i++;
+		}
+	}
+	else
+	{
+		if (len + 1 > cap)
+			return false;
+		memcpy(out, s, len);
+		n = len;
+	}
+	out[n] = '\0';
+	return true;
+}
+
+/*
+ * collection_target
+ *		"values", "keys" or "entries" for an index target "values(c)",
+ *		"keys(c)", "entries(c)" (the column's name into name), else NULL
+ *		("full(c)" of a frozen collection and plain columns included).
+ */
+static const char *
+collection_target(const char *target, char *name, size_t cap)
+{
+	static const char *const kinds[] = {"values", "keys", "entries"};
+	size_t		tl = strlen(target);
+
+	for (int k = 0; k < 3; k++)
+	{
+		size_t		kl = strlen(kinds[k]);
+
+		if (tl > kl + 2 && strncmp(target, kinds[k], kl) == 0 && target[kl] == '(' &&
+			target[tl - 1] == ')' &&
+			unquote_name(target + kl + 1, tl - kl - 2, name, cap))
+			return kinds[k];
+	}
+	return NULL;
+}
+
+/*
  * load_sai_indexes
  *		Name each column that has a Storage-Attached Index on its values
- *		(target "col" or "\"Col\"", class "sai" or StorageAttachedIndex);
- *		indexes on a collection's keys/values/entries and other index
- *		classes are not recorded.  An index on a vector column also gives
+ *		(target "col" or "\"Col\"", class "sai" or StorageAttachedIndex),
+ *		and the indexes on a collection's values, a map's keys and entries
+ *		(targets values(c), keys(m), entries(m)); other index classes are
+ *		not recorded.  An index on a vector column also gives
  *		its similarity function (ANN search: ORDER BY v ANN OF ?).  A
  *		failure leaves the table without index names (the caller's table
  *		is still good).
@@ -942,6 +1002,7 @@ load_sai_indexes(cql_conn *c, cql_table_meta *t, const cql_allocator *a)
 		bool		nomem = false;
 		char	   *iname;
 		size_t		tl;
+		const char *coll;
 
 		if (!map_text_value(&res, row, c_opts, "class_name", cls, sizeof(cls)) ||
 			!map_text_value(&res, row, c_opts, "target", target, sizeof(target)))
@@ -949,6 +1010,25 @@ load_sai_indexes(cql_conn *c, cql_table_meta *t, const cql_allocator *a)
 		if (strcmp(cls, "sai") != 0 && strstr(cls, "StorageAttachedIndex") == NULL)
 			continue;
 		tl = strlen(target);
+		coll = collection_target(target, name, sizeof(name));
+		if (coll != NULL)
+		{
+			/* values(c), keys(m), entries(m): CONTAINS, CONTAINS KEY, m[k] */
+			for (int i = 0; i < t->ncolumns; i++)
+			{
+				char	  **slot;
+
+				if (strcmp(t->columns[i].name, name) != 0)
+					continue;
+				slot = strcmp(coll, "values") == 0 ? &t->columns[i].sai_values_index
+					: strcmp(coll, "keys") == 0 ? &t->columns[i].sai_keys_index
+					: &t->columns[i].sai_entries_index;
+				if (*slot == NULL)
+					*slot = cql_sysrow_text(a, &res, row, cql_sysrow_col(&res, "index_name"),
+											false, &nomem);
+			}
+			continue;
+		}
 		if (tl >= 2 && target[0] == '"' && target[tl - 1] == '"')
 		{
 			size_t		n = 0;

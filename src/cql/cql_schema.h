@@ -71,6 +71,9 @@ typedef struct cql_column_meta
 	char	   *sai_similarity; /* that index's similarity function on a
 								 * vector column (cosine, euclidean,
 								 * dot_product; lower case), or NULL */
+	char	   *sai_values_index;	/* SAI on a collection's values(c) */
+	char	   *sai_keys_index; /* SAI on a map's keys(m) */
+	char	   *sai_entries_index;	/* SAI on a map's entries(m) */
 } cql_column_meta;
 
 typedef struct cql_udt_meta

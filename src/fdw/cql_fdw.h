@@ -139,6 +139,10 @@ typedef struct CqlFdwColumn
 								 * on the column's values */
 	char	   *sai_similarity; /* option sai_similarity: that index's
 								 * similarity function (vector columns) */
+	char	   *sai_values_index;	/* options sai_values_index/sai_keys_index:
+									 * SAI on a collection's values, a map's
+									 * keys (CONTAINS, CONTAINS KEY) */
+	char	   *sai_keys_index;
 } CqlFdwColumn;
 
 typedef struct CqlFdwTable
@@ -181,7 +185,9 @@ typedef enum CqlBindKind
 	CQLBIND_TOKEN_HIGH,			/* token(pk) <= ? */
 	CQLBIND_LIMIT,				/* LIMIT ? */
 	CQLBIND_BUCKET,				/* bucket column = ?, one value per task */
-	CQLBIND_ANN					/* ORDER BY col ANN OF ? (a vector) */
+	CQLBIND_ANN,				/* ORDER BY col ANN OF ? (a vector) */
+	CQLBIND_CONTAINS,			/* collection CONTAINS ? (an element) */
+	CQLBIND_CONTAINS_KEY		/* map CONTAINS KEY ? */
 } CqlBindKind;
 
 /* in table_layout.c */

@@ -40,12 +40,14 @@
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "lib/stringinfo.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/restrictinfo.h"
 #include "utils/array.h"
 #include "utils/datum.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
@@ -391,6 +393,135 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 	return true;
 }
 
+/*
+ * match_collection_condition
+ *		A membership test Cassandra answers with a Storage-Attached Index on
+ *		a collection (never with ALLOW FILTERING here):
+ *		  value = ANY(col), col @> ARRAY[value]	-> col CONTAINS ?
+ *			(a set or list column, index on values(col); one element)
+ *		  col ? key								-> col CONTAINS KEY ?
+ *			(a map<text, ...> read as jsonb, index on keys(col))
+ *		Element equality must be exact as for = (eq_pushable_type, no
+ *		numeric: 1.0 and 1.00 are two decimals to Cassandra; text under a
+ *		deterministic collation).  Fills *cond on success.
+ */
+static bool
+match_collection_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
+						   RestrictInfo *rinfo, Relids outer_ok, CqlCond *cond)
+{
+	Expr	   *clause = rinfo->clause;
+	Index		relid = baserel->relid;
+	Var		   *var = NULL;
+	Expr	   *value = NULL;
+	Oid			elemtype = InvalidOid;
+	Oid			collid = InvalidOid;
+	CqlBindKind kind;
+	const CqlFdwColumn *col;
+
+	if (rinfo->pseudoconstant)
+		return false;
+	if (IsA(clause, ScalarArrayOpExpr))
+	{
+		ScalarArrayOpExpr *saop = (ScalarArrayOpExpr *) clause;
+		Oid			opfamily;
+
+		if (!saop->useOr || list_length(saop->args) != 2 ||
+			(var = our_var(lsecond(saop->args), relid)) == NULL)
+			return false;
+		elemtype = get_element_type(var->vartype);
+		value = linitial(saop->args);
+		if (!OidIsValid(elemtype) || exprType((Node *) value) != elemtype)
+			return false;
+		opfamily = default_btree_opfamily(elemtype);
+		if (!OidIsValid(opfamily) ||
+			get_op_opfamily_strategy(saop->opno, opfamily) != BTEqualStrategyNumber)
+			return false;
+		collid = saop->inputcollid;
+		kind = CQLBIND_CONTAINS;
+	}
+	else if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) clause;
+		RegProcedure fn = get_opcode(op->opno);
+		Expr	   *r = lsecond(op->args);
+
+		if ((var = our_var(linitial(op->args), relid)) == NULL)
+			return false;
+		if (fn == F_ARRAYCONTAINS)
+		{
+			Const	   *c = (Const *) r;
+			ArrayType  *arr;
+			Datum	   *elems;
+			bool	   *nulls;
+			int			n;
+			int16		len;
+			bool		byval;
+			char		align;
+
+			elemtype = get_element_type(var->vartype);
+			if (!OidIsValid(elemtype) || !IsA(r, Const) || c->constisnull ||
+				c->consttype != var->vartype)
+				return false;
+			arr = DatumGetArrayTypeP(c->constvalue);
+			get_typlenbyvalalign(elemtype, &len, &byval, &align);
+			deconstruct_array(arr, elemtype, len, byval, align, &elems, &nulls, &n);
+			if (n != 1 || nulls[0])
+				return false;
+			value = (Expr *) makeConst(elemtype, -1, c->constcollid, len,
+									   datumCopy(elems[0], byval, len), false, byval);
+			collid = op->inputcollid;
+			kind = CQLBIND_CONTAINS;
+		}
+		else if (fn == F_JSONB_EXISTS && var->vartype == JSONBOID)
+		{
+			elemtype = TEXTOID;
+			value = r;
+			if (exprType((Node *) value) != TEXTOID)
+				return false;
+			kind = CQLBIND_CONTAINS_KEY;
+		}
+		else
+			return false;
+	}
+	else
+		return false;
+
+	if (var->varattno > t->natts)
+		return false;
+	col = &t->cols[var->varattno - 1];
+	if (col->remote_name == NULL || col->kind == CQLCOL_PARTITION_KEY ||
+		col->kind == CQLCOL_CLUSTERING)
+		return false;
+	if (kind == CQLBIND_CONTAINS)
+	{
+		if (col->sai_values_index == NULL || !eq_pushable_type(elemtype) ||
+			elemtype == NUMERICOID)
+			return false;
+		if (is_text_type(elemtype) && OidIsValid(collid) &&
+			!get_collation_isdeterministic(collid))
+			return false;
+	}
+	else
+	{
+		/* map keys of text type: the jsonb keys are exactly their values */
+		if (col->sai_keys_index == NULL || col->cql_type == NULL ||
+			!(pg_strncasecmp(col->cql_type, "map<text,", 9) == 0 ||
+			  pg_strncasecmp(col->cql_type, "map<varchar,", 12) == 0 ||
+			  pg_strncasecmp(col->cql_type, "map<ascii,", 10) == 0))
+			return false;
+	}
+	if (!is_safe_value(root, value, relid, outer_ok))
+		return false;
+
+	cond->rinfo = rinfo;
+	cond->attnum = var->varattno;
+	cond->kind = kind;
+	cond->value = value;
+	cond->value_type = elemtype;
+	cond->is_join = !bms_is_empty(pull_varnos(root, (Node *) value));
+	return true;
+}
+
 /* Pick the best condition of 'kinds' on attnum from 'conds'. */
 static CqlCond *
 find_cond(List *conds, AttrNumber attnum, CqlBindKind kind, bool prefer_join)
@@ -582,19 +713,24 @@ push_index_conds(const CqlFdwTable *t, const CqlFdwOptions *opts, List *conds,
 	{
 		CqlCond    *c = (CqlCond *) lfirst(lc);
 		const CqlFdwColumn *col = &t->cols[c->attnum - 1];
+		const char *index;
 
-		if (c->used || c->is_join || c->kind == CQLBIND_IN || col->sai_index == NULL ||
+		index = c->kind == CQLBIND_CONTAINS ? col->sai_values_index
+			: c->kind == CQLBIND_CONTAINS_KEY ? col->sai_keys_index
+			: col->sai_index;
+		if (c->used || c->is_join || c->kind == CQLBIND_IN || index == NULL ||
 			col->kind == CQLCOL_PARTITION_KEY)
 			continue;
-		if (c->kind != CQLBIND_EQ && is_text_type(col->pgtype))
+		if (c->kind != CQLBIND_EQ && c->kind != CQLBIND_CONTAINS &&
+			c->kind != CQLBIND_CONTAINS_KEY && is_text_type(col->pgtype))
 			continue;
 		if (cqlfdw_cond_conflicts(shape->pushed, c))
 			continue;
-		if (one_index && shape->index_name && strcmp(shape->index_name, col->sai_index) != 0)
+		if (one_index && shape->index_name && strcmp(shape->index_name, index) != 0)
 			continue;
 		push(shape, c);
 		if (shape->index_name == NULL)
-			shape->index_name = col->sai_index;
+			shape->index_name = index;
 		shape->index_conds++;
 	}
 }
@@ -628,7 +764,8 @@ cqlfdw_classify(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
 		CqlCond    *c = palloc0(sizeof(CqlCond));
 
-		if (match_condition(root, baserel, t, rinfo, outer_ok, c))
+		if (match_condition(root, baserel, t, rinfo, outer_ok, c) ||
+			match_collection_condition(root, baserel, t, rinfo, outer_ok, c))
 			conds = lappend(conds, c);
 		else
 			pfree(c);
@@ -749,7 +886,8 @@ cqlfdw_classify(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 		{
 			CqlCond    *c = (CqlCond *) lfirst(lc);
 
-			if (c->used || c->kind == CQLBIND_IN || c->is_join)
+			if (c->used || c->kind == CQLBIND_IN || c->is_join ||
+				c->kind == CQLBIND_CONTAINS || c->kind == CQLBIND_CONTAINS_KEY)
 				continue;
 			if (t->cols[c->attnum - 1].kind == CQLCOL_PARTITION_KEY)
 				continue;
@@ -788,6 +926,13 @@ cqlfdw_cond_conflicts(List *pushed, const CqlCond *c)
 		bool		c_upper = (c->kind == CQLBIND_LT || c->kind == CQLBIND_LE);
 
 		if (p->attnum != c->attnum)
+			continue;
+		/* one CONTAINS (KEY) per column: two are an index intersection */
+		if (p->kind == c->kind &&
+			(c->kind == CQLBIND_CONTAINS || c->kind == CQLBIND_CONTAINS_KEY))
+			return true;
+		if (p->kind == CQLBIND_CONTAINS || c->kind == CQLBIND_CONTAINS ||
+			p->kind == CQLBIND_CONTAINS_KEY || c->kind == CQLBIND_CONTAINS_KEY)
 			continue;
 		if (p->kind == CQLBIND_EQ || c->kind == CQLBIND_EQ ||
 			p->kind == CQLBIND_IN || c->kind == CQLBIND_IN ||
@@ -1028,6 +1173,10 @@ cqlfdw_bind_operator(CqlBindKind k)
 			return "<=";
 		case CQLBIND_BUCKET:
 			return "=";
+		case CQLBIND_CONTAINS:
+			return "CONTAINS";
+		case CQLBIND_CONTAINS_KEY:
+			return "CONTAINS KEY";
 		default:
 			return "?";
 	}

@@ -166,6 +166,10 @@ table_definition(ImportForeignSchemaStmt *stmt, const cql_table_meta *meta)
 			append_option(&buf, &first, "sai_index", c->sai_index);
 		if (c->sai_similarity)
 			append_option(&buf, &first, "sai_similarity", c->sai_similarity);
+		if (c->sai_values_index)
+			append_option(&buf, &first, "sai_values_index", c->sai_values_index);
+		if (c->sai_keys_index)
+			append_option(&buf, &first, "sai_keys_index", c->sai_keys_index);
 		appendStringInfoChar(&buf, ')');
 		if (c->kind == CQL_COLUMN_PARTITION_KEY || c->kind == CQL_COLUMN_CLUSTERING)
 			appendStringInfoString(&buf, " NOT NULL");

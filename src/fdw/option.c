@@ -139,6 +139,8 @@ static const CqlOption cql_options[] = {
 	{"bucket_of", AttributeRelationId, OPT_STRING},
 	{"sai_index", AttributeRelationId, OPT_STRING},	/* written by IMPORT */
 	{"sai_similarity", AttributeRelationId, OPT_SIMILARITY},	/* written by IMPORT */
+	{"sai_values_index", AttributeRelationId, OPT_STRING},	/* written by IMPORT */
+	{"sai_keys_index", AttributeRelationId, OPT_STRING},	/* written by IMPORT */
 
 	{NULL, InvalidOid, OPT_STRING}
 };

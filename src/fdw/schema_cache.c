@@ -36,6 +36,8 @@ typedef struct LayoutCacheEntry
 	char	  **types;
 	char	  **sai;			/* SAI index names, NULL for none */
 	char	  **sim;			/* their similarity functions (vectors) */
+	char	  **vals;			/* SAI on a collection's values */
+	char	  **keys;			/* SAI on a map's keys */
 } LayoutCacheEntry;
 
 static HTAB *LayoutCache = NULL;
@@ -87,6 +89,10 @@ apply_entry(CqlFdwTable *t, const LayoutCacheEntry *e)
 			if (t->cols[i].sai_similarity == NULL && e->sim[i])
 				t->cols[i].sai_similarity = pstrdup(e->sim[i]);
 		}
+		if (t->cols[i].sai_values_index == NULL && e->vals[i])
+			t->cols[i].sai_values_index = pstrdup(e->vals[i]);
+		if (t->cols[i].sai_keys_index == NULL && e->keys[i])
+			t->cols[i].sai_keys_index = pstrdup(e->keys[i]);
 	}
 }
 
@@ -175,6 +181,8 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 		filled.types = palloc0(sizeof(char *) * Max(t->natts, 1));
 		filled.sai = palloc0(sizeof(char *) * Max(t->natts, 1));
 		filled.sim = palloc0(sizeof(char *) * Max(t->natts, 1));
+		filled.vals = palloc0(sizeof(char *) * Max(t->natts, 1));
+		filled.keys = palloc0(sizeof(char *) * Max(t->natts, 1));
 		for (int i = 0; i < t->natts; i++)
 		{
 			const cql_column_meta *cm;
@@ -202,6 +210,8 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 			filled.types[i] = pstrdup(cm->type_text);
 			filled.sai[i] = cm->sai_index ? pstrdup(cm->sai_index) : NULL;
 			filled.sim[i] = cm->sai_similarity ? pstrdup(cm->sai_similarity) : NULL;
+			filled.vals[i] = cm->sai_values_index ? pstrdup(cm->sai_values_index) : NULL;
+			filled.keys[i] = cm->sai_keys_index ? pstrdup(cm->sai_keys_index) : NULL;
 		}
 		e = hash_search(LayoutCache, &relid, HASH_ENTER, &found);
 		if (found)
@@ -215,9 +225,15 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 					pfree(e->sai[i]);
 				if (e->sim[i])
 					pfree(e->sim[i]);
+				if (e->vals[i])
+					pfree(e->vals[i]);
+				if (e->keys[i])
+					pfree(e->keys[i]);
 			}
 			pfree(e->sai);
 			pfree(e->sim);
+			pfree(e->vals);
+			pfree(e->keys);
 			pfree(e->kinds);
 			pfree(e->positions);
 			pfree(e->desc);
@@ -231,6 +247,8 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 		e->types = filled.types;
 		e->sai = filled.sai;
 		e->sim = filled.sim;
+		e->vals = filled.vals;
+		e->keys = filled.keys;
 	}
 	PG_FINALLY();
 	{

@@ -173,6 +173,10 @@ cqlfdw_get_table(Oid relid, const CqlFdwOptions *opts, bool *complete)
 				c->sai_index = pstrdup(v);
 			else if (strcmp(def->defname, "sai_similarity") == 0)
 				c->sai_similarity = pstrdup(v);
+			else if (strcmp(def->defname, "sai_values_index") == 0)
+				c->sai_values_index = pstrdup(v);
+			else if (strcmp(def->defname, "sai_keys_index") == 0)
+				c->sai_keys_index = pstrdup(v);
 		}
 	}
 
