@@ -290,7 +290,10 @@ bind_param(int i, const cql_type *ctype, Datum d, Oid argtype, cql_buf *out)
 				 errmsg("parameter $%d (%s) is not a valid value of Cassandra type %s",
 						i, OidOutputFunctionCall(outfunc, d),
 						cqlfdw_cql_type_string(ctype)),
-				 errhint("Text is read as a CQL literal of the marker's type; Cassandra timestamps have millisecond precision, inet holds single addresses, collections cannot contain nulls, and integer types have fixed ranges.")));
+				 cv.method == CONV_TEXT_LITERAL
+				 ? errhint("A text argument is read as a CQL literal of type %s.",
+						   cqlfdw_cql_type_string(ctype))
+				 : errhint("Cassandra timestamps have millisecond precision, inet holds single addresses, collections cannot contain nulls, and integer types have fixed ranges.")));
 	}
 	if (cql_buf_status(out) != CQL_OK)
 		ereport(ERROR,
@@ -420,8 +423,9 @@ setup_records(CqlQueryState *st, TupleDesc tupdesc)
 	if (tupdesc->natts != st->ncols)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("CQL result has %d columns, but the column definition list has %d",
-						st->ncols, tupdesc->natts),
+				 errmsg_plural("CQL result has %d column, but the column definition list has %d",
+							   "CQL result has %d columns, but the column definition list has %d",
+							   st->ncols, st->ncols, tupdesc->natts),
 				 errhint("Declare one column for each result column of the SELECT, in order.")));
 	for (int i = 0; i < st->ncols; i++)
 	{
