@@ -529,14 +529,46 @@ emit_page(CqlQueryState *st, ReturnSetInfo *rsinfo, MemoryContext rowcxt)
 }
 
 /*
+ * send_page
+ *		Request the page that paging state (state, len) designates (the
+ *		first page: NULL) on st->conn; the request is left in st->req.
+ *		While every stream of the connection is in use the send waits.
+ */
+static cql_status
+send_page(CqlQueryState *st, cql_value_ref *values, const uint8_t *state,
+		  int32 len, cql_error *err)
+{
+	cql_query_params params;
+	cql_status	s;
+
+	cql_query_params_init(&params);
+	params.consistency = st->remote.opts.consistency;
+	params.page_size = st->remote.opts.fetch_size;
+	params.paging_state = state;
+	params.paging_state_len = len;
+	params.nvalues = st->prep->nbind;
+	params.values = values;
+
+	st->req = NULL;
+	do
+		s = cql_send_execute(st->conn, st->prep, &params, &st->req, err);
+	while (cqlfdw_retry_busy(st->conn, &s, err));
+	if (s != CQL_OK)
+		st->req = NULL;
+	return s;
+}
+
+/*
  * fetch_all
  *		Execute the statement page by page and emit every row.
  *
- * One page is held at a time; its paging state asks for the next.  A
- * failed page is retried by the library's policy (a read is idempotent),
- * on the next host when the policy says so: the statement is prepared
- * there and the same page requested again, so no row is read twice or
- * skipped.  Between pages a pending cancel is processed.
+ * One page is held at a time; its paging state asks for the next, which
+ * is requested before the rows of the page are converted, so that the
+ * node reads it meanwhile (as a scan prefetches).  A failed page is
+ * retried by the library's policy (a read is idempotent), on the next
+ * host when the policy says so: the statement is prepared there and the
+ * same page requested again from its paging state, so no row is read
+ * twice or skipped.  Between pages a pending cancel is processed.
  */
 static void
 fetch_all(CqlQueryState *st, ReturnSetInfo *rsinfo, cql_value_ref *values,
@@ -544,29 +576,19 @@ fetch_all(CqlQueryState *st, ReturnSetInfo *rsinfo, cql_value_ref *values,
 {
 	MemoryContext rowcxt = AllocSetContextCreate(cxt, "cql_query row",
 												 ALLOCSET_DEFAULT_SIZES);
-	uint8_t    *paging_state = NULL;
-	int32		paging_len = 0;
+	uint8_t    *state = NULL;	/* paging state of the page in flight */
+	int32		state_len = 0;
 	CqlRetry	rt;
+	cql_error	err;
+	cql_status	s;
 
 	cqlfdw_retry_start(&rt);
+	cql_error_clear(&err);
+	s = send_page(st, values, NULL, 0, &err);
 	for (;;)
 	{
-		cql_query_params params;
-		cql_error	err;
-		cql_status	s;
+		bool		more;
 
-		cql_query_params_init(&params);
-		params.consistency = st->remote.opts.consistency;
-		params.page_size = st->remote.opts.fetch_size;
-		params.paging_state = paging_state;
-		params.paging_state_len = paging_len;
-		params.nvalues = st->prep->nbind;
-		params.values = values;
-
-		cql_error_clear(&err);
-		do
-			s = cql_send_execute(st->conn, st->prep, &params, &st->req, &err);
-		while (cqlfdw_retry_busy(st->conn, &s, &err));
 		if (s == CQL_OK)
 		{
 			memset(&st->page, 0, sizeof(st->page));
@@ -575,8 +597,6 @@ fetch_all(CqlQueryState *st, ReturnSetInfo *rsinfo, cql_value_ref *values,
 			st->req = NULL;
 			st->have_page = (s == CQL_OK);
 		}
-		else
-			st->req = NULL;
 		if (s != CQL_OK)
 		{
 			cql_retry_decision d = cqlfdw_remote_retry(&st->remote, &rt, st->conn,
@@ -589,6 +609,8 @@ fetch_all(CqlQueryState *st, ReturnSetInfo *rsinfo, cql_value_ref *values,
 				st->conn = cqlfdw_remote_conn_for_token(&st->remote, &rt, NULL);
 				st->prep = prepare_on(st, st->conn);
 			}
+			cql_error_clear(&err);
+			s = send_page(st, values, state, state_len, &err);
 			continue;
 		}
 
@@ -597,22 +619,27 @@ fetch_all(CqlQueryState *st, ReturnSetInfo *rsinfo, cql_value_ref *values,
 		/* the columns the conversions were set up for, on every page */
 		cqlfdw_check_rows(&st->page, st->ncols, st->convs, st->ncols,
 						  "cql_query", st->shown);
-		emit_page(st, rsinfo, rowcxt);
 
-		if (!cql_result_has_more_pages(&st->page))
-			break;
-		if (paging_state)
-			pfree(paging_state);
-		paging_len = st->page.meta.paging_state_len;
-		paging_state = MemoryContextAlloc(cxt, Max(paging_len, 1));
-		memcpy(paging_state, st->page.meta.paging_state, paging_len);
+		/* the next page in flight while this one is converted */
+		more = cql_result_has_more_pages(&st->page);
+		if (more)
+		{
+			if (state)
+				pfree(state);
+			state_len = st->page.meta.paging_state_len;
+			state = MemoryContextAlloc(cxt, Max(state_len, 1));
+			memcpy(state, st->page.meta.paging_state, state_len);
+			cqlfdw_retry_start(&rt);
+			cql_error_clear(&err);
+			s = send_page(st, values, state, state_len, &err);
+		}
+		emit_page(st, rsinfo, rowcxt);
 		cql_result_free(&st->page);
 		st->have_page = false;
-		cqlfdw_retry_start(&rt);
+		if (!more)
+			break;
 		CHECK_FOR_INTERRUPTS();
 	}
-	cql_result_free(&st->page);
-	st->have_page = false;
 }
 
 /*
