@@ -177,6 +177,15 @@ SET statement_timeout = '20ms';
 SELECT count(*) FROM cql_query('cass_paged', 'SELECT c, v FROM regress_cql_query.big');
 RESET statement_timeout;
 SELECT count(*) FROM cql_query('cass_paged', 'SELECT v FROM regress_cql_query.big WHERE p = 7');
+-- neither the cancel nor an error caught in PL/pgSQL leaves the connection
+-- marked in use: it can be closed (no WARNING)
+DO $$
+BEGIN
+  PERFORM * FROM cql_query('cass_paged', 'SELECT v FROM regress_cql_query.big WHERE p = ?', 'x');
+EXCEPTION WHEN invalid_parameter_value THEN
+  RAISE NOTICE 'caught: %', SQLERRM;
+END $$;
+SELECT cql_fdw_disconnect('cass_paged');
 
 -- privileges: those of cql_execute (EXECUTE not granted to PUBLIC, and
 -- USAGE on the server)
