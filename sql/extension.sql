@@ -7,7 +7,7 @@ CREATE EXTENSION cql_fdw;
 SELECT p.proname, pg_get_function_result(p.oid) AS result, p.proretset AS set_returning
 FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
 JOIN pg_extension e ON d.refobjid = e.oid AND e.extname = 'cql_fdw'
-ORDER BY p.proname;
+ORDER BY p.proname, pg_get_function_identity_arguments(p.oid) COLLATE "C";
 
 -- options are checked where they are set
 CREATE SERVER s_bad FOREIGN DATA WRAPPER cql_fdw OPTIONS (hots 'x');

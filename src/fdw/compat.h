@@ -30,6 +30,7 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "parser/parse_relation.h"
+#include "parser/parse_type.h"
 #include "parser/parsetree.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
@@ -261,6 +262,18 @@ cqlfdw_extension_schema(Oid ext_oid)
 	table_close(rel, AccessShareLock);
 	return result;
 }
+#endif
+
+/*
+ * parseTypeString: its last argument is a soft-error context from 16 on,
+ * a missing_ok flag before; cql_fdw wants errors thrown in both.
+ */
+#if PG_VERSION_NUM >= 160000
+#define cqlfdw_parse_type_string(str, typid, typmod) \
+	parseTypeString((str), (typid), (typmod), NULL)
+#else
+#define cqlfdw_parse_type_string(str, typid, typmod) \
+	parseTypeString((str), (typid), (typmod), false)
 #endif
 
 #endif							/* CQL_FDW_COMPAT_H */

@@ -633,7 +633,7 @@ describe_server_error(StringInfo buf, const cql_error *err)
  *
  * 'cql' is the statement, shown as context.  Statements the FDW builds
  * never contain values (they are bound); cql_execute passes its text
- * through redact_cql first.  A library call
+ * through cqlfdw_redact_cql first.  A library call
  * that was interrupted processes the interrupt instead.
  */
 void
@@ -805,17 +805,18 @@ PG_FUNCTION_INFO_V1(cql_fdw_disconnect);
 PG_FUNCTION_INFO_V1(cql_fdw_disconnect_all);
 
 /*
- * redact_cql
+ * cqlfdw_redact_cql
  *		The statement as it may be shown in an error: when it mentions a
  *		password (CREATE/ALTER ROLE or USER ... PASSWORD), every string
  *		literal ('...' and $$...$$) is replaced by '***', and the server's
  *		message, which may quote the statement (Cassandra's syntax errors
  *		do), has every occurrence of a literal's text replaced as well, so
  *		that the secret reaches neither the client nor the server log.
- *		Returns cql itself when nothing needs hiding.
+ *		Returns cql itself when nothing needs hiding.  Also used by
+ *		cql_query() (cql_query.c), whose CQL is as free-form.
  */
-static const char *
-redact_cql(const char *cql, cql_error *err)
+const char *
+cqlfdw_redact_cql(const char *cql, cql_error *err)
 {
 	StringInfoData buf;
 	List	   *secrets = NIL;
@@ -936,7 +937,7 @@ cqlfdw_execute_sql(PG_FUNCTION_ARGS)
 		{
 			if (st != CQL_ERR_SERVER)
 				cql_cluster_report_failure(remote.entry->cluster, conn, st);
-			cqlfdw_report(ERROR, st, &err, redact_cql(cql, &err));
+			cqlfdw_report(ERROR, st, &err, cqlfdw_redact_cql(cql, &err));
 		}
 		if (res.kind == CQL_RESULT_SCHEMA_CHANGE)
 		{
@@ -950,7 +951,7 @@ cqlfdw_execute_sql(PG_FUNCTION_ARGS)
 			if (st == CQL_ERR_INTERRUPTED)
 				cqlfdw_check_interrupts();
 			if (st != CQL_OK)
-				cqlfdw_report(ERROR, st, &err, redact_cql(cql, &err));
+				cqlfdw_report(ERROR, st, &err, cqlfdw_redact_cql(cql, &err));
 			(void) cql_cluster_refresh_keyspaces(remote.entry->cluster, &err);
 		}
 		else

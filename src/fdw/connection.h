@@ -62,6 +62,7 @@ cqlfdw_noreturn extern void cqlfdw_fail(CqlConnEntry *entry, uint64 generation,
 extern cql_prepared *cqlfdw_prepare(CqlConnEntry *entry, uint64 generation,
 									cql_conn *conn, const char *cql);
 extern int64 cqlfdw_write_timestamp(void);
+extern const char *cqlfdw_redact_cql(const char *cql, cql_error *err);
 
 /* What this backend's requests went through (cql_fdw_statistics()) */
 typedef struct CqlFdwStats

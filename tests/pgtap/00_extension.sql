@@ -16,13 +16,13 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 DROP EXTENSION IF EXISTS cql_fdw CASCADE;
 
-SELECT plan(40);
+SELECT plan(42);
 
 -- installation
 SELECT lives_ok('CREATE EXTENSION cql_fdw', 'CREATE EXTENSION cql_fdw works');
 SELECT has_extension('cql_fdw', 'extension cql_fdw is installed');
 SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'cql_fdw'),
-          '0.4', 'installed version is 0.4');
+          '0.5', 'installed version is 0.5');
 SELECT ok(NOT has_function_privilege('public', 'cql_execute(text, text)', 'EXECUTE'),
           'EXECUTE on cql_execute is not granted to PUBLIC');
 
@@ -128,6 +128,12 @@ SELECT lives_ok($$CREATE EXTENSION cql_fdw VERSION '0.1'$$, 'version 0.1 install
 SELECT lives_ok('ALTER EXTENSION cql_fdw UPDATE', 'ALTER EXTENSION cql_fdw UPDATE works');
 SELECT ok(NOT has_function_privilege('public', 'cql_execute(text, text)', 'EXECUTE'),
           'after the update EXECUTE on cql_execute is not PUBLIC''s either');
+SELECT ok(NOT has_function_privilege('public', 'cql_query(text, text, "any")', 'EXECUTE')
+          AND NOT has_function_privilege('public', 'cql_query(text, text)', 'EXECUTE'),
+          'after the update EXECUTE on cql_query (0.5) is not PUBLIC''s either');
+SELECT ok(NOT has_function_privilege('public', 'cql_query_records(text, text, "any")', 'EXECUTE')
+          AND NOT has_function_privilege('public', 'cql_query_records(text, text)', 'EXECUTE'),
+          '... nor on cql_query_records');
 
 -- dropping the extension removes the wrapper
 SELECT lives_ok('DROP EXTENSION cql_fdw CASCADE', 'DROP EXTENSION cql_fdw CASCADE works');
