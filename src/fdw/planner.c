@@ -41,6 +41,7 @@
 #include "cql_fdw.h"
 #include "deparse.h"
 #include "planner.h"
+#include "write_metadata.h"
 
 /* Cost model (see file header) */
 #define CQL_REQUEST_COST		25.0	/* one round trip to a replica */
@@ -122,6 +123,7 @@ cqlfdw_table_for_rel(Oid relid, Oid userid, CqlFdwOptions *opts)
 		cqlfdw_get_options(ft->serverid, userid, relid, opts);
 		cqlfdw_complete_layout(t, relid, user, opts);
 	}
+	cqlfdw_meta_resolve(t, relid);
 	return t;
 }
 
