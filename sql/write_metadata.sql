@@ -106,6 +106,10 @@ SELECT count(*) FILTER (WHERE v_wt = 9000 + c) AS wt_given,
        count(*) FILTER (WHERE (c > 5) = coalesce(v_ttl BETWEEN 3990 AND 4000, false)) AS ttl_right
   FROM wm.kv WHERE k IN (10, 11, 12, 13);
 
+-- ANALYZE reads them too
+ANALYZE wm.kv;
+SELECT attname FROM pg_stats WHERE schemaname = 'wm' AND tablename = 'kv' AND attname LIKE 'v\_%' ORDER BY 1;
+
 -- a row with TTL 2 disappears (waited for at most 15 seconds)
 INSERT INTO wm.kv (k, c, v, v_ttl) VALUES (2, 1, 'short-lived', 2);
 SELECT count(*) AS before_expiry FROM wm.kv WHERE k = 2;
