@@ -111,7 +111,7 @@ cqlfdw_meta_resolve(CqlFdwTable *t, Oid relid)
 		opt = meta_option(c->meta);
 		colname = get_attname(relid, i + 1, false);
 		a = get_attnum(relid, c->meta_of);
-		if (a <= 0 || a > t->natts || a == i + 1)
+		if (a <= 0 || a > t->natts)
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_COLUMN_NAME_NOT_FOUND),
 					 errmsg("column \"%s\" named by option \"%s\" of column \"%s\" does not exist in foreign table \"%s\"",
