@@ -212,9 +212,10 @@ sample_rows(CqlRemote *remote, Relation relation, int elevel, HeapTuple *rows,
 		Form_pg_attribute att = TupleDescAttr(as.tupdesc, lfirst_int(lc) - 1);
 
 		as.attnums[i] = lfirst_int(lc);
-		cqlfdw_conv_init_or_error(&as.convs[i], meta->cols[i].type, att->atttypid,
-								  att->atttypmod, RelationGetRelationName(relation),
-								  NameStr(att->attname));
+		cqlfdw_conv_init_column(&as.convs[i], meta->cols[i].type, t,
+								lfirst_int(lc), att->atttypid, att->atttypmod,
+								RelationGetRelationName(relation),
+								NameStr(att->attname));
 		i++;
 	}
 

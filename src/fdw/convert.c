@@ -318,6 +318,32 @@ cqlfdw_conv_init_or_error(CqlConv *cv, const cql_type *ctype, Oid pgtype,
 }
 
 /*
+ * cqlfdw_conv_init_column
+ *		As cqlfdw_conv_init_or_error for attribute a of table t, whose
+ *		value is read from or written to a result column or bind marker of
+ *		CQL type ctype.  A write time column (write_metadata.c) of type
+ *		timestamp with time zone is read from, and written as, the bigint
+ *		microseconds since 1970-01-01 UTC of WRITETIME() and USING TIMESTAMP.
+ */
+void
+cqlfdw_conv_init_column(CqlConv *cv, const cql_type *ctype,
+						const CqlFdwTable *t, AttrNumber a, Oid pgtype,
+						int32 typmod, const char *relname, const char *colname)
+{
+	if (t->cols[a - 1].meta == CQLMETA_WRITETIME &&
+		getBaseType(pgtype) == TIMESTAMPTZOID && ctype->id == CQL_TYPE_BIGINT)
+	{
+		memset(cv, 0, sizeof(*cv));
+		cv->method = CONV_MICROS;
+		cv->ctype = ctype;
+		cv->pgtype = pgtype;
+		cv->typmod = typmod;
+		return;
+	}
+	cqlfdw_conv_init_or_error(cv, ctype, pgtype, typmod, relname, colname);
+}
+
+/*
  * cqlfdw_check_rows
  *		Refuse a page of rows that does not have the shape it will be read
  *		with.
@@ -624,6 +650,17 @@ cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n, bool *isnull)
 				if ((st = cql_decode_uuid(p, n, u->data)) != CQL_OK)
 					bad_value(cv, st);
 				return UUIDPGetDatum(u);
+			}
+		case CONV_MICROS:
+			{
+				int64_t		us;
+
+				if ((st = cql_decode_bigint(p, n, &us)) != CQL_OK)
+					bad_value(cv, st);
+				if (pg_sub_s64_overflow(us, PG_EPOCH_OFFSET_US, &us) ||
+					!IS_VALID_TIMESTAMP(us))
+					out_of_range(cv);
+				return TimestampTzGetDatum(us);
 			}
 		case CONV_TIMESTAMPTZ:
 		case CONV_TIMESTAMP:
@@ -955,6 +992,17 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 				if (cv->ctype->id == CQL_TYPE_TIMEUUID && (u->data[6] >> 4) != 1)
 					return CQLW_UNREPRESENTABLE;
 				cql_encode_uuid(out, u->data);
+				return CQLW_OK;
+			}
+		case CONV_MICROS:
+			{
+				TimestampTz ts = DatumGetTimestampTz(d);
+				int64		us;
+
+				if (TIMESTAMP_NOT_FINITE(ts) ||
+					pg_add_s64_overflow(ts, PG_EPOCH_OFFSET_US, &us))
+					return CQLW_UNREPRESENTABLE;
+				cql_encode_bigint(out, us);
 				return CQLW_OK;
 			}
 		case CONV_TIMESTAMPTZ:

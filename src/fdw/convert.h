@@ -39,7 +39,9 @@ typedef enum CqlConvMethod
 	CONV_JSONB,					/* any CQL type as JSON */
 	CONV_JSON,
 	CONV_ARRAY,					/* list, set, vector -> array */
-	CONV_PGVECTOR				/* vector<float, n> -> pgvector's vector(n) */
+	CONV_PGVECTOR,				/* vector<float, n> -> pgvector's vector(n) */
+	CONV_MICROS					/* bigint microseconds (a write time) ->
+								 * timestamptz */
 } CqlConvMethod;
 
 /*
@@ -82,6 +84,11 @@ extern bool cqlfdw_conv_init(CqlConv *cv, const cql_type *ctype, Oid pgtype,
 extern void cqlfdw_conv_init_or_error(CqlConv *cv, const cql_type *ctype,
 									  Oid pgtype, int32 typmod,
 									  const char *relname, const char *colname);
+struct CqlFdwTable;
+extern void cqlfdw_conv_init_column(CqlConv *cv, const cql_type *ctype,
+									const struct CqlFdwTable *t, AttrNumber a,
+									Oid pgtype, int32 typmod,
+									const char *relname, const char *colname);
 extern Datum cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n,
 							  bool *isnull);
 extern CqlWriteResult cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out);

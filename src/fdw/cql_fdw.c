@@ -85,6 +85,7 @@ cql_fdw_handler(PG_FUNCTION_ARGS)
 	routine->ExecForeignUpdate = cqlExecForeignUpdate;
 	routine->ExecForeignDelete = cqlExecForeignDelete;
 	routine->EndForeignModify = cqlEndForeignModify;
+	routine->ExplainForeignModify = cqlExplainForeignModify;
 	routine->BeginForeignInsert = cqlBeginForeignInsert;
 	routine->EndForeignInsert = cqlEndForeignInsert;
 	routine->IsForeignRelUpdatable = cqlIsForeignRelUpdatable;

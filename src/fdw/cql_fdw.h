@@ -121,6 +121,18 @@ typedef struct CqlBucketSpec
 	int			n;				/* multiple of the unit, or hash buckets */
 } CqlBucketSpec;
 
+/*
+ * Write metadata columns (write_metadata.c): a column of the foreign table
+ * that reads WRITETIME() or TTL() of another column and gives the USING
+ * TIMESTAMP / USING TTL of the statements that write it.
+ */
+typedef enum CqlMetaKind
+{
+	CQLMETA_NONE = 0,
+	CQLMETA_WRITETIME,			/* option writetime_of */
+	CQLMETA_TTL					/* option ttl_of */
+} CqlMetaKind;
+
 typedef struct CqlFdwColumn
 {
 	char	   *remote_name;	/* NULL for a dropped attribute */
@@ -143,6 +155,9 @@ typedef struct CqlFdwColumn
 									 * SAI on a collection's values, a map's
 									 * keys (CONTAINS, CONTAINS KEY) */
 	char	   *sai_keys_index;
+	CqlMetaKind meta;			/* a metadata column: remote_name is NULL */
+	char	   *meta_of;		/* option writetime_of/ttl_of: a column name */
+	AttrNumber	meta_attnum;	/* that column, resolved */
 } CqlFdwColumn;
 
 typedef struct CqlFdwTable

@@ -1198,13 +1198,27 @@ cqlfdw_deparse_truncate(const CqlFdwTable *t)
 }
 
 /*
+ * append_using
+ *		" USING TTL ? AND TIMESTAMP ?", or either part alone, or nothing.
+ */
+static void
+append_using(StringInfo buf, bool with_ttl, bool with_timestamp)
+{
+	if (with_ttl)
+		appendStringInfoString(buf, " USING TTL ?");
+	if (with_timestamp)
+		appendStringInfoString(buf, with_ttl ? " AND TIMESTAMP ?" : " USING TIMESTAMP ?");
+}
+
+/*
  * cqlfdw_deparse_insert
  *		INSERT of the columns attrs (attnums, in marker order), each a bind
- *		marker; optionally IF NOT EXISTS and USING TTL ? (its marker last).
+ *		marker; optionally IF NOT EXISTS and USING TTL ? AND TIMESTAMP ?
+ *		(those markers last, in that order).
  */
 char *
 cqlfdw_deparse_insert(const CqlFdwTable *t, List *attrs, bool if_not_exists,
-					  bool with_ttl)
+					  bool with_ttl, bool with_timestamp)
 {
 	StringInfoData buf;
 	ListCell   *lc;
@@ -1225,8 +1239,7 @@ cqlfdw_deparse_insert(const CqlFdwTable *t, List *attrs, bool if_not_exists,
 	appendStringInfoChar(&buf, ')');
 	if (if_not_exists)
 		appendStringInfoString(&buf, " IF NOT EXISTS");
-	if (with_ttl)
-		appendStringInfoString(&buf, " USING TTL ?");
+	append_using(&buf, with_ttl, with_timestamp);
 	return buf.data;
 }
 
@@ -1252,10 +1265,12 @@ append_conds(StringInfo buf, const CqlFdwTable *t, List *conds)
 /*
  * cqlfdw_deparse_update
  *		UPDATE with the assignments sets and the key conditions conds; the
- *		marker of USING TTL ? (with_ttl) comes first in the text.
+ *		markers of USING TTL ? AND TIMESTAMP ? (with_ttl, with_timestamp)
+ *		come first in the text.
  */
 char *
-cqlfdw_deparse_update(const CqlFdwTable *t, List *sets, bool with_ttl, List *conds)
+cqlfdw_deparse_update(const CqlFdwTable *t, List *sets, bool with_ttl,
+					  bool with_timestamp, List *conds)
 {
 	StringInfoData buf;
 	ListCell   *lc;
@@ -1263,8 +1278,7 @@ cqlfdw_deparse_update(const CqlFdwTable *t, List *sets, bool with_ttl, List *con
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, "UPDATE ");
 	cqlfdw_append_table(&buf, t);
-	if (with_ttl)
-		appendStringInfoString(&buf, " USING TTL ?");
+	append_using(&buf, with_ttl, with_timestamp);
 	appendStringInfoString(&buf, " SET ");
 	foreach(lc, sets)
 	{
@@ -1339,6 +1353,25 @@ cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,
 		if (!first)
 			appendStringInfoString(&buf, ", ");
 		cqlfdw_append_ident(&buf, t->cols[i].remote_name);
+		*retrieved_attrs = lappend_int(*retrieved_attrs, a);
+		first = false;
+	}
+	/* write metadata columns (write_metadata.c): WRITETIME("v"), TTL("v") */
+	for (int i = 0; i < t->natts; i++)
+	{
+		AttrNumber	a = i + 1;
+
+		if (t->cols[i].meta == CQLMETA_NONE)
+			continue;
+		if (!whole_row &&
+			!bms_is_member(a - FirstLowInvalidHeapAttributeNumber, attrs_used))
+			continue;
+		if (!first)
+			appendStringInfoString(&buf, ", ");
+		appendStringInfoString(&buf, t->cols[i].meta == CQLMETA_TTL
+							   ? "TTL(" : "WRITETIME(");
+		cqlfdw_append_ident(&buf, t->cols[t->cols[i].meta_attnum - 1].remote_name);
+		appendStringInfoChar(&buf, ')');
 		*retrieved_attrs = lappend_int(*retrieved_attrs, a);
 		first = false;
 	}

@@ -78,9 +78,11 @@ extern void cqlfdw_append_ident(StringInfo buf, const char *ident);
 extern void cqlfdw_append_table(StringInfo buf, const CqlFdwTable *t);
 extern char *cqlfdw_deparse_truncate(const CqlFdwTable *t);
 extern char *cqlfdw_deparse_insert(const CqlFdwTable *t, List *attrs,
-								   bool if_not_exists, bool with_ttl);
+								   bool if_not_exists, bool with_ttl,
+								   bool with_timestamp);
 extern char *cqlfdw_deparse_update(const CqlFdwTable *t, List *sets,
-								   bool with_ttl, List *conds);
+								   bool with_ttl, bool with_timestamp,
+								   List *conds);
 extern char *cqlfdw_deparse_delete(const CqlFdwTable *t, List *conds);
 extern char *cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,
 								   Bitmapset *attrs_used, int order_direction,

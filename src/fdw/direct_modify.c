@@ -300,7 +300,7 @@ cqlPlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 			append_key_cond(&conds, &binds, &exprs, range_attr, b->upper, b->upper_kind);
 	}
 	cql = (operation == CMD_UPDATE)
-		? cqlfdw_deparse_update(t, sets, opts.ttl > 0, conds)
+		? cqlfdw_deparse_update(t, sets, opts.ttl > 0, false, conds)
 		: cqlfdw_deparse_delete(t, conds);
 
 	fscan->operation = operation;

@@ -31,6 +31,7 @@
 #include "access/sysattr.h"
 #include "access/table.h"
 #include "catalog/pg_type.h"
+#include "commands/explain.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -56,6 +57,7 @@
 #include "planner.h"
 #include "remote.h"
 #include "txn_writes.h"
+#include "write_metadata.h"
 
 /* requests, and rows in them, in flight at once for a pipelined insert */
 #define MAX_WRITES_IN_FLIGHT	256
@@ -69,7 +71,8 @@
 enum FdwModifyPrivateIndex
 {
 	FdwModifyPrivateCql,		/* String: the statement */
-	FdwModifyPrivateBindAttrs,	/* IntList: attnum of each marker (0 = TTL) */
+	FdwModifyPrivateBindAttrs,	/* IntList: attnum of each marker (0 = the
+								 * option ttl) */
 	FdwModifyPrivateBindKinds,	/* IntList: CqlModBind of each marker */
 	FdwModifyPrivateHasReturning	/* Integer */
 };
@@ -80,7 +83,8 @@ typedef enum CqlModBind
 	MODBIND_NEW = 0,			/* the new row (INSERT values, UPDATE SET) */
 	MODBIND_KEY,				/* the old row's key (junk column) */
 	MODBIND_COUNTER,			/* counter delta of "n = n + x" */
-	MODBIND_TTL					/* USING TTL ? */
+	MODBIND_TTL,				/* USING TTL ?: a TTL column or option ttl */
+	MODBIND_TIMESTAMP			/* USING TIMESTAMP ?: a write time column */
 } CqlModBind;
 
 typedef struct CqlPendingWrite
@@ -261,7 +265,8 @@ cqlAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
 		{
 			Form_pg_attribute att = TupleDescAttr(RelationGetDescr(target_relation), i);
 
-			if (t->cols[i].remote_name == NULL || is_key_column(t, i + 1))
+			if ((t->cols[i].remote_name == NULL &&
+				 t->cols[i].meta == CQLMETA_NONE) || is_key_column(t, i + 1))
 				continue;
 			add_row_identity_var(root,
 								 makeVar(rtindex, i + 1, att->atttypid, att->atttypmod,
@@ -346,8 +351,9 @@ cqlfdw_is_counter_increment(Expr *expr, Index rtindex, AttrNumber attnum)
  * assigned columns, a counter only by "n = n + x" or "n = n - x" (sent as an
  * increment by new minus old), then names the row by its key; key columns
  * cannot be updated.  DELETE names the row by its key.  With the option ttl
- * the statement has USING TTL ? (INSERT, UPDATE).  Errors are raised here,
- * at plan time.
+ * the statement has USING TTL ? (INSERT, UPDATE); a write metadata column
+ * the statement writes (write_metadata.c) gives the value of USING TTL ? or
+ * USING TIMESTAMP ?.  Errors are raised here, at plan time.
  */
 List *
 cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
@@ -365,9 +371,12 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 	List	   *kinds = NIL;
 	bool		has_returning = plan->returningLists != NIL &&
 		list_nth(plan->returningLists, subplan_index) != NIL;
+	CqlMetaWrite mw;
 
 	if (operation == CMD_INSERT)
 	{
+		Bitmapset  *written = NULL;
+
 		for (int i = 0; i < tupdesc->natts; i++)
 		{
 			Form_pg_attribute att = TupleDescAttr(tupdesc, i);
@@ -379,6 +388,10 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 			if (!bms_is_member(a - FirstLowInvalidHeapAttributeNumber, cqlfdw_planner_inserted_cols(root, rte)) &&
 				!att->atthasdef && !is_key_column(t, a))
 				continue;
+			written = bms_add_member(written, a - FirstLowInvalidHeapAttributeNumber);
+			/* a write metadata column is USING TTL/TIMESTAMP, below */
+			if (t->cols[i].meta != CQLMETA_NONE)
+				continue;
 			if (is_counter_column(t, a))
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -389,11 +402,20 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 			attrs = lappend_int(attrs, a);
 			kinds = lappend_int(kinds, MODBIND_NEW);
 		}
-		cql = cqlfdw_deparse_insert(t, attrs, opts.if_not_exists, opts.ttl > 0);
-		if (opts.ttl > 0)
+		cqlfdw_meta_plan_write(t, tupdesc, RelationGetRelationName(rel), written,
+							   opts.if_not_exists, &mw);
+		cql = cqlfdw_deparse_insert(t, attrs, opts.if_not_exists,
+									opts.ttl > 0 || mw.ttl_attnum > 0,
+									mw.ts_attnum > 0);
+		if (opts.ttl > 0 || mw.ttl_attnum > 0)
 		{
-			attrs = lappend_int(attrs, 0);
+			attrs = lappend_int(attrs, mw.ttl_attnum);
 			kinds = lappend_int(kinds, MODBIND_TTL);
+		}
+		if (mw.ts_attnum > 0)
+		{
+			attrs = lappend_int(attrs, mw.ts_attnum);
+			kinds = lappend_int(kinds, MODBIND_TIMESTAMP);
 		}
 	}
 	else if (operation == CMD_UPDATE)
@@ -411,6 +433,9 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 			AttrNumber	a = col + FirstLowInvalidHeapAttributeNumber;
 
 			if (a <= InvalidAttrNumber)
+				continue;
+			/* a write metadata column is USING TTL/TIMESTAMP, below */
+			if (t->cols[a - 1].meta != CQLMETA_NONE)
 				continue;
 			if (is_key_column(t, a))
 				ereport(ERROR,
@@ -455,16 +480,24 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 				set_kinds = lappend_int(set_kinds, MODBIND_NEW);
 			}
 		}
-		/* markers: USING TTL ?, the assignments, the key */
-		if (opts.ttl > 0)
+		/* markers: USING TTL ? AND TIMESTAMP ?, the assignments, the key */
+		cqlfdw_meta_plan_write(t, tupdesc, RelationGetRelationName(rel), updated,
+							   false, &mw);
+		if (opts.ttl > 0 || mw.ttl_attnum > 0)
 		{
-			attrs = lappend_int(attrs, 0);
+			attrs = lappend_int(attrs, mw.ttl_attnum);
 			kinds = lappend_int(kinds, MODBIND_TTL);
+		}
+		if (mw.ts_attnum > 0)
+		{
+			attrs = lappend_int(attrs, mw.ts_attnum);
+			kinds = lappend_int(kinds, MODBIND_TIMESTAMP);
 		}
 		attrs = list_concat(attrs, set_attrs);
 		kinds = list_concat(kinds, set_kinds);
 		append_key_binds(t, &conds, &attrs, &kinds);
-		cql = cqlfdw_deparse_update(t, sets, opts.ttl > 0, conds);
+		cql = cqlfdw_deparse_update(t, sets, opts.ttl > 0 || mw.ttl_attnum > 0,
+									mw.ts_attnum > 0, conds);
 	}
 	else if (operation == CMD_DELETE)
 	{
@@ -559,10 +592,11 @@ begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate
 		{
 			Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), a - 1);
 
-			cqlfdw_conv_init_or_error(&ms->convs[i], meta->bind[i].type,
-									  ms->bind_kinds[i] == MODBIND_COUNTER ? INT8OID : att->atttypid,
-									  att->atttypmod, ms->relname,
-									  NameStr(att->attname));
+			cqlfdw_conv_init_column(&ms->convs[i], meta->bind[i].type,
+									ms->remote.table, a,
+									ms->bind_kinds[i] == MODBIND_COUNTER ? INT8OID : att->atttypid,
+									att->atttypmod, ms->relname,
+									NameStr(att->attname));
 			if (ms->bind_kinds[i] == MODBIND_KEY || ms->bind_kinds[i] == MODBIND_COUNTER)
 			{
 				ms->junk_attnos[i] =
@@ -669,7 +703,16 @@ encode_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 		switch (ms->bind_kinds[i])
 		{
 			case MODBIND_TTL:
-				d = Int32GetDatum(ms->remote.opts.ttl);
+			case MODBIND_TIMESTAMP:
+				if (!cqlfdw_meta_value(ms->remote.table, slot, a,
+									   ms->bind_kinds[i] == MODBIND_TTL,
+									   ms->remote.opts.ttl, ms->relname, &d))
+				{
+					/* unset: the option ttl, the table's default, "now" */
+					values[i].p = NULL;
+					values[i].n = CQL_VALUE_UNSET;
+					continue;
+				}
 				isnull = false;
 				break;
 			case MODBIND_KEY:
@@ -1270,6 +1313,20 @@ cqlEndForeignModify(EState *estate, ResultRelInfo *rinfo)
 		cqlfdw_remote_release(&ms->remote);
 	}
 	PG_END_TRY();
+}
+
+/*
+ * cqlExplainForeignModify
+ *		ExplainForeignModify callback: with VERBOSE, the "Remote CQL" sent
+ *		for each row, as postgres_fdw shows its "Remote SQL".
+ */
+void
+cqlExplainForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
+						List *fdw_private, int subplan_index, ExplainState *es)
+{
+	if (es->verbose)
+		ExplainPropertyText("Remote CQL",
+							strVal(list_nth(fdw_private, FdwModifyPrivateCql)), es);
 }
 
 /* COPY FROM and INSERT into a partition route through these */

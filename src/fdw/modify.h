@@ -38,6 +38,9 @@ extern TupleTableSlot *cqlExecForeignDelete(EState *estate, ResultRelInfo *rinfo
 											TupleTableSlot *slot,
 											TupleTableSlot *planSlot);
 extern void cqlEndForeignModify(EState *estate, ResultRelInfo *rinfo);
+extern void cqlExplainForeignModify(ModifyTableState *mtstate,
+									ResultRelInfo *rinfo, List *fdw_private,
+									int subplan_index, ExplainState *es);
 extern void cqlBeginForeignInsert(ModifyTableState *mtstate, ResultRelInfo *rinfo);
 extern void cqlEndForeignInsert(EState *estate, ResultRelInfo *rinfo);
 extern int	cqlIsForeignRelUpdatable(Relation rel);

@@ -141,6 +141,8 @@ static const CqlOption cql_options[] = {
 	{"sai_similarity", AttributeRelationId, OPT_SIMILARITY},	/* written by IMPORT */
 	{"sai_values_index", AttributeRelationId, OPT_STRING},	/* written by IMPORT */
 	{"sai_keys_index", AttributeRelationId, OPT_STRING},	/* written by IMPORT */
+	{"writetime_of", AttributeRelationId, OPT_STRING},	/* write_metadata.c */
+	{"ttl_of", AttributeRelationId, OPT_STRING},
 
 	{NULL, InvalidOid, OPT_STRING}
 };
@@ -506,6 +508,53 @@ check_tls_options(List *options_list)
 				 errhint("Add sslrootcert '/absolute/path/ca.pem' (superuser), or use sslmode 'require' to encrypt without verifying.")));
 }
 
+/*
+ * check_metadata_options
+ *		Cross-check the options of one column: a write metadata column
+ *		(writetime_of or ttl_of) reads a function of another column and has
+ *		no remote column of its own, so it takes neither both options nor
+ *		one describing a remote column.
+ *
+ * Whether the column it names exists, is a regular column and has a type
+ * Cassandra reports write metadata for is known only with the table's
+ * layout: write_metadata.c checks that when the table is first used.
+ */
+static void
+check_metadata_options(List *options_list)
+{
+	const char *meta = NULL;
+	const char *other = NULL;
+	ListCell   *cell;
+
+	foreach(cell, options_list)
+	{
+		DefElem    *def = (DefElem *) lfirst(cell);
+
+		if (strcmp(def->defname, "writetime_of") == 0 ||
+			strcmp(def->defname, "ttl_of") == 0)
+		{
+			if (meta)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+						 errmsg("options \"%s\" and \"%s\" cannot be used together",
+								meta, def->defname),
+						 errdetail("A write metadata column reads either the write time or the TTL of one column."),
+						 errhint("Declare one column for each: wt bigint OPTIONS (writetime_of 'v'), remaining integer OPTIONS (ttl_of 'v').")));
+			meta = def->defname;
+		}
+		else
+			other = def->defname;
+	}
+	if (meta && other)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+				 errmsg("option \"%s\" cannot be used together with option \"%s\"",
+						meta, other),
+				 errdetail("A column with option \"%s\" is no Cassandra column: it reads %s of the column it names.",
+						   meta, strcmp(meta, "ttl_of") == 0 ? "TTL()" : "WRITETIME()"),
+				 errhint("Remove option \"%s\" from this column.", other)));
+}
+
 PG_FUNCTION_INFO_V1(cql_fdw_validator);
 
 /*
@@ -560,6 +609,8 @@ cql_fdw_validator(PG_FUNCTION_ARGS)
 	}
 	if (catalog == ForeignServerRelationId)
 		check_tls_options(options_list);
+	if (catalog == AttributeRelationId)
+		check_metadata_options(options_list);
 
 	PG_RETURN_VOID();
 }

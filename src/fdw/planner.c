@@ -42,6 +42,7 @@
 #include "deparse.h"
 #include "planner.h"
 #include "vector_search.h"
+#include "write_metadata.h"
 
 /* Cost model (see file header) */
 #define CQL_REQUEST_COST		25.0	/* one round trip to a replica */
@@ -124,6 +125,7 @@ cqlfdw_table_for_rel(Oid relid, Oid userid, CqlFdwOptions *opts)
 		cqlfdw_get_options(ft->serverid, userid, relid, opts);
 		cqlfdw_complete_layout(t, relid, user, opts);
 	}
+	cqlfdw_meta_resolve(t, relid);
 	return t;
 }
 

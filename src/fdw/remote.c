@@ -30,6 +30,7 @@
 #include "cql_cluster.h"
 #include "compat.h"
 #include "remote.h"
+#include "write_metadata.h"
 
 /*
  * cqlfdw_scan_userid, cqlfdw_result_userid
@@ -110,6 +111,7 @@ cqlfdw_remote_resolve_rel(CqlRemote *r, Relation rel, Oid userid, const char *cq
 	r->table = cqlfdw_get_table(relid, &r->opts, &complete);
 	if (!complete)
 		cqlfdw_complete_layout(r->table, relid, r->user, &r->opts);
+	cqlfdw_meta_resolve(r->table, relid);
 	r->keyspace = r->table->keyspace;
 }
 

@@ -301,9 +301,9 @@ setup_convs(CqlScanState *st, cql_prepared *p)
 	{
 		Form_pg_attribute att = TupleDescAttr(tupdesc, st->retrieved[i] - 1);
 
-		cqlfdw_conv_init_or_error(&st->convs[i], p->cols[i].type, att->atttypid,
-								  att->atttypmod, st->relname,
-								  NameStr(att->attname));
+		cqlfdw_conv_init_column(&st->convs[i], p->cols[i].type, st->remote.table,
+								st->retrieved[i], att->atttypid, att->atttypmod,
+								st->relname, NameStr(att->attname));
 	}
 	st->meta_changes = p->metadata_changes;
 }

@@ -177,7 +177,16 @@ cqlfdw_get_table(Oid relid, const CqlFdwOptions *opts, bool *complete)
 				c->sai_values_index = pstrdup(v);
 			else if (strcmp(def->defname, "sai_keys_index") == 0)
 				c->sai_keys_index = pstrdup(v);
+			else if (strcmp(def->defname, "writetime_of") == 0 ||
+					 strcmp(def->defname, "ttl_of") == 0)
+			{
+				c->meta = (def->defname[0] == 'w') ? CQLMETA_WRITETIME : CQLMETA_TTL;
+				c->meta_of = pstrdup(v);
+			}
 		}
+		/* a metadata column is no remote column (write_metadata.c) */
+		if (c->meta != CQLMETA_NONE)
+			c->remote_name = NULL;
 	}
 
 	*complete = any_kind;
