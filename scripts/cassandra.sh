@@ -21,7 +21,9 @@
 # Nodes (all ports 9042 CQL / 7000 storage, one loopback address each):
 #   single  127.0.0.1           one node, no authentication
 #   node1..node3 127.0.0.1-3    "cluster": all seeds, balanced tokens
-#   auth    127.0.0.4           PasswordAuthenticator, cassandra/cassandra
+#   auth    127.0.0.4           PasswordAuthenticator, cassandra/cassandra;
+#                               dynamic data masking on, index queries
+#                               need a partition key (guardrail)
 #   scratch 127.0.0.5           spare single node for experiments
 #   tls     127.0.0.6           client encryption (PEM), optional (TLS and
 #                               plaintext on one port), no client certificate
@@ -241,6 +243,17 @@ render_yaml()
 		-e "s|@DATA_DIR@|$dir/data|g" \
 		"$REPO/cassandra/cassandra.yaml.in" > "$dir/conf/cassandra.yaml"
 	grep -q '@[A-Z_]*@' "$dir/conf/cassandra.yaml" && die "unreplaced placeholder in $dir/conf/cassandra.yaml"
+	if [ "$AUTH" = 1 ]; then
+		# the auth node also has Cassandra 5.0's optional behaviours on:
+		# dynamic data masking (roles without UNMASK read masked values)
+		# and the guardrail that refuses index queries without a partition
+		# key (tests/pgtap/50_cassandra5.sql)
+		cat >> "$dir/conf/cassandra.yaml" <<-YAML
+
+		dynamic_data_masking_enabled: true
+		non_partition_restricted_index_query_enabled: false
+		YAML
+	fi
 	if [ -n "$TLS" ]; then
 		# client encryption from PEM files, no Java keystore (Cassandra 5.0)
 		cat >> "$dir/conf/cassandra.yaml" <<-YAML

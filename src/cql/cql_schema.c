@@ -263,6 +263,7 @@ cql_table_meta_free(cql_table_meta *t)
 		cql_free(a, t->columns[i].sai_values_index);
 		cql_free(a, t->columns[i].sai_keys_index);
 		cql_free(a, t->columns[i].sai_entries_index);
+		cql_free(a, t->columns[i].mask);
 		cql_type_free(t->columns[i].type, a);
 	}
 	cql_free(a, t->columns);
@@ -917,6 +918,96 @@ map_text_value(const cql_result *r, int row, int col, const char *key,
 }
 
 /*
+ * load_column_masks
+ *		The masking function of each masked column (Cassandra 5.0 dynamic
+ *		data masking, system_schema.column_masks), as "keyspace.function".
+ *		A node without the table (before 5.0) or a failure leaves the
+ *		columns unmasked in the metadata.
+ */
+static void
+load_column_masks(cql_conn *c, cql_table_meta *t, const cql_allocator *a)
+{
+	cql_result	res;
+	cql_error	err;
+	int			c_col,
+				c_ks,
+				c_fn;
+
+	if (run(c, "SELECT column_name, function_keyspace, function_name "
+			"FROM system_schema.column_masks WHERE keyspace_name = ? AND table_name = ?",
+			t->keyspace, t->name, &res, &err) != CQL_OK)
+		return;
+	c_col = cql_sysrow_col(&res, "column_name");
+	c_ks = cql_sysrow_col(&res, "function_keyspace");
+	c_fn = cql_sysrow_col(&res, "function_name");
+	for (int row = 0; res.kind == CQL_RESULT_ROWS && row < res.rows_count; row++)
+	{
+		bool		nomem = false;
+		char	   *col = cql_sysrow_text(a, &res, row, c_col, false, &nomem);
+		char	   *ks = cql_sysrow_text(a, &res, row, c_ks, true, &nomem);
+		char	   *fn = cql_sysrow_text(a, &res, row, c_fn, false, &nomem);
+
+		for (int i = 0; col && fn && i < t->ncolumns; i++)
+		{
+			size_t		n;
+
+			if (strcmp(t->columns[i].name, col) != 0 || t->columns[i].mask)
+				continue;
+			n = (ks ? strlen(ks) + 1 : 0) + strlen(fn) + 1;
+			t->columns[i].mask = cql_alloc(a, n);
+			if (t->columns[i].mask)
+				snprintf(t->columns[i].mask, n, "%s%s%s", ks ? ks : "", ks ? "." : "", fn);
+		}
+		cql_free(a, col);
+		cql_free(a, ks);
+		cql_free(a, fn);
+	}
+	cql_result_free(&res);
+}
+
+/*
+ * cql_node_setting
+ *		One row of system_views.settings of the node c is connected to:
+ *		guardrails and other configuration that decide which statements
+ *		the node accepts.  Missing setting or table: "" and CQL_OK.
+ */
+cql_status
+cql_node_setting(cql_conn *c, const char *name, char *buf, size_t cap, cql_error *err)
+{
+	cql_result	res;
+	cql_status	st;
+
+	if (cap == 0)
+		return CQL_ERR_INVALID_ARG;
+	buf[0] = '\0';
+	st = run(c, "SELECT value FROM system_views.settings WHERE name = ?", name, NULL, &res, err);
+	if (st != CQL_OK)
+	{
+		/* no virtual tables (before 4.0): no guardrails either */
+		if (cql_schema_missing(st, err))
+		{
+			cql_error_clear(err);
+			return CQL_OK;
+		}
+		return st;
+	}
+	if (res.kind == CQL_RESULT_ROWS && res.rows_count > 0)
+	{
+		const cql_elem *e = cql_sysrow_cell(&res, 0, cql_sysrow_col(&res, "value"));
+
+		if (e && e->n > 0)
+		{
+			size_t		n = (size_t) e->n < cap - 1 ? (size_t) e->n : cap - 1;
+
+			memcpy(buf, e->p, n);
+			buf[n] = '\0';
+		}
+	}
+	cql_result_free(&res);
+	return CQL_OK;
+}
+
+/*
  * unquote_name
  *		A column name as an index target writes it: plain, or in double
  *		quotes with "" for a quote.  False when it does not fit.
@@ -1192,7 +1283,10 @@ cql_schema_load_table(cql_conn *c, const char *keyspace, const char *table,
 		(*out)->is_view = is_view;
 		(*out)->is_counter = is_counter;
 		if (home == 1 && !is_view)
+		{
 			load_sai_indexes(c, *out, a);
+			load_column_masks(c, *out, a);
+		}
 	}
 	cql_schema_names_free(strs, nstrs, a);
 	cql_free(a, rows);

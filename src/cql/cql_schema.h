@@ -74,6 +74,9 @@ typedef struct cql_column_meta
 	char	   *sai_values_index;	/* SAI on a collection's values(c) */
 	char	   *sai_keys_index; /* SAI on a map's keys(m) */
 	char	   *sai_entries_index;	/* SAI on a map's entries(m) */
+	char	   *mask;			/* dynamic data masking: the masking
+								 * function ("system.mask_default"), or
+								 * NULL (system_schema.column_masks) */
 } cql_column_meta;
 
 typedef struct cql_udt_meta
@@ -151,6 +154,14 @@ extern const cql_column_meta *cql_table_meta_column(const cql_table_meta *t,
  * CQL_ERR_TIMEOUT when timeout_ms passes without agreement.
  */
 extern cql_status cql_schema_await_agreement(cql_conn *c, int timeout_ms, cql_error *err);
+
+/*
+ * The value of a node setting (system_views.settings, Cassandra 4.0+), e.g.
+ * a guardrail, as text into buf.  CQL_OK with buf "" when the node has no
+ * such setting or no settings table.
+ */
+extern cql_status cql_node_setting(cql_conn *c, const char *name, char *buf, size_t cap,
+								   cql_error *err);
 
 /* Was this error an unknown keyspace/table (not another problem)? */
 extern bool cql_schema_missing(cql_status st, const cql_error *err);

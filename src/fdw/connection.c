@@ -365,12 +365,49 @@ connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts,
 	entry->tls = tls;
 	entry->invalidated = false;
 	entry->auth_required = need_auth;
+	entry->index_needs_pk = -1;
 	entry->server_hashvalue =
 		GetSysCacheHashValue1(FOREIGNSERVEROID, ObjectIdGetDatum(server->serverid));
 	entry->mapping_hashvalue =
 		GetSysCacheHashValue1(USERMAPPINGOID, ObjectIdGetDatum(user->umid));
 	entry->serverid = server->serverid;
 	return entry;
+}
+
+/*
+ * cqlfdw_index_needs_partition_key
+ *		Does the server refuse index queries without a partition-key
+ *		restriction?  Cassandra 5.0's guardrail
+ *		non_partition_restricted_index_query_enabled (false: refused), as the
+ *		control connection's node reports it in system_views.settings; read
+ *		once per connection.  The planner then evaluates such predicates
+ *		locally instead of sending a statement the node rejects.  A node
+ *		without the setting, or a role that may not read it, gets the
+ *		default (allowed).  Superusers are spared by guardrails, but are
+ *		treated alike.
+ */
+bool
+cqlfdw_index_needs_partition_key(UserMapping *user, const CqlFdwOptions *opts)
+{
+	CqlConnEntry *entry = cqlfdw_get_connection(user, opts);
+
+	if (entry->index_needs_pk < 0)
+	{
+		char		value[32];
+		cql_error	err;
+		cql_status	st;
+
+		cql_error_clear(&err);
+		st = cql_node_setting(cql_cluster_control(entry->cluster),
+							  "non_partition_restricted_index_query_enabled",
+							  value, sizeof(value), &err);
+		if (st != CQL_OK && err.code == CQL_ERRCODE_UNAUTHORIZED)
+			value[0] = '\0';	/* the role may not read settings: the default */
+		else if (st != CQL_OK)
+			cqlfdw_report(ERROR, st, &err, NULL);
+		entry->index_needs_pk = (pg_strcasecmp(value, "false") == 0) ? 1 : 0;
+	}
+	return entry->index_needs_pk == 1;
 }
 
 /*
@@ -400,6 +437,7 @@ cqlfdw_get_connection(UserMapping *user, const CqlFdwOptions *opts)
 		entry->pending_writes = false;
 		entry->generation = 0;
 		entry->auth_required = false;
+		entry->index_needs_pk = -1;
 	}
 
 	if (entry->cluster && need_auth && !entry->auth_required)

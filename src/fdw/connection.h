@@ -41,11 +41,15 @@ typedef struct CqlConnEntry
 	uint64		generation;		/* bumped on close: stale handles detectable */
 	uint32		server_hashvalue;
 	uint32		mapping_hashvalue;
+	int8		index_needs_pk; /* guardrail of the control node: 1 index
+								 * queries need the partition key, 0 not,
+								 * -1 not read yet */
 } CqlConnEntry;
 
 extern CqlConnEntry *cqlfdw_get_connection(UserMapping *user,
 										   const CqlFdwOptions *opts);
 extern void cqlfdw_check_interrupts(void);
+extern bool cqlfdw_index_needs_partition_key(UserMapping *user, const CqlFdwOptions *opts);
 
 /* in schema_cache.c */
 extern void cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,

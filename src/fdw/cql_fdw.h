@@ -73,6 +73,10 @@ typedef struct CqlFdwOptions
 	int			analyze_rows;	/* rows ANALYZE reads at most, 0 = all */
 	int			max_buckets;	/* bucket partitions one scan may read */
 	bool		index_pushdown; /* push predicates on SAI-indexed columns */
+	bool		index_needs_pk; /* the node's guardrail
+								 * non_partition_restricted_index_query_enabled
+								 * is false: no index query without the
+								 * partition key (set by the planner) */
 } CqlFdwOptions;
 
 /* Defaults documented in docs/cql_fdw.md */
@@ -155,6 +159,9 @@ typedef struct CqlFdwColumn
 									 * SAI on a collection's values, a map's
 									 * keys (CONTAINS, CONTAINS KEY) */
 	char	   *sai_keys_index;
+	char	   *masked;			/* option masked: the column's masking
+								 * function (Cassandra 5.0 dynamic data
+								 * masking): never pushed down */
 	CqlMetaKind meta;			/* a metadata column: remote_name is NULL */
 	char	   *meta_of;		/* option writetime_of/ttl_of: a column name */
 	AttrNumber	meta_attnum;	/* that column, resolved */

@@ -332,7 +332,8 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 	if (var->varattno > t->natts)
 		return false;
 	col = &t->cols[var->varattno - 1];
-	if (col->remote_name == NULL)
+	/* a masked column: Cassandra refuses it in WHERE to most roles */
+	if (col->remote_name == NULL || col->masked != NULL)
 		return false;
 	coltype = var->vartype;
 
@@ -489,8 +490,8 @@ match_collection_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwT
 	if (var->varattno > t->natts)
 		return false;
 	col = &t->cols[var->varattno - 1];
-	if (col->remote_name == NULL || col->kind == CQLCOL_PARTITION_KEY ||
-		col->kind == CQLCOL_CLUSTERING)
+	if (col->remote_name == NULL || col->masked != NULL ||
+		col->kind == CQLCOL_PARTITION_KEY || col->kind == CQLCOL_CLUSTERING)
 		return false;
 	if (kind == CQLBIND_CONTAINS)
 	{
@@ -707,6 +708,7 @@ push_index_conds(const CqlFdwTable *t, const CqlFdwOptions *opts, List *conds,
 {
 	bool		one_index = opts->consistency != CQL_CONSISTENCY_ONE &&
 		opts->consistency != CQL_CONSISTENCY_LOCAL_ONE;
+	bool		refused = shape->access == CQLACC_TOKEN_SCAN && opts->index_needs_pk;
 	ListCell   *lc;
 
 	foreach(lc, conds)
@@ -728,6 +730,12 @@ push_index_conds(const CqlFdwTable *t, const CqlFdwOptions *opts, List *conds,
 			continue;
 		if (one_index && shape->index_name && strcmp(shape->index_name, index) != 0)
 			continue;
+		if (refused)
+		{
+			/* the node would refuse it: evaluated locally, EXPLAIN says why */
+			shape->index_refused = index;
+			continue;
+		}
 		push(shape, c);
 		if (shape->index_name == NULL)
 			shape->index_name = index;
@@ -1023,6 +1031,10 @@ cqlfdw_order_matches(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *
 		 !bucket_merge) ||
 		shape->ck_has_in || t->nck == 0)
 		return 0;
+	/* masked clustering values are not in the order the rows come in */
+	for (int i = 0; i < t->nck; i++)
+		if (t->cols[t->ck[i] - 1].masked != NULL)
+			return 0;
 
 	foreach(lc, pathkeys)
 	{

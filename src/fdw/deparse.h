@@ -50,6 +50,8 @@ typedef struct CqlScanShape
 	int			index_conds;	/* predicates served by SAI indexes */
 	AttrNumber	ann_attnum;		/* ORDER BY this vector ANN OF ?, or 0 (set
 								 * by the planner, vector_search.c) */
+	const char *index_refused;	/* an index the node's guardrail forbids
+								 * without the partition key, or NULL */
 } CqlScanShape;
 
 /*

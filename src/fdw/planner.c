@@ -126,6 +126,22 @@ cqlfdw_table_for_rel(Oid relid, Oid userid, CqlFdwOptions *opts)
 		cqlfdw_complete_layout(t, relid, user, opts);
 	}
 	cqlfdw_meta_resolve(t, relid);
+
+	/* a table with SAI indexes: may the node use them without a partition key? */
+	if (opts->index_pushdown)
+	{
+		bool		indexed = false;
+
+		for (int i = 0; i < t->natts && !indexed; i++)
+			indexed = t->cols[i].sai_index || t->cols[i].sai_values_index ||
+				t->cols[i].sai_keys_index;
+		if (indexed)
+		{
+			cqlfdw_get_options(ft->serverid, userid, relid, opts);
+			opts->index_needs_pk =
+				cqlfdw_index_needs_partition_key(GetUserMapping(userid, ft->serverid), opts);
+		}
+	}
 	return t;
 }
 
@@ -637,6 +653,8 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	fdw_private = lappend(fdw_private, makeString(shape.ann_attnum != InvalidAttrNumber
 												  ? pstrdup(cqlfdw_ann_explain(fpinfo->table, shape.ann_attnum))
 												  : pstrdup("")));
+	fdw_private = lappend(fdw_private,
+						  makeString(pstrdup(shape.index_refused ? shape.index_refused : "")));
 
 	return make_foreignscan(tlist, local_exprs, baserel->relid, fdw_exprs,
 							fdw_private, NIL, NIL, outer_plan);
@@ -701,6 +719,7 @@ cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	List	   *bucket = (List *) list_nth(fdw_private, FdwScanPrivateBucket);
 	const char *index = strVal(list_nth(fdw_private, FdwScanPrivateIndex));
 	const char *ann = strVal(list_nth(fdw_private, FdwScanPrivateAnn));
+	const char *refused = strVal(list_nth(fdw_private, FdwScanPrivateIndexRefused));
 	StringInfoData buf;
 
 	initStringInfo(&buf);
@@ -729,6 +748,9 @@ cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	if (index[0])
 		appendStringInfo(&buf, access == CQLACC_TOKEN_SCAN ? " (%s)" : ", index filter (%s)",
 						 index);
+	if (refused[0])
+		appendStringInfo(&buf, ", index %s not used: guardrail non_partition_restricted_index_query_enabled is false",
+						 refused);
 	ExplainPropertyText("Access", buf.data, es);
 	if (es->analyze && access == CQLACC_MULTI_PARTITION)
 		ExplainPropertyInteger("Partitions read", NULL,

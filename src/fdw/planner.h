@@ -38,8 +38,10 @@ enum FdwScanPrivateIndex
 	FdwScanPrivateFiltering,	/* Integer: ALLOW FILTERING used */
 	FdwScanPrivateBucket,		/* IntList (FdwBucketIndex), or NIL */
 	FdwScanPrivateIndex,		/* String: SAI index used, "" for none */
-	FdwScanPrivateAnn			/* String: EXPLAIN text of an ANN search,
+	FdwScanPrivateAnn,			/* String: EXPLAIN text of an ANN search,
 								 * "" for none */
+	FdwScanPrivateIndexRefused	/* String: an index the node's guardrail
+								 * refuses without the partition key, "" */
 };
 
 /* the bucket column a scan enumerates (bucket.c) */

@@ -38,6 +38,7 @@ typedef struct LayoutCacheEntry
 	char	  **sim;			/* their similarity functions (vectors) */
 	char	  **vals;			/* SAI on a collection's values */
 	char	  **keys;			/* SAI on a map's keys */
+	char	  **mask;			/* masking functions */
 } LayoutCacheEntry;
 
 static HTAB *LayoutCache = NULL;
@@ -93,6 +94,8 @@ apply_entry(CqlFdwTable *t, const LayoutCacheEntry *e)
 			t->cols[i].sai_values_index = pstrdup(e->vals[i]);
 		if (t->cols[i].sai_keys_index == NULL && e->keys[i])
 			t->cols[i].sai_keys_index = pstrdup(e->keys[i]);
+		if (t->cols[i].masked == NULL && e->mask[i])
+			t->cols[i].masked = pstrdup(e->mask[i]);
 	}
 }
 
@@ -183,6 +186,7 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 		filled.sim = palloc0(sizeof(char *) * Max(t->natts, 1));
 		filled.vals = palloc0(sizeof(char *) * Max(t->natts, 1));
 		filled.keys = palloc0(sizeof(char *) * Max(t->natts, 1));
+		filled.mask = palloc0(sizeof(char *) * Max(t->natts, 1));
 		for (int i = 0; i < t->natts; i++)
 		{
 			const cql_column_meta *cm;
@@ -212,6 +216,7 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 			filled.sim[i] = cm->sai_similarity ? pstrdup(cm->sai_similarity) : NULL;
 			filled.vals[i] = cm->sai_values_index ? pstrdup(cm->sai_values_index) : NULL;
 			filled.keys[i] = cm->sai_keys_index ? pstrdup(cm->sai_keys_index) : NULL;
+			filled.mask[i] = cm->mask ? pstrdup(cm->mask) : NULL;
 		}
 		e = hash_search(LayoutCache, &relid, HASH_ENTER, &found);
 		if (found)
@@ -229,11 +234,14 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 					pfree(e->vals[i]);
 				if (e->keys[i])
 					pfree(e->keys[i]);
+				if (e->mask[i])
+					pfree(e->mask[i]);
 			}
 			pfree(e->sai);
 			pfree(e->sim);
 			pfree(e->vals);
 			pfree(e->keys);
+			pfree(e->mask);
 			pfree(e->kinds);
 			pfree(e->positions);
 			pfree(e->desc);
@@ -249,6 +257,7 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 		e->sim = filled.sim;
 		e->vals = filled.vals;
 		e->keys = filled.keys;
+		e->mask = filled.mask;
 	}
 	PG_FINALLY();
 	{
