@@ -127,10 +127,11 @@ SELECT count(*) FROM sai.t WHERE b = 7000;
 
 -- collections: = ANY(col) and col @> ARRAY[x] as CONTAINS on an index of a
 -- set's or list's values, col ? key as CONTAINS KEY on an index of a map's
--- keys (maps read as jsonb); compared with a local copy
+-- keys, col ->> key = value as col[key] = value on an index of a map's
+-- entries (maps read as jsonb); compared with a local copy
 DO $$
 BEGIN
-  PERFORM cql_execute('cass', 'CREATE TABLE regress_sai.coll (k int, c int, s set<text>, l list<int>, m map<text, int>, mi map<int, text>, f set<double>, u set<uuid>, PRIMARY KEY (k, c))');
+  PERFORM cql_execute('cass', 'CREATE TABLE regress_sai.coll (k int, c int, s set<text>, l list<int>, m map<text, int>, mi map<int, text>, f set<double>, u set<uuid>, mt map<text, text>, PRIMARY KEY (k, c))');
   PERFORM cql_execute('cass', 'CREATE INDEX coll_s ON regress_sai.coll (s) USING ''sai''');
   PERFORM cql_execute('cass', 'CREATE INDEX coll_l ON regress_sai.coll (values(l)) USING ''sai''');
   PERFORM cql_execute('cass', 'CREATE INDEX coll_mk ON regress_sai.coll (keys(m)) USING ''sai''');
@@ -138,9 +139,10 @@ BEGIN
   PERFORM cql_execute('cass', 'CREATE INDEX coll_mi ON regress_sai.coll (keys(mi)) USING ''sai''');
   PERFORM cql_execute('cass', 'CREATE INDEX coll_f ON regress_sai.coll (f) USING ''sai''');
   PERFORM cql_execute('cass', 'CREATE INDEX coll_u ON regress_sai.coll (u) USING ''sai''');
+  PERFORM cql_execute('cass', 'CREATE INDEX coll_mt ON regress_sai.coll (entries(mt)) USING ''sai''');
   FOR i IN 1..150 LOOP
     BEGIN
-      PERFORM cql_execute('cass', 'SELECT k FROM regress_sai.coll WHERE s CONTAINS ''-'' AND l CONTAINS 0 AND m CONTAINS KEY ''-'' AND mi CONTAINS KEY 0 AND f CONTAINS 0 AND u CONTAINS 00000000-0000-0000-0000-000000000000');
+      PERFORM cql_execute('cass', 'SELECT k FROM regress_sai.coll WHERE s CONTAINS ''-'' AND l CONTAINS 0 AND m CONTAINS KEY ''-'' AND mi CONTAINS KEY 0 AND f CONTAINS 0 AND u CONTAINS 00000000-0000-0000-0000-000000000000 AND mt[''-''] = ''-''');
       EXIT;
     EXCEPTION WHEN OTHERS THEN
       PERFORM pg_sleep(0.2);
@@ -150,14 +152,15 @@ END $$;
 IMPORT FOREIGN SCHEMA regress_sai LIMIT TO (coll) FROM SERVER cass INTO sai;
 SELECT attname, array_to_string(attfdwoptions, ', ') AS options
 FROM pg_attribute WHERE attrelid = 'sai.coll'::regclass AND attnum > 0 ORDER BY attnum;
-INSERT INTO sai.coll (k, c, s, l, m, mi, f, u)
+INSERT INTO sai.coll (k, c, s, l, m, mi, f, u, mt)
 SELECT i % 5, i,
        CASE WHEN i % 6 <> 0 THEN ARRAY['x' || (i % 4), 'y' || (i % 3)] END,
        CASE WHEN i % 7 <> 0 THEN ARRAY[i % 10, i % 3, i % 3] END,
        CASE WHEN i % 5 <> 0 THEN jsonb_build_object('a' || (i % 3), i, 'b', i % 2) END,
        jsonb_build_object((i % 4)::text, 'v' || i),
        ARRAY[i / 2.0],
-       ARRAY[('00000000-0000-0000-0000-' || lpad((i % 3)::text, 12, '0'))::uuid]
+       ARRAY[('00000000-0000-0000-0000-' || lpad((i % 3)::text, 12, '0'))::uuid],
+       jsonb_build_object('k' || (i % 2), 'v' || (i % 5), 'z', 'same')
 FROM generate_series(1, 120) i;
 CREATE TABLE coll_local AS SELECT * FROM sai.coll;
 CREATE FUNCTION coll_check(cond text) RETURNS text LANGUAGE plpgsql AS $$
@@ -178,6 +181,15 @@ EXPLAIN (VERBOSE, COSTS OFF) SELECT c FROM sai.coll WHERE m ? 'a1';
 SELECT coll_check($$m ? 'a1'$$);
 EXPLAIN (VERBOSE, COSTS OFF) SELECT c FROM sai.coll WHERE '00000000-0000-0000-0000-000000000002' = ANY(u);
 SELECT coll_check($$'00000000-0000-0000-0000-000000000002' = ANY(u)$$);
+-- map entries: col ->> key = value on a map<text, text>
+EXPLAIN (VERBOSE, COSTS OFF) SELECT c FROM sai.coll WHERE mt ->> 'k1' = 'v3';
+SELECT coll_check($$mt ->> 'k1' = 'v3'$$);
+SELECT coll_check($$'same' = mt ->> 'z'$$);
+PREPARE ent_q(text, text) AS SELECT count(*) FROM sai.coll WHERE mt ->> $1 = $2;
+EXPLAIN (COSTS OFF) EXECUTE ent_q('k0', 'v2');
+EXECUTE ent_q('k0', 'v2');
+SELECT count(*) FROM coll_local WHERE mt ->> 'k0' = 'v2';
+DEALLOCATE ent_q;
 -- a parameter, also in a generic plan
 PREPARE coll_q(text) AS SELECT count(*) FROM sai.coll WHERE $1 = ANY(s);
 SET plan_cache_mode = force_generic_plan;
@@ -188,7 +200,7 @@ RESET plan_cache_mode;
 DEALLOCATE coll_q;
 SELECT count(*) FROM coll_local WHERE 'x2' = ANY(s);
 -- stays local: two elements (an intersection), a map with int keys (jsonb
--- keys are text), float elements, a map's values, NOT
+-- keys are text), float elements, NOT, entries of a map with int values
 EXPLAIN (COSTS OFF) SELECT c FROM sai.coll WHERE s @> ARRAY['x1', 'y1'];
 SELECT coll_check($$s @> ARRAY['x1', 'y1']$$);
 EXPLAIN (COSTS OFF) SELECT c FROM sai.coll WHERE mi ? '1';
@@ -197,6 +209,8 @@ EXPLAIN (COSTS OFF) SELECT c FROM sai.coll WHERE 1.5 = ANY(f);
 SELECT coll_check($$1.5 = ANY(f)$$);
 EXPLAIN (COSTS OFF) SELECT c FROM sai.coll WHERE NOT ('x1' = ANY(s));
 SELECT coll_check($$NOT ('x1' = ANY(s))$$);
+EXPLAIN (COSTS OFF) SELECT c FROM sai.coll WHERE m ->> 'a1' = '7';
+SELECT coll_check($$m ->> 'a1' = '7'$$);
 -- CONTAINS next to an index on another column: one index at QUORUM
 ALTER FOREIGN TABLE sai.coll OPTIONS (ADD consistency 'QUORUM');
 EXPLAIN (COSTS OFF) SELECT c FROM sai.coll WHERE 'x1' = ANY(s) AND m ? 'a1';

@@ -159,6 +159,8 @@ typedef struct CqlFdwColumn
 									 * SAI on a collection's values, a map's
 									 * keys (CONTAINS, CONTAINS KEY) */
 	char	   *sai_keys_index;
+	char	   *sai_entries_index;	/* option sai_entries_index: SAI on a
+									 * map's entries (m[k] = v) */
 	char	   *masked;			/* option masked: the column's masking
 								 * function (Cassandra 5.0 dynamic data
 								 * masking): never pushed down */
@@ -209,7 +211,9 @@ typedef enum CqlBindKind
 	CQLBIND_BUCKET,				/* bucket column = ?, one value per task */
 	CQLBIND_ANN,				/* ORDER BY col ANN OF ? (a vector) */
 	CQLBIND_CONTAINS,			/* collection CONTAINS ? (an element) */
-	CQLBIND_CONTAINS_KEY		/* map CONTAINS KEY ? */
+	CQLBIND_CONTAINS_KEY,		/* map CONTAINS KEY ? */
+	CQLBIND_ENTRY_KEY,			/* map[?] = ...: the key */
+	CQLBIND_ENTRY				/* map[...] = ?: the value */
 } CqlBindKind;
 
 /* in table_layout.c */

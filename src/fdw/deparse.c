@@ -57,6 +57,7 @@
 #include "cql_fdw.h"
 #include "cql_wire.h"
 #include "deparse.h"
+#include "deparse_int.h"
 
 /* ---------------------------------------------------------------------
  * Type rules
@@ -68,8 +69,8 @@
  * means for the CQL types they map to.  float4/float8 are missing on
  * purpose: Cassandra's Float.compare() tells -0.0 from 0.0.
  */
-static bool
-eq_pushable_type(Oid typid)
+bool
+cqlfdw_eq_pushable_type(Oid typid)
 {
 	switch (typid)
 	{
@@ -124,8 +125,8 @@ range_pushable_type(Oid typid)
  *		text or varchar: a value of one may be compared with a column of the
  *		other.
  */
-static bool
-is_text_type(Oid typid)
+bool
+cqlfdw_is_text_type(Oid typid)
 {
 	return typid == TEXTOID || typid == VARCHAROID;
 }
@@ -167,8 +168,8 @@ is_bytewise_collation(Oid collid)
  *		InvalidOid.  Used to recognize the type's own comparison operators
  *		and sort orders.
  */
-static Oid
-default_btree_opfamily(Oid typid)
+Oid
+cqlfdw_default_btree_opfamily(Oid typid)
 {
 	Oid			opclass = GetDefaultOpClass(typid, BTREE_AM_OID);
 
@@ -200,8 +201,8 @@ const_has_submillisecond(Expr *value)
  */
 
 /* The Var of our relation under at most a binary-compatible relabeling */
-static Var *
-our_var(Expr *e, Index relid)
+Var *
+cqlfdw_our_var(Expr *e, Index relid)
 {
 	while (e && IsA(e, RelabelType))
 		e = ((RelabelType *) e)->arg;
@@ -221,8 +222,8 @@ our_var(Expr *e, Index relid)
  * evaluated once per scan, not once per row), and may read other relations
  * only when they are the outer side of a parameterized path.
  */
-static bool
-is_safe_value(PlannerInfo *root, Expr *value, Index relid, Relids outer_ok)
+bool
+cqlfdw_is_safe_value(PlannerInfo *root, Expr *value, Index relid, Relids outer_ok)
 {
 	Relids		varnos;
 
@@ -297,9 +298,9 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 			return false;
 		l = linitial(op->args);
 		r = lsecond(op->args);
-		if ((var = our_var(l, relid)) != NULL)
+		if ((var = cqlfdw_our_var(l, relid)) != NULL)
 			value = r;
-		else if ((var = our_var(r, relid)) != NULL)
+		else if ((var = cqlfdw_our_var(r, relid)) != NULL)
 		{
 			value = l;
 			commuted = true;
@@ -316,7 +317,7 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 
 		if (!saop->useOr || list_length(saop->args) != 2)
 			return false;
-		if ((var = our_var(linitial(saop->args), relid)) == NULL)
+		if ((var = cqlfdw_our_var(linitial(saop->args), relid)) == NULL)
 			return false;
 		value = lsecond(saop->args);
 		opno = saop->opno;
@@ -338,7 +339,7 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 	coltype = var->vartype;
 
 	/* the operator must be the type's own btree comparison */
-	opfamily = default_btree_opfamily(coltype);
+	opfamily = cqlfdw_default_btree_opfamily(coltype);
 	if (!OidIsValid(opfamily))
 		return false;
 	strategy = get_op_opfamily_strategy(opno, opfamily);
@@ -351,12 +352,12 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 	 */
 	if (valtype != coltype &&
 		!(is_integer_type(valtype) && is_integer_type(coltype)) &&
-		!(is_text_type(valtype) && is_text_type(coltype)))
+		!(cqlfdw_is_text_type(valtype) && cqlfdw_is_text_type(coltype)))
 		return false;
 
 	if (strategy == BTEqualStrategyNumber)
 	{
-		if (!eq_pushable_type(coltype))
+		if (!cqlfdw_eq_pushable_type(coltype))
 			return false;
 
 		/*
@@ -368,7 +369,7 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 		if (col->kind == CQLCOL_PARTITION_KEY && coltype == NUMERICOID &&
 			(col->cql_type == NULL || pg_strcasecmp(col->cql_type, "varint") != 0))
 			return false;
-		if (is_text_type(coltype) && OidIsValid(inputcollid) &&
+		if (cqlfdw_is_text_type(coltype) && OidIsValid(inputcollid) &&
 			!get_collation_isdeterministic(inputcollid))
 			return false;
 	}
@@ -376,11 +377,11 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 	{
 		if (is_in || !range_pushable_type(coltype) || cql_type_forbids_range(col))
 			return false;
-		if (is_text_type(coltype) && !is_bytewise_collation(inputcollid))
+		if (cqlfdw_is_text_type(coltype) && !is_bytewise_collation(inputcollid))
 			return false;
 	}
 
-	if (!is_safe_value(root, value, relid, outer_ok))
+	if (!cqlfdw_is_safe_value(root, value, relid, outer_ok))
 		return false;
 	if (const_has_submillisecond(value))
 		return false;
@@ -390,135 +391,6 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 	cond->kind = is_in ? CQLBIND_IN : strategy_to_kind(strategy, commuted);
 	cond->value = value;
 	cond->value_type = valtype;
-	cond->is_join = !bms_is_empty(pull_varnos(root, (Node *) value));
-	return true;
-}
-
-/*
- * match_collection_condition
- *		A membership test Cassandra answers with a Storage-Attached Index on
- *		a collection (never with ALLOW FILTERING here):
- *		  value = ANY(col), col @> ARRAY[value]	-> col CONTAINS ?
- *			(a set or list column, index on values(col); one element)
- *		  col ? key								-> col CONTAINS KEY ?
- *			(a map<text, ...> read as jsonb, index on keys(col))
- *		Element equality must be exact as for = (eq_pushable_type, no
- *		numeric: 1.0 and 1.00 are two decimals to Cassandra; text under a
- *		deterministic collation).  Fills *cond on success.
- */
-static bool
-match_collection_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
-						   RestrictInfo *rinfo, Relids outer_ok, CqlCond *cond)
-{
-	Expr	   *clause = rinfo->clause;
-	Index		relid = baserel->relid;
-	Var		   *var = NULL;
-	Expr	   *value = NULL;
-	Oid			elemtype = InvalidOid;
-	Oid			collid = InvalidOid;
-	CqlBindKind kind;
-	const CqlFdwColumn *col;
-
-	if (rinfo->pseudoconstant)
-		return false;
-	if (IsA(clause, ScalarArrayOpExpr))
-	{
-		ScalarArrayOpExpr *saop = (ScalarArrayOpExpr *) clause;
-		Oid			opfamily;
-
-		if (!saop->useOr || list_length(saop->args) != 2 ||
-			(var = our_var(lsecond(saop->args), relid)) == NULL)
-			return false;
-		elemtype = get_element_type(var->vartype);
-		value = linitial(saop->args);
-		if (!OidIsValid(elemtype) || exprType((Node *) value) != elemtype)
-			return false;
-		opfamily = default_btree_opfamily(elemtype);
-		if (!OidIsValid(opfamily) ||
-			get_op_opfamily_strategy(saop->opno, opfamily) != BTEqualStrategyNumber)
-			return false;
-		collid = saop->inputcollid;
-		kind = CQLBIND_CONTAINS;
-	}
-	else if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
-	{
-		OpExpr	   *op = (OpExpr *) clause;
-		RegProcedure fn = get_opcode(op->opno);
-		Expr	   *r = lsecond(op->args);
-
-		if ((var = our_var(linitial(op->args), relid)) == NULL)
-			return false;
-		if (fn == F_ARRAYCONTAINS)
-		{
-			Const	   *c = (Const *) r;
-			ArrayType  *arr;
-			Datum	   *elems;
-			bool	   *nulls;
-			int			n;
-			int16		len;
-			bool		byval;
-			char		align;
-
-			elemtype = get_element_type(var->vartype);
-			if (!OidIsValid(elemtype) || !IsA(r, Const) || c->constisnull ||
-				c->consttype != var->vartype)
-				return false;
-			arr = DatumGetArrayTypeP(c->constvalue);
-			get_typlenbyvalalign(elemtype, &len, &byval, &align);
-			deconstruct_array(arr, elemtype, len, byval, align, &elems, &nulls, &n);
-			if (n != 1 || nulls[0])
-				return false;
-			value = (Expr *) makeConst(elemtype, -1, c->constcollid, len,
-									   datumCopy(elems[0], byval, len), false, byval);
-			collid = op->inputcollid;
-			kind = CQLBIND_CONTAINS;
-		}
-		else if (fn == F_JSONB_EXISTS && var->vartype == JSONBOID)
-		{
-			elemtype = TEXTOID;
-			value = r;
-			if (exprType((Node *) value) != TEXTOID)
-				return false;
-			kind = CQLBIND_CONTAINS_KEY;
-		}
-		else
-			return false;
-	}
-	else
-		return false;
-
-	if (var->varattno > t->natts)
-		return false;
-	col = &t->cols[var->varattno - 1];
-	if (col->remote_name == NULL || col->masked != NULL ||
-		col->kind == CQLCOL_PARTITION_KEY || col->kind == CQLCOL_CLUSTERING)
-		return false;
-	if (kind == CQLBIND_CONTAINS)
-	{
-		if (col->sai_values_index == NULL || !eq_pushable_type(elemtype) ||
-			elemtype == NUMERICOID)
-			return false;
-		if (is_text_type(elemtype) && OidIsValid(collid) &&
-			!get_collation_isdeterministic(collid))
-			return false;
-	}
-	else
-	{
-		/* map keys of text type: the jsonb keys are exactly their values */
-		if (col->sai_keys_index == NULL || col->cql_type == NULL ||
-			!(pg_strncasecmp(col->cql_type, "map<text,", 9) == 0 ||
-			  pg_strncasecmp(col->cql_type, "map<varchar,", 12) == 0 ||
-			  pg_strncasecmp(col->cql_type, "map<ascii,", 10) == 0))
-			return false;
-	}
-	if (!is_safe_value(root, value, relid, outer_ok))
-		return false;
-
-	cond->rinfo = rinfo;
-	cond->attnum = var->varattno;
-	cond->kind = kind;
-	cond->value = value;
-	cond->value_type = elemtype;
 	cond->is_join = !bms_is_empty(pull_varnos(root, (Node *) value));
 	return true;
 }
@@ -719,12 +591,13 @@ push_index_conds(const CqlFdwTable *t, const CqlFdwOptions *opts, List *conds,
 
 		index = c->kind == CQLBIND_CONTAINS ? col->sai_values_index
 			: c->kind == CQLBIND_CONTAINS_KEY ? col->sai_keys_index
+			: c->kind == CQLBIND_ENTRY ? col->sai_entries_index
 			: col->sai_index;
 		if (c->used || c->is_join || c->kind == CQLBIND_IN || index == NULL ||
 			col->kind == CQLCOL_PARTITION_KEY)
 			continue;
-		if (c->kind != CQLBIND_EQ && c->kind != CQLBIND_CONTAINS &&
-			c->kind != CQLBIND_CONTAINS_KEY && is_text_type(col->pgtype))
+		if (c->kind != CQLBIND_EQ && !cqlfdw_is_collection_kind(c->kind) &&
+			cqlfdw_is_text_type(col->pgtype))
 			continue;
 		if (cqlfdw_cond_conflicts(shape->pushed, c))
 			continue;
@@ -773,7 +646,7 @@ cqlfdw_classify(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 		CqlCond    *c = palloc0(sizeof(CqlCond));
 
 		if (match_condition(root, baserel, t, rinfo, outer_ok, c) ||
-			match_collection_condition(root, baserel, t, rinfo, outer_ok, c))
+			cqlfdw_match_collection_condition(root, baserel, t, rinfo, outer_ok, c))
 			conds = lappend(conds, c);
 		else
 			pfree(c);
@@ -895,7 +768,7 @@ cqlfdw_classify(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 			CqlCond    *c = (CqlCond *) lfirst(lc);
 
 			if (c->used || c->kind == CQLBIND_IN || c->is_join ||
-				c->kind == CQLBIND_CONTAINS || c->kind == CQLBIND_CONTAINS_KEY)
+				cqlfdw_is_collection_kind(c->kind))
 				continue;
 			if (t->cols[c->attnum - 1].kind == CQLCOL_PARTITION_KEY)
 				continue;
@@ -935,12 +808,10 @@ cqlfdw_cond_conflicts(List *pushed, const CqlCond *c)
 
 		if (p->attnum != c->attnum)
 			continue;
-		/* one CONTAINS (KEY) per column: two are an index intersection */
-		if (p->kind == c->kind &&
-			(c->kind == CQLBIND_CONTAINS || c->kind == CQLBIND_CONTAINS_KEY))
+		/* one CONTAINS (KEY), m[k] per column: two are an index intersection */
+		if (p->kind == c->kind && cqlfdw_is_collection_kind(c->kind))
 			return true;
-		if (p->kind == CQLBIND_CONTAINS || c->kind == CQLBIND_CONTAINS ||
-			p->kind == CQLBIND_CONTAINS_KEY || c->kind == CQLBIND_CONTAINS_KEY)
+		if (cqlfdw_is_collection_kind(p->kind) || cqlfdw_is_collection_kind(c->kind))
 			continue;
 		if (p->kind == CQLBIND_EQ || c->kind == CQLBIND_EQ ||
 			p->kind == CQLBIND_IN || c->kind == CQLBIND_IN ||
@@ -1051,7 +922,7 @@ cqlfdw_order_matches(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *
 		foreach(lm, ec->ec_members)
 		{
 			EquivalenceMember *em = (EquivalenceMember *) lfirst(lm);
-			Var		   *v = our_var(em->em_expr, baserel->relid);
+			Var		   *v = cqlfdw_our_var(em->em_expr, baserel->relid);
 
 			if (v && bms_equal(em->em_relids, baserel->relids))
 			{
@@ -1079,7 +950,7 @@ cqlfdw_order_matches(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *
 			return 0;
 		if (!order_pushable(&t->cols[attnum - 1], ec->ec_collation))
 			return 0;
-		if (pk->pk_opfamily != default_btree_opfamily(t->cols[attnum - 1].pgtype))
+		if (pk->pk_opfamily != cqlfdw_default_btree_opfamily(t->cols[attnum - 1].pgtype))
 			return 0;
 
 		asc = cqlfdw_pathkey_is_asc(pk);
@@ -1418,7 +1289,10 @@ cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,
 			k = CQLBIND_EQ;
 		appendStringInfoString(&buf, first ? " WHERE " : " AND ");
 		cqlfdw_append_ident(&buf, col->remote_name);
-		appendStringInfo(&buf, " %s ?", cqlfdw_bind_operator(k));
+		if (k == CQLBIND_ENTRY)
+			appendStringInfoString(&buf, "[?] = ?");
+		else
+			appendStringInfo(&buf, " %s ?", cqlfdw_bind_operator(k));
 		first = false;
 	}
 

@@ -23,6 +23,7 @@ typedef struct CqlCond
 	AttrNumber	attnum;
 	CqlBindKind kind;			/* EQ, IN, GT, GE, LT, LE */
 	Expr	   *value;			/* value (array for IN) */
+	Expr	   *key;			/* CQLBIND_ENTRY: the map key */
 	Oid			value_type;		/* element type for IN */
 	bool		is_join;		/* value reads outer relations */
 	bool		used;			/* pushed */

@@ -170,6 +170,8 @@ table_definition(ImportForeignSchemaStmt *stmt, const cql_table_meta *meta)
 			append_option(&buf, &first, "sai_values_index", c->sai_values_index);
 		if (c->sai_keys_index)
 			append_option(&buf, &first, "sai_keys_index", c->sai_keys_index);
+		if (c->sai_entries_index)
+			append_option(&buf, &first, "sai_entries_index", c->sai_entries_index);
 		if (c->mask)
 			append_option(&buf, &first, "masked", c->mask);
 		appendStringInfoChar(&buf, ')');

@@ -141,6 +141,7 @@ static const CqlOption cql_options[] = {
 	{"sai_similarity", AttributeRelationId, OPT_SIMILARITY},	/* written by IMPORT */
 	{"sai_values_index", AttributeRelationId, OPT_STRING},	/* written by IMPORT */
 	{"sai_keys_index", AttributeRelationId, OPT_STRING},	/* written by IMPORT */
+	{"sai_entries_index", AttributeRelationId, OPT_STRING},	/* written by IMPORT */
 	{"masked", AttributeRelationId, OPT_STRING},	/* written by IMPORT */
 	{"writetime_of", AttributeRelationId, OPT_STRING},	/* write_metadata.c */
 	{"ttl_of", AttributeRelationId, OPT_STRING},

@@ -609,6 +609,13 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 			binds = lappend(binds, list_make3_int(c->kind, c->attnum, -1));
 			continue;
 		}
+		if (c->kind == CQLBIND_ENTRY)
+		{
+			/* m[?] = ?: the key's marker first */
+			fdw_exprs = lappend(fdw_exprs, c->key);
+			binds = lappend(binds, list_make3_int(CQLBIND_ENTRY_KEY, c->attnum,
+												  list_length(fdw_exprs) - 1));
+		}
 		fdw_exprs = lappend(fdw_exprs, c->value);
 		binds = lappend(binds, list_make3_int(c->kind, c->attnum,
 											  list_length(fdw_exprs) - 1));

@@ -433,7 +433,9 @@ cqlfdw_encode_bound(const char *relname, CqlConv *cv, CqlBindKind kind, Datum d,
 		d = Int64GetDatum(datum_to_int64(d, type));
 	if (cqlfdw_conv_write(cv, d, out) == CQLW_OK)
 		return true;
-	if (kind == CQLBIND_EQ || kind == CQLBIND_IN)
+	/* equality and membership: a value no CQL value equals matches nothing */
+	if (kind == CQLBIND_EQ || kind == CQLBIND_IN || kind == CQLBIND_CONTAINS ||
+		kind == CQLBIND_CONTAINS_KEY || kind == CQLBIND_ENTRY || kind == CQLBIND_ENTRY_KEY)
 		return false;
 
 	switch (type)

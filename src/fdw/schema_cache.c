@@ -39,6 +39,7 @@ typedef struct LayoutCacheEntry
 	char	  **vals;			/* SAI on a collection's values */
 	char	  **keys;			/* SAI on a map's keys */
 	char	  **mask;			/* masking functions */
+	char	  **ents;			/* SAI on a map's entries */
 } LayoutCacheEntry;
 
 static HTAB *LayoutCache = NULL;
@@ -96,6 +97,8 @@ apply_entry(CqlFdwTable *t, const LayoutCacheEntry *e)
 			t->cols[i].sai_keys_index = pstrdup(e->keys[i]);
 		if (t->cols[i].masked == NULL && e->mask[i])
 			t->cols[i].masked = pstrdup(e->mask[i]);
+		if (t->cols[i].sai_entries_index == NULL && e->ents[i])
+			t->cols[i].sai_entries_index = pstrdup(e->ents[i]);
 	}
 }
 
@@ -187,6 +190,7 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 		filled.vals = palloc0(sizeof(char *) * Max(t->natts, 1));
 		filled.keys = palloc0(sizeof(char *) * Max(t->natts, 1));
 		filled.mask = palloc0(sizeof(char *) * Max(t->natts, 1));
+		filled.ents = palloc0(sizeof(char *) * Max(t->natts, 1));
 		for (int i = 0; i < t->natts; i++)
 		{
 			const cql_column_meta *cm;
@@ -217,6 +221,7 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 			filled.vals[i] = cm->sai_values_index ? pstrdup(cm->sai_values_index) : NULL;
 			filled.keys[i] = cm->sai_keys_index ? pstrdup(cm->sai_keys_index) : NULL;
 			filled.mask[i] = cm->mask ? pstrdup(cm->mask) : NULL;
+			filled.ents[i] = cm->sai_entries_index ? pstrdup(cm->sai_entries_index) : NULL;
 		}
 		e = hash_search(LayoutCache, &relid, HASH_ENTER, &found);
 		if (found)
@@ -236,12 +241,15 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 					pfree(e->keys[i]);
 				if (e->mask[i])
 					pfree(e->mask[i]);
+				if (e->ents[i])
+					pfree(e->ents[i]);
 			}
 			pfree(e->sai);
 			pfree(e->sim);
 			pfree(e->vals);
 			pfree(e->keys);
 			pfree(e->mask);
+			pfree(e->ents);
 			pfree(e->kinds);
 			pfree(e->positions);
 			pfree(e->desc);
@@ -258,6 +266,7 @@ cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 		e->vals = filled.vals;
 		e->keys = filled.keys;
 		e->mask = filled.mask;
+		e->ents = filled.ents;
 	}
 	PG_FINALLY();
 	{

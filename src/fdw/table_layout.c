@@ -177,6 +177,8 @@ cqlfdw_get_table(Oid relid, const CqlFdwOptions *opts, bool *complete)
 				c->sai_values_index = pstrdup(v);
 			else if (strcmp(def->defname, "sai_keys_index") == 0)
 				c->sai_keys_index = pstrdup(v);
+			else if (strcmp(def->defname, "sai_entries_index") == 0)
+				c->sai_entries_index = pstrdup(v);
 			else if (strcmp(def->defname, "masked") == 0)
 				c->masked = pstrdup(v);
 			else if (strcmp(def->defname, "writetime_of") == 0 ||

@@ -1,0 +1,34 @@
+/*-------------------------------------------------------------------------
+ *
+ * deparse_int.h
+ *		Type and expression rules of deparse.c shared with the files that
+ *		classify further condition forms (deparse_collection.c).  Private
+ *		to the scan classification.
+ *
+ * IDENTIFICATION
+ *		src/fdw/deparse_int.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQL_FDW_DEPARSE_INT_H
+#define CQL_FDW_DEPARSE_INT_H
+
+#include "postgres.h"
+
+#include "nodes/pathnodes.h"
+
+#include "cql_fdw.h"
+#include "deparse.h"
+
+extern bool cqlfdw_eq_pushable_type(Oid typid);
+extern bool cqlfdw_is_text_type(Oid typid);
+extern Oid	cqlfdw_default_btree_opfamily(Oid typid);
+extern Var *cqlfdw_our_var(Expr *e, Index relid);
+extern bool cqlfdw_is_safe_value(PlannerInfo *root, Expr *value, Index relid,
+								 Relids outer_ok);
+extern bool cqlfdw_is_collection_kind(CqlBindKind k);
+extern bool cqlfdw_match_collection_condition(PlannerInfo *root, RelOptInfo *baserel,
+											  const CqlFdwTable *t, RestrictInfo *rinfo,
+											  Relids outer_ok, CqlCond *cond);
+
+#endif							/* CQL_FDW_DEPARSE_INT_H */
