@@ -187,6 +187,9 @@ typedef enum CqlAccess
 	CQLACC_SINGLE_PARTITION = 0,
 	CQLACC_MULTI_PARTITION,		/* IN on the partition key */
 	CQLACC_TOKEN_SCAN,			/* no (complete) partition key */
+	CQLACC_INDEX_SCAN,			/* whole table through an SAI index: one
+								 * paged statement, the coordinator walks
+								 * the token ranges */
 	CQLACC_ANN_SEARCH			/* whole table, ORDER BY v ANN OF ? LIMIT ?
 								 * (vector_search.c) */
 } CqlAccess;
