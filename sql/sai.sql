@@ -19,17 +19,10 @@ BEGIN
   PERFORM cql_execute('cass', 'CREATE INDEX t_u ON regress_sai.t (u) USING ''sai''');
   PERFORM cql_execute('cass', 'CREATE INDEX t_f ON regress_sai.t (f) USING ''sai''');
   PERFORM cql_execute('cass', 'CREATE INDEX t_c ON regress_sai.t (c) USING ''sai''');
-  -- every node builds its indexes on its own: wait until a query over all
-  -- token ranges through every index is served (at most 30 s)
-  FOR i IN 1..150 LOOP
-    BEGIN
-      PERFORM cql_execute('cass', 'SELECT k FROM regress_sai.t WHERE a = 0 AND b = 0 AND t = ''-'' AND d = ''2026-01-01'' AND ts = 0 AND u = 00000000-0000-0000-0000-000000000000 AND f = 0 AND c = 0');
-      EXIT;
-    EXCEPTION WHEN OTHERS THEN
-      PERFORM pg_sleep(0.2);
-    END;
-  END LOOP;
 END $$;
+\i sql/include/await_cql.sql
+-- a query over all token ranges through every index
+SELECT pg_temp.await_cql('cass', 'SELECT k FROM regress_sai.t WHERE a = 0 AND b = 0 AND t = ''-'' AND d = ''2026-01-01'' AND ts = 0 AND u = 00000000-0000-0000-0000-000000000000 AND f = 0 AND c = 0');
 CREATE SCHEMA sai;
 -- IMPORT records each column's index
 IMPORT FOREIGN SCHEMA regress_sai FROM SERVER cass INTO sai;
@@ -140,15 +133,8 @@ BEGIN
   PERFORM cql_execute('cass', 'CREATE INDEX coll_f ON regress_sai.coll (f) USING ''sai''');
   PERFORM cql_execute('cass', 'CREATE INDEX coll_u ON regress_sai.coll (u) USING ''sai''');
   PERFORM cql_execute('cass', 'CREATE INDEX coll_mt ON regress_sai.coll (entries(mt)) USING ''sai''');
-  FOR i IN 1..150 LOOP
-    BEGIN
-      PERFORM cql_execute('cass', 'SELECT k FROM regress_sai.coll WHERE s CONTAINS ''-'' AND l CONTAINS 0 AND m CONTAINS KEY ''-'' AND mi CONTAINS KEY 0 AND f CONTAINS 0 AND u CONTAINS 00000000-0000-0000-0000-000000000000 AND mt[''-''] = ''-''');
-      EXIT;
-    EXCEPTION WHEN OTHERS THEN
-      PERFORM pg_sleep(0.2);
-    END;
-  END LOOP;
 END $$;
+SELECT pg_temp.await_cql('cass', 'SELECT k FROM regress_sai.coll WHERE s CONTAINS ''-'' AND l CONTAINS 0 AND m CONTAINS KEY ''-'' AND mi CONTAINS KEY 0 AND f CONTAINS 0 AND u CONTAINS 00000000-0000-0000-0000-000000000000 AND mt[''-''] = ''-''');
 IMPORT FOREIGN SCHEMA regress_sai LIMIT TO (coll) FROM SERVER cass INTO sai;
 SELECT attname, array_to_string(attfdwoptions, ', ') AS options
 FROM pg_attribute WHERE attrelid = 'sai.coll'::regclass AND attnum > 0 ORDER BY attnum;

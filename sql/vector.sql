@@ -88,19 +88,13 @@ BEGIN
   PERFORM cql_execute('cass', 'CREATE INDEX docs_cat ON regress_vector.docs (cat) USING ''sai''');
   PERFORM cql_execute('cass', 'CREATE TABLE regress_vector.rnd (id int PRIMARY KEY, v vector<float, 8>)');
   PERFORM cql_execute('cass', 'CREATE INDEX rnd_v ON regress_vector.rnd (v) USING ''sai''');
-  -- every node builds its indexes: wait until each serves a query (at most 30 s)
-  FOR i IN 1..150 LOOP
-    BEGIN
-      PERFORM cql_execute('cass', 'SELECT id FROM regress_vector.docs WHERE cat = ''a'' ORDER BY e ANN OF [1, 0, 0] LIMIT 1');
-      PERFORM cql_execute('cass', 'SELECT id FROM regress_vector.docs ORDER BY n ANN OF [1, 0, 0] LIMIT 1');
-      PERFORM cql_execute('cass', 'SELECT id FROM regress_vector.docs ORDER BY u ANN OF [1, 0] LIMIT 1');
-      PERFORM cql_execute('cass', 'SELECT id FROM regress_vector.rnd ORDER BY v ANN OF [1, 0, 0, 0, 0, 0, 0, 0] LIMIT 1');
-      EXIT;
-    EXCEPTION WHEN OTHERS THEN
-      PERFORM pg_sleep(0.2);
-    END;
-  END LOOP;
 END $$;
+\i sql/include/await_cql.sql
+SELECT pg_temp.await_cql('cass',
+  'SELECT id FROM regress_vector.docs WHERE cat = ''a'' ORDER BY e ANN OF [1, 0, 0] LIMIT 1',
+  'SELECT id FROM regress_vector.docs ORDER BY n ANN OF [1, 0, 0] LIMIT 1',
+  'SELECT id FROM regress_vector.docs ORDER BY u ANN OF [1, 0] LIMIT 1',
+  'SELECT id FROM regress_vector.rnd ORDER BY v ANN OF [1, 0, 0, 0, 0, 0, 0, 0] LIMIT 1');
 -- IMPORT records each vector index's similarity function
 IMPORT FOREIGN SCHEMA regress_vector LIMIT TO (docs, rnd) FROM SERVER cass INTO vec;
 SELECT attname, array_to_string(attfdwoptions, ', ') AS options

@@ -927,6 +927,29 @@ cqlfdw_redact_cql(const char *cql, cql_error *err)
 }
 
 /*
+ * cqlfdw_server_for_cql
+ *		The cql_fdw server of that name for raw CQL (cql_execute,
+ *		cql_query): it must exist and belong to cql_fdw, and the current
+ *		user must have USAGE on it.
+ */
+ForeignServer *
+cqlfdw_server_for_cql(const char *servername)
+{
+	ForeignServer *server = GetForeignServerByName(servername, false);
+	AclResult	aclresult;
+
+	if (GetForeignDataWrapper(server->fdwid)->fdwhandler !=
+		GetForeignDataWrapperByName("cql_fdw", false)->fdwhandler)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("server \"%s\" is not a cql_fdw server", servername)));
+	aclresult = cqlfdw_server_aclcheck(server->serverid, GetUserId(), ACL_USAGE);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_FOREIGN_SERVER, server->servername);
+	return server;
+}
+
+/*
  * cql_execute(server_name text, cql text) returns void
  *		Run one CQL statement through the current user's mapping.
  *
@@ -943,23 +966,13 @@ cqlfdw_execute_sql(PG_FUNCTION_ARGS)
 {
 	char	   *servername = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	char	   *cql = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	ForeignServer *server = GetForeignServerByName(servername, false);
+	ForeignServer *server = cqlfdw_server_for_cql(servername);
 	CqlRemote	remote;
 	cql_conn   *conn;
 	cql_query_params params;
 	cql_result	res;
 	cql_error	err;
 	cql_status	st;
-	AclResult	aclresult;
-
-	if (GetForeignDataWrapper(server->fdwid)->fdwhandler !=
-		GetForeignDataWrapperByName("cql_fdw", false)->fdwhandler)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("server \"%s\" is not a cql_fdw server", servername)));
-	aclresult = cqlfdw_server_aclcheck(server->serverid, GetUserId(), ACL_USAGE);
-	if (aclresult != ACLCHECK_OK)
-		aclcheck_error(aclresult, OBJECT_FOREIGN_SERVER, server->servername);
 
 	cqlfdw_remote_open_server(&remote, server, GetUserId(), cql);
 	PG_TRY();

@@ -49,6 +49,7 @@ typedef struct CqlConnEntry
 extern CqlConnEntry *cqlfdw_get_connection(UserMapping *user,
 										   const CqlFdwOptions *opts);
 extern void cqlfdw_check_interrupts(void);
+extern ForeignServer *cqlfdw_server_for_cql(const char *servername);
 extern bool cqlfdw_index_needs_partition_key(UserMapping *user, const CqlFdwOptions *opts);
 
 /* in schema_cache.c */

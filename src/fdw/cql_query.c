@@ -150,29 +150,6 @@ prepare_on(CqlQueryState *st, cql_conn *conn)
 }
 
 /*
- * lookup_server
- *		The cql_fdw server of that name, after the checks of cql_execute:
- *		it must exist, belong to cql_fdw, and the current user must have
- *		USAGE on it.
- */
-static ForeignServer *
-lookup_server(const char *servername)
-{
-	ForeignServer *server = GetForeignServerByName(servername, false);
-	AclResult	aclresult;
-
-	if (GetForeignDataWrapper(server->fdwid)->fdwhandler !=
-		GetForeignDataWrapperByName("cql_fdw", false)->fdwhandler)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("server \"%s\" is not a cql_fdw server", servername)));
-	aclresult = cqlfdw_server_aclcheck(server->serverid, GetUserId(), ACL_USAGE);
-	if (aclresult != ACLCHECK_OK)
-		aclcheck_error(aclresult, OBJECT_FOREIGN_SERVER, server->servername);
-	return server;
-}
-
-/*
  * default_type
  *		The PostgreSQL type a CQL type maps to by default (IMPORT FOREIGN
  *		SCHEMA's), except that a vector is always real[] here rather than
@@ -672,7 +649,7 @@ run_query(FunctionCallInfo fcinfo, bool records)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("function returning record called in context that cannot accept type record"),
 				 errhint("Call cql_query_records in FROM with a column definition list, e.g. FROM cql_query_records(...) AS t(k int, v text), or use cql_query for jsonb rows.")));
-	server = lookup_server(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	server = cqlfdw_server_for_cql(text_to_cstring(PG_GETARG_TEXT_PP(0)));
 
 	InitMaterializedSRF(fcinfo, records ? 0 : MAT_SRF_USE_EXPECTED_DESC);
 

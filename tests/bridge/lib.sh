@@ -69,3 +69,32 @@ load_migrations()
 	done
 	qf -f "$1/generate.sql" > /dev/null || bail "$1/generate.sql failed"
 }
+
+# load_targets GEN: FTS, VIEWS, COLS (arrays) from 003_load.sql's metadata:
+# every target's foreign table, source view and column list
+load_targets()
+{
+	mapfile -t FTS < <(meta "$1/003_load.sql" foreign_table)
+	mapfile -t VIEWS < <(meta "$1/003_load.sql" source_view)
+	mapfile -t COLS < <(meta "$1/003_load.sql" columns)
+}
+
+# fingerprint RELATION COLUMNS: count and md5 of the sorted rows as text
+# (order-independent), for comparing a foreign table with its view
+fingerprint()
+{
+	local rel=$1 cols=$2 list
+	list=$(sed 's/\([A-Za-z_][A-Za-z0-9_]*\)/x."\1"/g' <<< "$cols")
+	q "SELECT count(*) || ' ' || coalesce(md5(string_agg(r, E'\n' ORDER BY r COLLATE \"C\")), '-')
+	   FROM (SELECT ROW($list)::text AS r FROM $rel x) s"
+}
+
+# compare_all LABEL: one test per target: its foreign table equals its view
+compare_all()
+{
+	local i
+	for i in "${!FTS[@]}"; do
+		is "$(fingerprint "${FTS[$i]}" "${COLS[$i]}")" \
+			"$(fingerprint "${VIEWS[$i]}" "${COLS[$i]}")" "$1: ${FTS[$i]} equals its source"
+	done
+}

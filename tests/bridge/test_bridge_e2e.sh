@@ -81,23 +81,12 @@ for f in 001_schema.cql 002_foreign_tables.sql 003_load.sql 004_verify.sql; do
 	[ -s "$GEN/$f" ] || bail "$GEN/$f missing"
 done
 
-mapfile -t FTS < <(meta "$GEN/003_load.sql" foreign_table)
-mapfile -t VIEWS < <(meta "$GEN/003_load.sql" source_view)
-mapfile -t COLS < <(meta "$GEN/003_load.sql" columns)
+load_targets "$GEN"
 mapfile -t QUERIES < <(meta "$GEN/004_verify.sql" query)
 if [ "${#FTS[@]}" -eq 0 ] || [ "${#FTS[@]}" -ne "${#VIEWS[@]}" ]; then
 	bail "003 metadata incomplete"
 fi
 
-# rows of a relation as text, for comparing a foreign table with its view
-# (count and md5 of the sorted rows; order-independent)
-fingerprint()
-{
-	local rel=$1 cols=$2 list
-	list=$(sed 's/\([A-Za-z_][A-Za-z0-9_]*\)/x."\1"/g' <<< "$cols")
-	q "SELECT count(*) || ' ' || coalesce(md5(string_agg(r, E'\n' ORDER BY r COLLATE \"C\")), '-')
-	   FROM (SELECT ROW($list)::text AS r FROM $rel x) s"
-}
 
 # every foreign table equals its source view
 check_all_tables()

@@ -119,24 +119,7 @@ rc=$?
 ok $rc "apply loads every table"
 [ $rc -eq 0 ] || { sed 's/^/# /' "$WORK/apply.out"; bail "apply failed"; }
 
-mapfile -t FTS < <(meta "$GEN/003_load.sql" foreign_table)
-mapfile -t VIEWS < <(meta "$GEN/003_load.sql" source_view)
-mapfile -t COLS < <(meta "$GEN/003_load.sql" columns)
-fingerprint()
-{
-	local rel=$1 cols=$2 list
-	list=$(sed 's/\([A-Za-z_][A-Za-z0-9_]*\)/x."\1"/g' <<< "$cols")
-	q "SELECT count(*) || ' ' || coalesce(md5(string_agg(r, E'\n' ORDER BY r COLLATE \"C\")), '-')
-	   FROM (SELECT ROW($list)::text AS r FROM $rel x) s"
-}
-compare_all()
-{
-	local i
-	for i in "${!FTS[@]}"; do
-		is "$(fingerprint "${FTS[$i]}" "${COLS[$i]}")" \
-			"$(fingerprint "${VIEWS[$i]}" "${COLS[$i]}")" "$1: ${FTS[$i]} equals its source"
-	done
-}
+load_targets "$GEN"
 compare_all "after apply"
 widest=$(q "SELECT max(c) FROM (SELECT count(*) c FROM $FS.readings_by_sensor_id GROUP BY sensor_id, reported_at_bucket) s")
 is "$widest" "$b2w" "the widest readings partition in Cassandra holds the $b2w rows the plan measured"

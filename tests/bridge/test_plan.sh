@@ -58,7 +58,7 @@ plan()
 	"$CQLBRIDGE" plan -q -d "$DB" --schema hotel_rel "$@"
 }
 
-echo "1..42"
+echo "1..43"
 
 # --- golden output ---------------------------------------------------------------
 OUT=$WORK/gen
@@ -263,5 +263,13 @@ SELECT n.id FROM hotel_rel.no_such_table n WHERE n.id = :'"'"'id'"'"';' > "$WORK
 plan --workload "$WORK/bad.sql" -o "$OUT" > /dev/null 2>&1
 [ $? -ne 0 ] && diff -r "$GOLDEN" "$OUT" > /dev/null 2>&1
 ok $? "a failed plan leaves the existing directory untouched"
+
+# a directory that is not a plan directory is refused before anything is written
+mkdir -p "$WORK/notplan" && touch "$WORK/notplan/keep.txt"
+plan --workload "$HOTEL/workload.sql" -o "$WORK/notplan" > /dev/null 2> "$WORK/notplan.err"
+rc=$?
+[ $rc -ne 0 ] && grep -q "not a cqlbridge plan directory" "$WORK/notplan.err" &&
+	[ -z "$(ls -d "$WORK"/notplan.tmp* 2> /dev/null)" ] && [ -e "$WORK/notplan/keep.txt" ]
+ok $? "a directory that is not a plan directory is refused, with no temporary directory left"
 
 exit $((TAP_FAILED > 0))

@@ -61,15 +61,8 @@ rc=$?
 ok $rc "apply over TLS: schema and every table loaded"
 [ $rc -eq 0 ] || { sed 's/^/# /' "$WORK/apply.out"; bail "apply failed"; }
 
-mapfile -t FTS < <(meta "$GEN/003_load.sql" foreign_table)
-mapfile -t VIEWS < <(meta "$GEN/003_load.sql" source_view)
-mapfile -t COLS < <(meta "$GEN/003_load.sql" columns)
-for i in "${!FTS[@]}"; do
-	list=$(sed 's/\([A-Za-z_][A-Za-z0-9_]*\)/x."\1"/g' <<< "${COLS[$i]}")
-	fp() { q "SELECT count(*) || ' ' || coalesce(md5(string_agg(r, E'\n' ORDER BY r COLLATE \"C\")), '-')
-	          FROM (SELECT ROW($list)::text AS r FROM $1 x) s"; }
-	is "$(fp "${FTS[$i]}")" "$(fp "${VIEWS[$i]}")" "${FTS[$i]} (read over TLS) equals its source"
-done
+load_targets "$GEN"
+compare_all "read over TLS"
 
 "$CQLBRIDGE" verify --samples 5 "$GEN" > "$WORK/verify.out" 2>&1
 rc=$?

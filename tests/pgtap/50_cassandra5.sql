@@ -33,17 +33,8 @@ SELECT lives_ok($$SELECT cql_execute('tap_c5', 'CREATE TABLE tap_c5.t (k int, c 
                 'a table with a masked column');
 SELECT lives_ok($$SELECT cql_execute('tap_c5', 'CREATE INDEX t_a ON tap_c5.t (a) USING ''sai''')$$,
                 'an SAI index');
-DO $$
-BEGIN
-  FOR i IN 1..150 LOOP
-    BEGIN
-      PERFORM cql_execute('tap_c5', 'SELECT k FROM tap_c5.t WHERE k = 0 AND a = 0');
-      EXIT;
-    EXCEPTION WHEN OTHERS THEN
-      PERFORM pg_sleep(0.2);
-    END;
-  END LOOP;
-END $$;
+\ir ../../sql/include/await_cql.sql
+SELECT pg_temp.await_cql('tap_c5', 'SELECT k FROM tap_c5.t WHERE k = 0 AND a = 0') \gset
 CREATE SCHEMA tap_c5s;
 IMPORT FOREIGN SCHEMA tap_c5 FROM SERVER tap_c5 INTO tap_c5s;
 INSERT INTO tap_c5s.t (k, c, a, secret)

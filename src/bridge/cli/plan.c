@@ -46,9 +46,15 @@ is_plan_file(const char *name)
 	return false;
 }
 
-/* remove a directory that holds only plan files; fatal otherwise */
-static void
-remove_plan_dir(const char *dir, bool must_be_plan)
+/*
+ * check_plan_dir
+ *		May plan replace dir?  It must not exist, or be a plan directory
+ *		(model.txt) holding nothing but plan files; fatal otherwise.  False
+ *		when it does not exist.  Checked before anything is written, so a
+ *		refusal leaves no temporary directory behind.
+ */
+static bool
+check_plan_dir(const char *dir, bool must_be_plan)
 {
 	DIR		   *d = opendir(dir);
 	struct dirent *e;
@@ -57,7 +63,7 @@ remove_plan_dir(const char *dir, bool must_be_plan)
 	if (!d)
 	{
 		if (errno == ENOENT)
-			return;
+			return false;
 		bridge_fatal("could not open directory \"%s\": %s", dir, strerror(errno));
 	}
 	if (must_be_plan && stat(bridge_path(dir, "model.txt"), &st) != 0)
@@ -73,6 +79,15 @@ remove_plan_dir(const char *dir, bool must_be_plan)
 							  dir, e->d_name);
 	}
 	closedir(d);
+	return true;
+}
+
+/* remove a directory that holds only plan files; fatal otherwise */
+static void
+remove_plan_dir(const char *dir, bool must_be_plan)
+{
+	if (!check_plan_dir(dir, must_be_plan))
+		return;
 	for (int i = 0; plan_files[i]; i++)
 		if (unlink(bridge_path(dir, plan_files[i])) != 0 && errno != ENOENT)
 			bridge_fatal("could not remove \"%s\": %s", bridge_path(dir, plan_files[i]), strerror(errno));
@@ -175,6 +190,7 @@ cmd_plan(const BridgeOptions *opts)
 			bridge_fatal_hint("Give the directory itself with -o.",
 							  "\"%s\" is a symbolic link; cqlbridge plan does not replace it", dir);
 	}
+	(void) check_plan_dir(dir, true);
 	tmp = bridge_printf("%s.tmpXXXXXX", dir);
 	if (mkdtemp(tmp) == NULL)
 		bridge_fatal("could not create a directory next to \"%s\": %s", dir, strerror(errno));
