@@ -70,6 +70,32 @@ cql_format_ident(cql_buf *out, const char *s)
 	cql_buf_u8(out, '"');
 }
 
+/*
+ * format_udt_name
+ *		A user-defined type's name: quoted also when, unquoted, it would
+ *		read back as a native type or a type keyword (a UDT named "uuid"
+ *		or "map" is legal in CQL), so that format and parse round-trip.
+ */
+static void
+format_udt_name(cql_buf *out, const char *s)
+{
+	static const char *const type_words[] = {"frozen", "list", "set", "map", "tuple",
+	"vector", NULL};
+	cql_type_id id;
+	bool		quote = cql_native_by_cql_name(s, strlen(s), &id);
+
+	for (int i = 0; type_words[i] && !quote; i++)
+		quote = strcmp(s, type_words[i]) == 0;
+	if (!quote)
+	{
+		cql_format_ident(out, s);
+		return;
+	}
+	cql_buf_u8(out, '"');
+	cql_buf_put(out, s, strlen(s));	/* a native name has no quote in it */
+	cql_buf_u8(out, '"');
+}
+
 static void
 put_str(cql_buf *out, const char *s)
 {
@@ -129,7 +155,7 @@ format_type(const cql_type *t, cql_buf *out, int depth)
 				break;
 			}
 		case CQL_TYPE_UDT:
-			cql_format_ident(out, t->name ? t->name : "");
+			format_udt_name(out, t->name ? t->name : "");
 			break;
 		case CQL_TYPE_CUSTOM:
 			cql_buf_u8(out, '\'');

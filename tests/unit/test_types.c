@@ -348,6 +348,26 @@ main(void)
 			cql_type_free(t, A);
 		}
 	}
+	/* a UDT named like a native type or a type keyword is quoted (fuzz_values) */
+	{
+		const char *names[] = {"uuid", "int", "map", "frozen"};
+
+		for (int i = 0; i < 4; i++)
+		{
+			char		m[256];
+			char		want[32];
+			cql_type   *t = NULL;
+
+			snprintf(m, sizeof(m), "UserType(ks,");
+			for (const char *c = names[i]; *c; c++)
+				snprintf(m + strlen(m), sizeof(m) - strlen(m), "%02x", (unsigned char) *c);
+			snprintf(m + strlen(m), sizeof(m) - strlen(m), ",61:Int32Type)");
+			snprintf(want, sizeof(want), "\"%s\"", names[i]);
+			ok(cql_type_parse_marshal(m, strlen(m), A, &t) == CQL_OK && t, "UDT %s parses", names[i]);
+			is_str(t ? fmt(t) : "", want, "UDT %s formats quoted", names[i]);
+			cql_type_free(t, A);
+		}
+	}
 	/* large field counts (beyond any fixed-size scratch array) */
 	{
 		char	   *m = malloc(40000);
