@@ -1298,6 +1298,22 @@ cql_request_done(const cql_request *req)
 	return req->state != CQL_REQ_PENDING;
 }
 
+int
+cql_conn_wait_events(const cql_conn *c)
+{
+	if (c->broken != CQL_OK || c->backlog || cql_tls_pending(c))
+		return 0;
+	return CQL_WAIT_READ | (out_pending(c) ? CQL_WAIT_WRITE : 0) | c->tls_wants;
+}
+
+int
+cql_request_remaining_ms(const cql_request *req)
+{
+	if (req->state != CQL_REQ_PENDING || req->deadline == 0)
+		return -1;
+	return cql_remaining_ms(req->deadline);
+}
+
 int16_t
 cql_request_stream(const cql_request *req)
 {

@@ -327,6 +327,24 @@ extern void cql_conn_cork(cql_conn *c, bool on);
 extern bool cql_request_done(const cql_request *req);
 
 /*
+ * For a caller that waits on several connections at once (a poll of their
+ * cql_conn_fd): the events (CQL_WAIT_READ, CQL_WAIT_WRITE) to wait for
+ * before pumping this one again, or 0 when it must be pumped now without
+ * waiting - responses already decoded or TLS records already buffered, or
+ * the connection is broken (the pump reports why).
+ */
+extern int	cql_conn_wait_events(const cql_conn *c);
+
+/*
+ * Milliseconds left before a pending request's deadline (the connection's
+ * request timeout): -1 when it has none or is done, 0 when it has passed.
+ * A caller waiting on several requests at once (pumping their
+ * connections) bounds its wait by the smallest, then awaits the expired
+ * one, which fails at once with CQL_ERR_TIMEOUT.
+ */
+extern int	cql_request_remaining_ms(const cql_request *req);
+
+/*
  * After cql_conn_await of an EXECUTE failed with CQL_ERR_MALFORMED: was it
  * because the server (v4) skipped result metadata that no longer matches
  * the cached columns?  Then re-prepare (cql_reprepare) and retry;

@@ -276,4 +276,17 @@ cqlfdw_extension_schema(Oid ext_oid)
 	parseTypeString((str), (typid), (typmod), false)
 #endif
 
+/*
+ * A WaitEventSet for the current query: PostgreSQL 17 ties it to a
+ * resource owner (freed with it after an error) instead of a memory
+ * context.
+ */
+#if PG_VERSION_NUM >= 170000
+#define cqlfdw_create_wait_event_set(nevents) \
+	CreateWaitEventSet(CurrentResourceOwner, (nevents))
+#else
+#define cqlfdw_create_wait_event_set(nevents) \
+	CreateWaitEventSet(CurrentMemoryContext, (nevents))
+#endif
+
 #endif							/* CQL_FDW_COMPAT_H */

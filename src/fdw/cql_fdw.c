@@ -73,6 +73,11 @@ cql_fdw_handler(PG_FUNCTION_ARGS)
 	routine->ReScanForeignScan = cqlReScanForeignScan;
 	routine->EndForeignScan = cqlEndForeignScan;
 	routine->ExplainForeignScan = cqlExplainForeignScan;
+	routine->IsForeignScanParallelSafe = cqlIsForeignScanParallelSafe;
+	routine->EstimateDSMForeignScan = cqlEstimateDSMForeignScan;
+	routine->InitializeDSMForeignScan = cqlInitializeDSMForeignScan;
+	routine->ReInitializeDSMForeignScan = cqlReInitializeDSMForeignScan;
+	routine->InitializeWorkerForeignScan = cqlInitializeWorkerForeignScan;
 	routine->ImportForeignSchema = cqlImportForeignSchema;
 	routine->AnalyzeForeignTable = cqlAnalyzeForeignTable;
 

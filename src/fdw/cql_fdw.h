@@ -63,6 +63,7 @@ typedef struct CqlFdwOptions
 	int			consistency;	/* CQL consistency code */
 	int			write_consistency;
 	int			fetch_size;
+	int			scan_window;	/* token ranges in flight per scan */
 	bool		allow_filtering;
 	int			ttl;			/* seconds, 0 = none */
 	int			batch_size;
@@ -82,6 +83,8 @@ typedef struct CqlFdwOptions
 /* Defaults documented in docs/cql_fdw.md */
 #define CQLFDW_DEFAULT_PORT				9042
 #define CQLFDW_DEFAULT_FETCH_SIZE		5000
+#define CQLFDW_DEFAULT_SCAN_WINDOW		8
+#define CQLFDW_MAX_SCAN_WINDOW			256
 #define CQLFDW_DEFAULT_CONNECT_TIMEOUT	10000
 #define CQLFDW_DEFAULT_REQUEST_TIMEOUT	30000
 #define CQLFDW_DEFAULT_BATCH_SIZE		100

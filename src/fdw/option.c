@@ -102,6 +102,8 @@ static const CqlOption cql_options[] = {
 	{"consistency", ForeignTableRelationId, OPT_READ_CONSISTENCY},
 	{"fetch_size", ForeignServerRelationId, OPT_INT_POSITIVE},
 	{"fetch_size", ForeignTableRelationId, OPT_INT_POSITIVE},
+	{"scan_window", ForeignServerRelationId, OPT_INT_POSITIVE},
+	{"scan_window", ForeignTableRelationId, OPT_INT_POSITIVE},
 
 	/* writes: server default, table override */
 	{"write_consistency", ForeignServerRelationId, OPT_WRITE_CONSISTENCY},
@@ -689,6 +691,8 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 		o->write_consistency = cqlfdw_consistency_from_name(value, true);
 	else if (strcmp(name, "fetch_size") == 0)
 		o->fetch_size = atoi(value);
+	else if (strcmp(name, "scan_window") == 0)
+		o->scan_window = atoi(value);
 	else if (strcmp(name, "allow_filtering") == 0)
 		o->allow_filtering = defGetBoolean(def);
 	else if (strcmp(name, "ttl") == 0)
@@ -745,6 +749,7 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 	o->consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->write_consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->fetch_size = CQLFDW_DEFAULT_FETCH_SIZE;
+	o->scan_window = CQLFDW_DEFAULT_SCAN_WINDOW;
 	o->batch_size = CQLFDW_DEFAULT_BATCH_SIZE;
 
 	foreach(lc, server->options)

@@ -18,6 +18,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/sysattr.h"
 #include "miscadmin.h"
 #include "commands/defrem.h"
@@ -29,6 +31,7 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
+#include "optimizer/plancat.h"
 #include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
 #include "parser/parsetree.h"
@@ -399,6 +402,61 @@ add_parameterized_paths(PlannerInfo *root, RelOptInfo *baserel,
 }
 
 /*
+ * add_partial_token_scan_path
+ *		A parallel-aware path of a token scan: the participants of a
+ *		parallel plan share its token ranges (scan_ranges.c).
+ *
+ * Only for a table big enough: the workers come from compute_parallel_worker
+ * as for a heap of the table's estimated size (tuples times the width of
+ * its rows - of all their columns: Cassandra reads them whole), so
+ * min_parallel_table_scan_size and max_parallel_workers_per_gather apply.
+ * Each participant's share of the transfer is divided as for a parallel
+ * sequential scan (the leader does less the more workers there are); the
+ * Gather above adds parallel_setup_cost and parallel_tuple_cost per row, so
+ * a parallel plan wins when few rows go up (aggregates, selective local
+ * filters), not for a SELECT * of the whole table.
+ */
+static void
+add_partial_token_scan_path(PlannerInfo *root, RelOptInfo *baserel,
+							CqlFdwRelationInfo *fpinfo)
+{
+	CqlScanShape *shape = &fpinfo->shape;
+	ForeignPath *path;
+	double		pages;
+	double		divisor;
+	int			workers;
+	Cost		startup,
+				total;
+
+	if (!baserel->consider_parallel || shape->access != CQLACC_TOKEN_SCAN ||
+		!bms_is_empty(baserel->lateral_relids))
+		return;
+	/* Cassandra reads whole rows, whatever the query keeps of them */
+	pages = ceil(baserel->tuples *
+				 get_relation_data_width(planner_rt_fetch(baserel->relid, root)->relid,
+										 NULL) / BLCKSZ);
+	workers = compute_parallel_worker(baserel, pages, -1,
+									  max_parallel_workers_per_gather);
+	if (workers <= 0)
+		return;
+
+	divisor = workers;
+	if (parallel_leader_participation && workers < 4)
+		divisor += 1.0 - 0.3 * workers;
+
+	shape_costs(shape, baserel->rows, baserel->tuples, &startup, &total);
+	total = startup + (total - startup) / divisor;
+	path = cqlfdw_create_foreignscan_path(root, baserel, NULL,
+										  clamp_row_est(baserel->rows / divisor),
+										  startup, total, NIL, NULL, NULL,
+										  list_make2(makeInteger(0), makeInteger(0)));
+	path->path.parallel_aware = true;
+	path->path.parallel_safe = true;
+	path->path.parallel_workers = workers;
+	add_partial_path(baserel, (Path *) path);
+}
+
+/*
  * cqlGetForeignPaths
  *		GetForeignPaths callback.
  *
@@ -470,6 +528,7 @@ cqlGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	}
 
 	add_parameterized_paths(root, baserel, fpinfo);
+	add_partial_token_scan_path(root, baserel, fpinfo);
 }
 
 /*

@@ -76,9 +76,21 @@ extern ForeignScan *cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel,
 									  Plan *outer_plan);
 extern void cqlExplainForeignScan(ForeignScanState *node, ExplainState *es);
 
-/* in scan.c */
+/* in scan_ranges.c */
 extern int	cqlfdw_token_range_count(cql_cluster *cluster);
 extern void cqlfdw_token_range(int r, int nranges, int64 *low, int64 *high);
+extern bool cqlIsForeignScanParallelSafe(PlannerInfo *root, RelOptInfo *rel,
+										 RangeTblEntry *rte);
+extern Size cqlEstimateDSMForeignScan(ForeignScanState *node,
+									  ParallelContext *pcxt);
+extern void cqlInitializeDSMForeignScan(ForeignScanState *node,
+										ParallelContext *pcxt, void *coordinate);
+extern void cqlReInitializeDSMForeignScan(ForeignScanState *node,
+										  ParallelContext *pcxt, void *coordinate);
+extern void cqlInitializeWorkerForeignScan(ForeignScanState *node,
+										   shm_toc *toc, void *coordinate);
+
+/* in scan.c */
 extern void cqlfdw_init_bind_conv(const char *relname, CqlConv *cv,
 								  const cql_type *ctype, Oid pgtype);
 extern bool cqlfdw_encode_bound(const char *relname, CqlConv *cv, CqlBindKind kind,

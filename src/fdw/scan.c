@@ -138,7 +138,7 @@ choose_connection(CqlScanState *st, CqlScanTask *t)
 }
 
 /*
- * submit_page
+ * cqlfdw_scan_submit_page
  *		Request the task's next page (from its paging state, if any), or,
  *		with 'retrying', the same page again after a failure.
  *
@@ -148,8 +148,8 @@ choose_connection(CqlScanState *st, CqlScanTask *t)
  * answer gave, so no row is read twice or skipped.  While every stream of
  * the connection is in use the send waits; a failure is raised.
  */
-static void
-submit_page(CqlScanState *st, CqlScanTask *t, bool retrying)
+void
+cqlfdw_scan_submit_page(CqlScanState *st, CqlScanTask *t, bool retrying)
 {
 	cql_query_params params;
 
@@ -275,7 +275,7 @@ fill_window(CqlScanState *st)
 	while (st->next_submit < st->ntasks &&
 		   st->next_submit < st->current + st->window)
 	{
-		submit_page(st, &st->tasks[st->next_submit++], false);
+		cqlfdw_scan_submit_page(st, &st->tasks[st->next_submit++], false);
 		st->partitions_read++;
 	}
 }
@@ -306,41 +306,6 @@ setup_convs(CqlScanState *st, cql_prepared *p)
 								st->relname, NameStr(att->attname));
 	}
 	st->meta_changes = p->metadata_changes;
-}
-
-/* ---------------------------------------------------------------------
- * Token ranges of a whole-table read (scans and ANALYZE)
- * ---------------------------------------------------------------------
- */
-
-/* token ranges per host: several per node keep pages flowing from each */
-#define TOKEN_RANGES_PER_HOST	8
-
-/*
- * cqlfdw_token_range_count
- *		The number of token ranges a whole-table read is cut into:
- *		TOKEN_RANGES_PER_HOST per host the cluster knows (at least one
- *		host).
- */
-int
-cqlfdw_token_range_count(cql_cluster *cluster)
-{
-	return Max(1, cql_cluster_hosts(cluster, NULL, 0)) * TOKEN_RANGES_PER_HOST;
-}
-
-/*
- * Range r of nranges equal parts of (INT64_MIN, INT64_MAX]: token(pk) > low
- * AND token(pk) <= high.  No key has the token INT64_MIN, so the ranges
- * cover every row exactly once.
- */
-void
-cqlfdw_token_range(int r, int nranges, int64 *low, int64 *high)
-{
-	uint64		step = ((uint64) PG_INT64_MAX - (uint64) PG_INT64_MIN) / (uint64) nranges;
-
-	*low = (int64) ((uint64) PG_INT64_MIN + step * (uint64) r);
-	*high = (r == nranges - 1) ? PG_INT64_MAX
-		: (int64) ((uint64) PG_INT64_MIN + step * (uint64) (r + 1));
 }
 
 /* ---------------------------------------------------------------------
@@ -722,7 +687,7 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 
 	if (st->access == CQLACC_TOKEN_SCAN)
 	{
-		int			nranges = cqlfdw_token_range_count(st->remote.entry->cluster);
+		int			nranges = cqlfdw_scan_range_count(st);
 
 		st->tasks = palloc0(sizeof(CqlScanTask) * nranges);
 		st->ntasks = nranges;
@@ -749,7 +714,9 @@ build_tasks(CqlScanState *st, ExprContext *econtext)
 				t->values[b].n = (int32) buf.len;
 			}
 		}
-		st->window = 2;			/* the current range and the next */
+		st->window = Min(Min(st->remote.opts.scan_window, CQLFDW_MAX_SCAN_WINDOW),
+						 nranges);
+		st->inflight = palloc(sizeof(int) * st->window);
 		return;
 	}
 
@@ -856,6 +823,10 @@ start_scan(CqlScanState *st, ExprContext *econtext)
 	st->current = 0;
 	st->merge_last = -1;
 	st->next_submit = 0;
+	st->inflight = NULL;
+	st->ninflight = 0;
+	st->rr = 0;
+	st->claims_done = false;
 	st->empty = false;
 	st->started = true;
 
@@ -866,7 +837,10 @@ start_scan(CqlScanState *st, ExprContext *econtext)
 		return;
 
 	old = MemoryContextSwitchTo(st->batch_cxt);
-	fill_window(st);
+	if (st->access == CQLACC_TOKEN_SCAN)
+		cqlfdw_ranges_start(st);
+	else
+		fill_window(st);
 	MemoryContextSwitchTo(old);
 }
 
@@ -889,7 +863,7 @@ cqlfdw_scan_await_task_page(CqlScanState *st, CqlScanTask *t, cql_result *page)
 		if (t->req == NULL)
 		{
 			old = MemoryContextSwitchTo(st->batch_cxt);
-			submit_page(st, t, false);
+			cqlfdw_scan_submit_page(st, t, false);
 			MemoryContextSwitchTo(old);
 		}
 
@@ -911,7 +885,7 @@ cqlfdw_scan_await_task_page(CqlScanState *st, CqlScanTask *t, cql_result *page)
 			if (d == CQL_RETRY_NEXT_HOST)
 				t->conn = NULL;
 			old = MemoryContextSwitchTo(st->batch_cxt);
-			submit_page(st, t, true);
+			cqlfdw_scan_submit_page(st, t, true);
 			MemoryContextSwitchTo(old);
 			continue;
 		}
@@ -929,7 +903,7 @@ cqlfdw_scan_await_task_page(CqlScanState *st, CqlScanTask *t, cql_result *page)
 			memcpy(t->paging_state, page->meta.paging_state,
 				   page->meta.paging_state_len);
 			t->paging_len = page->meta.paging_state_len;
-			submit_page(st, t, false);	/* prefetch while these rows are used */
+			cqlfdw_scan_submit_page(st, t, false);	/* prefetch while these rows are used */
 			MemoryContextSwitchTo(old);
 		}
 		else
@@ -940,12 +914,15 @@ cqlfdw_scan_await_task_page(CqlScanState *st, CqlScanTask *t, cql_result *page)
 
 /*
  * Get the next page of the current task into st->page (tasks are read in
- * their order, the next ones already in flight).  Returns false when every
- * task is finished.
+ * their order, the next ones already in flight; a token scan's ranges are
+ * read concurrently, in the order their pages arrive: scan_ranges.c).
+ * Returns false when every task is finished.
  */
 static bool
 next_page(CqlScanState *st)
 {
+	if (st->access == CQLACC_TOKEN_SCAN)
+		return cqlfdw_ranges_next_page(st);
 	while (st->current < st->ntasks)
 	{
 		CqlScanTask *t = &st->tasks[st->current];

@@ -99,6 +99,17 @@ typedef struct CqlScanState
 	bool		have_page;
 	int32		row;
 
+	/*
+	 * Token scan (scan_ranges.c): up to 'window' ranges in flight, their
+	 * pages returned as they arrive; with parallel workers, the ranges are
+	 * handed out from shared memory.
+	 */
+	int		   *inflight;		/* task numbers with a page requested */
+	int			ninflight;
+	int			rr;				/* where the search for an answer starts */
+	bool		claims_done;	/* no range left to claim */
+	struct CqlParallelScan *pscan;	/* DSM of a parallel scan, or NULL */
+
 	/* merge of ordered hash buckets (each task sorted, merged by key) */
 	bool		merge;
 	int			merge_last;		/* task of the row returned last, -1 */
@@ -113,8 +124,15 @@ typedef struct CqlScanState
 	int			error_col;		/* retrieved index being converted, -1 */
 } CqlScanState;
 
+extern void cqlfdw_scan_submit_page(CqlScanState *st, CqlScanTask *t,
+									bool retrying);
 extern void cqlfdw_scan_await_task_page(CqlScanState *st, CqlScanTask *t,
 										cql_result *page);
+/* scan_ranges.c */
+extern int	cqlfdw_scan_range_count(CqlScanState *st);
+extern void cqlfdw_ranges_start(CqlScanState *st);
+extern bool cqlfdw_ranges_next_page(CqlScanState *st);
+
 extern void cqlfdw_merge_setup(CqlScanState *st, int direction);
 extern CqlScanTask *cqlfdw_merge_next(CqlScanState *st);
 

@@ -321,9 +321,61 @@ test_metadata_flips(void)
 	fake_server_stop(&s);
 }
 
+/* ---------------------------------------------------------------------
+ * waiting on several connections: wait events and request deadlines
+ * ---------------------------------------------------------------------
+ */
+static void
+test_wait_events(void)
+{
+	fake_server s;
+	cql_conn_options o;
+	cql_conn   *c = NULL;
+	cql_request *req = NULL;
+	cql_result	res;
+	cql_error	err;
+	cql_status	st;
+	int			left;
+	int64_t		t0;
+
+	if (!ok(fake_server_start(&s, FAKE_IDLE, false), "fake server (idle) started"))
+		return;
+	fake_options(&o, &s);
+	o.request_timeout_ms = 300;
+	st = cql_connect(&o, &c, &err);
+	if (!ok(st == CQL_OK, "connect (%s)", err.message))
+	{
+		fake_server_stop(&s);
+		return;
+	}
+	is_int(cql_conn_wait_events(c), CQL_WAIT_READ,
+		   "an idle connection waits to read, nothing to write");
+	st = cql_send_query(c, "SELECT 1", NULL, &req, &err);
+	ok(st == CQL_OK, "query sent to a server that never answers");
+	left = cql_request_remaining_ms(req);
+	ok(left > 0 && left <= 300, "its deadline is the request timeout ahead (%d ms)", left);
+	usleep(350 * 1000);
+	is_int(cql_request_remaining_ms(req), 0, "after the timeout: 0 ms left");
+	t0 = fake_now_ms();
+	memset(&res, 0, sizeof(res));
+	st = cql_conn_await(c, req, &res, &err);
+	is_int(st, CQL_ERR_TIMEOUT, "awaiting it fails with CQL_ERR_TIMEOUT");
+	ok(fake_now_ms() - t0 < 100, "... at once (%lld ms)", (long long) (fake_now_ms() - t0));
+	is_int(cql_request_remaining_ms(req), 0,
+		   "it stays pending (a late answer is dropped when it is freed)");
+	cql_request_free(req);
+
+	fake_server_stop(&s);		/* the peer closes the socket */
+	(void) cql_conn_pump(c, 500, &err);
+	ok(cql_conn_status(c) != CQL_OK, "the closed connection is broken");
+	is_int(cql_conn_wait_events(c), 0, "... and is not to be waited on");
+	cql_conn_close(c);
+}
+
 int
 main(void)
 {
+	test_wait_events();
 	test_metadata_flips();
 	test_require_auth();
 	test_flood();

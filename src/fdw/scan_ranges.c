@@ -1,0 +1,428 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan_ranges.c
+ *		Token scans: the ring cut into ranges, several ranges read at once
+ *		and their pages returned as they arrive, and the ranges handed out
+ *		to the workers of a parallel query from dynamic shared memory.
+ *
+ * A whole-table read (a full scan, ALLOW FILTERING or an index scan without
+ * partition key) is one task per token range (scan.c builds them).  Reading
+ * one range at a time keeps one coordinator busy with one page at a time;
+ * here up to scan_window ranges (server or table option) have a page in
+ * flight, each routed to a replica of its range, and whichever page arrives
+ * first is returned.  A token scan promises no order, so nothing is lost by
+ * that.  Memory stays bounded: each range in flight holds at most the page
+ * being received plus the page being returned.
+ *
+ * With a parallel plan, every participant (the leader and each worker)
+ * claims the next unread range from a counter in shared memory, so each
+ * range is read by exactly one participant and none is skipped, however the
+ * workers are scheduled.
+ *
+ * IDENTIFICATION
+ *		src/fdw/scan_ranges.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "storage/latch.h"
+#include "storage/shm_toc.h"
+#include "utils/resowner.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+#include "compat.h"
+#include "connection.h"
+#include "planner.h"
+#include "scan_int.h"
+
+/* token ranges per host: several per node keep pages flowing from each */
+#define TOKEN_RANGES_PER_HOST	8
+
+/* longest single wait for answers: bounds the latency of a cancel */
+#define RANGE_WAIT_MAX_MS		100
+
+/* What the participants of a parallel token scan share */
+typedef struct CqlParallelScan
+{
+	pg_atomic_uint32 next_range;	/* the next range to claim */
+	int32		nranges;		/* how the ring is cut, for everyone */
+} CqlParallelScan;
+
+/* ---------------------------------------------------------------------
+ * Token ranges of a whole-table read (scans and ANALYZE)
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * cqlfdw_token_range_count
+ *		The number of token ranges a whole-table read is cut into:
+ *		TOKEN_RANGES_PER_HOST per host the cluster knows (at least one
+ *		host).
+ */
+int
+cqlfdw_token_range_count(cql_cluster *cluster)
+{
+	return Max(1, cql_cluster_hosts(cluster, NULL, 0)) * TOKEN_RANGES_PER_HOST;
+}
+
+/*
+ * cqlfdw_token_range
+ *		Range r of nranges equal parts of (INT64_MIN, INT64_MAX]:
+ *		token(pk) > low AND token(pk) <= high.  No key has the token
+ *		INT64_MIN, so the ranges cover every row exactly once.
+ */
+void
+cqlfdw_token_range(int r, int nranges, int64 *low, int64 *high)
+{
+	uint64		step = ((uint64) PG_INT64_MAX - (uint64) PG_INT64_MIN) / (uint64) nranges;
+
+	*low = (int64) ((uint64) PG_INT64_MIN + step * (uint64) r);
+	*high = (r == nranges - 1) ? PG_INT64_MAX
+		: (int64) ((uint64) PG_INT64_MIN + step * (uint64) (r + 1));
+}
+
+/*
+ * cqlfdw_scan_range_count
+ *		How many ranges this scan reads: what the parallel scan decided for
+ *		all its participants, else enough to keep every host and the whole
+ *		window busy.
+ */
+int
+cqlfdw_scan_range_count(CqlScanState *st)
+{
+	int			n;
+
+	if (st->pscan)
+		return st->pscan->nranges;
+	n = cqlfdw_token_range_count(st->remote.entry->cluster);
+	return Max(n, Min(st->remote.opts.scan_window, CQLFDW_MAX_SCAN_WINDOW));
+}
+
+/* ---------------------------------------------------------------------
+ * Ranges in flight
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * claim_range
+ *		The next range this participant reads, or -1 when none is left:
+ *		from the shared counter of a parallel scan, else the next in turn.
+ */
+static int
+claim_range(CqlScanState *st)
+{
+	uint32		r;
+
+	if (st->claims_done)
+		return -1;
+	if (st->pscan)
+		r = pg_atomic_fetch_add_u32(&st->pscan->next_range, 1);
+	else
+		r = (uint32) st->next_submit++;
+	if (r >= (uint32) st->ntasks)
+	{
+		st->claims_done = true;
+		return -1;
+	}
+	return (int) r;
+}
+
+/*
+ * fill_ranges
+ *		Claim ranges and request their first page until 'window' ranges are
+ *		in flight or none is left.  Runs in batch_cxt.
+ */
+static void
+fill_ranges(CqlScanState *st)
+{
+	while (st->ninflight < st->window)
+	{
+		int			r = claim_range(st);
+
+		if (r < 0)
+			return;
+		cqlfdw_scan_submit_page(st, &st->tasks[r], false);
+		st->inflight[st->ninflight++] = r;
+		st->partitions_read++;
+	}
+}
+
+/*
+ * cqlfdw_ranges_start
+ *		Start a token scan: the first window of ranges requested.
+ */
+void
+cqlfdw_ranges_start(CqlScanState *st)
+{
+	fill_ranges(st);
+}
+
+/*
+ * task_ready
+ *		Can awaiting this task's page return without waiting: its answer
+ *		came, its connection failed, or its request timed out (the await
+ *		then reports the failure at once, and the retry policy decides)?
+ */
+static bool
+task_ready(CqlScanTask *t)
+{
+	return t->req == NULL || cql_request_done(t->req) ||
+		cql_conn_status(t->conn) != CQL_OK ||
+		cql_request_remaining_ms(t->req) == 0;
+}
+
+/*
+ * wait_timeout
+ *		How long to wait for answers before looking again: at most
+ *		RANGE_WAIT_MAX_MS, at most until the first request deadline or
+ *		until the speculative delay.
+ */
+static int
+wait_timeout(CqlScanState *st)
+{
+	int			timeout = RANGE_WAIT_MAX_MS;
+
+	if (st->remote.opts.speculative_delay_ms > 0)
+		timeout = Min(timeout, st->remote.opts.speculative_delay_ms);
+	for (int i = 0; i < st->ninflight; i++)
+	{
+		int			left = cql_request_remaining_ms(st->tasks[st->inflight[i]].req);
+
+		if (left >= 0)
+			timeout = Min(timeout, left);
+	}
+	return timeout;
+}
+
+/*
+ * wait_any
+ *		Wait until some range in flight may have an answer, at most
+ *		timeout_ms, and process a pending cancel.
+ *
+ * With one connection the library's pump waits (its wait hook watches the
+ * latch).  With several - ranges on several replicas - each is pumped
+ * without blocking, then one WaitEventSet waits on all their sockets and
+ * the latch: an answer from any node wakes the scan.  The set is freed
+ * before an interrupt is processed, so an error leaks nothing.
+ */
+static void
+wait_any(CqlScanState *st, int timeout_ms)
+{
+	cql_conn   *conns[CQLFDW_MAX_SCAN_WINDOW];
+	int			nconns = 0;
+	WaitEventSet *set;
+	WaitEvent	ev[CQLFDW_MAX_SCAN_WINDOW + 1];
+	bool		latch = false;
+	bool		busy = false;
+	int			n;
+
+	for (int i = 0; i < st->ninflight; i++)
+	{
+		cql_conn   *c = st->tasks[st->inflight[i]].conn;
+		int			j;
+
+		for (j = 0; j < nconns && conns[j] != c; j++)
+			;
+		if (j == nconns)
+			conns[nconns++] = c;
+	}
+	if (nconns == 0)
+		return;
+	if (nconns == 1)
+	{
+		cql_error	err;
+
+		cql_error_clear(&err);
+		if (cql_conn_pump(conns[0], timeout_ms, &err) == CQL_ERR_INTERRUPTED)
+			cqlfdw_check_interrupts();
+		return;
+	}
+
+	/* what is already there, without waiting */
+	for (int j = 0; j < nconns; j++)
+	{
+		cql_error	err;
+
+		cql_error_clear(&err);
+		(void) cql_conn_pump(conns[j], 0, &err);	/* a failure shows in status */
+		if (cql_conn_status(conns[j]) != CQL_OK || cql_conn_wait_events(conns[j]) == 0)
+			busy = true;
+	}
+	for (int i = 0; i < st->ninflight && !busy; i++)
+		busy = task_ready(&st->tasks[st->inflight[i]]);
+	if (busy)
+		return;
+
+	set = cqlfdw_create_wait_event_set(nconns + 1);
+	AddWaitEventToSet(set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
+	for (int j = 0; j < nconns; j++)
+	{
+		int			want = cql_conn_wait_events(conns[j]);
+		uint32		events = 0;
+
+		if (want & CQL_WAIT_READ)
+			events |= WL_SOCKET_READABLE;
+		if (want & CQL_WAIT_WRITE)
+			events |= WL_SOCKET_WRITEABLE;
+		AddWaitEventToSet(set, events, cql_conn_fd(conns[j]), NULL, NULL);
+	}
+	n = WaitEventSetWait(set, timeout_ms, ev, lengthof(ev), PG_WAIT_EXTENSION);
+	for (int k = 0; k < n; k++)
+		if (ev[k].events & WL_LATCH_SET)
+			latch = true;
+	FreeWaitEventSet(set);
+	if (latch)
+	{
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * cqlfdw_ranges_next_page
+ *		The next page of a token scan into st->page: of whichever range in
+ *		flight answers first (round-robin among those ready, so that no
+ *		range starves).  A range's next page is requested as soon as one
+ *		arrives; a finished range makes room for the next claimed one.
+ *		Returns false when every range (of this participant) is read.
+ */
+bool
+cqlfdw_ranges_next_page(CqlScanState *st)
+{
+	TimestampTz idle_since = 0;
+
+	for (;;)
+	{
+		MemoryContext old;
+		int			pick = -1;
+		CqlScanTask *t;
+
+		old = MemoryContextSwitchTo(st->batch_cxt);
+		fill_ranges(st);
+		MemoryContextSwitchTo(old);
+		if (st->ninflight == 0)
+			return false;
+
+		for (int k = 0; k < st->ninflight && pick < 0; k++)
+		{
+			int			i = (st->rr + k) % st->ninflight;
+
+			if (task_ready(&st->tasks[st->inflight[i]]))
+				pick = i;
+		}
+
+		/*
+		 * Nothing for the speculative delay: the next range in turn is
+		 * awaited, which asks another replica too.
+		 */
+		if (pick < 0 && st->remote.opts.speculative_delay_ms > 0)
+		{
+			if (idle_since == 0)
+				idle_since = GetCurrentTimestamp();
+			else if (TimestampDifferenceExceeds(idle_since, GetCurrentTimestamp(),
+												st->remote.opts.speculative_delay_ms))
+				pick = st->rr % st->ninflight;
+		}
+		if (pick < 0)
+		{
+			wait_any(st, wait_timeout(st));
+			continue;
+		}
+
+		t = &st->tasks[st->inflight[pick]];
+		cqlfdw_scan_await_task_page(st, t, &st->page);
+		if (t->finished)
+			st->inflight[pick] = st->inflight[--st->ninflight];
+		else
+			pick++;
+		st->rr = st->ninflight > 0 ? pick % st->ninflight : 0;
+		st->have_page = true;
+		st->row = 0;
+		return true;
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Parallel query
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * cqlIsForeignScanParallelSafe
+ *		IsForeignScanParallelSafe callback: a scan may run in a parallel
+ *		worker - each backend opens its own connections with the same user
+ *		mapping, and reads change nothing.
+ */
+bool
+cqlIsForeignScanParallelSafe(PlannerInfo *root, RelOptInfo *rel,
+							 RangeTblEntry *rte)
+{
+	return true;
+}
+
+/*
+ * cqlEstimateDSMForeignScan
+ *		EstimateDSMForeignScan callback: the shared range counter.
+ */
+Size
+cqlEstimateDSMForeignScan(ForeignScanState *node, ParallelContext *pcxt)
+{
+	return sizeof(CqlParallelScan);
+}
+
+/*
+ * cqlInitializeDSMForeignScan
+ *		InitializeDSMForeignScan callback (leader): cut the ring into enough
+ *		ranges that every participant keeps its window busy and the ranges
+ *		left at the end are small, and start the counter.
+ */
+void
+cqlInitializeDSMForeignScan(ForeignScanState *node, ParallelContext *pcxt,
+							void *coordinate)
+{
+	CqlParallelScan *ps = (CqlParallelScan *) coordinate;
+	CqlScanState *st = (CqlScanState *) node->fdw_state;
+	int			window;
+
+	pg_atomic_init_u32(&ps->next_range, 0);
+	ps->nranges = 1;
+	if (st == NULL)
+		return;
+	window = Min(st->remote.opts.scan_window, CQLFDW_MAX_SCAN_WINDOW);
+	ps->nranges = Max(cqlfdw_token_range_count(st->remote.entry->cluster),
+					  window * (pcxt->nworkers + 1) * 2);
+	st->pscan = ps;
+}
+
+/*
+ * cqlReInitializeDSMForeignScan
+ *		ReInitializeDSMForeignScan callback: a rescan reads every range
+ *		again.
+ */
+void
+cqlReInitializeDSMForeignScan(ForeignScanState *node, ParallelContext *pcxt,
+							  void *coordinate)
+{
+	CqlParallelScan *ps = (CqlParallelScan *) coordinate;
+
+	pg_atomic_write_u32(&ps->next_range, 0);
+}
+
+/*
+ * cqlInitializeWorkerForeignScan
+ *		InitializeWorkerForeignScan callback: a worker claims its ranges
+ *		from the leader's counter.
+ */
+void
+cqlInitializeWorkerForeignScan(ForeignScanState *node, shm_toc *toc,
+							   void *coordinate)
+{
+	CqlScanState *st = (CqlScanState *) node->fdw_state;
+
+	if (st)
+		st->pscan = (CqlParallelScan *) coordinate;
+}
