@@ -17,6 +17,9 @@ Real faults on real nodes, RF 3, reads and writes at QUORUM:
      the load's rows are all there (count + checksum); the counter is never
      above the increments attempted nor below those acknowledged, and no
      IF NOT EXISTS insert of a new key reported a duplicate (a replay would).
+  1b. with all nodes up again, the same table read by 0, 2 and 4
+     parallel workers and with scan_window 1 to 32: count and checksum
+     equal to the reference every time.
   2. a rolling restart (stop, start, wait until up, next node) of all three
      nodes during a mixed read/write loop: 0 failed statements, and every
      acknowledged write is read back afterwards.
@@ -254,6 +257,33 @@ FROM fo.load""", timeout=600)
        out)
 
 
+def parallel_phase():
+    note("phase 1b: the same table read concurrently and by parallel workers, all nodes up")
+    rc, out = psql("ANALYZE fo.big", timeout=600)
+    ok(rc == 0, "fo.big analyzed (the planner's parallel costs need its size)", out)
+    check = """SELECT count(*) || ' ' || (count(*) = (SELECT n FROM fo.big_ref) AND
+  sum(hashtextextended(id || '|' || payload || '|' || n, 0)::numeric) = (SELECT checksum FROM fo.big_ref))
+FROM fo.big"""
+    force = ("SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; "
+             "SET min_parallel_table_scan_size = 0; ")
+    for workers, window in ((0, 1), (0, 32), (2, 8), (4, 2)):
+        t0 = time.monotonic()
+        rc, out = psql(force + "SET max_parallel_workers_per_gather = %d; "
+                       "ALTER FOREIGN TABLE fo.big OPTIONS (ADD scan_window '%d'); %s; "
+                       "ALTER FOREIGN TABLE fo.big OPTIONS (DROP scan_window)"
+                       % (workers, window, check), timeout=900)
+        secs = time.monotonic() - t0
+        res = [ln for ln in out.splitlines() if ln.strip() and not ln.startswith(("SET", "ALTER"))]
+        res = res[-1].split() if res else []
+        ok(rc == 0 and len(res) == 2 and res[1] == "true",
+           "%d workers, scan_window %d: count and checksum equal the reference" % (workers, window), out)
+        note("%d workers, scan_window %d: %s rows in %.1f s" % (workers, window, res[0] if res else "?", secs))
+    rc, out = psql(force + "SET max_parallel_workers_per_gather = 2; "
+                   "EXPLAIN (COSTS OFF) SELECT count(*) FROM fo.big")
+    ok(rc == 0 and "Parallel Foreign Scan on big" in out and "Workers Planned: 2" in out,
+       "the plan of the parallel runs is a Gather over a parallel foreign scan", out)
+
+
 def rolling_phase():
     note("phase 2: rolling restart of node1, node2, node3 during mixed reads and writes")
     psql("UPDATE fo.ctl SET stop = false; TRUNCATE fo.acked")
@@ -367,6 +397,7 @@ def main():
         return done()
     try:
         kill_phase()
+        parallel_phase()
         rolling_phase()
         pause_phase()
     finally:
