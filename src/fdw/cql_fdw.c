@@ -78,6 +78,10 @@ cql_fdw_handler(PG_FUNCTION_ARGS)
 	routine->InitializeDSMForeignScan = cqlInitializeDSMForeignScan;
 	routine->ReInitializeDSMForeignScan = cqlReInitializeDSMForeignScan;
 	routine->InitializeWorkerForeignScan = cqlInitializeWorkerForeignScan;
+	routine->IsForeignPathAsyncCapable = cqlIsForeignPathAsyncCapable;
+	routine->ForeignAsyncRequest = cqlForeignAsyncRequest;
+	routine->ForeignAsyncConfigureWait = cqlForeignAsyncConfigureWait;
+	routine->ForeignAsyncNotify = cqlForeignAsyncNotify;
 	routine->ImportForeignSchema = cqlImportForeignSchema;
 	routine->AnalyzeForeignTable = cqlAnalyzeForeignTable;
 

@@ -457,6 +457,22 @@ add_partial_token_scan_path(PlannerInfo *root, RelOptInfo *baserel,
 }
 
 /*
+ * cqlIsForeignPathAsyncCapable
+ *		IsForeignPathAsyncCapable callback: a scan of a foreign table may run
+ *		asynchronously under an Append (option async_capable, default true),
+ *		its pages awaited together with the other members' (scan_async.c).
+ */
+bool
+cqlIsForeignPathAsyncCapable(ForeignPath *path)
+{
+	RelOptInfo *rel = path->path.parent;
+	CqlFdwRelationInfo *fpinfo = (CqlFdwRelationInfo *) rel->fdw_private;
+
+	return cqlfdw_async_supported() && IS_SIMPLE_REL(rel) && fpinfo != NULL &&
+		fpinfo->opts.async_capable;
+}
+
+/*
  * cqlGetForeignPaths
  *		GetForeignPaths callback.
  *

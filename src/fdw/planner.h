@@ -90,6 +90,13 @@ extern void cqlReInitializeDSMForeignScan(ForeignScanState *node,
 extern void cqlInitializeWorkerForeignScan(ForeignScanState *node,
 										   shm_toc *toc, void *coordinate);
 
+/* in scan_async.c */
+extern void cqlForeignAsyncRequest(AsyncRequest *areq);
+extern void cqlForeignAsyncConfigureWait(AsyncRequest *areq);
+extern void cqlForeignAsyncNotify(AsyncRequest *areq);
+extern bool cqlfdw_async_supported(void);
+extern bool cqlIsForeignPathAsyncCapable(ForeignPath *path);
+
 /* in scan.c */
 extern void cqlfdw_init_bind_conv(const char *relname, CqlConv *cv,
 								  const cql_type *ctype, Oid pgtype);

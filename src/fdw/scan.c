@@ -827,6 +827,7 @@ start_scan(CqlScanState *st, ExprContext *econtext)
 	st->ninflight = 0;
 	st->rr = 0;
 	st->claims_done = false;
+	st->async_cb = NULL;		/* the reset above closed its descriptors */
 	st->empty = false;
 	st->started = true;
 
@@ -945,6 +946,71 @@ next_page(CqlScanState *st)
 	return false;
 }
 
+/*
+ * cqlfdw_scan_would_wait
+ *		Would the next Iterate wait for Cassandra?  For asynchronous
+ *		execution (scan_async.c): starts the scan if needed, takes what
+ *		the connections already received, and puts the connections the
+ *		next page may come from into conns (at most max; *nconns).
+ *
+ * A merge of ordered buckets always answers false: it reads each bucket's
+ * pages as it needs them, synchronously.
+ */
+bool
+cqlfdw_scan_would_wait(ForeignScanState *node, cql_conn **conns, int max,
+					   int *nconns)
+{
+	CqlScanState *st = (CqlScanState *) node->fdw_state;
+	MemoryContext old;
+	bool		wait;
+
+	*nconns = 0;
+	if (!st->started)
+		start_scan(st, node->ss.ps.ps_ExprContext);
+	if (st->empty || st->merge)
+		return false;
+	if (st->have_page && st->row < st->page.rows_count)
+		return false;
+
+	for (int pass = 0; pass < 2; pass++)
+	{
+		*nconns = 0;
+		if (st->access == CQLACC_TOKEN_SCAN)
+			wait = cqlfdw_ranges_would_wait(st, conns, max, nconns);
+		else
+		{
+			CqlScanTask *t;
+
+			old = MemoryContextSwitchTo(st->batch_cxt);
+			while (st->current < st->ntasks && st->tasks[st->current].finished)
+			{
+				st->current++;
+				fill_window(st);
+			}
+			MemoryContextSwitchTo(old);
+			if (st->current >= st->ntasks)
+				return false;
+			t = &st->tasks[st->current];
+			wait = t->req != NULL && !cql_request_done(t->req) &&
+				cql_conn_status(t->conn) == CQL_OK &&
+				cql_request_remaining_ms(t->req) != 0;
+			if (wait)
+				conns[(*nconns)++] = t->conn;
+		}
+		if (!wait || pass == 1)
+			break;
+		/* what has arrived meanwhile, then look again */
+		for (int i = 0; i < *nconns; i++)
+		{
+			cql_error	err;
+
+			cql_error_clear(&err);
+			(void) cql_conn_pump(conns[i], 0, &err);
+		}
+	}
+	return wait;
+}
+
 /* ---------------------------------------------------------------------
  * Callbacks
  * ---------------------------------------------------------------------
@@ -978,6 +1044,8 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 
 	st = palloc0(sizeof(CqlScanState));
 	node->fdw_state = st;
+	st->async_fd = -1;
+	st->async_timer = -1;
 	st->error_col = -1;
 	st->rel = node->ss.ss_currentRelation;
 	st->relname = pstrdup(RelationGetRelationName(st->rel));

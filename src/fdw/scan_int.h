@@ -15,6 +15,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "nodes/execnodes.h"
 #include "nodes/pg_list.h"
 #include "utils/rel.h"
 
@@ -110,6 +111,11 @@ typedef struct CqlScanState
 	bool		claims_done;	/* no range left to claim */
 	struct CqlParallelScan *pscan;	/* DSM of a parallel scan, or NULL */
 
+	/* asynchronous execution under an Append (scan_async.c) */
+	int			async_fd;		/* epoll set of the sockets waited on, -1 */
+	int			async_timer;	/* timerfd in that set, -1 */
+	MemoryContextCallback *async_cb;	/* closes them with batch_cxt */
+
 	/* merge of ordered hash buckets (each task sorted, merged by key) */
 	bool		merge;
 	int			merge_last;		/* task of the row returned last, -1 */
@@ -128,10 +134,15 @@ extern void cqlfdw_scan_submit_page(CqlScanState *st, CqlScanTask *t,
 									bool retrying);
 extern void cqlfdw_scan_await_task_page(CqlScanState *st, CqlScanTask *t,
 										cql_result *page);
+extern bool cqlfdw_scan_would_wait(ForeignScanState *node, cql_conn **conns,
+								   int max, int *nconns);
+
 /* scan_ranges.c */
 extern int	cqlfdw_scan_range_count(CqlScanState *st);
 extern void cqlfdw_ranges_start(CqlScanState *st);
 extern bool cqlfdw_ranges_next_page(CqlScanState *st);
+extern bool cqlfdw_ranges_would_wait(CqlScanState *st, cql_conn **conns,
+									 int max, int *nconns);
 
 extern void cqlfdw_merge_setup(CqlScanState *st, int direction);
 extern CqlScanTask *cqlfdw_merge_next(CqlScanState *st);

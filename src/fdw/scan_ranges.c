@@ -26,6 +26,7 @@
  */
 #include "postgres.h"
 
+#include "foreign/foreign.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
 #include "storage/latch.h"
@@ -283,6 +284,36 @@ wait_any(CqlScanState *st, int timeout_ms)
 }
 
 /*
+ * cqlfdw_ranges_would_wait
+ *		For asynchronous execution: claims ranges up to the window, and
+ *		tells whether the next page would have to be waited for - then
+ *		with the distinct connections of the ranges in flight in conns.
+ */
+bool
+cqlfdw_ranges_would_wait(CqlScanState *st, cql_conn **conns, int max,
+						 int *nconns)
+{
+	MemoryContext old = MemoryContextSwitchTo(st->batch_cxt);
+
+	fill_ranges(st);
+	MemoryContextSwitchTo(old);
+	*nconns = 0;
+	for (int i = 0; i < st->ninflight; i++)
+	{
+		CqlScanTask *t = &st->tasks[st->inflight[i]];
+		int			j;
+
+		if (task_ready(t))
+			return false;
+		for (j = 0; j < *nconns && conns[j] != t->conn; j++)
+			;
+		if (j == *nconns && *nconns < max)
+			conns[(*nconns)++] = t->conn;
+	}
+	return st->ninflight > 0;
+}
+
+/*
  * cqlfdw_ranges_next_page
  *		The next page of a token scan into st->page: of whichever range in
  *		flight answers first (round-robin among those ready, so that no
@@ -356,11 +387,26 @@ cqlfdw_ranges_next_page(CqlScanState *st)
  *		IsForeignScanParallelSafe callback: a scan may run in a parallel
  *		worker - each backend opens its own connections with the same user
  *		mapping, and reads change nothing.
+ *
+ * Except a member of an Append (a partition, a UNION ALL branch) that may
+ * run asynchronously (option async_capable): PostgreSQL runs the members
+ * of an Append concurrently only when the Append is not parallel safe, and
+ * for foreign tables that concurrency is what counts.  With async_capable
+ * 'false' such a member is parallel safe again (a Parallel Append).
  */
 bool
 cqlIsForeignScanParallelSafe(PlannerInfo *root, RelOptInfo *rel,
 							 RangeTblEntry *rte)
 {
+	if (rel->reloptkind == RELOPT_OTHER_MEMBER_REL && cqlfdw_async_supported())
+	{
+		CqlFdwOptions o;
+
+		cqlfdw_get_options(GetForeignTable(rte->relid)->serverid, InvalidOid,
+						   rte->relid, &o);
+		if (o.async_capable)
+			return false;
+	}
 	return true;
 }
 
