@@ -74,6 +74,7 @@ typedef struct CqlFdwOptions
 	int			analyze_rows;	/* rows ANALYZE reads at most, 0 = all */
 	int			max_buckets;	/* bucket partitions one scan may read */
 	bool		index_pushdown; /* push predicates on SAI-indexed columns */
+	bool		aggregate_pushdown; /* aggregates of a partition (upper.c) */
 	bool		index_needs_pk; /* the node's guardrail
 								 * non_partition_restricted_index_query_enabled
 								 * is false: no index query without the

@@ -124,6 +124,8 @@ static const CqlOption cql_options[] = {
 	{"max_buckets", ForeignTableRelationId, OPT_INT_POSITIVE},
 	{"index_pushdown", ForeignServerRelationId, OPT_BOOL},
 	{"index_pushdown", ForeignTableRelationId, OPT_BOOL},
+	{"aggregate_pushdown", ForeignServerRelationId, OPT_BOOL},
+	{"aggregate_pushdown", ForeignTableRelationId, OPT_BOOL},
 
 	/* table only */
 	{"keyspace", ForeignTableRelationId, OPT_STRING},
@@ -713,6 +715,8 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 		o->max_buckets = atoi(value);
 	else if (strcmp(name, "index_pushdown") == 0)
 		o->index_pushdown = defGetBoolean(def);
+	else if (strcmp(name, "aggregate_pushdown") == 0)
+		o->aggregate_pushdown = defGetBoolean(def);
 }
 
 /*
@@ -746,6 +750,7 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 	o->analyze_rows = CQLFDW_DEFAULT_ANALYZE_ROWS;
 	o->max_buckets = CQLFDW_DEFAULT_MAX_BUCKETS;
 	o->index_pushdown = true;
+	o->aggregate_pushdown = true;
 	o->consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->write_consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->fetch_size = CQLFDW_DEFAULT_FETCH_SIZE;

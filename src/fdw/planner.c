@@ -653,8 +653,8 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	List	   *binds = NIL;
 	List	   *retrieved_attrs;
 	Bitmapset  *attrs_used = NULL;
-	int			direction = intVal(list_nth(best_path->fdw_private, FdwPathPrivateOrder));
-	bool		has_limit = intVal(list_nth(best_path->fdw_private, FdwPathPrivateLimit)) != 0;
+	int			direction;
+	bool		has_limit;
 	int			limit_index = -1;
 	int			offset_index = -1;
 	char	   *cql;
@@ -670,6 +670,8 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 
 	fpinfo = (CqlFdwRelationInfo *) baserel->fdw_private;
 	fetch_size = fpinfo->opts.fetch_size;
+	direction = intVal(list_nth(best_path->fdw_private, FdwPathPrivateOrder));
+	has_limit = intVal(list_nth(best_path->fdw_private, FdwPathPrivateLimit)) != 0;
 	cqlfdw_classify(root, baserel, fpinfo->table, &fpinfo->opts, scan_clauses,
 					outer_ok, outer_ok != NULL, &shape);
 	if (list_length(best_path->fdw_private) > FdwPathPrivateAnn)
@@ -819,7 +821,12 @@ cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	const char *index = strVal(list_nth(fdw_private, FdwScanPrivateIndex));
 	const char *ann = strVal(list_nth(fdw_private, FdwScanPrivateAnn));
 	const char *refused = strVal(list_nth(fdw_private, FdwScanPrivateIndexRefused));
+	List	   *upper = (List *) list_nth(fdw_private, FdwScanPrivateUpper);
 	StringInfoData buf;
+
+	/* an aggregate computed by Cassandra (upper.c) */
+	if (upper != NIL)
+		ExplainPropertyText("Relations", strVal(list_nth(upper, FdwUpperRelations)), es);
 
 	initStringInfo(&buf);
 	switch (access)

@@ -55,7 +55,8 @@ enum FdwUpperIndex
 {
 	FdwUpperRtindex,			/* Integer: the foreign table's RT index */
 	FdwUpperGrouped,			/* Integer: has GROUP BY (no row: no group) */
-	FdwUpperKinds				/* IntList: CqlUpperKind per result column */
+	FdwUpperKinds,				/* IntList: CqlUpperKind per result column */
+	FdwUpperRelations			/* String: EXPLAIN's "Aggregate on (t)" */
 };
 
 /* the bucket column a scan enumerates (bucket.c) */

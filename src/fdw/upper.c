@@ -68,8 +68,14 @@
 #include "planner.h"
 #include "scan_int.h"
 
-/* Cost of a pushed aggregate: one request, a cheap step per row read */
-#define CQL_UPPER_REQUEST_COST	25.0
+/*
+ * Cost of a pushed aggregate: one request, a cheap step per row aggregated
+ * remotely, the transfer of the groups.  The request is costed below the
+ * 25 of a partition read (planner.c) as its answer is only the groups: with
+ * the few rows of a small partition the two plans would otherwise cost
+ * the same, and the local one win on its sort order.
+ */
+#define CQL_UPPER_REQUEST_COST	20.0
 #define CQL_UPPER_TUPLE_COST	0.05
 
 /* planner state of a grouped relation whose aggregates Cassandra computes */
@@ -360,6 +366,8 @@ cqlGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage,
 		return;
 
 	cqlfdw_planned_rel(input_rel, &t, &opts, &shape);
+	if (!opts->aggregate_pushdown)
+		return;
 	if (shape->access != CQLACC_SINGLE_PARTITION || shape->local_conds != NIL ||
 		shape->filtering || shape->uses_join || shape->index_conds > 0 ||
 		shape->bucket_attnum != InvalidAttrNumber ||
