@@ -323,6 +323,21 @@ cqlfdw_extension_schema(Oid ext_oid)
 #endif
 
 /*
+ * The range table entries an upper-relation scan covers (set by the
+ * planner, offset by setrefs.c as the plan is flattened): 16 tells the base
+ * relations from the outer joins.
+ */
+static inline Bitmapset *
+cqlfdw_scan_base_relids(ForeignScan *fsplan)
+{
+#if PG_VERSION_NUM >= 160000
+	return fsplan->fs_base_relids;
+#else
+	return fsplan->fs_relids;
+#endif
+}
+
+/*
  * The checkAsUser of an upper-relation scan (aggregate pushdown) over the
  * range table entry rtindex: 16 copies it into the plan as for a base
  * scan, 15 keeps it in the range table.

@@ -53,7 +53,8 @@ enum FdwScanPrivateIndex
  */
 enum FdwUpperIndex
 {
-	FdwUpperRtindex,			/* Integer: the foreign table's RT index */
+	FdwUpperRelid,				/* Integer: the foreign table's OID (its
+								 * RT index is found in fs_relids) */
 	FdwUpperGrouped,			/* Integer: has GROUP BY (no row: no group) */
 	FdwUpperKinds,				/* IntList: CqlUpperKind per result column */
 	FdwUpperRelations			/* String: EXPLAIN's "Aggregate on (t)" */

@@ -994,9 +994,7 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 	if (fsplan->scan.scanrelid == 0)
 	{
 		/* an aggregate computed by Cassandra (upper.c) */
-		st->upper = cqlfdw_upper_begin((List *) list_nth(fsplan->fdw_private,
-														 FdwScanPrivateUpper),
-									   node->ss.ss_ScanTupleSlot->tts_tupleDescriptor);
+		st->upper = cqlfdw_upper_begin(node);
 		st->rel = cqlfdw_range_table_relation(estate, st->upper->rtindex);
 		userid = cqlfdw_upper_checkasuser(fsplan, estate, st->upper->rtindex);
 		if (!OidIsValid(userid))

@@ -155,7 +155,7 @@ extern void cqlfdw_ranges_start(CqlScanState *st);
 extern bool cqlfdw_ranges_next_page(CqlScanState *st);
 
 /* upper.c */
-extern CqlUpperScan *cqlfdw_upper_begin(List *upper, TupleDesc tupdesc);
+extern CqlUpperScan *cqlfdw_upper_begin(ForeignScanState *node);
 extern void cqlfdw_upper_setup_convs(CqlScanState *st, cql_prepared *p);
 extern void cqlfdw_upper_store_row(CqlScanState *st, cql_result *page,
 								   int32 row, TupleTableSlot *slot);

@@ -510,7 +510,8 @@ cqlfdw_upper_plan(PlannerInfo *root, RelOptInfo *upperrel,
 		}
 	}
 
-	upper = list_make4(makeInteger(relid), makeInteger(ui->grouped), kinds,
+	upper = list_make4(makeInteger((int) planner_rt_fetch(relid, root)->relid),
+					   makeInteger(ui->grouped), kinds,
 					   makeString(psprintf("Aggregate on (%s)",
 										   quote_identifier(get_rel_name(planner_rt_fetch(relid, root)->relid)))));
 
@@ -543,20 +544,37 @@ cqlfdw_upper_plan(PlannerInfo *root, RelOptInfo *upperrel,
 /*
  * cqlfdw_upper_begin
  *		The executor state of an aggregate scan from its
- *		FdwScanPrivateUpper list; tupdesc is the scan tuple's (from
+ *		FdwScanPrivateUpper list: the range table entry of the foreign table
+ *		among those the scan covers, and the scan tuple's descriptor (from
  *		fdw_scan_tlist).
  */
 CqlUpperScan *
-cqlfdw_upper_begin(List *upper, TupleDesc tupdesc)
+cqlfdw_upper_begin(ForeignScanState *node)
 {
+	ForeignScan *fsplan = (ForeignScan *) node->ss.ps.plan;
+	EState	   *estate = node->ss.ps.state;
+	List	   *upper = (List *) list_nth(fsplan->fdw_private, FdwScanPrivateUpper);
+	Oid			relid = (Oid) intVal(list_nth(upper, FdwUpperRelid));
 	CqlUpperScan *u = palloc0(sizeof(CqlUpperScan));
 	List	   *kinds = (List *) list_nth(upper, FdwUpperKinds);
+	Bitmapset  *relids = cqlfdw_scan_base_relids(fsplan);
 	ListCell   *lc;
 	int			i = 0;
+	int			x = -1;
 
-	u->rtindex = intVal(list_nth(upper, FdwUpperRtindex));
+	while ((x = bms_next_member(relids, x)) >= 0)
+	{
+		if (exec_rt_fetch(x, estate)->relid == relid)
+		{
+			u->rtindex = x;
+			break;
+		}
+	}
+	if (u->rtindex == 0)
+		elog(ERROR, "foreign table %u not found in the range table of an aggregate scan",
+			 relid);
 	u->grouped = intVal(list_nth(upper, FdwUpperGrouped)) != 0;
-	u->tupdesc = tupdesc;
+	u->tupdesc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
 	u->kinds = palloc(sizeof(CqlUpperKind) * Max(list_length(kinds), 1));
 	foreach(lc, kinds)
 		u->kinds[i++] = (CqlUpperKind) lfirst_int(lc);
