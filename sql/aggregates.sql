@@ -102,6 +102,15 @@ EXECUTE q(NULL);
 RESET plan_cache_mode;
 DEALLOCATE q;
 
+-- rescans: a correlated subquery reads one partition per outer row
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT x, (SELECT count(*) FROM agg.m WHERE p = x), (SELECT sum(i) FROM agg.m WHERE p = x)
+FROM generate_series(1, 4) x;
+SELECT x, (SELECT count(*) FROM agg.m WHERE p = x), (SELECT sum(i) FROM agg.m WHERE p = x)
+FROM generate_series(1, 4) x;
+SELECT x, (SELECT count(*) FROM agg.local_m WHERE p = x), (SELECT sum(i) FROM agg.local_m WHERE p = x)
+FROM generate_series(1, 4) x;
+
 -- GROUP BY a clustering prefix within the partition
 EXPLAIN (VERBOSE, COSTS OFF)
 SELECT c1, count(*), count(i), sum(i), min(b), max(ts) FROM agg.m WHERE p = 1 GROUP BY c1 ORDER BY c1;

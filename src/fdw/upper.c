@@ -304,6 +304,9 @@ build_scan_tlist(PlannerInfo *root, RelOptInfo *input_rel, const CqlFdwTable *t,
 
 		if (sgref != 0 && get_sortgroupref_clause_noerr(sgref, parse->groupClause))
 			continue;
+		/* a set-returning function cannot be the scan's output */
+		if (expression_returns_set((Node *) expr))
+			return NIL;
 		parts = pull_var_clause((Node *) expr,
 								PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_PLACEHOLDERS);
 		foreach(lp, parts)
@@ -369,7 +372,7 @@ cqlGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage,
 	if (!opts->aggregate_pushdown)
 		return;
 	if (shape->access != CQLACC_SINGLE_PARTITION || shape->local_conds != NIL ||
-		shape->filtering || shape->uses_join || shape->index_conds > 0 ||
+		shape->pk_has_in || shape->filtering || shape->uses_join || shape->index_conds > 0 ||
 		shape->bucket_attnum != InvalidAttrNumber ||
 		shape->ann_attnum != InvalidAttrNumber)
 		return;
