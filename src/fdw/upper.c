@@ -425,6 +425,7 @@ cqlfdw_upper_plan(PlannerInfo *root, RelOptInfo *upperrel,
 	List	   *upper;
 	List	   *fdw_private = NIL;
 	Bitmapset  *grouped = NULL;
+	Oid			table_oid;
 	StringInfoData buf;
 	ListCell   *lc;
 	bool		first = true;
@@ -513,10 +514,10 @@ cqlfdw_upper_plan(PlannerInfo *root, RelOptInfo *upperrel,
 		}
 	}
 
-	upper = list_make4(makeInteger((int) planner_rt_fetch(relid, root)->relid),
-					   makeInteger(ui->grouped), kinds,
+	table_oid = planner_rt_fetch(relid, root)->relid;
+	upper = list_make4(makeInteger((int) table_oid), makeInteger(ui->grouped), kinds,
 					   makeString(psprintf("Aggregate on (%s)",
-										   quote_identifier(get_rel_name(planner_rt_fetch(relid, root)->relid)))));
+										   quote_identifier(get_rel_name(table_oid)))));
 
 	/* in the order of FdwScanPrivateIndex */
 	fdw_private = lappend(fdw_private, makeString(buf.data));
@@ -534,7 +535,6 @@ cqlfdw_upper_plan(PlannerInfo *root, RelOptInfo *upperrel,
 	fdw_private = lappend(fdw_private, makeString(pstrdup("")));
 	fdw_private = lappend(fdw_private, upper);
 
-	(void) best_path;
 	return make_foreignscan(tlist, NIL, 0, fdw_exprs, fdw_private,
 							ui->scan_tlist, NIL, NULL);
 }
