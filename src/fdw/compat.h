@@ -289,4 +289,70 @@ cqlfdw_extension_schema(Oid ext_oid)
 	CreateWaitEventSet(CurrentMemoryContext, (nevents))
 #endif
 
+/*
+ * create_foreign_upper_path gained disabled_nodes and fdw_restrictinfo in
+ * 17/18; an upper path of cql_fdw has neither.
+ */
+#if PG_VERSION_NUM >= 180000
+#define cqlfdw_create_foreign_upper_path(root, rel, target, rows, startup_cost, total_cost, \
+										 pathkeys, fdw_private) \
+	create_foreign_upper_path((root), (rel), (target), (rows), 0, (startup_cost), \
+							  (total_cost), (pathkeys), NULL, NIL, (fdw_private))
+#elif PG_VERSION_NUM >= 170000
+#define cqlfdw_create_foreign_upper_path(root, rel, target, rows, startup_cost, total_cost, \
+										 pathkeys, fdw_private) \
+	create_foreign_upper_path((root), (rel), (target), (rows), (startup_cost), \
+							  (total_cost), (pathkeys), NULL, NIL, (fdw_private))
+#else
+#define cqlfdw_create_foreign_upper_path(root, rel, target, rows, startup_cost, total_cost, \
+										 pathkeys, fdw_private) \
+	create_foreign_upper_path((root), (rel), (target), (rows), (startup_cost), \
+							  (total_cost), (pathkeys), NULL, (fdw_private))
+#endif
+
+/*
+ * The foreign table an upper-relation scan (scanrelid 0) reads, opened by
+ * the executor; 18 asks whether it is a result relation.
+ */
+#if PG_VERSION_NUM >= 180000
+#define cqlfdw_range_table_relation(estate, rti) \
+	ExecGetRangeTableRelation((estate), (rti), false)
+#else
+#define cqlfdw_range_table_relation(estate, rti) \
+	ExecGetRangeTableRelation((estate), (rti))
+#endif
+
+/*
+ * The range table entries an upper-relation scan covers (set by the
+ * planner, offset by setrefs.c as the plan is flattened): 16 tells the base
+ * relations from the outer joins.
+ */
+static inline Bitmapset *
+cqlfdw_scan_base_relids(ForeignScan *fsplan)
+{
+#if PG_VERSION_NUM >= 160000
+	return fsplan->fs_base_relids;
+#else
+	return fsplan->fs_relids;
+#endif
+}
+
+/*
+ * The checkAsUser of an upper-relation scan (aggregate pushdown) over the
+ * range table entry rtindex: 16 copies it into the plan as for a base
+ * scan, 15 keeps it in the range table.
+ */
+static inline Oid
+cqlfdw_upper_checkasuser(ForeignScan *fsplan, EState *estate, Index rtindex)
+{
+#if PG_VERSION_NUM >= 160000
+	(void) estate;
+	(void) rtindex;
+	return fsplan->checkAsUser;
+#else
+	(void) fsplan;
+	return exec_rt_fetch(rtindex, estate)->checkAsUser;
+#endif
+}
+
 #endif							/* CQL_FDW_COMPAT_H */

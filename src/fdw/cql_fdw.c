@@ -57,8 +57,9 @@ _PG_init(void)
  *
  * Scans: planner.c (planning, EXPLAIN) and scan.c (execution); writes:
  * modify.c (INSERT, UPDATE, DELETE, TRUNCATE) and direct_modify.c (UPDATE
- * and DELETE sent as one statement); analyze.c; import.c.  There are no
- * join, aggregate or async callbacks: joins and aggregates run locally.
+ * and DELETE sent as one statement); analyze.c; import.c; upper.c
+ * (aggregates of one partition computed by Cassandra).  There are no join
+ * or async callbacks: joins run locally.
  */
 Datum
 cql_fdw_handler(PG_FUNCTION_ARGS)
@@ -68,6 +69,7 @@ cql_fdw_handler(PG_FUNCTION_ARGS)
 	routine->GetForeignRelSize = cqlGetForeignRelSize;
 	routine->GetForeignPaths = cqlGetForeignPaths;
 	routine->GetForeignPlan = cqlGetForeignPlan;
+	routine->GetForeignUpperPaths = cqlGetForeignUpperPaths;
 	routine->BeginForeignScan = cqlBeginForeignScan;
 	routine->IterateForeignScan = cqlIterateForeignScan;
 	routine->ReScanForeignScan = cqlReScanForeignScan;

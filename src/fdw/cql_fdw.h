@@ -75,6 +75,7 @@ typedef struct CqlFdwOptions
 	int			max_buckets;	/* bucket partitions one scan may read */
 	bool		index_pushdown; /* push predicates on SAI-indexed columns */
 	bool		async_capable;	/* run concurrently under an Append */
+	bool		aggregate_pushdown; /* aggregates of a partition (upper.c) */
 	bool		index_needs_pk; /* the node's guardrail
 								 * non_partition_restricted_index_query_enabled
 								 * is false: no index query without the

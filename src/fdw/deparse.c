@@ -1201,6 +1201,51 @@ cqlfdw_deparse_delete(const CqlFdwTable *t, List *conds)
 }
 
 /*
+ * cqlfdw_append_from_where
+ *		" FROM ks.table WHERE ..." of a SELECT of shape 'shape': the token
+ *		range of a token scan, then one condition per pushed restriction,
+ *		every value a bind marker (in the order cqlfdw_shape_binds lists
+ *		them).  Partition-key IN conditions are written as "=": the
+ *		executor sends one request per partition.
+ */
+void
+cqlfdw_append_from_where(StringInfo buf, const CqlFdwTable *t,
+						 const CqlScanShape *shape)
+{
+	bool		first = true;
+	ListCell   *lc;
+
+	appendStringInfoString(buf, " FROM ");
+	cqlfdw_append_table(buf, t);
+
+	if (shape->access == CQLACC_TOKEN_SCAN && t->npk > 0)
+	{
+		appendStringInfoString(buf, " WHERE ");
+		append_token_call(buf, t);
+		appendStringInfoString(buf, " > ? AND ");
+		append_token_call(buf, t);
+		appendStringInfoString(buf, " <= ?");
+		first = false;
+	}
+	foreach(lc, shape->pushed)
+	{
+		CqlCond    *c = (CqlCond *) lfirst(lc);
+		const CqlFdwColumn *col = &t->cols[c->attnum - 1];
+		CqlBindKind k = c->kind;
+
+		if (k == CQLBIND_IN && col->kind == CQLCOL_PARTITION_KEY)
+			k = CQLBIND_EQ;
+		appendStringInfoString(buf, first ? " WHERE " : " AND ");
+		cqlfdw_append_ident(buf, col->remote_name);
+		if (k == CQLBIND_ENTRY)
+			appendStringInfoString(buf, "[?] = ?");
+		else
+			appendStringInfo(buf, " %s ?", cqlfdw_bind_operator(k));
+		first = false;
+	}
+}
+
+/*
  * cqlfdw_deparse_select
  *		Build the SELECT for a scan of shape 'shape'.
  *
@@ -1217,7 +1262,6 @@ cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,
 {
 	StringInfoData buf;
 	bool		first = true;
-	ListCell   *lc;
 	bool		whole_row = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber,
 										  attrs_used);
 
@@ -1266,35 +1310,7 @@ cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,
 		cqlfdw_append_ident(&buf, t->cols[a - 1].remote_name);
 	}
 
-	appendStringInfoString(&buf, " FROM ");
-	cqlfdw_append_table(&buf, t);
-
-	first = true;
-	if (shape->access == CQLACC_TOKEN_SCAN && t->npk > 0)
-	{
-		appendStringInfoString(&buf, " WHERE ");
-		append_token_call(&buf, t);
-		appendStringInfoString(&buf, " > ? AND ");
-		append_token_call(&buf, t);
-		appendStringInfoString(&buf, " <= ?");
-		first = false;
-	}
-	foreach(lc, shape->pushed)
-	{
-		CqlCond    *c = (CqlCond *) lfirst(lc);
-		const CqlFdwColumn *col = &t->cols[c->attnum - 1];
-		CqlBindKind k = c->kind;
-
-		if (k == CQLBIND_IN && col->kind == CQLCOL_PARTITION_KEY)
-			k = CQLBIND_EQ;
-		appendStringInfoString(&buf, first ? " WHERE " : " AND ");
-		cqlfdw_append_ident(&buf, col->remote_name);
-		if (k == CQLBIND_ENTRY)
-			appendStringInfoString(&buf, "[?] = ?");
-		else
-			appendStringInfo(&buf, " %s ?", cqlfdw_bind_operator(k));
-		first = false;
-	}
+	cqlfdw_append_from_where(&buf, t, shape);
 
 	if (shape->ann_attnum != InvalidAttrNumber)
 	{

@@ -87,6 +87,8 @@ extern char *cqlfdw_deparse_update(const CqlFdwTable *t, List *sets,
 								   bool with_ttl, bool with_timestamp,
 								   List *conds);
 extern char *cqlfdw_deparse_delete(const CqlFdwTable *t, List *conds);
+extern void cqlfdw_append_from_where(StringInfo buf, const CqlFdwTable *t,
+									 const CqlScanShape *shape);
 extern char *cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,
 								   Bitmapset *attrs_used, int order_direction,
 								   bool has_limit, List **retrieved_attrs);

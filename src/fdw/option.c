@@ -126,6 +126,8 @@ static const CqlOption cql_options[] = {
 	{"index_pushdown", ForeignTableRelationId, OPT_BOOL},
 	{"async_capable", ForeignServerRelationId, OPT_BOOL},
 	{"async_capable", ForeignTableRelationId, OPT_BOOL},
+	{"aggregate_pushdown", ForeignServerRelationId, OPT_BOOL},
+	{"aggregate_pushdown", ForeignTableRelationId, OPT_BOOL},
 
 	/* table only */
 	{"keyspace", ForeignTableRelationId, OPT_STRING},
@@ -717,6 +719,8 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 		o->index_pushdown = defGetBoolean(def);
 	else if (strcmp(name, "async_capable") == 0)
 		o->async_capable = defGetBoolean(def);
+	else if (strcmp(name, "aggregate_pushdown") == 0)
+		o->aggregate_pushdown = defGetBoolean(def);
 }
 
 /*
@@ -751,6 +755,7 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 	o->max_buckets = CQLFDW_DEFAULT_MAX_BUCKETS;
 	o->index_pushdown = true;
 	o->async_capable = true;
+	o->aggregate_pushdown = true;
 	o->consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->write_consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->fetch_size = CQLFDW_DEFAULT_FETCH_SIZE;

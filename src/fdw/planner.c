@@ -601,6 +601,49 @@ bucket_private(CqlFdwRelationInfo *fpinfo, const CqlScanShape *shape, int direct
 }
 
 /*
+ * cqlfdw_shape_binds
+ *		The bind markers of the WHERE clause of a scan of shape 'shape'
+ *		(cqlfdw_append_from_where), in the order of the statement text:
+ *		List of IntList (CqlBindKind, attnum, fdw_exprs index or -1).  The
+ *		values are appended to *fdw_exprs.
+ */
+List *
+cqlfdw_shape_binds(const CqlFdwTable *t, const CqlScanShape *shape,
+				   List **fdw_exprs)
+{
+	List	   *binds = NIL;
+	ListCell   *lc;
+
+	if (shape->access == CQLACC_TOKEN_SCAN && t->npk > 0)
+	{
+		binds = lappend(binds, list_make3_int(CQLBIND_TOKEN_LOW, 0, -1));
+		binds = lappend(binds, list_make3_int(CQLBIND_TOKEN_HIGH, 0, -1));
+	}
+	foreach(lc, shape->pushed)
+	{
+		CqlCond    *c = (CqlCond *) lfirst(lc);
+
+		if (c->kind == CQLBIND_BUCKET)
+		{
+			/* a value per task, from the bucket enumeration */
+			binds = lappend(binds, list_make3_int(c->kind, c->attnum, -1));
+			continue;
+		}
+		if (c->kind == CQLBIND_ENTRY)
+		{
+			/* m[?] = ?: the key's marker first */
+			*fdw_exprs = lappend(*fdw_exprs, c->key);
+			binds = lappend(binds, list_make3_int(CQLBIND_ENTRY_KEY, c->attnum,
+												  list_length(*fdw_exprs) - 1));
+		}
+		*fdw_exprs = lappend(*fdw_exprs, c->value);
+		binds = lappend(binds, list_make3_int(c->kind, c->attnum,
+											  list_length(*fdw_exprs) - 1));
+	}
+	return binds;
+}
+
+/*
  * cqlGetForeignPlan
  *		GetForeignPlan callback.
  *
@@ -617,7 +660,7 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 				  ForeignPath *best_path, List *tlist, List *scan_clauses,
 				  Plan *outer_plan)
 {
-	CqlFdwRelationInfo *fpinfo = (CqlFdwRelationInfo *) baserel->fdw_private;
+	CqlFdwRelationInfo *fpinfo;
 	Relids		outer_ok = best_path->path.param_info ?
 		best_path->path.param_info->ppi_req_outer : NULL;
 	CqlScanShape shape;
@@ -626,8 +669,8 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	List	   *binds = NIL;
 	List	   *retrieved_attrs;
 	Bitmapset  *attrs_used = NULL;
-	int			direction = intVal(list_nth(best_path->fdw_private, FdwPathPrivateOrder));
-	bool		has_limit = intVal(list_nth(best_path->fdw_private, FdwPathPrivateLimit)) != 0;
+	int			direction;
+	bool		has_limit;
 	int			limit_index = -1;
 	int			offset_index = -1;
 	char	   *cql;
@@ -635,8 +678,16 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	List	   *fdw_private;
 	List	   *bucket = NIL;
 	CqlAnnSearch ann;
-	int			fetch_size = fpinfo->opts.fetch_size;
+	int			fetch_size;
 
+	/* an aggregate computed by Cassandra (upper.c) */
+	if (IS_UPPER_REL(baserel))
+		return cqlfdw_upper_plan(root, baserel, best_path, tlist);
+
+	fpinfo = (CqlFdwRelationInfo *) baserel->fdw_private;
+	fetch_size = fpinfo->opts.fetch_size;
+	direction = intVal(list_nth(best_path->fdw_private, FdwPathPrivateOrder));
+	has_limit = intVal(list_nth(best_path->fdw_private, FdwPathPrivateLimit)) != 0;
 	cqlfdw_classify(root, baserel, fpinfo->table, &fpinfo->opts, scan_clauses,
 					outer_ok, outer_ok != NULL, &shape);
 	if (list_length(best_path->fdw_private) > FdwPathPrivateAnn)
@@ -677,33 +728,7 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 			attrs_used = bms_add_member(attrs_used,
 										fpinfo->table->ck[k] - FirstLowInvalidHeapAttributeNumber);
 
-	/* bind markers, in the order of the statement text */
-	if (shape.access == CQLACC_TOKEN_SCAN && fpinfo->table->npk > 0)
-	{
-		binds = lappend(binds, list_make3_int(CQLBIND_TOKEN_LOW, 0, -1));
-		binds = lappend(binds, list_make3_int(CQLBIND_TOKEN_HIGH, 0, -1));
-	}
-	foreach(lc, shape.pushed)
-	{
-		CqlCond    *c = (CqlCond *) lfirst(lc);
-
-		if (c->kind == CQLBIND_BUCKET)
-		{
-			/* a value per task, from the bucket enumeration */
-			binds = lappend(binds, list_make3_int(c->kind, c->attnum, -1));
-			continue;
-		}
-		if (c->kind == CQLBIND_ENTRY)
-		{
-			/* m[?] = ?: the key's marker first */
-			fdw_exprs = lappend(fdw_exprs, c->key);
-			binds = lappend(binds, list_make3_int(CQLBIND_ENTRY_KEY, c->attnum,
-												  list_length(fdw_exprs) - 1));
-		}
-		fdw_exprs = lappend(fdw_exprs, c->value);
-		binds = lappend(binds, list_make3_int(c->kind, c->attnum,
-											  list_length(fdw_exprs) - 1));
-	}
+	binds = cqlfdw_shape_binds(fpinfo->table, &shape, &fdw_exprs);
 	if (shape.bucket_attnum != InvalidAttrNumber)
 		bucket = bucket_private(fpinfo, &shape, direction, &fdw_exprs);
 	if (shape.ann_attnum != InvalidAttrNumber)
@@ -746,6 +771,7 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 												  : pstrdup("")));
 	fdw_private = lappend(fdw_private,
 						  makeString(pstrdup(shape.index_refused ? shape.index_refused : "")));
+	fdw_private = lappend(fdw_private, NIL);	/* FdwScanPrivateUpper */
 
 	return make_foreignscan(tlist, local_exprs, baserel->relid, fdw_exprs,
 							fdw_private, NIL, NIL, outer_plan);
@@ -811,7 +837,12 @@ cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	const char *index = strVal(list_nth(fdw_private, FdwScanPrivateIndex));
 	const char *ann = strVal(list_nth(fdw_private, FdwScanPrivateAnn));
 	const char *refused = strVal(list_nth(fdw_private, FdwScanPrivateIndexRefused));
+	List	   *upper = (List *) list_nth(fdw_private, FdwScanPrivateUpper);
 	StringInfoData buf;
+
+	/* an aggregate computed by Cassandra (upper.c) */
+	if (upper != NIL)
+		ExplainPropertyText("Relations", strVal(list_nth(upper, FdwUpperRelations)), es);
 
 	initStringInfo(&buf);
 	switch (access)

@@ -40,8 +40,24 @@ enum FdwScanPrivateIndex
 	FdwScanPrivateIndex,		/* String: SAI index used, "" for none */
 	FdwScanPrivateAnn,			/* String: EXPLAIN text of an ANN search,
 								 * "" for none */
-	FdwScanPrivateIndexRefused	/* String: an index the node's guardrail
+	FdwScanPrivateIndexRefused, /* String: an index the node's guardrail
 								 * refuses without the partition key, "" */
+	FdwScanPrivateUpper			/* List (FdwUpperIndex) of an aggregate
+								 * computed remotely (upper.c), or NIL */
+};
+
+/*
+ * An aggregate scan (scanrelid 0, upper.c): its RetrievedAttrs are the
+ * attribute numbers in the scan tuple (fdw_scan_tlist) of the remote
+ * result columns.
+ */
+enum FdwUpperIndex
+{
+	FdwUpperRelid,				/* Integer: the foreign table's OID (its
+								 * RT index is found in fs_relids) */
+	FdwUpperGrouped,			/* Integer: has GROUP BY (no row: no group) */
+	FdwUpperKinds,				/* IntList: CqlUpperKind per result column */
+	FdwUpperRelations			/* String: EXPLAIN's "Aggregate on (t)" */
 };
 
 /* the bucket column a scan enumerates (bucket.c) */
@@ -75,6 +91,17 @@ extern ForeignScan *cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel,
 									  List *tlist, List *scan_clauses,
 									  Plan *outer_plan);
 extern void cqlExplainForeignScan(ForeignScanState *node, ExplainState *es);
+
+extern List *cqlfdw_shape_binds(const CqlFdwTable *t,
+								const struct CqlScanShape *shape,
+								List **fdw_exprs);
+
+/* in upper.c */
+extern void cqlGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage,
+									RelOptInfo *input_rel, RelOptInfo *output_rel,
+									void *extra);
+extern ForeignScan *cqlfdw_upper_plan(PlannerInfo *root, RelOptInfo *upperrel,
+									  ForeignPath *best_path, List *tlist);
 
 /* in scan_ranges.c */
 extern int	cqlfdw_token_range_count(cql_cluster *cluster);

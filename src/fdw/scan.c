@@ -104,7 +104,10 @@ conversion_error_callback(void *arg)
 {
 	CqlScanState *st = (CqlScanState *) arg;
 
-	if (st->error_col >= 0)
+	if (st->error_col >= 0 && st->upper != NULL)
+		errcontext("aggregate %d computed by Cassandra for foreign table \"%s\"",
+				   st->error_col + 1, st->relname);
+	else if (st->error_col >= 0)
 	{
 		AttrNumber	a = st->retrieved[st->error_col];
 
@@ -297,6 +300,12 @@ setup_convs(CqlScanState *st, cql_prepared *p)
 						st->remote.table->keyspace, st->remote.table->table, p->ncols,
 						st->relname, Max(st->nretrieved, 1)),
 				 errhint("The Cassandra table has changed; recreate the foreign table with IMPORT FOREIGN SCHEMA.")));
+	if (st->upper != NULL)
+	{
+		cqlfdw_upper_setup_convs(st, p);
+		st->meta_changes = p->metadata_changes;
+		return;
+	}
 	for (int i = 0; i < st->nretrieved; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(tupdesc, st->retrieved[i] - 1);
@@ -830,6 +839,8 @@ start_scan(CqlScanState *st, ExprContext *econtext)
 	st->async_cb = NULL;		/* the reset above closed its descriptors */
 	st->empty = false;
 	st->started = true;
+	if (st->upper != NULL)
+		st->upper->nrows = 0;
 
 	old = MemoryContextSwitchTo(st->batch_cxt);
 	build_tasks(st, econtext);
@@ -1038,6 +1049,7 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 	List	   *retrieved;
 	ListCell   *lc;
 	int			i;
+	Oid			userid;
 
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
@@ -1047,7 +1059,20 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 	st->async_fd = -1;
 	st->async_timer = -1;
 	st->error_col = -1;
-	st->rel = node->ss.ss_currentRelation;
+	if (fsplan->scan.scanrelid == 0)
+	{
+		/* an aggregate computed by Cassandra (upper.c) */
+		st->upper = cqlfdw_upper_begin(node);
+		st->rel = cqlfdw_range_table_relation(estate, st->upper->rtindex);
+		userid = cqlfdw_upper_checkasuser(fsplan, estate, st->upper->rtindex);
+		if (!OidIsValid(userid))
+			userid = GetUserId();
+	}
+	else
+	{
+		st->rel = node->ss.ss_currentRelation;
+		userid = cqlfdw_scan_userid(estate, fsplan);
+	}
 	st->relname = pstrdup(RelationGetRelationName(st->rel));
 
 	retrieved = (List *) list_nth(fsplan->fdw_private, FdwScanPrivateRetrievedAttrs);
@@ -1084,8 +1109,7 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 		st->param_types[i++] = exprType((Node *) lfirst(lc));
 
 	/* the mapping is that of the checkAsUser, as for the permission check */
-	cqlfdw_remote_open_rel(&st->remote, st->rel,
-						   cqlfdw_scan_userid(estate, fsplan),
+	cqlfdw_remote_open_rel(&st->remote, st->rel, userid,
 						   strVal(list_nth(fsplan->fdw_private, FdwScanPrivateCql)));
 
 	st->batch_cxt = AllocSetContextCreate(estate->es_query_cxt,
@@ -1155,7 +1179,11 @@ cqlIterateForeignScan(ForeignScanState *node)
 
 	ExecClearTuple(slot);
 	if (st->empty)
+	{
+		if (st->upper != NULL && cqlfdw_upper_no_rows(st, slot))
+			return ExecStoreVirtualTuple(slot);
 		return slot;
+	}
 
 	if (st->merge)
 	{
@@ -1176,7 +1204,11 @@ cqlIterateForeignScan(ForeignScanState *node)
 				st->have_page = false;
 			}
 			if (!next_page(st))
+			{
+				if (st->upper != NULL && cqlfdw_upper_no_rows(st, slot))
+					return ExecStoreVirtualTuple(slot);
 				return slot;
+			}
 		}
 		page = &st->page;
 		row = st->row++;
@@ -1187,7 +1219,7 @@ cqlIterateForeignScan(ForeignScanState *node)
 	errcb.arg = st;
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
-	for (int i = 0; i < st->nretrieved; i++)
+	for (int i = 0; st->upper == NULL && i < st->nretrieved; i++)
 	{
 		const cql_elem *cell = cql_result_cell(page, row, i);
 		AttrNumber	a = st->retrieved[i];
@@ -1196,6 +1228,8 @@ cqlIterateForeignScan(ForeignScanState *node)
 		slot->tts_values[a - 1] = cqlfdw_conv_read(&st->convs[i], cell->p, cell->n,
 												   &slot->tts_isnull[a - 1]);
 	}
+	if (st->upper != NULL)
+		cqlfdw_upper_store_row(st, page, row, slot);
 	st->error_col = -1;
 	error_context_stack = errcb.previous;
 	return ExecStoreVirtualTuple(slot);

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * scan_int.h
- *		The state of a cql_fdw foreign scan, shared by scan.c and
- *		scan_merge.c (not for other files).
+ *		The state of a cql_fdw foreign scan, shared by scan.c,
+ *		scan_merge.c, scan_ranges.c and upper.c (not for other files).
  *
  * IDENTIFICATION
  *		src/fdw/scan_int.h
@@ -59,6 +59,26 @@ typedef struct CqlBindSpec
 	int			expr_index;		/* into param_exprs, -1 for tokens */
 } CqlBindSpec;
 
+/* A result column of an aggregate scan (upper.c) */
+typedef enum CqlUpperKind
+{
+	CQLUP_VALUE,				/* a grouping column, min or max */
+	CQLUP_COUNT,				/* count(*) or count(col): 0 of no row */
+	CQLUP_SUM,					/* sum(CAST(col AS varint)): NULL when the
+								 * next column (its count) is 0 */
+	CQLUP_SUM_COUNT				/* count(col) of the sum before: not stored */
+} CqlUpperKind;
+
+/* Executor state of an aggregate scan (scanrelid 0) */
+typedef struct CqlUpperScan
+{
+	Index		rtindex;		/* the foreign table */
+	bool		grouped;		/* GROUP BY: no row means no group */
+	TupleDesc	tupdesc;		/* of the scan tuple (fdw_scan_tlist) */
+	CqlUpperKind *kinds;		/* per result column */
+	int64		nrows;			/* rows returned by this (re)scan */
+} CqlUpperScan;
+
 typedef struct CqlScanState
 {
 	/* statement, user, options, layout, connection (remote.c) */
@@ -77,6 +97,7 @@ typedef struct CqlScanState
 
 	/* relation */
 	Relation	rel;
+	CqlUpperScan *upper;		/* an aggregate scan (upper.c), or NULL */
 	int			nretrieved;
 	AttrNumber *retrieved;
 
@@ -143,6 +164,13 @@ extern void cqlfdw_ranges_start(CqlScanState *st);
 extern bool cqlfdw_ranges_next_page(CqlScanState *st);
 extern bool cqlfdw_ranges_would_wait(CqlScanState *st, cql_conn **conns,
 									 int max, int *nconns);
+
+/* upper.c */
+extern CqlUpperScan *cqlfdw_upper_begin(ForeignScanState *node);
+extern void cqlfdw_upper_setup_convs(CqlScanState *st, cql_prepared *p);
+extern void cqlfdw_upper_store_row(CqlScanState *st, cql_result *page,
+								   int32 row, TupleTableSlot *slot);
+extern bool cqlfdw_upper_no_rows(CqlScanState *st, TupleTableSlot *slot);
 
 extern void cqlfdw_merge_setup(CqlScanState *st, int direction);
 extern CqlScanTask *cqlfdw_merge_next(CqlScanState *st);
