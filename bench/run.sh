@@ -25,6 +25,11 @@
 #      BENCH_BRIDGE=1 adds it after step 8, BENCH_BRIDGE=only runs it alone,
 #      e.g. `BENCH_BRIDGE=only SCALE=200 bash bench/run.sh`.  Uses database
 #      bench_bridge and keyspace bench_hotel, both dropped at the end.  (issue 5)
+#  10. Java driver anchor (DataStax Java driver 4.19, bench/java_anchor.sh):
+#      async prepared INSERTs (256 in flight) into bench.rows_java, sync and
+#      async paged scans of bench.rows, prepared lookups; with the client's
+#      and Cassandra's CPU seconds.  Off by default: BENCH_JAVA=1 adds it
+#      after step 8, before 9 (first use fetches the jars from Maven Central)
 #
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -134,6 +139,11 @@ $PY bench/py_lookup.py "$HOST" 5000 "$ROWS" | sed 's/^/7. /'
 if [ "${BENCH_BATCH:-1}" = 1 ]; then
 	make -s -C bench batch_vs_pipeline > /dev/null
 	build/bench/batch_vs_pipeline --host "$HOST" --keyspace bench_batch | sed 's/^/8. /'
+fi
+
+if [ "${BENCH_JAVA:-0}" = 1 ]; then
+	CQL_HOST=$HOST BENCH_KS=bench BENCH_TABLE=rows BENCH_INSERT_TABLE=rows_java \
+		bash bench/java_anchor.sh all "$ROWS" 2>&1 | grep -v '^java-driver 4' | sed 's/^/10. /'
 fi
 
 if [ "${BENCH_BRIDGE:-0}" = 1 ]; then
