@@ -147,8 +147,19 @@ EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(f), max(f) FROM agg.m WHERE p = 1;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*) FROM agg.m WHERE p = 1 AND i % 2 = 0;
 SELECT count(*) FROM agg.m WHERE p = 1 AND i % 2 = 0;
 SELECT count(*) FROM agg.local_m WHERE p = 1 AND i % 2 = 0;
--- a token scan, several partitions
-EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*) FROM agg.m;
+-- the whole table: counts only, one count per token range (the ranges
+-- counted concurrently) summed into one row
+EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*), count(i) FROM agg.m;
+SELECT count(*), count(i) FROM agg.m;
+SELECT count(*), count(i) FROM agg.local_m;
+SELECT count(*) * 2 AS twice, count(t) FROM agg.m;
+SELECT count(*) * 2 AS twice, count(t) FROM agg.local_m;
+-- inside a larger query
+SELECT k, (SELECT count(*) FROM agg.m) - k AS n FROM generate_series(1, 3) k;
+-- with any other aggregate, or a condition, the rows are read
+EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*), max(i) FROM agg.m;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*) FROM agg.m WHERE i > 5;
+-- several partitions
 EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*) FROM agg.m WHERE p IN (1, 2);
 -- DISTINCT, FILTER, ORDER BY within the aggregate, HAVING
 EXPLAIN (VERBOSE, COSTS OFF) SELECT count(DISTINCT si) FROM agg.m WHERE p = 1;

@@ -750,6 +750,14 @@ cqlfdw_await(cql_conn *conn, cql_request *req, cql_result *res, cql_error *err)
 }
 
 /*
+ * Set while a whole-table count is summed over token ranges (scan.c): the
+ * warning Cassandra gives each range's count is then expected.
+ */
+bool		cqlfdw_quiet_unkeyed_aggregates = false;
+
+#define UNKEYED_AGGREGATE_WARNING "Aggregation query used without partition key"
+
+/*
  * report_warnings
  *		Cassandra's warnings on a response (tombstones read, a large
  *		partition or batch, a guardrail's soft limit, an aggregation
@@ -779,6 +787,9 @@ report_warnings(cql_conn *conn, const cql_response_extras *ex)
 		for (int k = 0; k < nseen && !dup; k++)
 			dup = seen[k] == h;
 		if (dup)
+			continue;
+		if (cqlfdw_quiet_unkeyed_aggregates &&
+			strncmp(w, UNKEYED_AGGREGATE_WARNING, strlen(UNKEYED_AGGREGATE_WARNING)) == 0)
 			continue;
 		if (nseen < lengthof(seen))
 			seen[nseen++] = h;

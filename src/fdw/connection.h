@@ -82,4 +82,7 @@ typedef struct CqlFdwStats
 extern CqlFdwStats cqlfdw_stats;
 extern bool cqlfdw_retry_busy(cql_conn *conn, cql_status *s, cql_error *err);
 
+/* a whole-table count is being summed over token ranges (scan.c) */
+extern bool cqlfdw_quiet_unkeyed_aggregates;
+
 #endif							/* CQL_FDW_CONNECTION_H */

@@ -57,7 +57,8 @@ enum FdwUpperIndex
 								 * RT index is found in fs_relids) */
 	FdwUpperGrouped,			/* Integer: has GROUP BY (no row: no group) */
 	FdwUpperKinds,				/* IntList: CqlUpperKind per result column */
-	FdwUpperRelations			/* String: EXPLAIN's "Aggregate on (t)" */
+	FdwUpperRelations,			/* String: EXPLAIN's "Aggregate on (t)" */
+	FdwUpperCombine				/* Integer: counts per token range, summed */
 };
 
 /* the bucket column a scan enumerates (bucket.c) */

@@ -1157,6 +1157,45 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
 }
 
 /*
+ * combined_counts
+ *		A count over the whole table (upper.c): every token range's count,
+ *		the ranges read concurrently, summed into one row; the end after it.
+ *
+ * Cassandra warns about each of these counts ("Aggregation query used
+ * without partition key"): here the ranges are the point, so that warning
+ * is not passed on.
+ */
+static TupleTableSlot *
+combined_counts(CqlScanState *st, TupleTableSlot *slot)
+{
+	if (st->upper->nrows > 0)
+		return slot;
+	cqlfdw_quiet_unkeyed_aggregates = true;
+	PG_TRY();
+	{
+		for (;;)
+		{
+			if (st->have_page)
+			{
+				cql_result_free(&st->page);
+				st->have_page = false;
+			}
+			if (!next_page(st))
+				break;
+			for (int32 r = 0; r < st->page.rows_count; r++)
+				cqlfdw_upper_combine_row(st, &st->page, r);
+		}
+	}
+	PG_FINALLY();
+	{
+		cqlfdw_quiet_unkeyed_aggregates = false;
+	}
+	PG_END_TRY();
+	cqlfdw_upper_combined_row(st, slot);
+	return ExecStoreVirtualTuple(slot);
+}
+
+/*
  * cqlIterateForeignScan
  *		IterateForeignScan callback: the next row as a virtual tuple, or an
  *		empty slot at the end.
@@ -1184,6 +1223,9 @@ cqlIterateForeignScan(ForeignScanState *node)
 			return ExecStoreVirtualTuple(slot);
 		return slot;
 	}
+
+	if (st->upper != NULL && st->upper->combine)
+		return combined_counts(st, slot);
 
 	if (st->merge)
 	{

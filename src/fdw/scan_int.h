@@ -77,6 +77,8 @@ typedef struct CqlUpperScan
 	TupleDesc	tupdesc;		/* of the scan tuple (fdw_scan_tlist) */
 	CqlUpperKind *kinds;		/* per result column */
 	int64		nrows;			/* rows returned by this (re)scan */
+	bool		combine;		/* a count per token range: sum them */
+	int64	   *sums;			/* per result column, while combining */
 } CqlUpperScan;
 
 typedef struct CqlScanState
@@ -171,6 +173,9 @@ extern void cqlfdw_upper_setup_convs(CqlScanState *st, cql_prepared *p);
 extern void cqlfdw_upper_store_row(CqlScanState *st, cql_result *page,
 								   int32 row, TupleTableSlot *slot);
 extern bool cqlfdw_upper_no_rows(CqlScanState *st, TupleTableSlot *slot);
+extern void cqlfdw_upper_combine_row(CqlScanState *st, cql_result *page,
+									 int32 row);
+extern void cqlfdw_upper_combined_row(CqlScanState *st, TupleTableSlot *slot);
 
 extern void cqlfdw_merge_setup(CqlScanState *st, int direction);
 extern CqlScanTask *cqlfdw_merge_next(CqlScanState *st);

@@ -43,6 +43,13 @@
 /* token ranges per host: several per node keep pages flowing from each */
 #define TOKEN_RANGES_PER_HOST	8
 
+/*
+ * Ranges of a whole-table count (one count per range, summed): Cassandra
+ * reads every row of a range before it answers, so the ranges are kept
+ * small enough to be counted within the request timeout.
+ */
+#define COUNT_RANGES			64
+
 /* longest single wait for answers: bounds the latency of a cancel */
 #define RANGE_WAIT_MAX_MS		100
 
@@ -100,6 +107,9 @@ cqlfdw_scan_range_count(CqlScanState *st)
 	if (st->pscan)
 		return st->pscan->nranges;
 	n = cqlfdw_token_range_count(st->remote.entry->cluster);
+	/* a count per range (upper.c) must finish within request_timeout */
+	if (st->upper != NULL && st->upper->combine)
+		n = Max(n, COUNT_RANGES);
 	return Max(n, Min(st->remote.opts.scan_window, CQLFDW_MAX_SCAN_WINDOW));
 }
 

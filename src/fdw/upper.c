@@ -78,6 +78,13 @@
 #define CQL_UPPER_REQUEST_COST	20.0
 #define CQL_UPPER_TUPLE_COST	0.05
 
+/*
+ * A count over the whole table: one count per token range, the ranges
+ * counted concurrently and summed here.  Costed like the start of a token
+ * scan (planner.c), without the transfer of the rows.
+ */
+#define CQL_UPPER_RANGES_COST	10000.0
+
 /* planner state of a grouped relation whose aggregates Cassandra computes */
 typedef struct CqlUpperRelInfo
 {
@@ -333,6 +340,33 @@ build_scan_tlist(PlannerInfo *root, RelOptInfo *input_rel, const CqlFdwTable *t,
 }
 
 /*
+ * only_counts
+ *		Is every entry of the scan tlist a count (count(*) or count(col))?
+ *		Only counts add up over token ranges as they are: a whole-table
+ *		aggregate is pushed as one count per range only then.
+ */
+static bool
+only_counts(List *tlist)
+{
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Aggref	   *agg;
+		char	   *name;
+
+		if (!IsA(tle->expr, Aggref))
+			return false;
+		agg = (Aggref *) tle->expr;
+		name = get_func_name(agg->aggfnoid);
+		if (name == NULL || strcmp(name, "count") != 0)
+			return false;
+	}
+	return tlist != NIL;
+}
+
+/*
  * cqlGetForeignUpperPaths
  *		GetForeignUpperPaths callback: a path that has Cassandra compute the
  *		aggregates of a single-partition scan (see the file header for what
@@ -371,14 +405,22 @@ cqlGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage,
 	cqlfdw_planned_rel(input_rel, &t, &opts, &shape);
 	if (!opts->aggregate_pushdown)
 		return;
-	if (shape->access != CQLACC_SINGLE_PARTITION || shape->local_conds != NIL ||
+	if ((shape->access != CQLACC_SINGLE_PARTITION &&
+		 shape->access != CQLACC_TOKEN_SCAN) ||
+		shape->local_conds != NIL ||
 		shape->pk_has_in || shape->filtering || shape->uses_join || shape->index_conds > 0 ||
 		shape->bucket_attnum != InvalidAttrNumber ||
 		shape->ann_attnum != InvalidAttrNumber)
 		return;
+	/* the whole table: counts only, summed over the ranges */
+	if (shape->access == CQLACC_TOKEN_SCAN &&
+		(parse->groupClause != NIL || t->npk == 0))
+		return;
 
 	tlist = build_scan_tlist(root, input_rel, t, shape, target);
 	if (tlist == NIL)
+		return;
+	if (shape->access == CQLACC_TOKEN_SCAN && !only_counts(tlist))
 		return;
 
 	ui = palloc0(sizeof(CqlUpperRelInfo));
@@ -394,6 +436,8 @@ cqlGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage,
 														   parse->targetList),
 								   input_rel->rows, NULL, NULL);
 	startup = CQL_UPPER_REQUEST_COST + input_rel->rows * cpu_operator_cost;
+	if (shape->access == CQLACC_TOKEN_SCAN)
+		startup += CQL_UPPER_RANGES_COST;
 	total = startup + rows * (CQL_UPPER_TUPLE_COST + cpu_tuple_cost);
 
 	add_path(output_rel, (Path *)
@@ -515,14 +559,15 @@ cqlfdw_upper_plan(PlannerInfo *root, RelOptInfo *upperrel,
 	}
 
 	table_oid = planner_rt_fetch(relid, root)->relid;
-	upper = list_make4(makeInteger((int) table_oid), makeInteger(ui->grouped), kinds,
+	upper = list_make5(makeInteger((int) table_oid), makeInteger(ui->grouped), kinds,
 					   makeString(psprintf("Aggregate on (%s)",
-										   quote_identifier(get_rel_name(table_oid)))));
+										   quote_identifier(get_rel_name(table_oid)))),
+					   makeInteger(shape->access == CQLACC_TOKEN_SCAN));
 
 	/* in the order of FdwScanPrivateIndex */
 	fdw_private = lappend(fdw_private, makeString(buf.data));
 	fdw_private = lappend(fdw_private, retrieved);
-	fdw_private = lappend(fdw_private, makeInteger(CQLACC_SINGLE_PARTITION));
+	fdw_private = lappend(fdw_private, makeInteger(shape->access));
 	fdw_private = lappend(fdw_private, binds);
 	fdw_private = lappend(fdw_private, makeInteger(1));
 	fdw_private = lappend(fdw_private, makeInteger(opts->fetch_size));
@@ -577,6 +622,8 @@ cqlfdw_upper_begin(ForeignScanState *node)
 		elog(ERROR, "foreign table %u not found in the range table of an aggregate scan",
 			 relid);
 	u->grouped = intVal(list_nth(upper, FdwUpperGrouped)) != 0;
+	u->combine = intVal(list_nth(upper, FdwUpperCombine)) != 0;
+	u->sums = palloc0(sizeof(int64) * Max(list_length(kinds), 1));
 	u->tupdesc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
 	u->kinds = palloc(sizeof(CqlUpperKind) * Max(list_length(kinds), 1));
 	foreach(lc, kinds)
@@ -686,4 +733,49 @@ cqlfdw_upper_no_rows(CqlScanState *st, TupleTableSlot *slot)
 		slot->tts_isnull[a - 1] = false;
 	}
 	return true;
+}
+
+/*
+ * cqlfdw_upper_combine_row
+ *		A whole-table count: add the counts of one token range's row.
+ */
+void
+cqlfdw_upper_combine_row(CqlScanState *st, cql_result *page, int32 row)
+{
+	CqlUpperScan *u = st->upper;
+
+	for (int i = 0; i < st->nretrieved; i++)
+	{
+		const cql_elem *cell = cql_result_cell(page, row, i);
+		bool		isnull;
+		Datum		d;
+
+		st->error_col = i;
+		d = cqlfdw_conv_read(&st->convs[i], cell->p, cell->n, &isnull);
+		if (!isnull)
+			u->sums[i] += DatumGetInt64(d);
+	}
+	st->error_col = -1;
+}
+
+/*
+ * cqlfdw_upper_combined_row
+ *		A whole-table count: the one row of sums into the slot, then zero
+ *		for a rescan.
+ */
+void
+cqlfdw_upper_combined_row(CqlScanState *st, TupleTableSlot *slot)
+{
+	CqlUpperScan *u = st->upper;
+
+	u->nrows++;
+	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
+	for (int i = 0; i < st->nretrieved; i++)
+	{
+		AttrNumber	a = st->retrieved[i];
+
+		slot->tts_values[a - 1] = Int64GetDatum(u->sums[i]);
+		slot->tts_isnull[a - 1] = false;
+		u->sums[i] = 0;
+	}
 }

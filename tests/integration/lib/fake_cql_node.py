@@ -27,7 +27,8 @@ What it speaks
         state = row offset).  Bound values are not used to filter: every
         scan sees all rows once per partition (token ranges are answered by
         a fake token per row, so a token scan still sees each row once).
-        Writes answer Void and change nothing.
+        A SELECT of counts only (count(*), count("col")) answers one row:
+        the counts of those rows.  Writes answer Void and change nothing.
       - anything else: ERROR Invalid (0x2200).
 
 The hook
@@ -519,6 +520,9 @@ def analyse(query, tables):
             columns = list(table.columns)
         else:
             for part in sel.split(","):
+                if re.match(r"\s*count\s*\(", part, re.I):
+                    columns.append((part.strip(), "bigint"))     # an aggregate
+                    continue
                 name = _unquote(part)
                 columns.append((name, table.types.get(name, "int")))
     if verb == "INSERT":
@@ -591,7 +595,20 @@ class Request:
     def default_rows(self):
         """(rows of this page, paging_state or None) of the default answer."""
         st = self.statement
-        rows = [[r[[n for n, _ in st.table.columns].index(c)] for c, _ in st.columns]
+        names = [n for n, _ in st.table.columns]
+        if st.columns and all(re.match(r"count\s*\(", c, re.I) for c, _ in st.columns):
+            # count(*) / count(col) of the matching rows: one row
+            matching = self._matching_rows()
+            row = []
+            for c, _ in st.columns:
+                inner = c[c.index("(") + 1:c.rindex(")")].strip()
+                if inner == "*":
+                    row.append(len(matching))
+                else:
+                    i = names.index(_unquote(inner))
+                    row.append(sum(1 for r in matching if r[i] is not None))
+            return [row], None
+        rows = [[r[names.index(c)] for c, _ in st.columns]
                 for r in self._matching_rows()]
         start = struct.unpack(">i", self.paging_state)[0] if self.paging_state else 0
         size = self.page_size if self.page_size and self.page_size > 0 else len(rows) + 1
