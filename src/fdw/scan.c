@@ -174,11 +174,50 @@ cqlfdw_scan_submit_page(CqlScanState *st, CqlScanTask *t, bool retrying)
 }
 
 /*
- * pump_interruptibly
+ * cqlfdw_scan_task_ready
+ *		Can awaiting this task's page return without waiting: nothing in
+ *		flight, its answer came, its connection failed, or its request
+ *		timed out (the await then reports the failure at once, and the
+ *		retry policy decides)?
+ */
+bool
+cqlfdw_scan_task_ready(const CqlScanTask *t)
+{
+	return t->req == NULL || cql_request_done(t->req) ||
+		cql_conn_status(t->conn) != CQL_OK ||
+		cql_request_remaining_ms(t->req) == 0;
+}
+
+/*
+ * cqlfdw_scan_wait_limit
+ *		max_ms, or less when a request in flight reaches its deadline
+ *		sooner: how long a wait for answers may last before the scan
+ *		looks again.
+ */
+int
+cqlfdw_scan_wait_limit(const CqlScanState *st, int max_ms)
+{
+	int			timeout = max_ms;
+
+	for (int i = 0; i < st->ntasks; i++)
+	{
+		int			left;
+
+		if (st->tasks[i].req == NULL)
+			continue;
+		left = cql_request_remaining_ms(st->tasks[i].req);
+		if (left >= 0)
+			timeout = Min(timeout, left);
+	}
+	return timeout;
+}
+
+/*
+ * cqlfdw_scan_pump
  *		One bounded I/O step on conn; a pending cancel is processed.
  */
-static void
-pump_interruptibly(cql_conn *conn, int timeout_ms)
+void
+cqlfdw_scan_pump(cql_conn *conn, int timeout_ms)
 {
 	cql_error	err;
 
@@ -217,7 +256,7 @@ await_speculative(CqlScanState *st, CqlScanTask *t)
 
 		TimestampDifference(GetCurrentTimestamp(),
 							TimestampTzPlusMilliseconds(start, delay), &secs, &usecs);
-		pump_interruptibly(t->conn, (int) (secs * 1000 + usecs / 1000) + 1);
+		cqlfdw_scan_pump(t->conn, (int) (secs * 1000 + usecs / 1000) + 1);
 	}
 	if (cql_request_done(t->req) || cql_conn_status(t->conn) != CQL_OK)
 		return;
@@ -253,8 +292,8 @@ await_speculative(CqlScanState *st, CqlScanTask *t)
 	/* both in flight: whichever completes first */
 	while (!cql_request_done(t->req) && !cql_request_done(spec.req))
 	{
-		pump_interruptibly(t->conn, 0);
-		pump_interruptibly(spec.conn, 5);
+		cqlfdw_scan_pump(t->conn, 0);
+		cqlfdw_scan_pump(spec.conn, 5);
 		if (cql_conn_status(t->conn) != CQL_OK && cql_conn_status(spec.conn) != CQL_OK)
 			break;
 	}
@@ -1002,9 +1041,7 @@ cqlfdw_scan_would_wait(ForeignScanState *node, cql_conn **conns, int max,
 			if (st->current >= st->ntasks)
 				return false;
 			t = &st->tasks[st->current];
-			wait = t->req != NULL && !cql_request_done(t->req) &&
-				cql_conn_status(t->conn) == CQL_OK &&
-				cql_request_remaining_ms(t->req) != 0;
+			wait = !cqlfdw_scan_task_ready(t);
 			if (wait)
 				conns[(*nconns)++] = t->conn;
 		}

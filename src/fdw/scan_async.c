@@ -174,17 +174,7 @@ cqlForeignAsyncConfigureWait(AsyncRequest *areq)
 		if (epoll_ctl(st->async_fd, EPOLL_CTL_ADD, ev.data.fd, &ev) != 0 && errno != EEXIST)
 			timeout = 0;		/* let the member find out itself */
 	}
-	for (int i = 0; i < st->ntasks; i++)
-	{
-		int			left;
-
-		if (st->tasks[i].req == NULL)
-			continue;
-		left = cql_request_remaining_ms(st->tasks[i].req);
-
-		if (left >= 0)
-			timeout = Min(timeout, left);
-	}
+	timeout = cqlfdw_scan_wait_limit(st, timeout);
 
 	/* a zero it_value disarms a timerfd: wake at once means 1 ns */
 	memset(&its, 0, sizeof(its));

@@ -153,6 +153,9 @@ typedef struct CqlScanState
 	int			error_col;		/* retrieved index being converted, -1 */
 } CqlScanState;
 
+extern bool cqlfdw_scan_task_ready(const CqlScanTask *t);
+extern int	cqlfdw_scan_wait_limit(const CqlScanState *st, int max_ms);
+extern void cqlfdw_scan_pump(cql_conn *conn, int timeout_ms);
 extern void cqlfdw_scan_submit_page(CqlScanState *st, CqlScanTask *t,
 									bool retrying);
 extern void cqlfdw_scan_await_task_page(CqlScanState *st, CqlScanTask *t,

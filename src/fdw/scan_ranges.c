@@ -36,7 +36,6 @@
 #include "utils/wait_event.h"
 
 #include "compat.h"
-#include "connection.h"
 #include "planner.h"
 #include "scan_int.h"
 
@@ -173,20 +172,6 @@ cqlfdw_ranges_start(CqlScanState *st)
 }
 
 /*
- * task_ready
- *		Can awaiting this task's page return without waiting: its answer
- *		came, its connection failed, or its request timed out (the await
- *		then reports the failure at once, and the retry policy decides)?
- */
-static bool
-task_ready(CqlScanTask *t)
-{
-	return t->req == NULL || cql_request_done(t->req) ||
-		cql_conn_status(t->conn) != CQL_OK ||
-		cql_request_remaining_ms(t->req) == 0;
-}
-
-/*
  * wait_timeout
  *		How long to wait for answers before looking again: at most
  *		RANGE_WAIT_MAX_MS, at most until the first request deadline or
@@ -199,14 +184,30 @@ wait_timeout(CqlScanState *st)
 
 	if (st->remote.opts.speculative_delay_ms > 0)
 		timeout = Min(timeout, st->remote.opts.speculative_delay_ms);
+	return cqlfdw_scan_wait_limit(st, timeout);
+}
+
+/*
+ * inflight_conns
+ *		The distinct connections of the ranges in flight into conns (at
+ *		most max); returns how many.
+ */
+static int
+inflight_conns(CqlScanState *st, cql_conn **conns, int max)
+{
+	int			n = 0;
+
 	for (int i = 0; i < st->ninflight; i++)
 	{
-		int			left = cql_request_remaining_ms(st->tasks[st->inflight[i]].req);
+		cql_conn   *c = st->tasks[st->inflight[i]].conn;
+		int			j;
 
-		if (left >= 0)
-			timeout = Min(timeout, left);
+		for (j = 0; j < n && conns[j] != c; j++)
+			;
+		if (j == n && n < max)
+			conns[n++] = c;
 	}
-	return timeout;
+	return n;
 }
 
 /*
@@ -224,32 +225,18 @@ static void
 wait_any(CqlScanState *st, int timeout_ms)
 {
 	cql_conn   *conns[CQLFDW_MAX_SCAN_WINDOW];
-	int			nconns = 0;
+	int			nconns = inflight_conns(st, conns, lengthof(conns));
 	WaitEventSet *set;
 	WaitEvent	ev[CQLFDW_MAX_SCAN_WINDOW + 1];
 	bool		latch = false;
 	bool		busy = false;
 	int			n;
 
-	for (int i = 0; i < st->ninflight; i++)
-	{
-		cql_conn   *c = st->tasks[st->inflight[i]].conn;
-		int			j;
-
-		for (j = 0; j < nconns && conns[j] != c; j++)
-			;
-		if (j == nconns)
-			conns[nconns++] = c;
-	}
 	if (nconns == 0)
 		return;
 	if (nconns == 1)
 	{
-		cql_error	err;
-
-		cql_error_clear(&err);
-		if (cql_conn_pump(conns[0], timeout_ms, &err) == CQL_ERR_INTERRUPTED)
-			cqlfdw_check_interrupts();
+		cqlfdw_scan_pump(conns[0], timeout_ms);
 		return;
 	}
 
@@ -264,7 +251,7 @@ wait_any(CqlScanState *st, int timeout_ms)
 			busy = true;
 	}
 	for (int i = 0; i < st->ninflight && !busy; i++)
-		busy = task_ready(&st->tasks[st->inflight[i]]);
+		busy = cqlfdw_scan_task_ready(&st->tasks[st->inflight[i]]);
 	if (busy)
 		return;
 
@@ -309,17 +296,9 @@ cqlfdw_ranges_would_wait(CqlScanState *st, cql_conn **conns, int max,
 	MemoryContextSwitchTo(old);
 	*nconns = 0;
 	for (int i = 0; i < st->ninflight; i++)
-	{
-		CqlScanTask *t = &st->tasks[st->inflight[i]];
-		int			j;
-
-		if (task_ready(t))
+		if (cqlfdw_scan_task_ready(&st->tasks[st->inflight[i]]))
 			return false;
-		for (j = 0; j < *nconns && conns[j] != t->conn; j++)
-			;
-		if (j == *nconns && *nconns < max)
-			conns[(*nconns)++] = t->conn;
-	}
+	*nconns = inflight_conns(st, conns, max);
 	return st->ninflight > 0;
 }
 
@@ -352,7 +331,7 @@ cqlfdw_ranges_next_page(CqlScanState *st)
 		{
 			int			i = (st->rr + k) % st->ninflight;
 
-			if (task_ready(&st->tasks[st->inflight[i]]))
+			if (cqlfdw_scan_task_ready(&st->tasks[st->inflight[i]]))
 				pick = i;
 		}
 
