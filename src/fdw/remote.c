@@ -312,6 +312,21 @@ untried_hosts(CqlRemote *r, const CqlRetry *rt)
 }
 
 /*
+ * server_timed_out
+ *		The coordinator answered that the replicas did not answer it in time
+ *		(Read_timeout, Write_timeout): it is up, and it waited out its own
+ *		timeout before saying so.  cql_retry_decide has already ruled out
+ *		what must not be replayed (non-idempotent requests, CAS, counters).
+ */
+static bool
+server_timed_out(cql_status s, const cql_error *err)
+{
+	return s == CQL_ERR_SERVER && err != NULL &&
+		(err->code == CQL_ERRCODE_WRITE_TIMEOUT ||
+		 err->code == CQL_ERRCODE_READ_TIMEOUT);
+}
+
+/*
  * cqlfdw_retry_start
  *		A request is sent for the first time: no tries yet, and the clock of
  *		its total retry time starts.
@@ -374,9 +389,18 @@ cqlfdw_remote_retry(CqlRemote *r, CqlRetry *rt, cql_conn *conn, cql_status s,
 		host = cql_cluster_host_of(r->entry->cluster, conn);
 	if (d == CQL_RETRY_NEXT_HOST && host >= 0 && rt->navoid < CQLFDW_RETRY_MAX_AVOID)
 		rt->avoid[rt->navoid++] = host;
-	/* the next host: there must be one the request has not failed on */
+	/*
+	 * The next host: there must be one the request has not failed on.  When
+	 * there is none, a coordinator that answered with its own timeout is
+	 * alive and only slow (an overloaded one-node cluster): the idempotent
+	 * request goes back to it, the timeout it waited being the backoff.
+	 */
 	if (d == CQL_RETRY_NEXT_HOST && untried_hosts(r, rt) == 0)
-		return CQL_RETRY_NO;
+	{
+		if (!server_timed_out(s, err))
+			return CQL_RETRY_NO;
+		d = CQL_RETRY_SAME_HOST;
+	}
 	if (s != CQL_ERR_SERVER && conn)
 		cql_cluster_report_failure(r->entry->cluster, conn, s);
 	rt->tries++;

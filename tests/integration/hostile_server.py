@@ -56,6 +56,11 @@ Scenarios
      system_schema.columns)
   S7 garbage after a valid handshake (random bytes, wrong version byte,
      request direction, unknown RESULT kind, bad v5 CRC24 / CRC32)
+  S8 the coordinator's own timeouts on this one-node cluster: an idempotent
+     INSERT's Write_timeout and a scan's Read_timeout are sent again to the
+     same node (there is no other) and succeed; a Write_timeout that
+     persists ends after max_retries; a lightweight transaction's (CAS) is
+     never replayed
 
 Failing today (2026-11-24, before the fixes written in parallel).
   Baseline build of c63aba3 (CQL_FDW_LIBRARY=<that build>/cql_fdw.so):
@@ -96,9 +101,10 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from taplib import Session, done, note, ok, psql  # noqa: E402
 from fake_cql_node import (  # noqa: E402
-    EVENT, EXECUTE, NO_METADATA, PREPARE, QUERY, RESULT, Flood, FakeCqlNode,
-    bytes_, demo_table, envelope, event_body, int32, lz4_repeat, prepared_body,
-    rows_body, v5_frame, v5_frames, v5_lz4_frame, void_body)
+    ERROR, EVENT, EXECUTE, NO_METADATA, PREPARE, QUERY, RESULT, Flood, FakeCqlNode,
+    bytes_, demo_table, envelope, error_body, event_body, int32, lz4_repeat,
+    prepared_body, rows_body, short, string, v5_frame, v5_frames, v5_lz4_frame,
+    void_body)
 
 FAKE_HOST = os.environ.get("CQL_FAKE_HOST", "127.0.0.9")
 # a cql_fdw.so to test instead of the installed extension (e.g. a build of
@@ -284,15 +290,35 @@ def system_zero_columns(ks, table, nrows):
     return make
 
 
+def server_timeout(write_type=None, times=None):
+    """
+    The coordinator's Write_timeout (of write_type) or, without one, its
+    Read_timeout (0 of 1 replicas answered), for the first 'times' requests
+    (all of them if None); later ones get the default answer.
+    """
+    def make(req):
+        if times is not None and req.node.hits > times:
+            return None
+        if write_type:
+            body = (error_body(0x1100, "Operation timed out - received only 0 responses.")
+                    + short(1) + int32(0) + int32(1) + string(write_type))
+        else:
+            body = (error_body(0x1200, "Operation timed out - received only 0 responses.")
+                    + short(1) + int32(0) + int32(1) + bytes([0]))
+        return req.envelope(ERROR, body)
+    return make
+
+
 # --- scenarios --------------------------------------------------------------------
 class Scenario:
     def __init__(self, sid, title, sql, handler, kind, bound=QUICK, setup=None,
-                 cancel_after=None, may_succeed=None, skip=None):
+                 cancel_after=None, may_succeed=None, skip=None, hits=None):
         self.sid, self.title, self.sql, self.handler = sid, title, sql, handler
         self.kind, self.bound, self.setup = kind, bound, setup
         self.cancel_after = cancel_after
         self.may_succeed = may_succeed      # regex a successful output must match
         self.skip = skip
+        self.hits = hits                    # crafted answers the node must have sent
 
 
 SEL4 = "SELECT k, c, v FROM hostile.t4 WHERE k = 1"
@@ -395,15 +421,29 @@ SCENARIOS = [
              SEL5, crafted(v5_bad_header_crc), "garbage"),
     Scenario("S7g", "v5 frame with a corrupt payload CRC32",
              SEL5, crafted(v5_bad_payload_crc), "garbage", bound=SILENT),
+    Scenario("S8a", "INSERT answered Write_timeout (SIMPLE) once: sent again to the only node",
+             "INSERT INTO hostile.t4 VALUES (9, 9, 'x', '{1}')",
+             crafted(server_timeout("SIMPLE", 1), select=False), "timeout",
+             may_succeed=r"^$", hits=2),
+    Scenario("S8b", "INSERT answered Write_timeout (SIMPLE) every time: max_retries (3), then the error",
+             "INSERT INTO hostile.t4 VALUES (9, 9, 'x', '{1}')",
+             crafted(server_timeout("SIMPLE"), select=False), "timeout", hits=4),
+    Scenario("S8c", "INSERT (if_not_exists) answered Write_timeout (CAS): never replayed",
+             "INSERT INTO hostile.t4_lwt VALUES (9, 9, 'x', '{1}')",
+             crafted(server_timeout("CAS"), select=False), "timeout", hits=1),
+    Scenario("S8d", "scan page answered Read_timeout once: sent again to the only node",
+             SEL4, crafted(server_timeout(None, 1)), "timeout",
+             may_succeed=r"^1\|5\|row 5$", hits=2),
 ]
 
 CLASSES = {"shape": ("HV", "08"), "claim": ("HV", "08"), "garbage": ("HV", "08"),
-           "flood": ("57014",)}
+           "flood": ("57014",), "timeout": ("HV00L",)}
 MESSAGES = {
     "shape": r"(?i)column|metadata|cell|row|malformed|invalid|truncated",
     "claim": r"(?i)large|length|size|malformed|invalid|truncat|exceed|limit|count|timed out",
     "garbage": r"(?i)invalid|malformed|protocol|unexpected|version|checksum|crc|closed|timed out",
     "flood": r"canceling statement due to (statement timeout|user request)",
+    "timeout": r"(?i)timed out",
 }
 OUT_OF_MEMORY = ("HV014", "53200")
 
@@ -612,6 +652,8 @@ def check_scenario(sc, health):
             problems.append("took %.2f s (bound %.1f s)" % (took, sc.bound))
     if r["hits"] == 0:
         problems.append("the fake node never sent the crafted answer")
+    elif sc.hits is not None and r["hits"] != sc.hits:
+        problems.append("the node was asked %d times, not %d" % (r["hits"], sc.hits))
     passed = ok(not problems, "%s %s: %s" % (sc.sid, sc.title, what),
                 "\n".join(problems + ["output:", r["out"]]))
 
