@@ -8,7 +8,9 @@
 #        collection, ROLLBACK) -> every foreign table equals its source view,
 #        verify passes again
 #     -> verify detects a row deleted behind its back (exit 1, names the query)
-#     -> apply interrupted by SIGINT and by SIGKILL, resumed -> same contents
+#     -> apply interrupted by SIGINT and by SIGKILL, resumed -> same contents,
+#        both in hash chunks (--chunks) and streamed (batches, resumed from
+#        the recorded partition key)
 #   The keyspace and the database are dropped at the end.
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST (default 127.0.0.1),
@@ -398,6 +400,102 @@ for sig in INT KILL; do
 	   DELETE FROM cqlbridge.apply_progress WHERE chunks = 20;" > /dev/null
 done
 q "DROP TRIGGER e2e_stall ON cqlbridge.apply_progress; DROP FUNCTION cqlbridge.e2e_stall()" > /dev/null
+
+# --- interrupted streamed apply, resumed -----------------------------------------------------
+# The default load streams each table in batches (here 50 rows).  A test
+# trigger holds the progress commit that would record more than 100 rows of
+# a table, so the stream stops after two batches of the first table with
+# more rows, while its cursor is open; then resume from the recorded key.
+q "CREATE FUNCTION cqlbridge.e2e_stall_stream() RETURNS trigger LANGUAGE plpgsql AS
+   \$\$BEGIN IF NEW.chunks = 0 AND NOT NEW.finished AND NEW.rows > 100 THEN PERFORM pg_sleep(60); END IF;
+   RETURN NEW; END\$\$" > /dev/null
+
+# wait_stream: until a table's stream has recorded 100 rows, unfinished
+wait_stream()
+{
+	local i
+	for i in $(seq 1 600); do
+		[ "$(q "SELECT count(*) FROM cqlbridge.apply_progress WHERE chunks = 0 AND NOT finished AND rows = 100")" -ge 1 ] && return 0
+		kill -0 "$APPLY_PID" 2> /dev/null || return 1
+	done
+	return 1
+}
+
+for sig in INT KILL; do
+	truncate_all
+	q "DELETE FROM cqlbridge.apply_progress;
+	   CREATE TRIGGER e2e_stall_stream BEFORE INSERT OR UPDATE ON cqlbridge.apply_progress
+	   FOR EACH ROW EXECUTE FUNCTION cqlbridge.e2e_stall_stream();" > /dev/null
+	"$CQLBRIDGE" apply --batch-rows 50 "$GEN" > "$WORK/stream_$sig.out" 2>&1 &
+	APPLY_PID=$!
+	wait_stream
+	ok $? "stream SIG$sig: two batches (100 rows) of a table are recorded"
+	kill -"$sig" "$APPLY_PID"
+	wait "$APPLY_PID" 2> /dev/null
+	rc=$?
+	APPLY_PID=""
+	[ "$rc" -ne 0 ]
+	ok $? "stream SIG$sig: apply exits non-zero ($rc)"
+	if [ "$sig" = INT ]; then
+		grep -q "interrupted" "$WORK/stream_$sig.out"
+		ok $? "stream SIGINT: the message says interrupted (both statements cancelled)"
+	fi
+	# a killed client leaves its load and progress sessions behind; end them
+	q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+	   WHERE datname = current_database() AND application_name = 'cqlbridge'" > /dev/null
+	is "$(q "SELECT string_agg(rows::text, ',') FROM cqlbridge.apply_progress WHERE NOT finished AND resume_key IS NOT NULL")" 100 \
+		"stream SIG$sig: one table stopped at 100 rows, with its resume key"
+	stopped=$(q "SELECT target FROM cqlbridge.apply_progress WHERE NOT finished")
+	partial=0
+	for i in "${!FTS[@]}"; do
+		a=$(fingerprint "${FTS[$i]}" "${COLS[$i]}")
+		b=$(fingerprint "${VIEWS[$i]}" "${COLS[$i]}")
+		[ "$a" != "$b" ] && partial=1
+	done
+	is "$partial" 1 "stream SIG$sig: the Cassandra tables are incomplete"
+
+	q "DROP TRIGGER e2e_stall_stream ON cqlbridge.apply_progress" > /dev/null
+	"$CQLBRIDGE" apply --batch-rows 50 "$GEN" > "$WORK/stream_resume_$sig.out" 2>&1
+	ok $? "stream SIG$sig: apply resumes"
+	grep -q "resumed after 100 rows" "$WORK/stream_resume_$sig.out" &&
+		grep -q "already loaded" "$WORK/stream_resume_$sig.out"
+	ok $? "stream SIG$sig: finished tables are skipped, the stopped one resumes after its 100 rows" ||
+		sed 's/^/# /' "$WORK/stream_resume_$sig.out"
+	check_all_tables "stream SIG$sig: after resume"
+	# resumed from the key, not from the start: besides the 100 rows
+	# recorded, only the 100th row (>= its key) was sent again
+	mapfile -t TARGETS < <(meta "$GEN/003_load.sql" table)
+	for i in "${!TARGETS[@]}"; do
+		[ "${TARGETS[$i]}" = "$stopped" ] || continue
+		sent=$(q "SELECT rows FROM cqlbridge.apply_progress WHERE target = '$stopped'")
+		have=$(q "SELECT count(*) FROM ${VIEWS[$i]}")
+		[ "$sent" -eq $((have + 1)) ]
+		ok $? "stream SIG$sig: $stopped: $sent rows sent for $have (resumed from the recorded key)"
+	done
+	is "$(q "SELECT count(*) FROM cqlbridge.apply_progress WHERE chunks <> 0 OR NOT finished")" 0 \
+		"stream SIG$sig: every table recorded as streamed and finished"
+done
+q "DROP FUNCTION cqlbridge.e2e_stall_stream()" > /dev/null
+
+# --- 003 of an older plan: INSERT statements taking (chunk, chunk count) -----------------------
+mkdir -p "$WORK/old"
+cp "$GEN"/00[1-4]_* "$WORK/old/"
+awk '/^-- foreign_table: / { ft = substr($0, 19) }
+     /^-- columns: / { cols = substr($0, 13) }
+     /^-- partition_key: / { n = split(substr($0, 19), pk, ", ") }
+     /^SELECT / { print "INSERT INTO " ft " (" cols ")" }
+     /^FROM .* s;$/ {
+         h = ""
+         for (i = 1; i <= n; i++) h = h (i > 1 ? " || '"'|'"' || " : "") "(s." pk[i] ")::text"
+         sub(/;$/, ""); print; print "WHERE (hashtext(" h ") & 2147483647) % $2 = $1;"; next }
+     { print }' "$GEN/003_load.sql" > "$WORK/old/003_load.sql"
+truncate_all
+q "DELETE FROM cqlbridge.apply_progress" > /dev/null
+"$CQLBRIDGE" apply "$WORK/old" > "$WORK/old.out" 2>&1
+ok $? "apply of an older plan's 003 (INSERT statements) succeeds"
+is "$(grep -c 'loaded in chunks: its 003 statement is an INSERT of an older plan' "$WORK/old.out")" "${#FTS[@]}" \
+	"every table of the older 003 is loaded in chunks, saying why"
+check_all_tables "older 003"
 
 "$CQLBRIDGE" verify -q "$GEN" > "$WORK/verify3.out" 2>&1
 ok $? "verify passes after the interrupted and resumed loads"

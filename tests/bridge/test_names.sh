@@ -116,7 +116,7 @@ rc=$?
 ok $rc "plan of the hostile schema succeeds"
 [ $rc -eq 0 ] || { sed 's/^/# /' "$WORK/plan.out"; bail "plan failed"; }
 
-is "$(grep -c '^-- ' "$GEN/003_load.sql")" "22" "003 has exactly the expected comment lines (5 header, 8 + 9 metadata)"
+is "$(grep -c '^-- ' "$GEN/003_load.sql")" "23" "003 has exactly the expected comment lines (6 header, 8 + 9 metadata)"
 is "$(meta "$GEN/003_load.sql" affected | wc -l)" "3" "three affected lines (one per source relation of each table)"
 is "$(meta "$GEN/003_load.sql" columns | sed -n 2p)" '"Hotel, Id", "Nº ""a""", "Rate $$", "Hotel Näme"' \
 	"-- columns: names quoted once, the comma inside a name kept"

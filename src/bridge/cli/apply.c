@@ -2,17 +2,22 @@
  *
  * apply.c
  *	  cqlbridge apply DIR: create the Cassandra schema (001), the foreign
- *	  tables and source views (002), then load every target table (003)
- *	  in resumable chunks.
+ *	  tables and source views (002), then load every target table (003).
  *
- * Each 003 statement takes (chunk, chunk count) and loads the partitions
- * whose key hashes to the chunk.  A chunk runs in its own transaction,
- * together with the row that records it in cqlbridge.apply_progress, so
- * after an interruption the recorded chunks are exactly the committed ones.
- * A chunk that was running when the load stopped may have reached Cassandra
- * partly (Cassandra has no rollback); it is loaded again on resume, which
- * is harmless because an INSERT into Cassandra is an upsert of the same
- * values.
+ * A table's 003 statement is the SELECT of its rows.  By default a table is
+ * streamed in one pass of those rows, with its progress committed batch by
+ * batch (apply_stream.c).  With --chunks N, for tables whose writes wait
+ * for COMMIT, and for the INSERT statements of older plans, it is loaded in
+ * hash chunks instead (here): chunk k holds the partitions whose key hashes
+ * to k, and runs in its own transaction together with the row that records
+ * it in cqlbridge.apply_progress, so after an interruption the recorded
+ * chunks are exactly the committed ones.  Each chunk reads the whole
+ * source, which is why streaming is the default.
+ *
+ * A batch or chunk that was running when the load stopped may have reached
+ * Cassandra partly (Cassandra has no rollback); it is loaded again on
+ * resume, which is harmless because an INSERT into Cassandra is an upsert
+ * of the same values.
  *
  * IDENTIFICATION
  *	  src/bridge/cli/apply.c
@@ -23,14 +28,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "apply.h"
 
 /*
- * Default chunking.  A chunk selects its partitions by a hash of the
- * partition key, which no index serves: every chunk evaluates the whole
- * source view.  So chunks must be few: measured at 10.4 M rows (bench/
+ * Default chunking (--chunks without a count is not a thing: these apply
+ * where streaming is not possible).  A chunk selects its partitions by a
+ * hash of the partition key, which no index serves: every chunk evaluates
+ * the whole source view.  So chunks must be few: measured at 10.4 M rows (bench/
  * README.md), 207 chunks spent ~80% of the load re-reading the source,
  * 8 chunks made Cassandra the limit (3.8x faster).  16 keeps a resumed
  * load's lost work small while the re-reads stay cheap.
@@ -47,9 +54,12 @@
 	"    rows bigint NOT NULL,\n" \
 	"    seconds float8 NOT NULL,\n" \
 	"    done_at timestamptz NOT NULL DEFAULT now(),\n" \
-	"    PRIMARY KEY (target, chunk))"
+	"    PRIMARY KEY (target, chunk));\n" \
+	"ALTER TABLE cqlbridge.apply_progress\n" \
+	"    ADD COLUMN IF NOT EXISTS resume_key text[],\n" \
+	"    ADD COLUMN IF NOT EXISTS finished boolean NOT NULL DEFAULT true"
 
-static const char *const resume_hint = "run the same \"cqlbridge apply\" again to resume";
+const char *const apply_resume_hint = "run the same \"cqlbridge apply\" again to resume";
 
 /* ------------------------------------------------------------------------
  * 001_schema.cql
@@ -142,7 +152,7 @@ apply_schema(PGconn *conn, const BridgeOptions *opts, const char *path)
 			count++;
 			stmt.len = 0;
 			stmt.data[0] = '\0';
-			bridge_check_interrupt(resume_hint);
+			bridge_check_interrupt(apply_resume_hint);
 		}
 		else
 			sb_append(&stmt, line);
@@ -177,21 +187,58 @@ format_duration(char *buf, size_t size, double s)
 		snprintf(buf, size, "%dh%02dm", (int) s / 3600, ((int) s % 3600) / 60);
 }
 
-/* the updating progress line of one table (terminal only) */
-static void
-show_progress(const char *target, long long done, long long total,
-			  long long loaded_now, double elapsed, int chunk_done, int chunks)
+/*
+ * apply_show_progress
+ *		The updating progress line of one table (terminal only): rows so
+ *		far against plan's count, chunks or batches, rate and ETA.  units
+ *		is 0 when their number is not known in advance (batches).
+ */
+void
+apply_show_progress(const ApplyTable *t, long long done, long long loaded_now,
+					double elapsed, const char *unit, int units_done, int units)
 {
 	double		rate = elapsed > 0 ? loaded_now / elapsed : 0;
 	char		eta[32];
 
-	if (rate > 0 && total > done)
-		format_duration(eta, sizeof(eta), (total - done) / rate);
+	if (rate > 0 && t->expected > done)
+		format_duration(eta, sizeof(eta), (t->expected - done) / rate);
 	else
 		snprintf(eta, sizeof(eta), "-");
-	fprintf(stderr, "\r\033[K%s: %lld/%lld rows, chunk %d/%d, %.0f rows/s, ETA %s",
-			target, done, total, chunk_done, chunks, rate, eta);
+	if (units > 0)
+		fprintf(stderr, "\r\033[K%s: %lld/%lld rows, %s %d/%d, %.0f rows/s, ETA %s",
+				t->target, done, t->expected, unit, units_done, units, rate, eta);
+	else
+		fprintf(stderr, "\r\033[K%s: %lld/%lld rows, %s %d, %.0f rows/s, ETA %s",
+				t->target, done, t->expected, unit, units_done, rate, eta);
 	fflush(stderr);
+}
+
+/*
+ * apply_load_failed
+ *		Report a failed step of a table's load with the server's SQLSTATE,
+ *		detail and hint, then how to resume, and exit 1.
+ */
+void
+apply_load_failed(const ApplyTable *t, PGconn *conn, PGresult *res, const char *step,
+				  bool tty, const BridgeOptions *opts)
+{
+	const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
+	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
+
+	bridge_check_interrupt(apply_resume_hint);
+	if (tty && !opts->quiet)
+		fputc('\n', stderr);
+	fprintf(stderr, "cqlbridge: %s:%d: loading %s, %s failed: %s (SQLSTATE %s)\n",
+			t->f->path, t->b->line, t->target, step,
+			msg ? msg : PQerrorMessage(conn), state ? state : "?");
+	if (detail)
+		fprintf(stderr, "DETAIL:  %s\n", detail);
+	if (hint)
+		fprintf(stderr, "HINT:  %s\n", hint);
+	fprintf(stderr, "HINT:  Recorded progress is kept; fix the cause and %s.\n", apply_resume_hint);
+	exit(BRIDGE_EXIT_FAILURE);
 }
 
 static int
@@ -215,17 +262,53 @@ exec_simple(PGconn *conn, const char *what, const char *sql)
 	PQclear(bridge_exec(conn, what, sql, 0, NULL));
 }
 
-/* Load one target table; returns the rows inserted by this run. */
-static long long
-load_table(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
-		   const BridgeBlock *b, int index, bool tty, long long *rows_total)
+/*
+ * chunk_statement
+ *		The INSERT that loads chunk $1 of $2 of t: the block's own INSERT
+ *		(older plans), or one over its SELECT.  The hash is the one older
+ *		plans wrote, so their recorded chunks stay valid.
+ */
+static char *
+chunk_statement(const ApplyTable *t)
 {
-	const char *target = bridge_block_require(f, b, "table");
-	const char *rows_meta = bridge_block_get(b, "rows");
-	const char *sql = bridge_block_sql(b, "");
-	long long	expected = rows_meta ? atoll(rows_meta) : 0;
-	int			chunks = choose_chunks(opts, expected);
-	char	   *stmt_name = bridge_printf("cqlbridge_load_%d", index);
+	StrBuf		sb;
+
+	if (t->legacy_insert)
+		return bridge_strdup(t->sql);
+	sb_init(&sb);
+	sb_appendf(&sb, "INSERT INTO %s (%s)\nSELECT * FROM (%s) q\nWHERE (hashtext(",
+			   t->foreign_table, t->columns, t->sql);
+	for (int i = 0; i < t->npkey; i++)
+	{
+		char	   *qi = bridge_quote_ident(t->pkey[i]);
+
+		sb_appendf(&sb, "%s(q.%s)::text", i ? " || '|' || " : "", qi);
+		free(qi);
+	}
+	sb_append(&sb, ") & 2147483647) % $2 = $1");
+	/* rows of a partition together: the FDW sends them as one batch */
+	if (t->clustered)
+	{
+		sb_append(&sb, "\nORDER BY ");
+		for (int i = 0; i < t->npkey; i++)
+		{
+			char	   *qi = bridge_quote_ident(t->pkey[i]);
+
+			sb_appendf(&sb, "%sq.%s", i ? ", " : "", qi);
+			free(qi);
+		}
+	}
+	return sb.data;
+}
+
+/* Load one target table in chunks; returns the rows inserted by this run. */
+static long long
+load_chunked(PGconn *conn, const BridgeOptions *opts, const ApplyTable *t, bool tty,
+			 long long *rows_total)
+{
+	int			chunks = choose_chunks(opts, t->expected);
+	char	   *stmt_name = bridge_printf("cqlbridge_load_%d", t->index);
+	char	   *stmt = chunk_statement(t);
 	char	   *what;
 	char		chunks_txt[16];
 	const char *params[6];
@@ -239,14 +322,11 @@ load_table(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 	PGresult   *res;
 	Oid			types[2] = {23, 23};	/* int4, int4 */
 
-	if (sql == NULL)
-		bridge_fatal("%s:%d: block of table %s has no INSERT statement", f->path, b->line, target);
-
 	snprintf(chunks_txt, sizeof(chunks_txt), "%d", chunks);
-	params[0] = target;
+	params[0] = t->target;
 	params[1] = chunks_txt;
 
-	/* progress recorded for another chunk count cannot be reused */
+	/* progress recorded for another chunk count (or streamed) cannot be reused */
 	res = bridge_exec(conn, "forgetting progress of another chunk count",
 					  "DELETE FROM cqlbridge.apply_progress WHERE target = $1 AND chunks <> $2::int",
 					  2, params);
@@ -272,26 +352,29 @@ load_table(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 	PQclear(res);
 	skipped = ndone;
 
-	what = bridge_printf("%s:%d: preparing the load of %s", f->path, b->line, target);
-	res = PQprepare(conn, stmt_name, sql, 2, types);
+	what = bridge_printf("%s:%d: preparing the load of %s", t->f->path, t->b->line, t->target);
+	res = PQprepare(conn, stmt_name, stmt, 2, types);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK)
 	{
 		const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
 
-		bridge_fatal_hint("The statement must take the chunk number ($1) and the chunk count ($2) as integers.",
+		bridge_fatal_hint(t->legacy_insert ?
+						  "The statement must take the chunk number ($1) and the chunk count ($2) as integers." :
+						  "The block's statement must be a SELECT of the rows, with the columns of \"-- columns:\" and \"-- partition_key:\".",
 						  "%s failed: %s", what, msg ? msg : PQerrorMessage(conn));
 	}
 	PQclear(res);
 	free(what);
 
 	if (tty && !opts->quiet)
-		show_progress(target, rows_before, expected, 0, 0, ndone, chunks);
+		apply_show_progress(t, rows_before, 0, 0, "chunk", ndone, chunks);
 
 	for (int k = 0; k < chunks; k++)
 	{
 		char		k_txt[16];
 		char		rows_txt[32];
 		char		secs_txt[32];
+		char		step[64];
 		double		t0;
 		long long	n;
 
@@ -303,32 +386,15 @@ load_table(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 		params[0] = k_txt;
 		params[1] = chunks_txt;
 		res = PQexecPrepared(conn, stmt_name, 2, params, NULL, NULL, 0);
+		snprintf(step, sizeof(step), "chunk %d of %d", k, chunks);
 		if (PQresultStatus(res) != PGRES_COMMAND_OK)
-		{
-			const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
-			const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-			const char *detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
-			const char *hint = PQresultErrorField(res, PG_DIAG_MESSAGE_HINT);
-
-			bridge_check_interrupt(resume_hint);
-			if (tty && !opts->quiet)
-				fputc('\n', stderr);
-			fprintf(stderr, "cqlbridge: %s:%d: loading %s, chunk %d of %d failed: %s (SQLSTATE %s)\n",
-					f->path, b->line, target, k, chunks,
-					msg ? msg : PQerrorMessage(conn), state ? state : "?");
-			if (detail)
-				fprintf(stderr, "DETAIL:  %s\n", detail);
-			if (hint)
-				fprintf(stderr, "HINT:  %s\n", hint);
-			fprintf(stderr, "HINT:  Committed chunks are recorded; fix the cause and %s.\n", resume_hint);
-			exit(BRIDGE_EXIT_FAILURE);
-		}
+			apply_load_failed(t, conn, res, step, tty, opts);
 		n = atoll(PQcmdTuples(res));
 		PQclear(res);
 
 		snprintf(rows_txt, sizeof(rows_txt), "%lld", n);
 		snprintf(secs_txt, sizeof(secs_txt), "%.6f", bridge_now() - t0);
-		params[0] = target;
+		params[0] = t->target;
 		params[1] = k_txt;
 		params[2] = chunks_txt;
 		params[3] = rows_txt;
@@ -342,23 +408,18 @@ load_table(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 		/* COMMIT also sends the writes of a write_mode 'on_commit' table */
 		res = PQexec(conn, "COMMIT");
 		if (PQresultStatus(res) != PGRES_COMMAND_OK)
-		{
-			bridge_check_interrupt(resume_hint);
-			bridge_fatal_hint("Committed chunks are recorded; fix the cause and run the same \"cqlbridge apply\" again to resume.",
-							  "loading %s, chunk %d of %d failed at COMMIT: %s",
-							  target, k, chunks, PQerrorMessage(conn));
-		}
+			apply_load_failed(t, conn, res, "COMMIT", tty, opts);
 		PQclear(res);
 		rows_now += n;
 		ndone++;
 		/* at most ten updates a second: the terminal is not the bottleneck */
 		if (tty && !opts->quiet && (bridge_now() - last_shown >= 0.1 || ndone == chunks))
 		{
-			show_progress(target, rows_before + rows_now, expected, rows_now,
-						  bridge_now() - start, ndone, chunks);
+			apply_show_progress(t, rows_before + rows_now, rows_now, bridge_now() - start,
+								"chunk", ndone, chunks);
 			last_shown = bridge_now();
 		}
-		bridge_check_interrupt(resume_hint);
+		bridge_check_interrupt(apply_resume_hint);
 	}
 
 	what = bridge_printf("DEALLOCATE %s", stmt_name);
@@ -372,7 +433,7 @@ load_table(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 		if (tty)
 			fprintf(stderr, "\r\033[K");
 		fprintf(stderr, "%s: %lld rows in %.1f s (%.0f rows/s), %d chunk%s",
-				target, rows_before + rows_now, secs,
+				t->target, rows_before + rows_now, secs,
 				secs > 0 ? rows_now / secs : 0.0, chunks, chunks == 1 ? "" : "s");
 		if (skipped > 0)
 			fprintf(stderr, " (%d already loaded: %lld rows)", skipped, rows_before);
@@ -380,14 +441,55 @@ load_table(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 	}
 	*rows_total += rows_before + rows_now;
 	free(done);
+	free(stmt);
 	free(stmt_name);
 	return rows_now;
+}
+
+/* whether the statement is an INSERT (003 of older plans) */
+static bool
+is_insert(const char *sql)
+{
+	while (*sql == ' ' || *sql == '\t' || *sql == '\n' || *sql == '\r')
+		sql++;
+	return strncasecmp(sql, "INSERT", 6) == 0 && !isalnum((unsigned char) sql[6]) && sql[6] != '_';
+}
+
+/* The ApplyTable of a 003 block; a block missing what apply needs stops it. */
+static ApplyTable
+read_table(const BridgeBlockFile *f, const BridgeBlock *b, int index)
+{
+	ApplyTable	t;
+	const char *rows_meta = bridge_block_get(b, "rows");
+	const char *pk = bridge_block_require(f, b, "partition_key");
+	const char *key = bridge_block_require(f, b, "key");
+
+	memset(&t, 0, sizeof(t));
+	t.f = f;
+	t.b = b;
+	t.index = index;
+	t.target = bridge_block_require(f, b, "table");
+	t.foreign_table = bridge_block_require(f, b, "foreign_table");
+	t.columns = bridge_block_require(f, b, "columns");
+	t.expected = rows_meta ? atoll(rows_meta) : 0;
+	t.sql = bridge_block_sql(b, "");
+	if (t.sql == NULL)
+		bridge_fatal("%s:%d: block of table %s has no statement", f->path, b->line, t.target);
+	t.legacy_insert = is_insert(t.sql);
+	t.pkey = bridge_split_idents(pk, &t.npkey);
+	t.key = bridge_split_idents(key, &t.nkey);
+	if (t.pkey == NULL || t.npkey == 0 || t.key == NULL || t.nkey < t.npkey)
+		bridge_fatal("%s:%d: table %s: \"-- partition_key:\" and \"-- key:\" must be lists of column names",
+					 f->path, b->line, t.target);
+	t.clustered = t.nkey > t.npkey;
+	return t;
 }
 
 int
 cmd_apply(const BridgeOptions *opts)
 {
 	PGconn	   *conn = bridge_connect(opts);
+	PGconn	   *progress = NULL;
 	char	   *schema_path = bridge_path(opts->dir, "001_schema.cql");
 	char	   *ft_path = bridge_path(opts->dir, "002_foreign_tables.sql");
 	char	   *load_path = bridge_path(opts->dir, "003_load.sql");
@@ -405,7 +507,7 @@ cmd_apply(const BridgeOptions *opts)
 		bridge_fatal("%s: no table blocks", load_path);
 
 	bridge_install_cancel(conn);
-	bridge_set_interrupt_hint(resume_hint);
+	bridge_set_interrupt_hint(apply_resume_hint);
 
 	apply_schema(conn, opts, schema_path);
 
@@ -415,7 +517,7 @@ cmd_apply(const BridgeOptions *opts)
 
 		bridge_exec_script(conn, ft_path, script);
 		free(script);
-		bridge_check_interrupt(resume_hint);
+		bridge_check_interrupt(apply_resume_hint);
 		if (!opts->quiet)
 			fprintf(stderr, "002_foreign_tables.sql: done\n");
 	}
@@ -435,7 +537,29 @@ cmd_apply(const BridgeOptions *opts)
 	}
 
 	for (int i = 0; i < load->nblocks; i++)
-		rows_new += load_table(conn, opts, load, &load->blocks[i], i, tty, &rows_total);
+	{
+		ApplyTable	t = read_table(load, &load->blocks[i], i);
+		const char *why = NULL;
+
+		if (opts->chunks == 0 && apply_can_stream(conn, &t, &why))
+		{
+			/* progress is committed beside the stream's open transaction */
+			if (progress == NULL)
+			{
+				progress = bridge_connect(opts);
+				bridge_install_cancel(progress);
+			}
+			rows_new += apply_stream_table(conn, progress, opts, &t, tty, &rows_total);
+		}
+		else
+		{
+			if (why && !opts->quiet)
+				fprintf(stderr, "%s: loaded in chunks: %s\n", t.target, why);
+			rows_new += load_chunked(conn, opts, &t, tty, &rows_total);
+		}
+	}
+	if (progress)
+		PQfinish(progress);
 
 	if (bridge_sync_refresh(conn, opts) && !opts->quiet)
 		fprintf(stderr, "sync triggers were installed: 005_sync.sql installed again (write_mode 'on_commit')\n");

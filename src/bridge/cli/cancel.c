@@ -23,7 +23,10 @@
 
 #include "common.h"
 
-static PGcancel *volatile cancel_handle = NULL;
+/* the connections whose statements a signal cancels (apply uses two) */
+#define MAX_CANCEL 2
+static PGcancel *volatile cancel_handles[MAX_CANCEL];
+static volatile sig_atomic_t ncancel = 0;
 static volatile sig_atomic_t interrupted = 0;
 static const char *interrupt_hint = "stopped";
 
@@ -35,8 +38,9 @@ on_signal(int signo)
 	if (interrupted)
 		_exit(BRIDGE_EXIT_FAILURE);
 	interrupted = signo;
-	if (cancel_handle != NULL)
-		(void) PQcancel(cancel_handle, errbuf, sizeof(errbuf));
+	for (int i = 0; i < ncancel; i++)
+		if (cancel_handles[i] != NULL)
+			(void) PQcancel(cancel_handles[i], errbuf, sizeof(errbuf));
 }
 
 void
@@ -44,7 +48,13 @@ bridge_install_cancel(PGconn *conn)
 {
 	struct sigaction sa;
 
-	cancel_handle = PQgetCancel(conn);
+	if (ncancel >= MAX_CANCEL)
+		bridge_fatal("internal error: more than %d connections to cancel", MAX_CANCEL);
+	/* the handle is complete before the handler can see it counted */
+	cancel_handles[ncancel] = PQgetCancel(conn);
+	ncancel = ncancel + 1;
+	if (ncancel > 1)
+		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);

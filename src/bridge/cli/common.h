@@ -41,7 +41,8 @@ typedef struct BridgeOptions
 	bool		no_bucket;		/* --no-bucket: keep wide tables unbucketed */
 
 	/* apply */
-	int			chunks;			/* --chunks (0 = choose from the row count) */
+	int			chunks;			/* --chunks (0 = stream each table) */
+	long		batch_rows;		/* --batch-rows: rows per streamed batch */
 	bool		restart;		/* --restart: forget recorded progress */
 
 	/* verify */
@@ -171,7 +172,7 @@ extern bool bridge_sync_uninstall;
 
 /*
  * cancel.c: SIGINT/SIGTERM send a cancel request for the running statement
- * of conn and set a flag; bridge_check_interrupt() exits (status 1) with
+ * of conn (of each conn installed, at most two) and set a flag; bridge_check_interrupt() exits (status 1) with
  * the message when the flag is set.
  */
 extern void bridge_install_cancel(PGconn *conn);

@@ -5,7 +5,7 @@
  *	  query tables through cql_fdw.
  *
  *	  cqlbridge plan   [options] --workload FILE -o DIR
- *	  cqlbridge apply  [options] DIR [--chunks N] [--restart]
+ *	  cqlbridge apply  [options] DIR [--chunks N] [--batch-rows N] [--restart]
  *	  cqlbridge verify [options] DIR [--samples N]
  *	  cqlbridge sync   [options] DIR [--uninstall]
  *
@@ -42,6 +42,7 @@ enum
 	OPT_GROWTH,
 	OPT_NO_BUCKET,
 	OPT_CHUNKS,
+	OPT_BATCH_ROWS,
 	OPT_RESTART,
 	OPT_SAMPLES,
 	OPT_UNINSTALL,
@@ -87,8 +88,11 @@ static const Command commands[] = {
 	cmd_plan, false},
 	{"apply", "create the keyspace, tables and foreign tables, then load them",
 		"cqlbridge apply [OPTION]... DIR",
-		"  --chunks=N               load each table in N chunks, one transaction each\n"
-		"                           (default: rows/50000, between 1 and 16)\n"
+		"  --batch-rows=N           rows per batch of a streamed table: the work a\n"
+		"                           resumed load may repeat (default: 50000)\n"
+		"  --chunks=N               load each table in N hash chunks, one transaction\n"
+		"                           each, instead of streaming it (each chunk reads\n"
+		"                           the whole source)\n"
 		"  --restart                forget recorded progress and load everything again\n",
 	cmd_apply, true},
 	{"verify", "compare the workload's answers on both sides",
@@ -233,6 +237,7 @@ main(int argc, char **argv)
 		{"growth", required_argument, NULL, OPT_GROWTH},
 		{"no-bucket", no_argument, NULL, OPT_NO_BUCKET},
 		{"chunks", required_argument, NULL, OPT_CHUNKS},
+		{"batch-rows", required_argument, NULL, OPT_BATCH_ROWS},
 		{"restart", no_argument, NULL, OPT_RESTART},
 		{"samples", required_argument, NULL, OPT_SAMPLES},
 		{"uninstall", no_argument, NULL, OPT_UNINSTALL},
@@ -347,6 +352,10 @@ main(int argc, char **argv)
 			case OPT_CHUNKS:
 				ONLY_FOR("apply");
 				opts.chunks = (int) parse_long(cmd, "--chunks", optarg, 1, 65536, false);
+				break;
+			case OPT_BATCH_ROWS:
+				ONLY_FOR("apply");
+				opts.batch_rows = parse_long(cmd, "--batch-rows", optarg, 1, 100000000, false);
 				break;
 			case OPT_RESTART:
 				ONLY_FOR("apply");

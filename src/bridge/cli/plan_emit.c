@@ -439,8 +439,9 @@ plan_emit_load(Plan *p)
 	StrBuf		sb;
 
 	sb_init(&sb);
-	sb_append(&sb, "-- 003_load.sql: one INSERT ... SELECT per target table, run in chunks:\n");
-	sb_append(&sb, "-- $1 = chunk number (0..n-1), $2 = chunk count; a chunk is a set of whole partitions.\n");
+	sb_append(&sb, "-- 003_load.sql: per target table, the SELECT of its rows (columns in the order of \"columns\").\n");
+	sb_append(&sb, "-- apply streams them into the foreign table in one pass, ordered by the partition key and\n");
+	sb_append(&sb, "-- resumable batch by batch, or with --chunks N in hash chunks of whole partitions.\n");
 	sb_append(&sb, "-- \"affected\" lines: source relation (primary key) | key columns of the target rows it feeds.\n");
 	sb_append(&sb, "-- Names are SQL identifiers, quoted where needed; the keyspace names the plan's objects.\n");
 	sb_appendf(&sb, "-- keyspace: %s\n", p->keyspace);
@@ -450,20 +451,14 @@ plan_emit_load(Plan *p)
 		const Query *q = t->def;
 		StrBuf		cols;
 		StrBuf		scols;
-		StrBuf		hash;
-		StrBuf		order;
 
 		sb_init(&cols);
 		sb_init(&scols);
-		sb_init(&hash);
 		for (int i = 0; i < t->ncols; i++)
 		{
 			sb_appendf(&cols, "%s%s", i ? ", " : "", plan_qi(t->cols[i].name));
 			sb_appendf(&scols, "%ss.%s", i ? ", " : "", plan_qi(t->cols[i].name));
 		}
-		for (int i = 0; i < t->npk; i++)
-			sb_appendf(&hash, "%s(s.%s)::text", i ? " || '|' || " : "", plan_qi(t->cols[i].name));
-
 		sb_appendf(&sb, "\n-- table: %s.%s\n", p->keyspace, t->name);
 		sb_appendf(&sb, "-- foreign_table: %s\n", ftable(p, t));
 		sb_appendf(&sb, "-- source_view: %s\n", view_name(p, t));
@@ -485,21 +480,11 @@ plan_emit_load(Plan *p)
 					   r->detail, plan_affected_sql(p, t, r, false));
 		}
 		/*
-		 * Rows of one partition next to each other: the FDW sends the rows
-		 * of a partition that arrive in one batch as one UNLOGGED BATCH
-		 * (2.5x faster than row by row, bench/README.md).  Tables with one
-		 * row per partition gain nothing from the sort and skip it.
+		 * apply orders the rows by the partition key (streaming needs the
+		 * order to resume; the FDW sends the rows of a partition that
+		 * arrive together as one UNLOGGED BATCH), so the SELECT has none.
 		 */
-		sb_init(&order);
-		if (t->nck > 0)
-		{
-			sb_append(&order, "\nORDER BY ");
-			for (int i = 0; i < t->npk; i++)
-				sb_appendf(&order, "%ss.%s", i ? ", " : "", plan_qi(t->cols[i].name));
-		}
-		sb_appendf(&sb, "INSERT INTO %s (%s)\nSELECT %s\nFROM %s s\nWHERE (hashtext(%s) & 2147483647) %% $2 = $1%s;\n",
-				   ftable(p, t), cols.data, scols.data, view_name(p, t), hash.data, order.data);
-		sb_free(&order);
+		sb_appendf(&sb, "SELECT %s\nFROM %s s;\n", scols.data, view_name(p, t));
 	}
 	return sb.data;
 }
