@@ -19,8 +19,10 @@
 #      EXECUTEs vs unlogged batches per partition vs mixed batches
 #      (bench/batch_vs_pipeline.c; BENCH_BATCH=0 skips it)   (issue 4)
 #   9. cqlbridge on the hotel example: generate.sql at SCALE hotels (default
-#      200: ~15 million target rows), plan, apply, verify --samples 20, and
-#      count every loaded table through its foreign table.  Takes ~20 min and
+#      200: ~15 million target rows), plan, apply, verify --samples 20,
+#      count every loaded table through its foreign table, then load the
+#      same rows again by one plain INSERT ... SELECT per table (apply's
+#      reference speed), with Cassandra's and PostgreSQL's CPU seconds.  Takes ~20 min and
 #      ~2 GB in PostgreSQL, ~0.5 GB in Cassandra, so it is off by default:
 #      BENCH_BRIDGE=1 adds it after step 8, BENCH_BRIDGE=only runs it alone,
 #      e.g. `BENCH_BRIDGE=only SCALE=200 bash bench/run.sh`.  Uses database
@@ -70,9 +72,10 @@ SQL
 	total=$(awk '/^-- rows:/ { n += $3 } END { print n }' "$dir/003_load.sql")
 	echo "9. cqlbridge plan: $s s, $total target rows in 9 tables"
 
+	cpu0=$(bridge_cpu)
 	s=$(t build/cqlbridge apply -d $db "$dir")
 	sed 's/^/9.   /' "$TMP/out"
-	echo "9. cqlbridge apply: $s s = $(echo "scale=0; $total / $s" | bc) rows/s"
+	echo "9. cqlbridge apply: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$cpu0" "$(bridge_cpu)")"
 
 	s=$(t build/cqlbridge verify -d $db --samples 20 "$dir")
 	sed 's/^/9.   /' "$TMP/out"
@@ -87,8 +90,48 @@ SQL
 		echo "9. count(*) $ft: $n rows = plan, $s s"
 	done
 
+	# the same rows by one plain INSERT ... SELECT per table (ordered by the
+	# partition key where partitions have several rows, so the FDW batches
+	# them), into the emptied tables: the speed apply is measured against
+	awk '/^-- table:/ { t = $3 } /^-- foreign_table:/ { ft = $3 } /^-- columns:/ { sub(/^-- columns: /, ""); c = $0 }
+	     /^-- key:/ { nk = split(substr($0, 9), k, ", ") }
+	     /^-- partition_key:/ { sub(/^-- partition_key: /, ""); pk = $0 }
+	     /^SELECT / { sel = $0 }
+	     /^FROM .*;$/ { sub(/;$/, ""); print t "\t" ft "\t" c "\t" sel " " $0 (nk > split(pk, x, ", ") ? " ORDER BY " pk : "") }' \
+		"$dir/003_load.sql" > "$TMP/raw.tsv"
+	while IFS=$'\t' read -r tbl ft cols sel; do
+		psql -X -q -d $db -c "SELECT cql_execute('cqlbridge', 'TRUNCATE $tbl')" > /dev/null
+	done < "$TMP/raw.tsv"
+	cpu0=$(bridge_cpu)
+	s0=$(date +%s.%N)
+	while IFS=$'\t' read -r tbl ft cols sel; do
+		s=$(t psql -X -v ON_ERROR_STOP=1 -d $db -c "INSERT INTO $ft ($cols) $sel")
+		echo "9.   raw INSERT ... SELECT $ft: $(sed -n 's/^INSERT 0 //p' "$TMP/out") rows in $s s"
+	done < "$TMP/raw.tsv"
+	s=$(echo "$(date +%s.%N) - $s0" | bc)
+	echo "9. plain INSERT ... SELECT of the same rows: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$cpu0" "$(bridge_cpu)")"
+
 	psql -X -q -d $db -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $ks')" > /dev/null
 	psql -X -q -d postgres -c "DROP DATABASE $db"
+}
+
+# CPU seconds so far of Cassandra (the single node) and of PostgreSQL (the
+# postmaster and its children, ended backends included): "cass pg"
+bridge_cpu()
+{
+	local tck cpid pmpid
+	tck=$(getconf CLK_TCK)
+	cpid=$(cat "$CACHE/run/single/pid")
+	pmpid=$(head -1 "$(psql -X -At -d postgres -c 'SHOW data_directory')/postmaster.pid")
+	echo "$(awk -v t="$tck" '{ print ($14 + $15) / t }' /proc/"$cpid"/stat) $(
+		{ awk '{ print $14 + $15 + $16 + $17 }' /proc/"$pmpid"/stat
+		  for p in $(pgrep -P "$pmpid"); do awk '{ print $14 + $15 }' /proc/"$p"/stat 2> /dev/null; done
+		} | awk -v t="$tck" '{ n += $1 } END { print n / t }')"
+}
+
+cpu_delta()
+{
+	echo "$1 $2" | awk '{ printf "Cassandra %.1f, PostgreSQL %.1f", $3 - $1, $4 - $2 }'
 }
 
 if [ "${BENCH_BRIDGE:-0}" = only ]; then

@@ -54,7 +54,8 @@
 
 static HTAB *ConnectionHash = NULL;
 
-static void report_warnings(cql_conn *conn, const cql_response_extras *ex);
+static void report_warnings(cql_conn *conn, const cql_response_extras *ex,
+							const char *expected);
 
 /* this backend's request statistics (cql_fdw_statistics) */
 CqlFdwStats cqlfdw_stats;
@@ -730,6 +731,19 @@ cqlfdw_report(int elevel, cql_status st, const cql_error *err, const char *cql)
 cql_status
 cqlfdw_await(cql_conn *conn, cql_request *req, cql_result *res, cql_error *err)
 {
+	return cqlfdw_await_expecting(conn, req, res, err, NULL);
+}
+
+/*
+ * cqlfdw_await_expecting
+ *		cqlfdw_await for a request whose answer may carry a warning the
+ *		caller expects (it asked for what Cassandra warns about on purpose):
+ *		a warning starting with expected_warning is not passed on.
+ */
+cql_status
+cqlfdw_await_expecting(cql_conn *conn, cql_request *req, cql_result *res, cql_error *err,
+					   const char *expected_warning)
+{
 	cql_result	local;
 	cql_result *r = res ? res : &local;
 
@@ -740,7 +754,7 @@ cqlfdw_await(cql_conn *conn, cql_request *req, cql_result *res, cql_error *err)
 		cql_status	s = cql_conn_await(conn, req, r, err);
 
 		if (s == CQL_OK && r->extras.nwarnings > 0)
-			report_warnings(conn, &r->extras);
+			report_warnings(conn, &r->extras, expected_warning);
 		if (r == &local)
 			cql_result_free(&local);
 		if (s != CQL_ERR_INTERRUPTED)
@@ -750,23 +764,16 @@ cqlfdw_await(cql_conn *conn, cql_request *req, cql_result *res, cql_error *err)
 }
 
 /*
- * Set while a whole-table count is summed over token ranges (scan.c): the
- * warning Cassandra gives each range's count is then expected.
- */
-bool		cqlfdw_quiet_unkeyed_aggregates = false;
-
-#define UNKEYED_AGGREGATE_WARNING "Aggregation query used without partition key"
-
-/*
  * report_warnings
  *		Cassandra's warnings on a response (tombstones read, a large
  *		partition or batch, a guardrail's soft limit, an aggregation
  *		without partition key...) become PostgreSQL WARNINGs naming the
  *		coordinator.  A scan gets the same warning with every page: one
- *		text is reported once per statement.
+ *		text is reported once per statement; one the request expected
+ *		(starting with 'expected', if not NULL) is not reported.
  */
 static void
-report_warnings(cql_conn *conn, const cql_response_extras *ex)
+report_warnings(cql_conn *conn, const cql_response_extras *ex, const char *expected)
 {
 	static TimestampTz stmt_start = 0;
 	static uint32 seen[16];
@@ -788,8 +795,7 @@ report_warnings(cql_conn *conn, const cql_response_extras *ex)
 			dup = seen[k] == h;
 		if (dup)
 			continue;
-		if (cqlfdw_quiet_unkeyed_aggregates &&
-			strncmp(w, UNKEYED_AGGREGATE_WARNING, strlen(UNKEYED_AGGREGATE_WARNING)) == 0)
+		if (expected != NULL && strncmp(w, expected, strlen(expected)) == 0)
 			continue;
 		if (nseen < lengthof(seen))
 			seen[nseen++] = h;

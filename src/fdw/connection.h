@@ -61,6 +61,8 @@ extern void cqlfdw_report(int elevel, cql_status st, const cql_error *err,
 						  const char *cql);
 extern cql_status cqlfdw_await(cql_conn *conn, cql_request *req, cql_result *res,
 							   cql_error *err);
+extern cql_status cqlfdw_await_expecting(cql_conn *conn, cql_request *req, cql_result *res,
+										 cql_error *err, const char *expected_warning);
 cqlfdw_noreturn extern void cqlfdw_fail(CqlConnEntry *entry, uint64 generation,
 										 cql_conn *conn, cql_status s,
 										 cql_error *err, const char *cql);
@@ -81,8 +83,5 @@ typedef struct CqlFdwStats
 
 extern CqlFdwStats cqlfdw_stats;
 extern bool cqlfdw_retry_busy(cql_conn *conn, cql_status *s, cql_error *err);
-
-/* a whole-table count is being summed over token ranges (scan.c) */
-extern bool cqlfdw_quiet_unkeyed_aggregates;
 
 #endif							/* CQL_FDW_CONNECTION_H */

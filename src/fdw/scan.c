@@ -922,7 +922,7 @@ cqlfdw_scan_await_task_page(CqlScanState *st, CqlScanTask *t, cql_result *page)
 			await_speculative(st, t);
 		cql_error_clear(&err);
 		memset(page, 0, sizeof(*page));
-		s = cqlfdw_await(t->conn, t->req, page, &err);
+		s = cqlfdw_await_expecting(t->conn, t->req, page, &err, st->expected_warning);
 		cql_request_free(t->req);
 		t->req = NULL;
 		if (s != CQL_OK)
@@ -1200,34 +1200,26 @@ cqlBeginForeignScan(ForeignScanState *node, int eflags)
  *
  * Cassandra warns about each of these counts ("Aggregation query used
  * without partition key"): here the ranges are the point, so that warning
- * is not passed on.
+ * is expected by the scan's requests and not passed on.
  */
 static TupleTableSlot *
 combined_counts(CqlScanState *st, TupleTableSlot *slot)
 {
 	if (st->upper->nrows > 0)
 		return slot;
-	cqlfdw_quiet_unkeyed_aggregates = true;
-	PG_TRY();
+	st->expected_warning = "Aggregation query used without partition key";
+	for (;;)
 	{
-		for (;;)
+		if (st->have_page)
 		{
-			if (st->have_page)
-			{
-				cql_result_free(&st->page);
-				st->have_page = false;
-			}
-			if (!next_page(st))
-				break;
-			for (int32 r = 0; r < st->page.rows_count; r++)
-				cqlfdw_upper_combine_row(st, &st->page, r);
+			cql_result_free(&st->page);
+			st->have_page = false;
 		}
+		if (!next_page(st))
+			break;
+		for (int32 r = 0; r < st->page.rows_count; r++)
+			cqlfdw_upper_combine_row(st, &st->page, r);
 	}
-	PG_FINALLY();
-	{
-		cqlfdw_quiet_unkeyed_aggregates = false;
-	}
-	PG_END_TRY();
 	cqlfdw_upper_combined_row(st, slot);
 	return ExecStoreVirtualTuple(slot);
 }

@@ -63,6 +63,52 @@ async_close(CqlScanState *st)
 		close(st->async_timer);
 	st->async_fd = -1;
 	st->async_timer = -1;
+	st->async_nsocks = 0;
+}
+
+/*
+ * async_watch
+ *		Make the set watch exactly these sockets for these events: sockets
+ *		already in it are modified, new ones added, the others removed.  A
+ *		socket closed meanwhile has left the set by itself (its number may
+ *		be another socket's now: MOD then fails and it is added).  Returns
+ *		false if a socket could not be watched.
+ */
+static bool
+async_watch(CqlScanState *st, const int *fds, const uint32 *events, int n)
+{
+	bool		ok = true;
+	int			kept = 0;
+
+	for (int k = 0; k < st->async_nsocks; k++)
+	{
+		bool		still = false;
+
+		for (int i = 0; i < n && !still; i++)
+			still = fds[i] == st->async_socks[k];
+		if (!still)
+			(void) epoll_ctl(st->async_fd, EPOLL_CTL_DEL, st->async_socks[k], NULL);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		struct epoll_event ev;
+		bool		known = false;
+
+		for (int k = 0; k < st->async_nsocks && !known; k++)
+			known = st->async_socks[k] == fds[i];
+		memset(&ev, 0, sizeof(ev));
+		ev.events = events[i];
+		ev.data.fd = fds[i];
+		if (!(known && epoll_ctl(st->async_fd, EPOLL_CTL_MOD, fds[i], &ev) == 0) &&
+			epoll_ctl(st->async_fd, EPOLL_CTL_ADD, fds[i], &ev) != 0 && errno != EEXIST)
+		{
+			ok = false;
+			continue;
+		}
+		st->async_socks[kept++] = fds[i];
+	}
+	st->async_nsocks = kept;
+	return ok;
 }
 
 /*
@@ -74,6 +120,49 @@ static void
 async_reset_callback(void *arg)
 {
 	async_close((CqlScanState *) arg);
+}
+
+/*
+ * async_open
+ *		Create the member's epoll set with its timer in it, once per scan
+ *		(the reset callback of batch_cxt closes them).
+ */
+static void
+async_open(CqlScanState *st)
+{
+	struct epoll_event ev;
+
+	if (st->async_fd >= 0)
+		return;
+	st->async_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (st->async_fd >= 0)
+		st->async_timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.fd = st->async_timer;
+	if (st->async_fd < 0 || st->async_timer < 0 ||
+		epoll_ctl(st->async_fd, EPOLL_CTL_ADD, st->async_timer, &ev) != 0)
+	{
+		int			save = errno;
+
+		async_close(st);
+		errno = save;
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("could not create the wait set of a foreign scan: %m"),
+				 errhint("The process may have too many open files; raise the limit (ulimit -n) or disable option async_capable.")));
+	}
+	if (st->async_cb == NULL)
+	{
+		st->async_cb = MemoryContextAlloc(st->batch_cxt, sizeof(MemoryContextCallback));
+		st->async_cb->func = async_reset_callback;
+		st->async_cb->arg = st;
+		MemoryContextRegisterResetCallback(st->batch_cxt, st->async_cb);
+	}
+	if (st->async_socks == NULL)
+		st->async_socks = MemoryContextAlloc(GetMemoryChunkContext(st),
+											 sizeof(int) * ASYNC_MAX_CONNS);
+	st->async_nsocks = 0;
 }
 
 /*
@@ -112,9 +201,10 @@ cqlForeignAsyncRequest(AsyncRequest *areq)
 /*
  * cqlForeignAsyncConfigureWait
  *		ForeignAsyncConfigureWait callback: one descriptor for the Append to
- *		wait on - this member's epoll set, rebuilt with the sockets its next
- *		page may come from and the timer, armed for the first request
- *		deadline or ASYNC_WAIT_MAX_MS.
+ *		wait on - this member's epoll set, made to watch the sockets its
+ *		next page may come from, and its timer, armed for the first request
+ *		deadline or ASYNC_WAIT_MAX_MS.  The set and the timer live as long
+ *		as the scan's batch memory.
  */
 void
 cqlForeignAsyncConfigureWait(AsyncRequest *areq)
@@ -125,8 +215,10 @@ cqlForeignAsyncConfigureWait(AsyncRequest *areq)
 	cql_conn   *conns[ASYNC_MAX_CONNS];
 	int			nconns;
 	int			timeout = ASYNC_WAIT_MAX_MS;
+	int			fds[ASYNC_MAX_CONNS];
+	uint32		events[ASYNC_MAX_CONNS];
+	int			nfds = 0;
 	struct itimerspec its;
-	struct epoll_event ev;
 
 	if (!cqlfdw_scan_would_wait(node, conns, ASYNC_MAX_CONNS, &nconns))
 	{
@@ -135,56 +227,35 @@ cqlForeignAsyncConfigureWait(AsyncRequest *areq)
 		timeout = 0;
 	}
 
-	async_close(st);
-	st->async_fd = epoll_create1(EPOLL_CLOEXEC);
-	if (st->async_fd >= 0)
-		st->async_timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (st->async_fd < 0 || st->async_timer < 0)
-	{
-		int			save = errno;
-
-		async_close(st);
-		errno = save;
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("could not create the wait set of a foreign scan: %m"),
-				 errhint("The process may have too many open files; raise the limit (ulimit -n) or disable option async_capable.")));
-	}
-	if (st->async_cb == NULL)
-	{
-		st->async_cb = MemoryContextAlloc(st->batch_cxt, sizeof(MemoryContextCallback));
-		st->async_cb->func = async_reset_callback;
-		st->async_cb->arg = st;
-		MemoryContextRegisterResetCallback(st->batch_cxt, st->async_cb);
-	}
-
+	async_open(st);
 	for (int i = 0; i < nconns; i++)
 	{
 		int			want = cql_conn_wait_events(conns[i]);
+		int			fd = cql_conn_fd(conns[i]);
+		bool		dup = false;
 
 		if (want == 0)
 		{
 			timeout = 0;		/* bytes already buffered: wake at once */
 			continue;
 		}
-		memset(&ev, 0, sizeof(ev));
-		ev.events = ((want & CQL_WAIT_READ) ? EPOLLIN : 0) |
+		for (int k = 0; k < nfds && !dup; k++)
+			dup = fds[k] == fd;
+		if (dup)
+			continue;
+		fds[nfds] = fd;
+		events[nfds++] = ((want & CQL_WAIT_READ) ? EPOLLIN : 0) |
 			((want & CQL_WAIT_WRITE) ? EPOLLOUT : 0);
-		ev.data.fd = cql_conn_fd(conns[i]);
-		if (epoll_ctl(st->async_fd, EPOLL_CTL_ADD, ev.data.fd, &ev) != 0 && errno != EEXIST)
-			timeout = 0;		/* let the member find out itself */
 	}
+	if (!async_watch(st, fds, events, nfds))
+		timeout = 0;			/* let the member find out itself */
 	timeout = cqlfdw_scan_wait_limit(st, timeout);
 
-	/* a zero it_value disarms a timerfd: wake at once means 1 ns */
+	/* re-arming also clears an expiry not yet read; 0 would disarm: 1 ns */
 	memset(&its, 0, sizeof(its));
 	its.it_value.tv_sec = timeout / 1000;
 	its.it_value.tv_nsec = (long) (timeout % 1000) * 1000000L + (timeout == 0 ? 1 : 0);
 	(void) timerfd_settime(st->async_timer, 0, &its, NULL);
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	ev.data.fd = st->async_timer;
-	(void) epoll_ctl(st->async_fd, EPOLL_CTL_ADD, st->async_timer, &ev);
 
 	AddWaitEventToSet(requestor->as_eventset, WL_SOCKET_READABLE, st->async_fd,
 					  NULL, areq);

@@ -100,6 +100,8 @@ typedef struct CqlScanState
 	/* relation */
 	Relation	rel;
 	CqlUpperScan *upper;		/* an aggregate scan (upper.c), or NULL */
+	const char *expected_warning;	/* a Cassandra warning the requests
+									 * ask for on purpose, or NULL */
 	int			nretrieved;
 	AttrNumber *retrieved;
 
@@ -137,6 +139,8 @@ typedef struct CqlScanState
 	/* asynchronous execution under an Append (scan_async.c) */
 	int			async_fd;		/* epoll set of the sockets waited on, -1 */
 	int			async_timer;	/* timerfd in that set, -1 */
+	int		   *async_socks;	/* sockets in the set (ASYNC_MAX_CONNS) */
+	int			async_nsocks;
 	MemoryContextCallback *async_cb;	/* closes them with batch_cxt */
 
 	/* merge of ordered hash buckets (each task sorted, merged by key) */
