@@ -64,6 +64,26 @@ SELECT (r).k FROM (SELECT cql_bridge_cursor_rows('bcr', 10, '{k}', NULL::bcr_row
 SELECT cql_bridge_cursor_last_key() IS NULL AS no_key;
 COMMIT;
 
+-- the key's text reads back the same whatever the session's DateStyle
+-- (a resumed load may run with other settings)
+SET datestyle = 'SQL, DMY';
+CREATE TABLE bcr_keys (t timestamptz, d date, f float8, i interval);
+INSERT INTO bcr_keys VALUES ('2026-01-02 03:04:05.678+00', '2026-01-02', 1.0 / 3, '1 day 2 hours');
+CREATE VIEW bcr_keys_rows AS SELECT * FROM bcr_keys;
+BEGIN;
+DECLARE bcrk NO SCROLL CURSOR FOR SELECT * FROM bcr_keys_rows;
+SELECT count(*) FROM (SELECT cql_bridge_cursor_rows('bcrk', 10, '{t,d,f,i}', NULL::bcr_keys_rows) r OFFSET 0) s;
+SELECT cql_bridge_cursor_last_key();
+SET LOCAL datestyle = 'Postgres, MDY';
+SET LOCAL intervalstyle = 'sql_standard';
+SELECT k[1]::timestamptz = t AS t_same, k[2]::date = d AS d_same, k[3]::float8 = f AS f_same,
+       k[4]::interval = i AS i_same
+FROM bcr_keys, cql_bridge_cursor_last_key() k;
+COMMIT;
+RESET datestyle;
+DROP VIEW bcr_keys_rows;
+DROP TABLE bcr_keys;
+
 -- bad input: a clear error each, with its SQLSTATE
 \set VERBOSITY sqlstate
 SELECT * FROM cql_bridge_cursor_rows('nope', 1, '{k}', NULL::bcr_rows);

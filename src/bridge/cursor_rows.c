@@ -41,6 +41,7 @@
 #include "tcop/pquery.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/portal.h"
@@ -219,6 +220,19 @@ remember_last_key(CursorRows *st, TupleDesc desc)
 	last_nkey = 0;
 	if (st->last != NULL)
 	{
+		/*
+		 * The text must read back the same in the session that resumes,
+		 * whatever its settings: ISO dates, postgres intervals, floats
+		 * that round-trip (as postgres_fdw sends values).
+		 */
+		int			nest = NewGUCNestLevel();
+
+		(void) set_config_option("datestyle", "ISO", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+		(void) set_config_option("intervalstyle", "postgres", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+		(void) set_config_option("extra_float_digits", "3", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
 		last_key = palloc0(sizeof(char *) * Max(st->nkey, 1));
 		for (int k = 0; k < st->nkey; k++)
 		{
@@ -233,6 +247,7 @@ remember_last_key(CursorRows *st, TupleDesc desc)
 			last_key[k] = OidOutputFunctionCall(out, d);
 		}
 		last_nkey = st->nkey;
+		AtEOXact_GUC(true, nest);
 	}
 	MemoryContextSwitchTo(old);
 }

@@ -16,13 +16,13 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 DROP EXTENSION IF EXISTS cql_fdw CASCADE;
 
-SELECT plan(42);
+SELECT plan(44);
 
 -- installation
 SELECT lives_ok('CREATE EXTENSION cql_fdw', 'CREATE EXTENSION cql_fdw works');
 SELECT has_extension('cql_fdw', 'extension cql_fdw is installed');
 SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'cql_fdw'),
-          '0.5', 'installed version is 0.5');
+          '0.6', 'installed version is 0.6');
 SELECT ok(NOT has_function_privilege('public', 'cql_execute(text, text)', 'EXECUTE'),
           'EXECUTE on cql_execute is not granted to PUBLIC');
 
@@ -100,6 +100,8 @@ SELECT is((SELECT retries + retries_exhausted + speculative_executions + warning
           'a backend that sent nothing has retried nothing');
 SELECT ok(has_function_privilege('public', 'cql_fdw_statistics()', 'EXECUTE'),
           'cql_fdw_statistics() is executable by PUBLIC');
+SELECT has_function('cql_bridge_cursor_rows', ARRAY['text', 'bigint', 'text[]', 'anyelement'],
+                    'cql_bridge_cursor_rows() exists (0.6: cqlbridge apply streams through it)');
 
 -- TLS options: libpq's sslmode values, files only for superusers
 SELECT throws_ok($$CREATE SERVER pgtap_bad4 FOREIGN DATA WRAPPER cql_fdw
@@ -126,6 +128,9 @@ SELECT lives_ok($$ALTER USER MAPPING FOR CURRENT_USER SERVER pgtap_cql
 SELECT lives_ok('DROP EXTENSION cql_fdw CASCADE', 'drop for the update test');
 SELECT lives_ok($$CREATE EXTENSION cql_fdw VERSION '0.1'$$, 'version 0.1 installs');
 SELECT lives_ok('ALTER EXTENSION cql_fdw UPDATE', 'ALTER EXTENSION cql_fdw UPDATE works');
+SELECT ok((SELECT extversion FROM pg_extension WHERE extname = 'cql_fdw') = '0.6'
+          AND to_regprocedure('cql_bridge_cursor_last_key()') IS NOT NULL,
+          'the update reaches 0.6, with the functions apply streams through');
 SELECT ok(NOT has_function_privilege('public', 'cql_execute(text, text)', 'EXECUTE'),
           'after the update EXECUTE on cql_execute is not PUBLIC''s either');
 SELECT ok(NOT has_function_privilege('public', 'cql_query(text, text, "any")', 'EXECUTE')
