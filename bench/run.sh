@@ -22,7 +22,8 @@
 #      200: ~15 million target rows), plan, apply, verify --samples 20,
 #      count every loaded table through its foreign table, then load the
 #      same rows again by one plain INSERT ... SELECT per table (apply's
-#      reference speed), with Cassandra's and PostgreSQL's CPU seconds.  Takes ~20 min and
+#      reference speed), with Cassandra's and PostgreSQL's CPU seconds;
+#      BENCH_BRIDGE_CHUNKS=N also applies once more in N hash chunks.  Takes ~20 min and
 #      ~2 GB in PostgreSQL, ~0.5 GB in Cassandra, so it is off by default:
 #      BENCH_BRIDGE=1 adds it after step 8, BENCH_BRIDGE=only runs it alone,
 #      e.g. `BENCH_BRIDGE=only SCALE=200 bash bench/run.sh`.  Uses database
@@ -110,6 +111,18 @@ SQL
 	done < "$TMP/raw.tsv"
 	s=$(echo "$(date +%s.%N) - $s0" | bc)
 	echo "9. plain INSERT ... SELECT of the same rows: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$cpu0" "$(bridge_cpu)")"
+
+	# BENCH_BRIDGE_CHUNKS=N: apply once more in N hash chunks (the load of
+	# older plans and of --chunks), into the emptied tables
+	if [ -n "${BENCH_BRIDGE_CHUNKS:-}" ]; then
+		while IFS=$'\t' read -r tbl ft cols sel; do
+			psql -X -q -d $db -c "SELECT cql_execute('cqlbridge', 'TRUNCATE $tbl')" > /dev/null
+		done < "$TMP/raw.tsv"
+		cpu0=$(bridge_cpu)
+		s=$(t build/cqlbridge apply -d $db --restart --chunks "$BENCH_BRIDGE_CHUNKS" "$dir")
+		sed 's/^/9.   /' "$TMP/out"
+		echo "9. cqlbridge apply --chunks $BENCH_BRIDGE_CHUNKS: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$cpu0" "$(bridge_cpu)")"
+	fi
 
 	psql -X -q -d $db -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $ks')" > /dev/null
 	psql -X -q -d postgres -c "DROP DATABASE $db"

@@ -269,7 +269,7 @@ apply_stream_table(PGconn *conn, PGconn *progress, const BridgeOptions *opts,
 	exec_checked(conn, t, "reading the rows (the block's SELECT)", sql.data, 0, params,
 				 tty, opts);
 
-	/* the cursor: from the recorded key on, ordered by the partition key */
+	/* the cursor: from the recorded key on, ordered by the primary key */
 	sql.len = 0;
 	sql.data[0] = '\0';
 	sb_appendf(&sql, "DECLARE " CURSOR_NAME " NO SCROLL CURSOR FOR SELECT * FROM %s q", ROWS_VIEW);
