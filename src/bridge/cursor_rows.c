@@ -70,6 +70,7 @@ typedef struct RowBuffer
 typedef struct CursorRows
 {
 	char	   *portal_name;
+	TupleDesc	desc;			/* the cursor's rows (a copy) */
 	int64		left;			/* rows the batch may still return */
 	TupleDesc	rettupdesc;		/* the row type the caller asked for */
 	int			nkey;
@@ -255,12 +256,14 @@ remember_last_key(CursorRows *st, TupleDesc desc)
 /*
  * refill
  *		Take the next rows from the cursor into the buffer (whose previous
- *		rows, the last returned one included, are released).
+ *		rows, the last returned one included, are released).  The cursor is
+ *		looked up by name each time: the query may have closed it since.
  */
 static void
-refill(CursorRows *st, Portal portal)
+refill(CursorRows *st)
 {
 	long		want = (long) Min(st->left, (int64) CURSOR_ROWS_REFILL);
+	Portal		portal;
 
 	MemoryContextReset(st->buf.cxt);
 	st->last = NULL;
@@ -268,6 +271,7 @@ refill(CursorRows *st, Portal portal)
 	st->buf.next = 0;
 	if (want <= 0)
 		return;
+	portal = find_cursor(st->portal_name);
 	PortalRunFetch(portal, FETCH_FORWARD, want, (DestReceiver *) &st->buf);
 }
 
@@ -283,13 +287,13 @@ cql_bridge_cursor_rows(PG_FUNCTION_ARGS)
 {
 	FuncCallContext *fctx;
 	CursorRows *st;
-	Portal		portal;
 
 	if (SRF_IS_FIRSTCALL())
 	{
 		MemoryContext old;
 		Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, 3);
 		char	   *name;
+		Portal		portal;
 
 		if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 			ereport(ERROR,
@@ -316,6 +320,7 @@ cql_bridge_cursor_rows(PG_FUNCTION_ARGS)
 					 errmsg("row count must not be negative")));
 		st->rettupdesc = lookup_rowtype_tupdesc_copy(rowtype, -1);
 		check_row_type(name, portal->tupDesc, st->rettupdesc);
+		st->desc = CreateTupleDescCopy(portal->tupDesc);
 		st->key = key_columns(name, portal->tupDesc, PG_GETARG_ARRAYTYPE_P(2), &st->nkey);
 		st->buf.pub.receiveSlot = rowbuf_receive;
 		st->buf.pub.rStartup = rowbuf_startup;
@@ -331,8 +336,6 @@ cql_bridge_cursor_rows(PG_FUNCTION_ARGS)
 	}
 	fctx = SRF_PERCALL_SETUP();
 	st = (CursorRows *) fctx->user_fctx;
-	/* the cursor may have been closed by the query itself; look it up again */
-	portal = find_cursor(st->portal_name);
 
 	if (st->buf.next >= st->buf.nrows && st->left > 0)
 	{
@@ -341,7 +344,7 @@ cql_bridge_cursor_rows(PG_FUNCTION_ARGS)
 		/* the last row returned so far survives the refill for the key */
 		if (st->last != NULL)
 			keep = heap_copytuple(st->last);
-		refill(st, portal);
+		refill(st);
 		if (st->buf.nrows == 0 && keep != NULL)
 		{
 			MemoryContext old = MemoryContextSwitchTo(st->buf.cxt);
@@ -360,7 +363,7 @@ cql_bridge_cursor_rows(PG_FUNCTION_ARGS)
 		st->last = row;
 		SRF_RETURN_NEXT(fctx, heap_copy_tuple_as_datum(row, st->rettupdesc));
 	}
-	remember_last_key(st, portal->tupDesc);
+	remember_last_key(st, st->desc);
 	SRF_RETURN_DONE(fctx);
 }
 

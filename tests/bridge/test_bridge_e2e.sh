@@ -347,47 +347,60 @@ q "CREATE FUNCTION cqlbridge.e2e_stall() RETURNS trigger LANGUAGE plpgsql AS
    CREATE TRIGGER e2e_stall BEFORE INSERT ON cqlbridge.apply_progress
    FOR EACH ROW EXECUTE FUNCTION cqlbridge.e2e_stall();" > /dev/null
 
-# wait_progress N: until N chunk rows of the 20-chunk load are recorded
-wait_progress()
+# wait_for SQL: until the count SQL gives at least 1, while apply runs
+wait_for()
 {
 	local i
 	for i in $(seq 1 600); do
-		[ "$(q "SELECT count(*) FROM cqlbridge.apply_progress WHERE chunks = 20")" -ge "$1" ] && return 0
+		[ "$(q "$1")" -ge 1 ] && return 0
 		kill -0 "$APPLY_PID" 2> /dev/null || return 1
 	done
 	return 1
+}
+
+# interrupt_apply SIG WHAT OUT: stop the running apply with SIG; it exits
+# non-zero (saying "interrupted" on SIGINT); the sessions a killed client
+# leaves behind (a backend inside the stalled progress insert) are ended
+interrupt_apply()
+{
+	local rc
+	kill -"$1" "$APPLY_PID"
+	wait "$APPLY_PID" 2> /dev/null
+	rc=$?
+	APPLY_PID=""
+	[ "$rc" -ne 0 ]
+	ok $? "$2: apply exits non-zero ($rc)"
+	if [ "$1" = INT ]; then
+		grep -q "interrupted" "$3"
+		ok $? "$2: the message says interrupted (statements cancelled)"
+	fi
+	q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+	   WHERE datname = current_database() AND application_name = 'cqlbridge'" > /dev/null
+}
+
+# tables_incomplete WHAT: some foreign table differs from its source view
+tables_incomplete()
+{
+	local i a b partial=0
+	for i in "${!FTS[@]}"; do
+		a=$(fingerprint "${FTS[$i]}" "${COLS[$i]}")
+		b=$(fingerprint "${VIEWS[$i]}" "${COLS[$i]}")
+		[ "$a" != "$b" ] && partial=1
+	done
+	is "$partial" 1 "$1: the Cassandra tables are incomplete"
 }
 
 for sig in INT KILL; do
 	truncate_all
 	"$CQLBRIDGE" apply --chunks 20 "$GEN" > "$WORK/apply_$sig.out" 2>&1 &
 	APPLY_PID=$!
-	wait_progress 1
+	wait_for "SELECT count(*) FROM cqlbridge.apply_progress WHERE chunks = 20"
 	ok $? "SIG$sig: the first chunk of the 20-chunk load is recorded"
 	# the backend is now inside chunk 1's progress insert (stalled)
-	kill -"$sig" "$APPLY_PID"
-	wait "$APPLY_PID" 2> /dev/null
-	rc=$?
-	APPLY_PID=""
-	[ "$rc" -ne 0 ]
-	ok $? "SIG$sig: apply exits non-zero ($rc)"
-	if [ "$sig" = INT ]; then
-		grep -q "interrupted" "$WORK/apply_$sig.out"
-		ok $? "SIGINT: the message says interrupted (statement cancelled)"
-	else
-		# the orphaned backend is still sleeping; end it
-		q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-		   WHERE datname = current_database() AND application_name = 'cqlbridge'" > /dev/null
-	fi
+	interrupt_apply "$sig" "SIG$sig" "$WORK/apply_$sig.out"
 	done_chunks=$(q "SELECT count(*) FROM cqlbridge.apply_progress WHERE chunks = 20")
 	is "$done_chunks" 1 "SIG$sig: exactly one chunk recorded"
-	partial=0
-	for i in "${!FTS[@]}"; do
-		a=$(fingerprint "${FTS[$i]}" "${COLS[$i]}")
-		b=$(fingerprint "${VIEWS[$i]}" "${COLS[$i]}")
-		[ "$a" != "$b" ] && partial=1
-	done
-	is "$partial" 1 "SIG$sig: the Cassandra tables are incomplete"
+	tables_incomplete "SIG$sig"
 
 	q "DROP TRIGGER e2e_stall ON cqlbridge.apply_progress" > /dev/null
 	"$CQLBRIDGE" apply --chunks 20 "$GEN" > "$WORK/resume_$sig.out" 2>&1
@@ -410,17 +423,6 @@ q "CREATE FUNCTION cqlbridge.e2e_stall_stream() RETURNS trigger LANGUAGE plpgsql
    \$\$BEGIN IF NEW.chunks = 0 AND NOT NEW.finished AND NEW.rows > 100 THEN PERFORM pg_sleep(60); END IF;
    RETURN NEW; END\$\$" > /dev/null
 
-# wait_stream: until a table's stream has recorded 100 rows, unfinished
-wait_stream()
-{
-	local i
-	for i in $(seq 1 600); do
-		[ "$(q "SELECT count(*) FROM cqlbridge.apply_progress WHERE chunks = 0 AND NOT finished AND rows = 100")" -ge 1 ] && return 0
-		kill -0 "$APPLY_PID" 2> /dev/null || return 1
-	done
-	return 1
-}
-
 for sig in INT KILL; do
 	truncate_all
 	q "DELETE FROM cqlbridge.apply_progress;
@@ -428,31 +430,13 @@ for sig in INT KILL; do
 	   FOR EACH ROW EXECUTE FUNCTION cqlbridge.e2e_stall_stream();" > /dev/null
 	"$CQLBRIDGE" apply --batch-rows 50 "$GEN" > "$WORK/stream_$sig.out" 2>&1 &
 	APPLY_PID=$!
-	wait_stream
+	wait_for "SELECT count(*) FROM cqlbridge.apply_progress WHERE chunks = 0 AND NOT finished AND rows = 100"
 	ok $? "stream SIG$sig: two batches (100 rows) of a table are recorded"
-	kill -"$sig" "$APPLY_PID"
-	wait "$APPLY_PID" 2> /dev/null
-	rc=$?
-	APPLY_PID=""
-	[ "$rc" -ne 0 ]
-	ok $? "stream SIG$sig: apply exits non-zero ($rc)"
-	if [ "$sig" = INT ]; then
-		grep -q "interrupted" "$WORK/stream_$sig.out"
-		ok $? "stream SIGINT: the message says interrupted (both statements cancelled)"
-	fi
-	# a killed client leaves its load and progress sessions behind; end them
-	q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-	   WHERE datname = current_database() AND application_name = 'cqlbridge'" > /dev/null
+	interrupt_apply "$sig" "stream SIG$sig" "$WORK/stream_$sig.out"
 	is "$(q "SELECT string_agg(rows::text, ',') FROM cqlbridge.apply_progress WHERE NOT finished AND resume_key IS NOT NULL")" 100 \
 		"stream SIG$sig: one table stopped at 100 rows, with its resume key"
 	stopped=$(q "SELECT target FROM cqlbridge.apply_progress WHERE NOT finished")
-	partial=0
-	for i in "${!FTS[@]}"; do
-		a=$(fingerprint "${FTS[$i]}" "${COLS[$i]}")
-		b=$(fingerprint "${VIEWS[$i]}" "${COLS[$i]}")
-		[ "$a" != "$b" ] && partial=1
-	done
-	is "$partial" 1 "stream SIG$sig: the Cassandra tables are incomplete"
+	tables_incomplete "stream SIG$sig"
 
 	q "DROP TRIGGER e2e_stall_stream ON cqlbridge.apply_progress" > /dev/null
 	"$CQLBRIDGE" apply --batch-rows 50 "$GEN" > "$WORK/stream_resume_$sig.out" 2>&1

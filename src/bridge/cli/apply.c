@@ -263,6 +263,29 @@ exec_simple(PGconn *conn, const char *what, const char *sql)
 }
 
 /*
+ * apply_column_list
+ *		The columns of the rows query q, each quoted and written as
+ *		before + "q.<name>" + after, joined by sep: "q.a, q.b" for an
+ *		ORDER BY, "(q.a)::text || '|' || (q.b)::text" for the chunk hash.
+ */
+char *
+apply_column_list(char **names, int n, const char *before, const char *after,
+				  const char *sep)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	for (int i = 0; i < n; i++)
+	{
+		char	   *qi = bridge_quote_ident(names[i]);
+
+		sb_appendf(&sb, "%s%sq.%s%s", i ? sep : "", before, qi, after);
+		free(qi);
+	}
+	return sb.data;
+}
+
+/*
  * chunk_statement
  *		The INSERT that loads chunk $1 of $2 of t: the block's own INSERT
  *		(older plans), or one over its SELECT.  The hash is the one older
@@ -272,31 +295,22 @@ static char *
 chunk_statement(const ApplyTable *t)
 {
 	StrBuf		sb;
+	char	   *hash;
 
 	if (t->legacy_insert)
 		return bridge_strdup(t->sql);
+	hash = apply_column_list(t->pkey, t->npkey, "(", ")::text", " || '|' || ");
 	sb_init(&sb);
-	sb_appendf(&sb, "INSERT INTO %s (%s)\nSELECT * FROM (%s) q\nWHERE (hashtext(",
-			   t->foreign_table, t->columns, t->sql);
-	for (int i = 0; i < t->npkey; i++)
-	{
-		char	   *qi = bridge_quote_ident(t->pkey[i]);
-
-		sb_appendf(&sb, "%s(q.%s)::text", i ? " || '|' || " : "", qi);
-		free(qi);
-	}
-	sb_append(&sb, ") & 2147483647) % $2 = $1");
+	sb_appendf(&sb, "INSERT INTO %s (%s)\nSELECT * FROM (%s) q\nWHERE (hashtext(%s) & 2147483647) %% $2 = $1",
+			   t->foreign_table, t->columns, t->sql, hash);
+	free(hash);
 	/* rows of a partition together: the FDW sends them as one batch */
 	if (t->clustered)
 	{
-		sb_append(&sb, "\nORDER BY ");
-		for (int i = 0; i < t->npkey; i++)
-		{
-			char	   *qi = bridge_quote_ident(t->pkey[i]);
+		char	   *order = apply_column_list(t->pkey, t->npkey, "", "", ", ");
 
-			sb_appendf(&sb, "%sq.%s", i ? ", " : "", qi);
-			free(qi);
-		}
+		sb_appendf(&sb, "\nORDER BY %s", order);
+		free(order);
 	}
 	return sb.data;
 }

@@ -51,6 +51,10 @@ extern void apply_load_failed(const ApplyTable *t, PGconn *conn, PGresult *res,
 extern long long apply_stream_table(PGconn *conn, PGconn *progress, const BridgeOptions *opts,
 									const ApplyTable *t, bool tty, long long *rows_total);
 
+/* Columns of the rows query q: before + "q.<quoted name>" + after, joined by sep. */
+extern char *apply_column_list(char **names, int n, const char *before, const char *after,
+							   const char *sep);
+
 /* Whether t can be streamed; if not, *why says why (static text). */
 extern bool apply_can_stream(PGconn *conn, const ApplyTable *t, const char **why);
 

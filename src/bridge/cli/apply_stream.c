@@ -61,19 +61,24 @@ apply_can_stream(PGconn *conn, const ApplyTable *t, const char **why)
 	const char *params[1];
 	PGresult   *res;
 	bool		on_commit;
-	bool		missing;
+
+	/* the extension in the database is the same for every table */
+	static int	have_function = -1;
 
 	if (t->legacy_insert)
 	{
 		*why = "its 003 statement is an INSERT of an older plan; plan again to stream";
 		return false;
 	}
-	res = bridge_exec(conn, "looking up cql_bridge_cursor_rows()",
-					  "SELECT to_regprocedure('cql_bridge_cursor_rows(text, bigint, text[], anyelement)') IS NULL",
-					  0, NULL);
-	missing = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
-	PQclear(res);
-	if (missing)
+	if (have_function < 0)
+	{
+		res = bridge_exec(conn, "looking up cql_bridge_cursor_rows()",
+						  "SELECT to_regprocedure('cql_bridge_cursor_rows(text, bigint, text[], anyelement)') IS NOT NULL",
+						  0, NULL);
+		have_function = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+		PQclear(res);
+	}
+	if (!have_function)
 	{
 		*why = "the cql_fdw extension of this database predates streaming (ALTER EXTENSION cql_fdw UPDATE)";
 		return false;
@@ -120,23 +125,6 @@ names_array(char **names, int n)
 		sb_append(&sb, "\"");
 	}
 	sb_append(&sb, "}");
-	return sb.data;
-}
-
-/* "q.k1, q.k2": the primary key */
-static char *
-key_list(const ApplyTable *t)
-{
-	StrBuf		sb;
-
-	sb_init(&sb);
-	for (int i = 0; i < t->nkey; i++)
-	{
-		char	   *qi = bridge_quote_ident(t->key[i]);
-
-		sb_appendf(&sb, "%sq.%s", i ? ", " : "", qi);
-		free(qi);
-	}
 	return sb.data;
 }
 
@@ -233,7 +221,7 @@ apply_stream_table(PGconn *conn, PGconn *progress, const BridgeOptions *opts,
 	long long	rows_now = 0;
 	long long	batch = opts->batch_rows > 0 ? opts->batch_rows : 50000;
 	char		batch_txt[32];
-	char	   *keys = key_list(t);
+	char	   *keys = apply_column_list(t->key, t->nkey, "", "", ", ");
 	char	   *names = names_array(t->key, t->nkey);
 	int			batches = 0;
 	double		start = bridge_now();
