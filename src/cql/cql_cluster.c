@@ -206,12 +206,6 @@ open_conn(cql_cluster *c, const char *host, int port, cql_conn **out, cql_error 
 	return cql_connect(&o, out, err);
 }
 
-static bool
-host_is_up(const cluster_host *h, int64_t now)
-{
-	return h->down_until == 0 || now >= h->down_until;
-}
-
 /*
  * Detach a host's connection and close it -- unless it is the control
  * connection: callers hold on to cql_cluster_control() and must never see
@@ -312,7 +306,7 @@ connect_control(cql_cluster *c, bool shuffle, cql_error *err)
 		cluster_host *h = &c->hosts[i];
 		cql_conn   *conn = NULL;
 
-		if (!h->allowed || !host_is_up(h, cql_cluster_now_ms()))
+		if (!h->allowed || !cql_cluster_host_is_up(h, cql_cluster_now_ms()))
 			continue;
 		if (h->conn && cql_conn_status(h->conn) == CQL_OK)
 			conn = h->conn;
@@ -762,7 +756,7 @@ cql_cluster_hosts(cql_cluster *c, cql_host_info *out, int max)
 		out[i].ntokens = h->ntokens;
 		out[i].is_control = h->conn != NULL && h->conn == c->control;
 		out[i].connected = h->conn != NULL;
-		out[i].up = host_is_up(h, now);
+		out[i].up = cql_cluster_host_is_up(h, now);
 		out[i].allowed = h->allowed;
 	}
 	return c->nhosts;
@@ -872,7 +866,7 @@ build_plan(cql_cluster *c, const int *reps, int nreps)
 
 				if (h < 0 || h >= c->nhosts || c->mark[h] || !c->hosts[h].allowed)
 					continue;
-				if (want_up && (!host_is_up(&c->hosts[h], now) ||
+				if (want_up && (!cql_cluster_host_is_up(&c->hosts[h], now) ||
 								is_local(c, &c->hosts[h]) != want_local))
 					continue;
 				c->mark[h] = true;
@@ -887,7 +881,7 @@ build_plan(cql_cluster *c, const int *reps, int nreps)
 
 				if (c->mark[h] || !c->hosts[h].allowed)
 					continue;
-				if (want_up && (!host_is_up(&c->hosts[h], now) ||
+				if (want_up && (!cql_cluster_host_is_up(&c->hosts[h], now) ||
 								is_local(c, &c->hosts[h]) != want_local))
 					continue;
 				c->mark[h] = true;

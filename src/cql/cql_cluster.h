@@ -424,6 +424,17 @@ extern int	cql_cluster_release_retired(cql_cluster *c);
 extern int	cql_cluster_heartbeat(cql_cluster *c, int idle_ms, int timeout_ms,
 								  cql_error *err);
 
+/*
+ * Schema agreement as the drivers judge it (cql_cluster_health.c): wait
+ * until system.local and every peer the cluster sees up report the same
+ * schema_version, asked through conn (NULL: the control connection).  A
+ * peer marked down (failures, a DOWN event, a heartbeat) or not known to
+ * the cluster's host list does not count: a node that is down keeps its
+ * last version in the peers table and would hold the wait to its timeout.
+ */
+extern cql_status cql_cluster_await_schema_agreement(cql_cluster *c, cql_conn *conn,
+													 int timeout_ms, cql_error *err);
+
 /* What the cluster has seen since it was opened. */
 typedef struct cql_cluster_stats
 {

@@ -28,6 +28,7 @@
  *-------------------------------------------------------------------------
  */
 #include "cql_cluster_int.h"
+#include "cql_schema.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -288,4 +289,37 @@ const cql_cluster_stats *
 cql_cluster_get_stats(const cql_cluster *c)
 {
 	return &c->stats;
+}
+
+/*
+ * peer_counts
+ *		Schema-agreement filter: a peer row counts when its host_id names a
+ *		host of ours that is up (cql_schema_peer_filter).
+ */
+static bool
+peer_counts(void *ctx, const uint8_t host_id[16])
+{
+	cql_cluster *c = ctx;
+	char		id[37];
+	int64_t		now = cql_cluster_now_ms();
+
+	snprintf(id, sizeof(id),
+			 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+			 host_id[0], host_id[1], host_id[2], host_id[3], host_id[4], host_id[5],
+			 host_id[6], host_id[7], host_id[8], host_id[9], host_id[10], host_id[11],
+			 host_id[12], host_id[13], host_id[14], host_id[15]);
+	for (int i = 0; i < c->nhosts; i++)
+		if (strcmp(c->hosts[i].host_id, id) == 0)
+			return cql_cluster_host_is_up(&c->hosts[i], now);
+	return false;
+}
+
+cql_status
+cql_cluster_await_schema_agreement(cql_cluster *c, cql_conn *conn, int timeout_ms,
+								   cql_error *err)
+{
+	/* a DOWN event already waiting on the control connection counts */
+	cql_cluster_poll_events(c);
+	return cql_schema_await_agreement_among(conn ? conn : c->control, timeout_ms,
+											peer_counts, c, err);
 }

@@ -94,6 +94,14 @@ struct cql_cluster
 
 /* ---- cql_cluster.c, used by cql_cluster_health.c ---- */
 extern int64_t cql_cluster_now_ms(void);
+
+/* Not in a failure backoff at monotonic time 'now' (ms). */
+static inline bool
+cql_cluster_host_is_up(const cluster_host *h, int64_t now)
+{
+	return h->down_until == 0 || now >= h->down_until;
+}
+
 extern void cql_cluster_mark_down(cql_cluster *c, cluster_host *h);
 extern void cql_cluster_mark_up(cluster_host *h);
 

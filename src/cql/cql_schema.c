@@ -1307,11 +1307,17 @@ mono_ms(void)
 	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Collect distinct schema versions of a result into v (up to 2 kept). */
+/*
+ * Collect the distinct schema versions of a result into v (up to 2 kept,
+ * all counted in *nv).  Rows of peers that 'counts' rejects, or without a
+ * host_id where the result has that column, are left out.
+ */
 static void
-collect_versions(const cql_result *r, uint8_t v[2][16], int *nv)
+collect_versions(const cql_result *r, cql_schema_peer_filter counts, void *ctx,
+				 uint8_t v[2][16], int *nv)
 {
 	int			col = cql_sysrow_col(r, "schema_version");
+	int			idcol = cql_sysrow_col(r, "host_id");
 
 	for (int row = 0; col >= 0 && row < r->rows_count; row++)
 	{
@@ -1320,6 +1326,15 @@ collect_versions(const cql_result *r, uint8_t v[2][16], int *nv)
 
 		if (!e || e->n != 16)
 			continue;
+		if (idcol >= 0)
+		{
+			const cql_elem *id = cql_sysrow_cell(r, row, idcol);
+
+			if (!id || id->n != 16)
+				continue;
+			if (counts && !counts(ctx, id->p))
+				continue;
+		}
 		for (int i = 0; i < *nv && i < 2; i++)
 			seen |= memcmp(v[i], e->p, 16) == 0;
 		if (!seen)
@@ -1334,6 +1349,14 @@ collect_versions(const cql_result *r, uint8_t v[2][16], int *nv)
 cql_status
 cql_schema_await_agreement(cql_conn *c, int timeout_ms, cql_error *err)
 {
+	return cql_schema_await_agreement_among(c, timeout_ms, NULL, NULL, err);
+}
+
+cql_status
+cql_schema_await_agreement_among(cql_conn *c, int timeout_ms,
+								 cql_schema_peer_filter counts, void *ctx,
+								 cql_error *err)
+{
 	int64_t		deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	bool		use_v2 = true;
 
@@ -1347,12 +1370,12 @@ cql_schema_await_agreement(cql_conn *c, int timeout_ms, cql_error *err)
 		st = run(c, "SELECT schema_version FROM system.local WHERE key = 'local'",
 				 NULL, NULL, &res, err);
 		if (st == CQL_OK)
-			collect_versions(&res, v, &nv);
+			collect_versions(&res, NULL, NULL, v, &nv);
 		cql_result_free(&res);
 		if (st != CQL_OK)
 			return st;
-		st = run(c, use_v2 ? "SELECT schema_version FROM system.peers_v2" :
-				 "SELECT schema_version FROM system.peers", NULL, NULL, &res, err);
+		st = run(c, use_v2 ? "SELECT host_id, schema_version FROM system.peers_v2" :
+				 "SELECT host_id, schema_version FROM system.peers", NULL, NULL, &res, err);
 		if (st == CQL_ERR_SERVER && use_v2)
 		{
 			cql_result_free(&res);
@@ -1360,7 +1383,7 @@ cql_schema_await_agreement(cql_conn *c, int timeout_ms, cql_error *err)
 			continue;
 		}
 		if (st == CQL_OK)
-			collect_versions(&res, v, &nv);
+			collect_versions(&res, counts, ctx, v, &nv);
 		cql_result_free(&res);
 		if (st != CQL_OK)
 			return st;

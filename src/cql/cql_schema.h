@@ -150,10 +150,25 @@ extern const cql_column_meta *cql_table_meta_column(const cql_table_meta *t,
  * Wait until every node reports the same schema_version (system.local and
  * system.peers_v2/peers seen through this connection), polling every 200
  * ms, as drivers do after DDL: a statement sent to a node that has not
- * seen a new table yet fails.  Peers with a null version are ignored.
- * CQL_ERR_TIMEOUT when timeout_ms passes without agreement.
+ * seen a new table yet fails.  Peers with a null version or host_id are
+ * ignored.  CQL_ERR_TIMEOUT when timeout_ms passes without agreement.
  */
 extern cql_status cql_schema_await_agreement(cql_conn *c, int timeout_ms, cql_error *err);
+
+/*
+ * Which peer rows count for schema agreement: called with the row's
+ * host_id (16 bytes); false leaves the row out.  A node that is down keeps
+ * its last schema_version in the peers table, so the drivers count only
+ * peers they see up; the cluster layer passes a filter that does the same
+ * (cql_cluster_await_schema_agreement).
+ */
+typedef bool (*cql_schema_peer_filter) (void *ctx, const uint8_t host_id[16]);
+
+/* cql_schema_await_agreement counting only the peers 'counts' accepts
+ * (all peers when it is NULL). */
+extern cql_status cql_schema_await_agreement_among(cql_conn *c, int timeout_ms,
+												   cql_schema_peer_filter counts,
+												   void *ctx, cql_error *err);
 
 /*
  * The value of a node setting (system_views.settings, Cassandra 4.0+), e.g.

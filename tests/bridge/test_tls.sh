@@ -5,6 +5,7 @@
 #	bed's TLS node carries plan -> apply -> verify of the video schema
 #	(migrations/video) end to end, encrypted.  TAP output; skipped when the
 #	TLS nodes are not running.
+#	tap-needs: tls
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser), CASSANDRA_RUN_DIR or
 # CQL_FDW_CACHE (the test bed's tls-certs), CQLBRIDGE (build/cqlbridge).

@@ -6,6 +6,7 @@
 #	fails clearly without one, a wrong CA and a plaintext node fail with the
 #	reason, and a bad sslmode is a usage error.  TAP output; skipped when
 #	the TLS nodes are not running.
+#	tap-needs: tls
 #
 # Environment: CQLCLI (build/cqlcli), CASSANDRA_RUN_DIR or CQL_FDW_CACHE,
 # CQL_HOST (a plaintext node).

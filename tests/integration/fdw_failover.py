@@ -32,6 +32,7 @@ leaves the cluster as it found it (all three nodes up).  Needs
 CQL_CLUSTER_HOSTS with three hosts and PGHOST/PGPORT/PGUSER/PGDATABASE of a
 server with cql_fdw installed; skipped on a single node.
 tap-timeout: 2400 (scripts/test.sh: loads 1.2 million rows at RF 3, restarts nodes)
+tap-needs: cluster (skipped with CQL_TOPOLOGY=single)
 """
 import os
 import subprocess

@@ -19,6 +19,7 @@ given, an invalid sslmode, a non-superuser naming a file; and a stalled
 handshake stops at connect_timeout, at statement_timeout and on
 pg_cancel_backend.  Needs PGHOST/PGPORT/PGUSER/PGDATABASE of a server with
 cql_fdw installed; skipped when the TLS nodes are not running.
+tap-needs: tls
 """
 import os
 import shutil

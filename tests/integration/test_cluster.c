@@ -328,7 +328,7 @@ main(int argc, char **argv)
 			"CREATE KEYSPACE cql_fdw_cluster_t WITH replication = "
 			"{'class': 'SimpleStrategy', 'replication_factor': 1}"), "create RF 1 keyspace");
 	cql_error_clear(&err);
-	st = cql_schema_await_agreement(cql_cluster_control(cl), 30000, &err);
+	st = cql_cluster_await_schema_agreement(cl, NULL, 30000, &err);
 	ok(st == CQL_OK, "schema agreement (%s)", err.message);
 	{
 		int			counts[64] = {0};

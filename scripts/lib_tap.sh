@@ -1,0 +1,283 @@
+# shellcheck shell=bash disable=SC2034
+# scripts/lib_tap.sh - running test programs and counting what they checked,
+# shared by scripts/test.sh (every suite) and scripts/check.sh (the fast
+# loop).  Sourced after lib_common.sh, never executed.
+#
+# The caller sets:
+#   LOGDIR        where each program's output goes
+#   TEST_TIMEOUT  seconds per program (a file may ask for more with a
+#                 "tap-timeout: SECONDS" line)
+#   BED_UP        the services this test bed started and saw come up, as
+#                 words: cassandra cluster auth tls (see tap_result)
+# and names its suites with suite_add before counting into them.
+#
+# Results:
+#   passed   an "ok" line without a SKIP directive
+#   failed   a "not ok" line; a program that crashed, timed out, printed
+#            no plan or a plan it did not keep; a suite that found nothing
+#            to run; a whole-file skip although the test bed started what
+#            the file needs
+#   skipped  an "ok ... # SKIP reason" line, and a whole-file skip
+#            ("1..0 # SKIP reason") of a file whose declared needs
+#            ("tap-needs: WORD..." line in its source) are not all up
+# Setup steps (dependencies, builds, services) are counted apart from the
+# tests: a failed step is a failure, a passed step is not a test.
+
+declare -A PASS FAIL SKIP SECS
+SUITES=()
+SETUP_OK=0
+SETUP_FAILED=0
+FAILED_ITEMS=()
+SKIPPED_ITEMS=()
+FILE_TIMES=()
+CHILD=""
+
+# suite_add NAME...: suites in the order the summary lists them
+suite_add()
+{
+	local s
+	for s in "$@"; do
+		SUITES+=("$s")
+		PASS[$s]=0 FAIL[$s]=0 SKIP[$s]=0 SECS[$s]=0
+	done
+}
+
+# pass SUITE [NAME] [N] / fail SUITE WHAT [N] / skip SUITE WHAT [N]
+pass() { PASS[$1]=$((PASS[$1] + ${3:-1})); }
+fail()
+{
+	FAIL[$1]=$((FAIL[$1] + ${3:-1}))
+	FAILED_ITEMS+=("$1: $2")
+}
+skip()
+{
+	SKIP[$1]=$((SKIP[$1] + ${3:-1}))
+	SKIPPED_ITEMS+=("$1: $2")
+}
+
+# setup_ok / setup_fail WHAT: a setup step, not a test
+setup_ok() { SETUP_OK=$((SETUP_OK + 1)); }
+setup_fail()
+{
+	SETUP_FAILED=$((SETUP_FAILED + 1))
+	FAILED_ITEMS+=("setup: $1")
+}
+
+# add_time SUITE NAME START: charge the seconds since START to SUITE and
+# remember NAME's time for the list of the slowest items
+add_time()
+{
+	local secs
+	secs=$(elapsed "$3")
+	SECS[$1]=$(awk -v a="${SECS[$1]}" -v b="$secs" 'BEGIN { printf "%.1f", a + b }')
+	FILE_TIMES+=("$secs $1 $2")
+}
+
+section() { printf '\n==== %s ====\n' "$*"; }
+
+# bg_run LOG CMD... : run CMD with output to LOG and return its status.
+#	The command runs in the background and we 'wait' for it: a trapped
+#	signal interrupts 'wait' at once, whereas a foreground child would
+#	delay the trap until it exits.  The caller's cleanup kills CHILD.
+bg_run()
+{
+	local log=$1 rc=0
+	shift
+	"$@" > "$log" 2>&1 < /dev/null &
+	CHILD=$!
+	wait "$CHILD" || rc=$?
+	CHILD=""
+	return "$rc"
+}
+
+# run_logged NAME CMD... : run, output to $LOGDIR/NAME.log, return status
+run_logged()
+{
+	local name=$1
+	shift
+	bg_run "$LOGDIR/$name.log" "$@"
+}
+
+# show_tail FILE [N]: the first N lines of FILE (or of stdin if FILE is -)
+show_tail()
+{
+	awk -v max="${2:-60}" -v f="$1" '
+		NR <= max { print "    | " $0 }
+		END { if (NR > max) printf "    | ... (%d lines%s)\n", NR, (f == "-" ? "" : ", full log: " f) }
+	' "$1"
+}
+
+# test_source PROGRAM: the file whose header holds PROGRAM's "tap-timeout:"
+# and "tap-needs:" lines (the .c source of a compiled test)
+test_source()
+{
+	case $1 in
+		build/unit/*) echo "tests/unit/$(basename "$1").c" ;;
+		build/integration/*) echo "tests/integration/$(basename "$1").c" ;;
+		*) echo "$1" ;;
+	esac
+}
+
+# header_value FILE KEY: the value of the first "KEY: value" line of FILE
+header_value()
+{
+	sed -n "s/.*$2: *\([a-z0-9 ]*\).*/\1/p" "$1" 2> /dev/null | head -n1 | sed 's/ *$//'
+}
+
+# missing_needs NEEDS: the words of NEEDS that are not in BED_UP
+missing_needs()
+{
+	local w out=""
+	for w in $1; do
+		[[ " ${BED_UP:-} " == *" $w "* ]] || out="$out $w"
+	done
+	echo "${out# }"
+}
+
+# tap_result SUITE NAME LOGFILE EXITCODE NEEDS
+#	Count "ok" / "ok # SKIP" / "not ok" lines; a non-zero exit, a missing
+#	or wrong plan, or no test at all counts as (at least) one more
+#	failure.  A whole-file skip is a skip only while one of NEEDS is not
+#	up; with everything it needs up (or no needs declared) it is a failure.
+tap_result()
+{
+	local suite=$1 name=$2 log=$3 rc=$4 needs=$5
+	local okn skn notok plan planned="" extra=0 why="" missing
+	skn=$(grep -ciE '^[[:space:]]*ok [0-9]+.*#[[:space:]]*skip' "$log")
+	okn=$(($(grep -cE '^[[:space:]]*ok [0-9]+' "$log") - skn))
+	notok=$(grep -cE '^[[:space:]]*not ok [0-9]+' "$log")
+	plan=$(grep -E '^[[:space:]]*1\.\.[0-9]+' "$log" | tail -n1)
+	[ -n "$plan" ] && planned=$(sed -E 's/^[[:space:]]*1\.\.([0-9]+).*/\1/' <<< "$plan")
+	if [ "$rc" -ne 0 ] && [ "$notok" -eq 0 ]; then
+		extra=1 why="exit status $rc"
+	elif [ -z "$planned" ]; then
+		extra=1 why="no TAP plan"
+	elif [ "$planned" = 0 ] && grep -qi 'skip' <<< "$plan"; then
+		why="skipped:${plan#*[Ss][Kk][Ii][Pp]}"
+		missing=$(missing_needs "$needs")
+		if [ -n "$needs" ] && [ -n "$missing" ]; then
+			skip "$suite" "$name ($why; not up: $missing)"
+		else
+			extra=1
+			why="$why, but the test bed started what it needs${needs:+ ($needs)}"
+		fi
+	elif [ "$planned" -ne $((okn + skn + notok)) ]; then
+		extra=1 why="planned $planned, ran $((okn + skn + notok))"
+	fi
+	pass "$suite" "$name" "$okn"
+	if [ "$skn" -gt 0 ]; then
+		SKIP[$suite]=$((SKIP[$suite] + skn))
+		while IFS= read -r line; do
+			SKIPPED_ITEMS+=("$suite: $name: ${line#*[Ss][Kk][Ii][Pp]}")
+		done < <(grep -iE '^[[:space:]]*ok [0-9]+.*#[[:space:]]*skip' "$log")
+	fi
+	[ "$notok" -gt 0 ] && fail "$suite" "$name ($notok not ok)" "$notok"
+	[ "$extra" -gt 0 ] && fail "$suite" "$name ($why)" 1
+	if [ "$notok" -gt 0 ] || [ "$extra" -gt 0 ]; then
+		printf '  %-40s %4d ok %4d not ok  FAILED %s\n' "$name" "$okn" "$notok" "$why"
+		grep -vE '^[[:space:]]*ok [0-9]+' "$log" | show_tail - 60
+	else
+		printf '  %-40s %4d ok%s %s\n' "$name" "$okn" \
+			"$([ "$skn" -gt 0 ] && printf ' %4d skipped' "$skn")" "${why:+($why)}"
+	fi
+}
+
+# run_tap SUITE NAME CMD...: run one TAP program under its time limit
+run_tap()
+{
+	local suite=$1 name=$2 rc=0 log limit=$TEST_TIMEOUT own src needs t0
+	shift 2
+	log=$LOGDIR/$suite-$(basename "$name").log
+	src=$(test_source "$name")
+	own=$(header_value "$src" tap-timeout)
+	[[ "$own" =~ ^[0-9]+$ ]] && [ "$own" -gt "$limit" ] && limit=$own
+	needs=$(header_value "$src" tap-needs)
+	t0=$(now)
+	bg_run "$log" timeout -k 10 "$limit" "$@" || rc=$?
+	[ "$rc" -eq 124 ] && echo "# killed after $limit s" >> "$log"
+	add_time "$suite" "$name" "$t0"
+	tap_result "$suite" "$name" "$log" "$rc" "$needs"
+}
+
+# run_pg_regress SUITE PG_CONFIG TESTS...: make installcheck of TESTS, one
+#	result per test.  pg_regress prints "test NAME ... ok" up to 15 and
+#	TAP ("ok N - NAME  123 ms") from 16 on; both are counted, and no test
+#	run at all is a failure.
+run_pg_regress()
+{
+	local suite=$1 pgc=$2 rc=0 log=$LOGDIR/$1.log okn badn t0
+	shift 2
+	rm -rf build/regress
+	mkdir -p build/regress
+	t0=$(now)
+	bg_run "$log" make -s PG_CONFIG="$pgc" installcheck REGRESS="$*" || rc=$?
+	SECS[$suite]=$(elapsed "$t0")
+	okn=$(grep -cE '\.\.\. ok|^ok [0-9]+ +[-+] ' "$log")
+	badn=$(grep -cE '\.\.\. (FAILED|failed)|^not ok [0-9]+ +[-+] ' "$log")
+	grep -E '\.\.\. (ok|FAILED|failed)|^(not )?ok [0-9]+ +[-+] ' "$log" | sed 's/^/  /'
+	# per-test times: "test x ... ok 123 ms" (15) or "ok 1 - x 123 ms" (16+)
+	while read -r ms tname; do
+		FILE_TIMES+=("$(awk -v m="$ms" 'BEGIN { printf "%.1f", m / 1000 }') $suite $tname")
+	done < <(sed -nE -e 's/^test ([a-z0-9_]+) +\.\.\. +[a-zA-Z]+ +([0-9]+) ms.*/\2 \1/p' \
+		-e 's/^(not )?ok [0-9]+ +[-+] +([a-z0-9_]+) +([0-9]+) ms.*/\3 \2/p' "$log")
+	pass "$suite" x "$okn"
+	[ "$badn" -gt 0 ] && fail "$suite" "$badn test(s)" "$badn"
+	if [ "$rc" -ne 0 ] && [ "$badn" -eq 0 ]; then
+		fail "$suite" "make installcheck exit $rc"
+		show_tail "$log" 40
+	fi
+	if [ "$okn" -eq 0 ] && [ "$badn" -eq 0 ] && [ "$rc" -eq 0 ]; then
+		fail "$suite" "no pg_regress test ran"
+		say "no pg_regress test ran (tests: ${*:-none})"
+	fi
+	if [ -s build/regress/regression.diffs ] && [ "$rc" -ne 0 ]; then
+		echo "  regression.diffs:"
+		show_tail build/regress/regression.diffs 200
+		cp build/regress/regression.diffs "$LOGDIR/$suite.diffs"
+	fi
+}
+
+# suite_version SUITE: the PostgreSQL major a suite ran against ("-" for
+# the ones that need no server)
+suite_version()
+{
+	case $1 in
+		*_[0-9][0-9]) echo "${1##*_}" ;;
+		unit | fuzz) echo "-" ;;
+		*) echo "$PG_VERSION" ;;
+	esac
+}
+
+# summary START: the table per suite and PostgreSQL version, the slowest
+#	items, what was skipped and what failed, then the one closing line
+#	"N passed, N failed, N skipped" (tests only; a failed setup step
+#	counts as failed).  Returns non-zero if anything failed.
+summary()
+{
+	local s tp=0 tf=$SETUP_FAILED ts=0
+	printf '  %-14s %-4s %7s %7s %8s %9s\n' suite PG passed failed skipped seconds
+	for s in "${SUITES[@]}"; do
+		printf '  %-14s %-4s %7d %7d %8d %9s\n' "$s" "$(suite_version "$s")" \
+			"${PASS[$s]}" "${FAIL[$s]}" "${SKIP[$s]}" "${SECS[$s]}"
+		tp=$((tp + PASS[$s]))
+		tf=$((tf + FAIL[$s]))
+		ts=$((ts + SKIP[$s]))
+	done
+	echo "  setup steps (dependencies, builds, services): $SETUP_OK ok, $SETUP_FAILED failed, ${SECS[setup]:-0} s"
+	if [ "${#FILE_TIMES[@]}" -gt 0 ]; then
+		echo "  slowest items (seconds):"
+		printf '%s\n' "${FILE_TIMES[@]}" | sort -rn | head -n 15 |
+			awk '{ printf "    %7.1f  %-14s %s\n", $1, $2, $3 }'
+	fi
+	if [ "${#SKIPPED_ITEMS[@]}" -gt 0 ]; then
+		echo "  skipped:"
+		printf '    %s\n' "${SKIPPED_ITEMS[@]}"
+	fi
+	if [ "${#FAILED_ITEMS[@]}" -gt 0 ]; then
+		echo "  failures:"
+		printf '    %s\n' "${FAILED_ITEMS[@]}"
+	fi
+	echo "  wall time $(elapsed "$1") s; logs in $LOGDIR"
+	echo "$tp passed, $tf failed, $ts skipped"
+	[ "$tf" -eq 0 ]
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# test_lib_tap.sh
+#	The counting of scripts/lib_tap.sh, which scripts/test.sh and
+#	scripts/check.sh use for every suite, on made-up program output: a
+#	passing file, "# SKIP" assertions counted as skipped (not passed), a
+#	whole-file skip that is a skip only while a declared need is down and a
+#	failure otherwise, a plan that was not kept, a crash, no plan, a
+#	missing pg_regress run, and the closing line.  TAP output.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../../scripts/lib_common.sh
+. "$HERE/../../scripts/lib_common.sh"
+# shellcheck source=../../scripts/lib_tap.sh
+. "$HERE/../../scripts/lib_tap.sh"
+
+LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/test_lib_tap.XXXXXX")
+trap 'rm -rf "$LOGDIR"' EXIT
+TEST_TIMEOUT=60
+
+echo "1..21"
+n=0
+check()
+{
+	n=$((n + 1))
+	if [ "$1" = "$2" ]; then
+		echo "ok $n - $3"
+	else
+		echo "not ok $n - $3"
+		echo "#   got '$1', want '$2'"
+	fi
+}
+
+# counts SUITE: "passed failed skipped" of SUITE
+counts() { echo "${PASS[$1]} ${FAIL[$1]} ${SKIP[$1]}"; }
+
+# result SUITE LOGTEXT RC NEEDS: tap_result on LOGTEXT, its line discarded
+result()
+{
+	printf '%s\n' "$2" > "$LOGDIR/log"
+	tap_result "$1" "x" "$LOGDIR/log" "$3" "$4" > /dev/null
+}
+
+suite_add a b c d e f g h
+BED_UP="cassandra tls"
+
+result a $'1..3\nok 1 - one\nok 2 - two\nok 3 - three' 0 ""
+check "$(counts a)" "3 0 0" "three ok lines: 3 passed"
+
+result b $'1..3\nok 1 - one\nok 2 - # SKIP no key\nok 3 - three # skip not here' 0 ""
+check "$(counts b)" "1 0 2" "ok lines with a SKIP directive are skipped, not passed"
+check "${#SKIPPED_ITEMS[@]}" 2 "each skipped assertion is listed with its reason"
+
+result c $'1..0 # SKIP the TLS nodes are not running' 0 "tls"
+check "$(counts c)" "0 1 0" "a whole-file skip whose need (tls) is up is a failure"
+
+result d $'1..0 # SKIP needs the 3-node cluster' 0 "cluster"
+check "$(counts d)" "0 0 1" "a whole-file skip whose need (cluster) is not up is a skip"
+
+result e $'1..0 # SKIP openssl could not make certificates' 0 ""
+check "$(counts e)" "0 1 0" "a whole-file skip that declares no need is a failure"
+
+result f $'1..4\nok 1 - one\nok 2 - two' 0 ""
+check "$(counts f)" "2 1 0" "a plan of 4 with 2 run: one more failure"
+
+result g $'ok 1 - one\nnot ok 2 - two\n1..2' 1 ""
+check "$(counts g)" "1 1 0" "a not ok line is one failure, its exit status no extra one"
+
+result h $'ok 1 - one' 139 ""
+check "$(counts h)" "1 1 0" "a crash (exit 139) after one ok: one more failure"
+
+suite_add i j
+result i $'ok 1 - one\nok 2 - two' 0 ""
+check "$(counts i)" "2 1 0" "output without a plan: one more failure"
+result j $'1..2\nok 1 - one\nnot ok 2 - two # SKIP nothing' 0 ""
+check "$(counts j)" "1 1 0" "a not ok line is a failure even with a SKIP directive"
+
+# header_value / missing_needs read what run_tap reads from a test's source
+printf '# tap-timeout: 2400 (loads rows)\n# tap-needs: cluster tls\n' > "$LOGDIR/t.py"
+check "$(header_value "$LOGDIR/t.py" tap-timeout)" 2400 "tap-timeout read from the header"
+check "$(header_value "$LOGDIR/t.py" tap-needs)" "cluster tls" "tap-needs read from the header"
+check "$(missing_needs "cluster tls")" "cluster" "missing_needs names what is not up"
+check "$(missing_needs "")" "" "no needs, nothing missing"
+
+# run_tap: a program that runs over its time limit is killed and fails
+suite_add k
+printf '#!/bin/sh\necho "1..1"\nsleep 30\necho "ok 1"\n' > "$LOGDIR/slow.sh"
+TEST_TIMEOUT=1
+run_tap k "$LOGDIR/slow.sh" sh "$LOGDIR/slow.sh" > /dev/null
+check "$(counts k)" "0 1 0" "a program over its time limit is killed and fails"
+check "$(awk '{ print ($1 >= 1 && $1 < 20) ? "timed" : $1 }' <<< "${SECS[k]}")" timed \
+	"its time is charged to the suite (${SECS[k]} s)"
+TEST_TIMEOUT=60
+
+# run_pg_regress with no test at all is a failure, not a quiet zero
+suite_add r
+make() { return 0; }
+rm_dir=$(pwd)
+cd "$LOGDIR" && run_pg_regress r /bin/false > /dev/null 2>&1
+cd "$rm_dir" || exit 1
+unset -f make
+check "$(counts r)" "0 1 0" "pg_regress that ran no test is a failure"
+
+# the closing line: tests only; a failed setup step counts as failed
+SUITES=(a b)
+SETUP_OK=5
+SETUP_FAILED=1
+last=$(summary "$(now)" 2> /dev/null | tail -n1)
+check "$last" "4 passed, 1 failed, 2 skipped" "closing line: passed and skipped of the tests, failed setup counted"
+summary "$(now)" > /dev/null 2>&1
+check $? 1 "summary returns non-zero when anything failed"
+SETUP_FAILED=0
+summary "$(now)" > /dev/null 2>&1
+check $? 0 "... and zero when nothing failed"
