@@ -17,7 +17,7 @@ LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/test_lib_tap.XXXXXX")
 trap 'rm -rf "$LOGDIR"' EXIT
 TEST_TIMEOUT=60
 
-echo "1..21"
+echo "1..24"
 n=0
 check()
 {
@@ -91,14 +91,46 @@ check "$(awk '{ print ($1 >= 1 && $1 < 20) ? "timed" : $1 }' <<< "${SECS[k]}")" 
 	"its time is charged to the suite (${SECS[k]} s)"
 TEST_TIMEOUT=60
 
-# run_pg_regress with no test at all is a failure, not a quiet zero
-suite_add r
-make() { return 0; }
-rm_dir=$(pwd)
-cd "$LOGDIR" && run_pg_regress r /bin/false > /dev/null 2>&1
-cd "$rm_dir" || exit 1
-unset -f make
+# run_pg_regress, with a stand-in 'make' first in PATH that prints what
+# FAKE_OUT holds and writes FAKE_RESULT as the result file of test vector
+mkdir -p "$LOGDIR/bin"
+cat > "$LOGDIR/bin/make" <<'MAKE'
+#!/bin/sh
+printf '%b' "$FAKE_OUT"
+if [ -n "$FAKE_RESULT" ]; then
+	mkdir -p build/regress/results
+	printf '%b' "$FAKE_RESULT" > build/regress/results/vector.out
+fi
+echo "CQL_FDW_NO_PGVECTOR=${CQL_FDW_NO_PGVECTOR:-unset}" > nopgv.txt
+MAKE
+chmod +x "$LOGDIR/bin/make"
+cat > "$LOGDIR/bin/pg_config_nopgv" <<PGC
+#!/bin/sh
+echo "$LOGDIR/share"
+PGC
+chmod +x "$LOGDIR/bin/pg_config_nopgv"
+saved_path=$PATH
+PATH=$LOGDIR/bin:$PATH
+here=$(pwd)
+cd "$LOGDIR" || exit 1
+
+suite_add r s
+FAKE_OUT="" FAKE_RESULT=""
+export FAKE_OUT FAKE_RESULT
+run_pg_regress r "$LOGDIR/bin/pg_config_nopgv" > /dev/null 2>&1
 check "$(counts r)" "0 1 0" "pg_regress that ran no test is a failure"
+check "$(cat nopgv.txt)" "CQL_FDW_NO_PGVECTOR=1" "a server without pgvector gets CQL_FDW_NO_PGVECTOR=1"
+
+FAKE_OUT='test types ... ok 12 ms\ntest vector ... ok 10 ms\n'
+FAKE_RESULT='SKIP: pgvector is not installed\n'
+run_pg_regress s "$LOGDIR/bin/pg_config_nopgv" > /dev/null 2>&1
+check "$(counts s)" "2 0 1" "a result file with a 'SKIP:' line counts one skip"
+mkdir -p "$LOGDIR/share/extension" && touch "$LOGDIR/share/extension/vector.control"
+run_pg_regress s "$LOGDIR/bin/pg_config_nopgv" > /dev/null 2>&1
+check "$(cat nopgv.txt)" "CQL_FDW_NO_PGVECTOR=unset" "... and a server with pgvector does not"
+
+cd "$here" || exit 1
+PATH=$saved_path
 
 # the closing line: tests only; a failed setup step counts as failed
 SUITES=(a b)
