@@ -597,6 +597,9 @@ begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate
 									ms->bind_kinds[i] == MODBIND_COUNTER ? INT8OID : att->atttypid,
 									att->atttypmod, ms->relname,
 									NameStr(att->attname));
+			cqlfdw_conv_set_ts_precision(&ms->convs[i],
+										 cqlfdw_timestamp_precision(RelationGetRelid(rel), a,
+																	&ms->remote.opts));
 			if (ms->bind_kinds[i] == MODBIND_KEY || ms->bind_kinds[i] == MODBIND_COUNTER)
 			{
 				ms->junk_attnos[i] =
@@ -637,6 +640,37 @@ cqlBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 }
 
 /*
+ * bucket_of_stored
+ *		The bucket of bucket column a for the row in slot, computed from its
+ *		source as Cassandra stores it: under timestamp_precision 'round' the
+ *		last half millisecond of a bucket is stored as the first instant of
+ *		the next one, and the row must be in that one's partition.
+ */
+static Datum
+bucket_of_stored(CqlModifyState *ms, TupleTableSlot *slot, AttrNumber a, bool *isnull)
+{
+	const CqlFdwColumn *c = &ms->remote.table->cols[a - 1];
+	Datum		computed = cqlfdw_bucket_compute(ms->remote.table, a, slot, isnull);
+	AttrNumber	src;
+	Oid			st;
+	TimestampTz ts;
+
+	if (*isnull || c->bucket.unit == CQLBUCKET_HASH)
+		return computed;
+	src = c->bucket_src[0];
+	st = ms->remote.table->cols[src - 1].pgtype;
+	if ((st != TIMESTAMPTZOID && st != TIMESTAMPOID) ||
+		cqlfdw_timestamp_precision(RelationGetRelid(ms->rel), src,
+								   &ms->remote.opts) != CQLTS_ROUND)
+		return computed;
+	ts = DatumGetTimestampTz(slot_getattr(slot, src, isnull));
+	if (TIMESTAMP_NOT_FINITE(ts))
+		return computed;
+	ts = cqlfdw_timestamp_as_stored(ts, CQLTS_ROUND);
+	return cqlfdw_bucket_datum(cqlfdw_bucket_start(&c->bucket, ts), c->pgtype);
+}
+
+/*
  * bucket_value
  *		The value to write to bucket column a: computed from its source
  *		columns when the row leaves it NULL (INSERT without it), and the
@@ -649,7 +683,7 @@ bucket_value(CqlModifyState *ms, TupleTableSlot *slot, AttrNumber a, Datum given
 {
 	const CqlFdwColumn *c = &ms->remote.table->cols[a - 1];
 	bool		given_null = *isnull;
-	Datum		computed = cqlfdw_bucket_compute(ms->remote.table, a, slot, isnull);
+	Datum		computed = bucket_of_stored(ms, slot, a, isnull);
 	int16		typlen;
 	bool		typbyval;
 	const char *colname = NameStr(TupleDescAttr(RelationGetDescr(ms->rel), a - 1)->attname);
