@@ -56,6 +56,8 @@ INSERT INTO tp.t (k, c, ts) VALUES
   (1, 4, '1900-01-01 00:00:00.000999+00'),
   (1, 5, '2024-05-06 07:08:09.123+00');
 SELECT c, ts FROM tp.t WHERE k = 1 ORDER BY c;
+-- RETURNING shows the value as stored
+INSERT INTO tp.t (k, c, ts) VALUES (1, 6, '2024-05-06 07:08:09.123456+00') RETURNING c, ts;
 -- what date_trunc('milliseconds') gives
 SELECT c, ts = date_trunc('milliseconds', v) AS as_date_trunc
 FROM tp.t JOIN (VALUES (1, timestamptz '2024-05-06 07:08:09.123456+00'), (2, '2024-05-06 07:08:09.999999+00'),
@@ -157,6 +159,7 @@ FROM tp.t WHERE k = 5 AND c = 7;
 COMMIT;
 UPDATE tp.t SET ts = '2024-01-01 00:00:00.000700+00' WHERE k = 5 AND c = 1;
 SELECT ts FROM tp.t WHERE k = 5 AND c = 1;
+UPDATE tp.t SET ts = '2024-01-01 00:00:00.000300+00' WHERE k = 5 AND c = 2 RETURNING c, ts;
 
 -- 'error' on the column wins over the table's 'round': refused (22003),
 -- nothing written; whole milliseconds still go

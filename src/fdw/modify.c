@@ -1068,20 +1068,75 @@ write_one_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot
 }
 
 /*
+ * returning_as_stored
+ *		For RETURNING: the new row with its timestamps as Cassandra stores
+ *		them (truncated or rounded to the millisecond, option
+ *		timestamp_precision), not as given.  The slot (a heap tuple slot for
+ *		a foreign table) gets a new tuple, in its own memory context, only
+ *		when a value changes.
+ */
+static void
+returning_as_stored(CqlModifyState *ms, TupleTableSlot *slot)
+{
+	TupleDesc	td = slot->tts_tupleDescriptor;
+	Datum	   *values = NULL;
+	bool	   *isnull = NULL;
+	MemoryContext old;
+	HeapTuple	tuple;
+
+	if (!ms->has_returning)
+		return;
+	slot_getallattrs(slot);
+	for (int i = 0; i < ms->nbinds; i++)
+	{
+		const CqlConv *cv = &ms->convs[i];
+		AttrNumber	a = ms->bind_attrs[i];
+		TimestampTz ts;
+		TimestampTz stored;
+
+		if (ms->bind_kinds[i] != MODBIND_NEW || a <= 0 || a > td->natts ||
+			slot->tts_isnull[a - 1] ||
+			(cv->method != CONV_TIMESTAMPTZ && cv->method != CONV_TIMESTAMP))
+			continue;
+		ts = DatumGetTimestampTz(slot->tts_values[a - 1]);
+		if (TIMESTAMP_NOT_FINITE(ts))
+			continue;
+		stored = cqlfdw_timestamp_as_stored(ts, cv->ts_precision);
+		if (stored == ts)
+			continue;
+		if (values == NULL)
+		{
+			values = palloc(sizeof(Datum) * td->natts);
+			isnull = palloc(sizeof(bool) * td->natts);
+			memcpy(values, slot->tts_values, sizeof(Datum) * td->natts);
+			memcpy(isnull, slot->tts_isnull, sizeof(bool) * td->natts);
+		}
+		values[a - 1] = TimestampTzGetDatum(stored);
+	}
+	if (values == NULL)
+		return;
+	old = MemoryContextSwitchTo(slot->tts_mcxt);
+	tuple = heap_form_tuple(td, values, isnull);
+	MemoryContextSwitchTo(old);
+	ExecForceStoreHeapTuple(tuple, slot, true);
+}
+
+/*
  * cqlExecForeignInsert
  *		ExecForeignInsert callback: one row, sent (to a replica of its
  *		partition when the cluster knows one) and awaited, or with
  *		write_mode 'on_commit' kept for COMMIT.
  *
  * With if_not_exists a row that exists already is a unique violation (at
- * COMMIT for a deferred write).  The slot is returned unchanged: Cassandra
- * sends no row back.
+ * COMMIT for a deferred write).  The slot is returned as written (Cassandra
+ * sends no row back), its timestamps for RETURNING as stored.
  */
 TupleTableSlot *
 cqlExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 					 TupleTableSlot *planSlot)
 {
 	write_one_row((CqlModifyState *) rinfo->ri_FdwState, slot, planSlot);
+	returning_as_stored((CqlModifyState *) rinfo->ri_FdwState, slot);
 	return slot;
 }
 
@@ -1277,13 +1332,14 @@ cqlGetForeignModifyBatchSize(ResultRelInfo *rinfo)
  *		ExecForeignUpdate callback: one UPDATE of the assigned columns, the
  *		row named by its old key (junk columns); a counter is incremented by
  *		new minus old.  Sent and awaited, or kept for COMMIT.  The slot is
- *		returned unchanged.
+ *		returned as written (for RETURNING, timestamps as stored).
  */
 TupleTableSlot *
 cqlExecForeignUpdate(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 					 TupleTableSlot *planSlot)
 {
 	write_one_row((CqlModifyState *) rinfo->ri_FdwState, slot, planSlot);
+	returning_as_stored((CqlModifyState *) rinfo->ri_FdwState, slot);
 	return slot;
 }
 
