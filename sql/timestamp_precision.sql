@@ -57,7 +57,7 @@ INSERT INTO tp.t (k, c, ts) VALUES
   (1, 5, '2024-05-06 07:08:09.123+00');
 SELECT c, ts FROM tp.t WHERE k = 1 ORDER BY c;
 -- RETURNING shows the value as stored
-INSERT INTO tp.t (k, c, ts) VALUES (1, 6, '2024-05-06 07:08:09.123456+00') RETURNING c, ts;
+INSERT INTO tp.t (k, c, ts, tl) VALUES (1, 6, '2024-05-06 07:08:09.123456+00', '{2024-05-06 07:08:09.999999+00}') RETURNING c, ts, tl;
 -- what date_trunc('milliseconds') gives
 SELECT c, ts = date_trunc('milliseconds', v) AS as_date_trunc
 FROM tp.t JOIN (VALUES (1, timestamptz '2024-05-06 07:08:09.123456+00'), (2, '2024-05-06 07:08:09.999999+00'),
@@ -84,6 +84,13 @@ EXPLAIN (COSTS OFF) UPDATE tp.t SET ts = '2024-01-01 00:00:00.000700+00' WHERE k
 UPDATE tp.t SET ts = '2024-01-01 00:00:00.000700+00' WHERE k = 2 AND c = 2;
 UPDATE tp.t SET ts = '2024-01-01 00:00:00.002700+00' WHERE k = 2 AND c = 1 AND ts IS NOT NULL;
 SELECT c, ts FROM tp.t WHERE k = 2 ORDER BY c;
+-- write_mode 'on_commit': encoded by the statement, sent at COMMIT
+ALTER FOREIGN TABLE tp.t OPTIONS (ADD write_mode 'on_commit');
+BEGIN;
+INSERT INTO tp.t (k, c, ts) VALUES (2, 3, '2024-05-06 07:08:09.555555+00');
+COMMIT;
+ALTER FOREIGN TABLE tp.t OPTIONS (DROP write_mode);
+SELECT c, ts FROM tp.t WHERE k = 2 AND c = 3;
 -- INSERT ... SELECT in batches (the bulk path; what cqlbridge apply and sync
 -- send through): 250 rows 333 microseconds apart
 INSERT INTO tp.t (k, c, ts)

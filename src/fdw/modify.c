@@ -41,6 +41,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
@@ -1068,52 +1069,86 @@ write_one_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot
 }
 
 /*
+ * value_as_stored
+ *		The value Cassandra stores for d, written with converter cv, when
+ *		that differs from d: a timestamp (or an array of them) with digits
+ *		below the millisecond, truncated or rounded as option
+ *		timestamp_precision says.  Otherwise d itself, *changed left alone.
+ */
+static Datum
+value_as_stored(const CqlConv *cv, Datum d, bool *changed)
+{
+	if (cv->method == CONV_TIMESTAMPTZ || cv->method == CONV_TIMESTAMP)
+	{
+		TimestampTz ts = DatumGetTimestampTz(d);
+		TimestampTz stored;
+
+		if (TIMESTAMP_NOT_FINITE(ts))
+			return d;
+		stored = cqlfdw_timestamp_as_stored(ts, cv->ts_precision);
+		if (stored == ts)
+			return d;
+		*changed = true;
+		return TimestampTzGetDatum(stored);
+	}
+	if (cv->method == CONV_ARRAY &&
+		(cv->elem->method == CONV_TIMESTAMPTZ || cv->elem->method == CONV_TIMESTAMP))
+	{
+		ArrayType  *arr = DatumGetArrayTypeP(d);
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n;
+		bool		any = false;
+
+		deconstruct_array(arr, cv->elemtype, cv->elmlen, cv->elmbyval, cv->elmalign,
+						  &elems, &nulls, &n);
+		for (int i = 0; i < n; i++)
+			if (!nulls[i])
+				elems[i] = value_as_stored(cv->elem, elems[i], &any);
+		if (!any)
+			return d;
+		*changed = true;
+		return PointerGetDatum(construct_md_array(elems, nulls, ARR_NDIM(arr),
+												  ARR_DIMS(arr), ARR_LBOUND(arr),
+												  cv->elemtype, cv->elmlen,
+												  cv->elmbyval, cv->elmalign));
+	}
+	return d;
+}
+
+/*
  * returning_as_stored
- *		For RETURNING: the new row with its timestamps as Cassandra stores
- *		them (truncated or rounded to the millisecond, option
- *		timestamp_precision), not as given.  The slot (a heap tuple slot for
- *		a foreign table) gets a new tuple, in its own memory context, only
- *		when a value changes.
+ *		For RETURNING: the new row with its timestamps (also in arrays) as
+ *		Cassandra stores them (truncated or rounded to the millisecond,
+ *		option timestamp_precision), not as given.  The slot (a heap tuple
+ *		slot for a foreign table) gets a new tuple, in its own memory
+ *		context, only when a value changes.
  */
 static void
 returning_as_stored(CqlModifyState *ms, TupleTableSlot *slot)
 {
 	TupleDesc	td = slot->tts_tupleDescriptor;
-	Datum	   *values = NULL;
-	bool	   *isnull = NULL;
+	Datum	   *values;
+	bool	   *isnull;
+	bool		changed = false;
 	MemoryContext old;
 	HeapTuple	tuple;
 
 	if (!ms->has_returning)
 		return;
 	slot_getallattrs(slot);
+	values = palloc(sizeof(Datum) * Max(td->natts, 1));
+	isnull = palloc(sizeof(bool) * Max(td->natts, 1));
+	memcpy(values, slot->tts_values, sizeof(Datum) * td->natts);
+	memcpy(isnull, slot->tts_isnull, sizeof(bool) * td->natts);
 	for (int i = 0; i < ms->nbinds; i++)
 	{
-		const CqlConv *cv = &ms->convs[i];
 		AttrNumber	a = ms->bind_attrs[i];
-		TimestampTz ts;
-		TimestampTz stored;
 
-		if (ms->bind_kinds[i] != MODBIND_NEW || a <= 0 || a > td->natts ||
-			slot->tts_isnull[a - 1] ||
-			(cv->method != CONV_TIMESTAMPTZ && cv->method != CONV_TIMESTAMP))
-			continue;
-		ts = DatumGetTimestampTz(slot->tts_values[a - 1]);
-		if (TIMESTAMP_NOT_FINITE(ts))
-			continue;
-		stored = cqlfdw_timestamp_as_stored(ts, cv->ts_precision);
-		if (stored == ts)
-			continue;
-		if (values == NULL)
-		{
-			values = palloc(sizeof(Datum) * td->natts);
-			isnull = palloc(sizeof(bool) * td->natts);
-			memcpy(values, slot->tts_values, sizeof(Datum) * td->natts);
-			memcpy(isnull, slot->tts_isnull, sizeof(bool) * td->natts);
-		}
-		values[a - 1] = TimestampTzGetDatum(stored);
+		if (ms->bind_kinds[i] == MODBIND_NEW && a > 0 && a <= td->natts && !isnull[a - 1])
+			values[a - 1] = value_as_stored(&ms->convs[i], values[a - 1], &changed);
 	}
-	if (values == NULL)
+	if (!changed)
 		return;
 	old = MemoryContextSwitchTo(slot->tts_mcxt);
 	tuple = heap_form_tuple(td, values, isnull);
