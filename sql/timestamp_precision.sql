@@ -58,6 +58,10 @@ INSERT INTO tp.t (k, c, ts) VALUES
 SELECT c, ts FROM tp.t WHERE k = 1 ORDER BY c;
 -- RETURNING shows the value as stored
 INSERT INTO tp.t (k, c, ts, tl) VALUES (1, 6, '2024-05-06 07:08:09.123456+00', '{2024-05-06 07:08:09.999999+00}') RETURNING c, ts, tl;
+-- a column declared timestamp (without time zone: UTC wall clock) likewise
+CREATE FOREIGN TABLE tp.t_wall (k int, c int, ts timestamp) SERVER tp_srv OPTIONS (keyspace 'regress_tsprec', "table" 't');
+INSERT INTO tp.t_wall (k, c, ts) VALUES (9, 1, '2024-05-06 07:08:09.123456'), (9, 2, '1969-12-31 23:59:59.999999');
+SELECT c, ts FROM tp.t_wall WHERE k = 9 ORDER BY c;
 -- what date_trunc('milliseconds') gives
 SELECT c, ts = date_trunc('milliseconds', v) AS as_date_trunc
 FROM tp.t JOIN (VALUES (1, timestamptz '2024-05-06 07:08:09.123456+00'), (2, '2024-05-06 07:08:09.999999+00'),
