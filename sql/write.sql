@@ -53,7 +53,11 @@ INSERT INTO wr.hits VALUES ('/x', 1);
 
 -- what Cassandra cannot store is refused, and nothing is written
 INSERT INTO wr.kv (k, c, v) VALUES (NULL, 1, 'x');
+-- (a sub-millisecond timestamp only with timestamp_precision 'error': the
+-- default truncates, see timestamp_precision.sql)
+ALTER FOREIGN TABLE wr.kv OPTIONS (ADD timestamp_precision 'error');
 INSERT INTO wr.kv (k, c, at) VALUES (3, 3, '2024-01-01 00:00:00.0001+00');
+ALTER FOREIGN TABLE wr.kv OPTIONS (DROP timestamp_precision);
 INSERT INTO wr.kv (k, c, tags) VALUES (3, 3, '{a,NULL}');
 SELECT count(*) FROM wr.kv WHERE k = 3;
 

@@ -21,6 +21,9 @@
  *
  * Binary conversions never depend on DateStyle, TimeZone or extra_float_
  * digits: timestamps are milliseconds since the epoch in UTC both ways.
+ * A written timestamp with digits below the millisecond is truncated,
+ * rounded or refused as option timestamp_precision says (the writers set
+ * it on their converters); compared values are never moved.
  * Precision that PostgreSQL cannot hold is documented: CQL time and
  * duration carry nanoseconds, PostgreSQL microseconds (truncated on read).
  *
@@ -756,6 +759,92 @@ cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n, bool *isnull)
  * ---------------------------------------------------------------------
  */
 
+/*
+ * refuse
+ *		Record why no value of cv's CQL type equals the Datum being written
+ *		(for cqlfdw_conv_refusal_errdetail) and say so.
+ */
+static CqlWriteResult
+refuse(CqlConv *cv, CqlRefusal why)
+{
+	cv->refusal = why;
+	cv->refused_type = cv->ctype;
+	return CQLW_UNREPRESENTABLE;
+}
+
+/*
+ * cqlfdw_timestamp_to_millis
+ *		The CQL timestamp (milliseconds since 1970-01-01 UTC) of the finite
+ *		PostgreSQL timestamp pg_us (microseconds since 2000-01-01 UTC).
+ *
+ * Digits below the millisecond are handled as p says: CQLTS_TRUNCATE
+ * floors toward negative infinity (as the Java driver's
+ * Instant.toEpochMilli() and PostgreSQL's date_trunc('milliseconds') do,
+ * also before 1970), CQLTS_ROUND takes the nearest millisecond with ties
+ * away from 2000-01-01 (exactly what a cast to timestamptz(3) does), and
+ * CQLTS_EXACT and CQLTS_ERROR return false.  Every finite PostgreSQL
+ * timestamp has a CQL timestamp: the division comes before the epoch
+ * shift, which cannot overflow in milliseconds.
+ */
+bool
+cqlfdw_timestamp_to_millis(int64 pg_us, CqlTsPrecision p, int64 *ms)
+{
+	int64		rem = pg_us % 1000;
+	int64		q = pg_us / 1000;	/* toward zero */
+
+	if (rem != 0)
+	{
+		switch (p)
+		{
+			case CQLTS_TRUNCATE:
+				if (rem < 0)
+					q--;
+				break;
+			case CQLTS_ROUND:
+				/* AdjustTimestampForTypmod's rule for typmod 3 */
+				if (rem >= 500)
+					q++;
+				else if (rem <= -500)
+					q--;
+				break;
+			case CQLTS_EXACT:
+			case CQLTS_ERROR:
+				return false;
+		}
+	}
+	*ms = q + PG_EPOCH_OFFSET_US / 1000;
+	return true;
+}
+
+/*
+ * cqlfdw_timestamp_as_stored
+ *		The PostgreSQL timestamp Cassandra stores for the finite pg_us
+ *		written under p (truncate or round): what a later read returns.
+ *		Values that are refused (exact, error) come back unchanged.
+ */
+int64
+cqlfdw_timestamp_as_stored(int64 pg_us, CqlTsPrecision p)
+{
+	int64		ms;
+
+	if (!cqlfdw_timestamp_to_millis(pg_us, p, &ms))
+		return pg_us;
+	return (ms - PG_EPOCH_OFFSET_US / 1000) * 1000;
+}
+
+/*
+ * cqlfdw_conv_set_ts_precision
+ *		Make the writer cv (and its array elements) store sub-millisecond
+ *		timestamps as p says.  Only converters of values that are written
+ *		get it; converters of compared values stay CQLTS_EXACT.
+ */
+void
+cqlfdw_conv_set_ts_precision(CqlConv *cv, CqlTsPrecision p)
+{
+	for (; cv != NULL; cv = (cv->method == CONV_ARRAY) ? cv->elem : NULL)
+		cv->ts_precision = p;
+}
+
 /* Encode an int64 as the column's CQL integer type, if it fits */
 static CqlWriteResult
 write_integer(CqlConv *cv, int64 v, cql_buf *out)
@@ -764,17 +853,17 @@ write_integer(CqlConv *cv, int64 v, cql_buf *out)
 	{
 		case CQL_TYPE_TINYINT:
 			if (v < PG_INT8_MIN || v > PG_INT8_MAX)
-				return CQLW_UNREPRESENTABLE;
+				return refuse(cv, CQLREF_INT_RANGE);
 			cql_encode_tinyint(out, (int8_t) v);
 			return CQLW_OK;
 		case CQL_TYPE_SMALLINT:
 			if (v < PG_INT16_MIN || v > PG_INT16_MAX)
-				return CQLW_UNREPRESENTABLE;
+				return refuse(cv, CQLREF_INT_RANGE);
 			cql_encode_smallint(out, (int16_t) v);
 			return CQLW_OK;
 		case CQL_TYPE_INT:
 			if (v < PG_INT32_MIN || v > PG_INT32_MAX)
-				return CQLW_UNREPRESENTABLE;
+				return refuse(cv, CQLREF_INT_RANGE);
 			cql_encode_int(out, (int32_t) v);
 			return CQLW_OK;
 		case CQL_TYPE_BIGINT:
@@ -789,7 +878,7 @@ write_integer(CqlConv *cv, int64 v, cql_buf *out)
 			cql_encode_varint_i64(out, v);
 			return CQLW_OK;
 		default:
-			return CQLW_UNREPRESENTABLE;
+			return refuse(cv, CQLREF_NONE);
 	}
 }
 
@@ -812,7 +901,7 @@ write_parsed(CqlConv *cv, const char *s, cql_format_style style, cql_buf *out)
 	if (st != CQL_OK || is_null)
 	{
 		out->len = before;
-		return CQLW_UNREPRESENTABLE;
+		return refuse(cv, CQLREF_LITERAL);
 	}
 	return CQLW_OK;
 }
@@ -837,11 +926,11 @@ write_array(CqlConv *cv, Datum d, cql_buf *out)
 	cql_buf		eb;
 
 	if (ARR_NDIM(arr) > 1)
-		return CQLW_UNREPRESENTABLE;
+		return refuse(cv, CQLREF_MULTIDIM);
 	deconstruct_array(arr, cv->elemtype, cv->elmlen, cv->elmbyval, cv->elmalign,
 					  &elems, &nulls, &count);
 	if (cv->ctype->id == CQL_TYPE_VECTOR && count != cv->ctype->dimension)
-		return CQLW_UNREPRESENTABLE;
+		return refuse(cv, CQLREF_DIMENSION);
 	if (cv->ctype->id != CQL_TYPE_VECTOR)
 		cql_encode_collection_begin(out, count);
 	cql_buf_init(&eb, &cqlfdw_palloc_allocator);
@@ -849,10 +938,15 @@ write_array(CqlConv *cv, Datum d, cql_buf *out)
 	{
 		/* Cassandra has no null elements in collections or vectors */
 		if (nulls[i])
-			return CQLW_UNREPRESENTABLE;
+			return refuse(cv, CQLREF_NULL_ELEMENT);
 		cql_buf_reset(&eb);
 		if (cqlfdw_conv_write(cv->elem, elems[i], &eb) != CQLW_OK)
+		{
+			/* the element's reason, for the element's type */
+			cv->refusal = cv->elem->refusal;
+			cv->refused_type = cv->elem->refused_type;
 			return CQLW_UNREPRESENTABLE;
+		}
 		if (cv->ctype->id == CQL_TYPE_VECTOR)
 			cql_encode_vector_element(out, cv->ctype->sub[0], eb.data, (int32_t) eb.len);
 		else
@@ -869,7 +963,9 @@ write_array(CqlConv *cv, Datum d, cql_buf *out)
  * Returns CQLW_UNREPRESENTABLE when no value of the CQL type equals d
  * (out of range, sub-millisecond timestamp, fractional varint, partial inet
  * netmask, null collection element, ...): a pushed-down equality then
- * matches nothing, a write is an error.
+ * matches nothing, a write is an error.  cv->refusal says which.  A
+ * sub-millisecond timestamp is stored truncated or rounded instead when
+ * cv->ts_precision says so (writers only).
  */
 CqlWriteResult
 cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
@@ -895,7 +991,7 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 				float		f = (float) v;
 
 				if ((double) f != v && !isnan(v))
-					return CQLW_UNREPRESENTABLE;
+					return refuse(cv, CQLREF_FLOAT_PRECISION);
 				cql_encode_float(out, f);
 			}
 			else
@@ -908,7 +1004,7 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 				cql_status	st;
 
 				if (strcmp(s, "NaN") == 0 || strstr(s, "Infinity"))
-					return CQLW_UNREPRESENTABLE;
+					return refuse(cv, CQLREF_NOT_FINITE);
 				/* integral values only beyond decimal: "12" or "12.000" */
 				if (cv->ctype->id != CQL_TYPE_DECIMAL)
 				{
@@ -918,7 +1014,7 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 					{
 						for (char *q = dot + 1; *q; q++)
 							if (*q != '0')
-								return CQLW_UNREPRESENTABLE;
+								return refuse(cv, CQLREF_FRACTION);
 						*dot = '\0';
 					}
 				}
@@ -938,14 +1034,14 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 							errno = 0;
 							v = strtoll(s, &end, 10);
 							if (errno != 0 || *end != '\0')
-								return CQLW_UNREPRESENTABLE;
+								return refuse(cv, CQLREF_INT_RANGE);
 							return write_integer(cv, (int64) v, out);
 						}
 				}
 				if (st != CQL_OK)
 				{
 					out->len = before;
-					return CQLW_UNREPRESENTABLE;
+					return refuse(cv, CQLREF_NONE);
 				}
 				return CQLW_OK;
 			}
@@ -966,7 +1062,7 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 				if (cv->ctype->id == CQL_TYPE_ASCII)
 					for (int i = 0; i < ulen; i++)
 						if ((unsigned char) utf8[i] > 0x7F)
-							return CQLW_UNREPRESENTABLE;
+							return refuse(cv, CQLREF_ASCII);
 				cql_buf_put(out, utf8, ulen);
 				return CQLW_OK;
 			}
@@ -990,7 +1086,7 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 
 				/* a timeuuid must be a version 1 UUID */
 				if (cv->ctype->id == CQL_TYPE_TIMEUUID && (u->data[6] >> 4) != 1)
-					return CQLW_UNREPRESENTABLE;
+					return refuse(cv, CQLREF_TIMEUUID);
 				cql_encode_uuid(out, u->data);
 				return CQLW_OK;
 			}
@@ -1001,7 +1097,7 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 
 				if (TIMESTAMP_NOT_FINITE(ts) ||
 					pg_add_s64_overflow(ts, PG_EPOCH_OFFSET_US, &us))
-					return CQLW_UNREPRESENTABLE;
+					return refuse(cv, CQLREF_INFINITE);
 				cql_encode_bigint(out, us);
 				return CQLW_OK;
 			}
@@ -1009,13 +1105,13 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 		case CONV_TIMESTAMP:
 			{
 				TimestampTz ts = DatumGetTimestampTz(d);
-				int64		us;
+				int64		ms;
 
-				if (TIMESTAMP_NOT_FINITE(ts) ||
-					pg_add_s64_overflow(ts, PG_EPOCH_OFFSET_US, &us) ||
-					us % 1000 != 0)
-					return CQLW_UNREPRESENTABLE;
-				cql_encode_bigint(out, us / 1000);
+				if (TIMESTAMP_NOT_FINITE(ts))
+					return refuse(cv, CQLREF_INFINITE);
+				if (!cqlfdw_timestamp_to_millis(ts, cv->ts_precision, &ms))
+					return refuse(cv, CQLREF_SUBMS);
+				cql_encode_bigint(out, ms);
 				return CQLW_OK;
 			}
 		case CONV_DATE:
@@ -1023,7 +1119,7 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 				DateADT		dt = DatumGetDateADT(d);
 
 				if (DATE_NOT_FINITE(dt))
-					return CQLW_UNREPRESENTABLE;
+					return refuse(cv, CQLREF_INFINITE);
 				cql_encode_date(out, (int64) dt + PG_EPOCH_OFFSET_DAYS);
 				return CQLW_OK;
 			}
@@ -1037,12 +1133,12 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 				int64		ns;
 
 				if (pg_mul_s64_overflow(iv->time, 1000, &ns))
-					return CQLW_UNREPRESENTABLE;
+					return refuse(cv, CQLREF_DURATION);
 				du.months = iv->month;
 				du.days = iv->day;
 				du.nanoseconds = ns;
 				if (cql_encode_duration(out, &du) != CQL_OK)
-					return CQLW_UNREPRESENTABLE;
+					return refuse(cv, CQLREF_DURATION);
 				return CQLW_OK;
 			}
 		case CONV_INET:
@@ -1052,9 +1148,9 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 
 				/* Cassandra stores addresses, not networks */
 				if (ip_bits(ip) != (v4 ? 32 : 128))
-					return CQLW_UNREPRESENTABLE;
+					return refuse(cv, CQLREF_NETWORK);
 				if (cql_encode_inet(out, v4 ? 4 : 6, ip_addr(ip)) != CQL_OK)
-					return CQLW_UNREPRESENTABLE;
+					return refuse(cv, CQLREF_NONE);
 				return CQLW_OK;
 			}
 		case CONV_JSONB:
@@ -1075,21 +1171,103 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 				int			dim;
 
 				if (len < 4)
-					return CQLW_UNREPRESENTABLE;
+					return refuse(cv, CQLREF_DIMENSION);
 				dim = (data[0] << 8) | data[1];
 				if (dim != cv->ctype->dimension || len != 4 + 4 * dim)
-					return CQLW_UNREPRESENTABLE;
+					return refuse(cv, CQLREF_DIMENSION);
 				for (int i = 0; i < dim; i++)
 					cql_encode_vector_element(out, cv->ctype->sub[0], data + 4 + 4 * i, 4);
 				return CQLW_OK;
 			}
 	}
-	return CQLW_UNREPRESENTABLE;
+	return refuse(cv, CQLREF_NONE);
+}
+
+/*
+ * cqlfdw_conv_refusal_errdetail
+ *		errdetail and errhint, inside an ereport, of the rule that made the
+ *		last cqlfdw_conv_write of cv refuse its value (cv->refusal): each
+ *		refusal names its own rule and what to write instead.  Returns 0,
+ *		as the errdetail functions do.
+ */
+int
+cqlfdw_conv_refusal_errdetail(const CqlConv *cv)
+{
+	const cql_type *t = cv->refused_type ? cv->refused_type : cv->ctype;
+	const char *tn = cqlfdw_cql_type_string(t);
+
+	switch (cv->refusal)
+	{
+		case CQLREF_INT_RANGE:
+			errdetail("The value is outside the range of Cassandra type %s (tinyint, smallint and int hold 8, 16 and 32 bits).", tn);
+			errhint("Write a value in the type's range, or use a wider Cassandra column (bigint, varint).");
+			break;
+		case CQLREF_FRACTION:
+			errdetail("Cassandra type %s holds whole numbers; the value has a fractional part.", tn);
+			errhint("Round the value first (round() or trunc()), or use a Cassandra decimal column.");
+			break;
+		case CQLREF_NOT_FINITE:
+			errdetail("Cassandra type %s has no NaN and no infinity.", tn);
+			errhint("Write NULL instead (for example NULLIF(v, 'NaN')), or use a Cassandra double column, which holds NaN and infinities.");
+			break;
+		case CQLREF_FLOAT_PRECISION:
+			errdetail("Cassandra type float has single precision, and no float equals this double precision value.");
+			errhint("Cast the value to real first, or use a Cassandra double column.");
+			break;
+		case CQLREF_ASCII:
+			errdetail("Cassandra type ascii holds only 7-bit ASCII characters.");
+			errhint("Use a Cassandra text column for other characters.");
+			break;
+		case CQLREF_TIMEUUID:
+			errdetail("Cassandra type timeuuid holds only version 1 (time-based) UUIDs.");
+			errhint("Write a version 1 UUID (for example uuid_generate_v1() of extension uuid-ossp), or use a Cassandra uuid column.");
+			break;
+		case CQLREF_SUBMS:
+			errdetail("Cassandra timestamps have millisecond precision, and the value has digits below the millisecond.");
+			if (cv->ts_precision == CQLTS_ERROR)
+				errhint("Option timestamp_precision is 'error': set it to 'truncate' (what the Java and Python drivers do) or 'round' on the column, the foreign table or the server, or write date_trunc('milliseconds', value).");
+			else
+				errhint("Pass date_trunc('milliseconds', value).");
+			break;
+		case CQLREF_INFINITE:
+			errdetail("Cassandra type %s has no infinity.", tn);
+			errhint("Write NULL or a finite value.");
+			break;
+		case CQLREF_NETWORK:
+			errdetail("Cassandra type inet holds single addresses, not networks: the value has a netmask.");
+			errhint("Write the address alone (host(v)::inet, a /32 or /128 netmask), or keep networks in a Cassandra text column.");
+			break;
+		case CQLREF_NULL_ELEMENT:
+			errdetail("Cassandra collections and vectors cannot hold null elements.");
+			errhint("Remove the nulls first (array_remove(v, NULL)), or write NULL for the whole value.");
+			break;
+		case CQLREF_MULTIDIM:
+			errdetail("Cassandra type %s holds a one-dimensional array.", tn);
+			errhint("Declare a nested collection as jsonb, or write a one-dimensional array.");
+			break;
+		case CQLREF_DIMENSION:
+			errdetail("Cassandra type %s has a fixed number of elements.", tn);
+			errhint("Write a vector with exactly that number of elements.");
+			break;
+		case CQLREF_DURATION:
+			errdetail("Cassandra type duration holds months, days and nanoseconds of one sign, each in its range.");
+			errhint("Write an interval whose parts are all positive or all negative.");
+			break;
+		case CQLREF_LITERAL:
+			errdetail("The text is no value of Cassandra type %s.", tn);
+			errhint("Write the value as cql_fdw reads it back: a CQL literal for a text column, JSON for a json or jsonb column.");
+			break;
+		case CQLREF_NONE:
+			errdetail("No value of Cassandra type %s equals it.", tn);
+			break;
+	}
+	return 0;
 }
 
 /*
  * cqlfdw_conv_write_or_error
- *		As cqlfdw_conv_write, for values that must be stored as they are.
+ *		As cqlfdw_conv_write, for values that must be stored: a value the
+ *		CQL type cannot hold is an error (22003) with the rule that applies.
  */
 void
 cqlfdw_conv_write_or_error(CqlConv *cv, Datum d, cql_buf *out)
@@ -1107,7 +1285,7 @@ cqlfdw_conv_write_or_error(CqlConv *cv, Datum d, cql_buf *out)
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("value %s cannot be stored as Cassandra type %s",
 						s, cqlfdw_cql_type_string(cv->ctype)),
-				 errhint("Cassandra timestamps have millisecond precision, inet holds single addresses, collections cannot contain nulls, and integer types have fixed ranges.")));
+				 cqlfdw_conv_refusal_errdetail(cv)));
 	}
 	if (cql_buf_status(out) != CQL_OK)
 		ereport(ERROR,

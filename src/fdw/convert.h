@@ -45,6 +45,44 @@ typedef enum CqlConvMethod
 } CqlConvMethod;
 
 /*
+ * What a timestamp with digits below the millisecond becomes when it is
+ * written (option timestamp_precision; docs/cql_fdw.md).  CQLTS_EXACT, the
+ * zero value, is for values compared with stored ones (pushed-down
+ * predicates, cql_query parameters): such an instant equals no stored
+ * timestamp, so it is unrepresentable, never moved.
+ */
+typedef enum CqlTsPrecision
+{
+	CQLTS_EXACT = 0,
+	CQLTS_TRUNCATE,				/* floor to the millisecond, as the Java driver */
+	CQLTS_ROUND,				/* nearest millisecond, as ::timestamptz(3) */
+	CQLTS_ERROR					/* refuse the write */
+} CqlTsPrecision;
+
+/*
+ * Why cqlfdw_conv_write found no CQL value equal to a Datum: each refusal
+ * gets its own detail and hint (cqlfdw_conv_refusal_errdetail).
+ */
+typedef enum CqlRefusal
+{
+	CQLREF_NONE = 0,
+	CQLREF_INT_RANGE,			/* integer outside tinyint/smallint/int */
+	CQLREF_FRACTION,			/* fractional numeric into an integer type */
+	CQLREF_NOT_FINITE,			/* numeric NaN or +-Infinity */
+	CQLREF_FLOAT_PRECISION,		/* double that no float equals */
+	CQLREF_ASCII,				/* non-ASCII character for ascii */
+	CQLREF_TIMEUUID,			/* UUID other than version 1 */
+	CQLREF_SUBMS,				/* timestamp with sub-millisecond digits */
+	CQLREF_INFINITE,			/* infinite timestamp or date */
+	CQLREF_NETWORK,				/* inet/cidr with a netmask */
+	CQLREF_NULL_ELEMENT,		/* NULL in an array for a collection */
+	CQLREF_MULTIDIM,			/* array of more than one dimension */
+	CQLREF_DIMENSION,			/* vector of another dimension */
+	CQLREF_DURATION,			/* interval Cassandra's duration cannot hold */
+	CQLREF_LITERAL				/* text/JSON that is no value of the type */
+} CqlRefusal;
+
+/*
  * How to convert one column (or array element).  Built once per scan or
  * modify by cqlfdw_conv_init; ctype is borrowed and must outlive it.
  */
@@ -67,6 +105,11 @@ typedef struct CqlConv
 	int16		elmlen;
 	bool		elmbyval;
 	char		elmalign;
+	/* writes: sub-millisecond timestamps (also for array elements) */
+	CqlTsPrecision ts_precision;
+	/* set by cqlfdw_conv_write when it returns CQLW_UNREPRESENTABLE */
+	CqlRefusal	refusal;
+	const cql_type *refused_type;	/* the (element) type that refused */
 } CqlConv;
 
 /* Outcome of converting a Datum for Cassandra */
@@ -93,6 +136,11 @@ extern Datum cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n,
 							  bool *isnull);
 extern CqlWriteResult cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out);
 extern void cqlfdw_conv_write_or_error(CqlConv *cv, Datum d, cql_buf *out);
+extern void cqlfdw_conv_set_ts_precision(CqlConv *cv, CqlTsPrecision p);
+extern int	cqlfdw_conv_refusal_errdetail(const CqlConv *cv);
+extern bool cqlfdw_timestamp_to_millis(int64 pg_us, CqlTsPrecision p,
+									   int64 *ms);
+extern int64 cqlfdw_timestamp_as_stored(int64 pg_us, CqlTsPrecision p);
 extern void cqlfdw_check_rows(const cql_result *page, int ncols,
 							  const CqlConv *convs, int nconvs,
 							  const char *what, const char *cql);

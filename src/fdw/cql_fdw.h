@@ -76,6 +76,9 @@ typedef struct CqlFdwOptions
 	bool		index_pushdown; /* push predicates on SAI-indexed columns */
 	bool		async_capable;	/* run concurrently under an Append */
 	bool		aggregate_pushdown; /* aggregates of a partition (upper.c) */
+	int			timestamp_precision;	/* CqlTsPrecision (convert.h) of
+										 * written sub-millisecond
+										 * timestamps; columns may override */
 	bool		index_needs_pk; /* the node's guardrail
 								 * non_partition_restricted_index_query_enabled
 								 * is false: no index query without the
@@ -235,5 +238,7 @@ extern AttrNumber cqlfdw_column_by_remote_name(const CqlFdwTable *t,
 extern void cqlfdw_get_options(Oid serverid, Oid userid, Oid relid,
 							   CqlFdwOptions *opts);
 extern int	cqlfdw_consistency_from_name(const char *name, bool for_write);
+extern int	cqlfdw_timestamp_precision(Oid relid, AttrNumber attnum,
+									   const CqlFdwOptions *opts);
 
 #endif							/* CQL_FDW_H */

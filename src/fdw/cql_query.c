@@ -270,7 +270,7 @@ bind_param(int i, const cql_type *ctype, Datum d, Oid argtype, cql_buf *out)
 				 cv.method == CONV_TEXT_LITERAL
 				 ? errhint("A text argument is read as a CQL literal of type %s.",
 						   cqlfdw_cql_type_string(ctype))
-				 : errhint("Cassandra timestamps have millisecond precision, inet holds single addresses, collections cannot contain nulls, and integer types have fixed ranges.")));
+				 : cqlfdw_conv_refusal_errdetail(&cv)));
 	}
 	if (cql_buf_status(out) != CQL_OK)
 		ereport(ERROR,

@@ -377,8 +377,15 @@ cqlBeginDirectModify(ForeignScanState *node, int eflags)
 
 			db->value_type = exprType(list_nth(fsplan->fdw_exprs, db->expr_index));
 			if (db->role == DIRECT_SET)
+			{
 				cqlfdw_conv_init_or_error(&db->conv, ct, att->atttypid, att->atttypmod,
 										  dm->relname, NameStr(att->attname));
+				/* values written; the WHERE clause's compare exactly */
+				cqlfdw_conv_set_ts_precision(&db->conv,
+											 cqlfdw_timestamp_precision(RelationGetRelid(dm->rel),
+																		db->attnum,
+																		&dm->remote.opts));
+			}
 			else
 				cqlfdw_init_bind_conv(dm->relname, &db->conv, ct, db->value_type);
 		}

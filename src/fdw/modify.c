@@ -41,6 +41,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
@@ -597,6 +598,9 @@ begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate
 									ms->bind_kinds[i] == MODBIND_COUNTER ? INT8OID : att->atttypid,
 									att->atttypmod, ms->relname,
 									NameStr(att->attname));
+			cqlfdw_conv_set_ts_precision(&ms->convs[i],
+										 cqlfdw_timestamp_precision(RelationGetRelid(rel), a,
+																	&ms->remote.opts));
 			if (ms->bind_kinds[i] == MODBIND_KEY || ms->bind_kinds[i] == MODBIND_COUNTER)
 			{
 				ms->junk_attnos[i] =
@@ -637,6 +641,37 @@ cqlBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 }
 
 /*
+ * bucket_of_stored
+ *		The bucket of bucket column a for the row in slot, computed from its
+ *		source as Cassandra stores it: under timestamp_precision 'round' the
+ *		last half millisecond of a bucket is stored as the first instant of
+ *		the next one, and the row must be in that one's partition.
+ */
+static Datum
+bucket_of_stored(CqlModifyState *ms, TupleTableSlot *slot, AttrNumber a, bool *isnull)
+{
+	const CqlFdwColumn *c = &ms->remote.table->cols[a - 1];
+	Datum		computed = cqlfdw_bucket_compute(ms->remote.table, a, slot, isnull);
+	AttrNumber	src;
+	Oid			st;
+	TimestampTz ts;
+
+	if (*isnull || c->bucket.unit == CQLBUCKET_HASH)
+		return computed;
+	src = c->bucket_src[0];
+	st = ms->remote.table->cols[src - 1].pgtype;
+	if ((st != TIMESTAMPTZOID && st != TIMESTAMPOID) ||
+		cqlfdw_timestamp_precision(RelationGetRelid(ms->rel), src,
+								   &ms->remote.opts) != CQLTS_ROUND)
+		return computed;
+	ts = DatumGetTimestampTz(slot_getattr(slot, src, isnull));
+	if (TIMESTAMP_NOT_FINITE(ts))
+		return computed;
+	ts = cqlfdw_timestamp_as_stored(ts, CQLTS_ROUND);
+	return cqlfdw_bucket_datum(cqlfdw_bucket_start(&c->bucket, ts), c->pgtype);
+}
+
+/*
  * bucket_value
  *		The value to write to bucket column a: computed from its source
  *		columns when the row leaves it NULL (INSERT without it), and the
@@ -649,7 +684,7 @@ bucket_value(CqlModifyState *ms, TupleTableSlot *slot, AttrNumber a, Datum given
 {
 	const CqlFdwColumn *c = &ms->remote.table->cols[a - 1];
 	bool		given_null = *isnull;
-	Datum		computed = cqlfdw_bucket_compute(ms->remote.table, a, slot, isnull);
+	Datum		computed = bucket_of_stored(ms, slot, a, isnull);
 	int16		typlen;
 	bool		typbyval;
 	const char *colname = NameStr(TupleDescAttr(RelationGetDescr(ms->rel), a - 1)->attname);
@@ -1034,20 +1069,109 @@ write_one_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot
 }
 
 /*
+ * value_as_stored
+ *		The value Cassandra stores for d, written with converter cv, when
+ *		that differs from d: a timestamp (or an array of them) with digits
+ *		below the millisecond, truncated or rounded as option
+ *		timestamp_precision says.  Otherwise d itself, *changed left alone.
+ */
+static Datum
+value_as_stored(const CqlConv *cv, Datum d, bool *changed)
+{
+	if (cv->method == CONV_TIMESTAMPTZ || cv->method == CONV_TIMESTAMP)
+	{
+		TimestampTz ts = DatumGetTimestampTz(d);
+		TimestampTz stored;
+
+		if (TIMESTAMP_NOT_FINITE(ts))
+			return d;
+		stored = cqlfdw_timestamp_as_stored(ts, cv->ts_precision);
+		if (stored == ts)
+			return d;
+		*changed = true;
+		return TimestampTzGetDatum(stored);
+	}
+	if (cv->method == CONV_ARRAY &&
+		(cv->elem->method == CONV_TIMESTAMPTZ || cv->elem->method == CONV_TIMESTAMP))
+	{
+		ArrayType  *arr = DatumGetArrayTypeP(d);
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n;
+		bool		any = false;
+
+		deconstruct_array(arr, cv->elemtype, cv->elmlen, cv->elmbyval, cv->elmalign,
+						  &elems, &nulls, &n);
+		for (int i = 0; i < n; i++)
+			if (!nulls[i])
+				elems[i] = value_as_stored(cv->elem, elems[i], &any);
+		if (!any)
+			return d;
+		*changed = true;
+		return PointerGetDatum(construct_md_array(elems, nulls, ARR_NDIM(arr),
+												  ARR_DIMS(arr), ARR_LBOUND(arr),
+												  cv->elemtype, cv->elmlen,
+												  cv->elmbyval, cv->elmalign));
+	}
+	return d;
+}
+
+/*
+ * returning_as_stored
+ *		For RETURNING: the new row with its timestamps (also in arrays) as
+ *		Cassandra stores them (truncated or rounded to the millisecond,
+ *		option timestamp_precision), not as given.  The slot (a heap tuple
+ *		slot for a foreign table) gets a new tuple, in its own memory
+ *		context, only when a value changes.
+ */
+static void
+returning_as_stored(CqlModifyState *ms, TupleTableSlot *slot)
+{
+	TupleDesc	td = slot->tts_tupleDescriptor;
+	Datum	   *values;
+	bool	   *isnull;
+	bool		changed = false;
+	MemoryContext old;
+	HeapTuple	tuple;
+
+	if (!ms->has_returning)
+		return;
+	slot_getallattrs(slot);
+	values = palloc(sizeof(Datum) * Max(td->natts, 1));
+	isnull = palloc(sizeof(bool) * Max(td->natts, 1));
+	memcpy(values, slot->tts_values, sizeof(Datum) * td->natts);
+	memcpy(isnull, slot->tts_isnull, sizeof(bool) * td->natts);
+	for (int i = 0; i < ms->nbinds; i++)
+	{
+		AttrNumber	a = ms->bind_attrs[i];
+
+		if (ms->bind_kinds[i] == MODBIND_NEW && a > 0 && a <= td->natts && !isnull[a - 1])
+			values[a - 1] = value_as_stored(&ms->convs[i], values[a - 1], &changed);
+	}
+	if (!changed)
+		return;
+	old = MemoryContextSwitchTo(slot->tts_mcxt);
+	tuple = heap_form_tuple(td, values, isnull);
+	MemoryContextSwitchTo(old);
+	ExecForceStoreHeapTuple(tuple, slot, true);
+}
+
+/*
  * cqlExecForeignInsert
  *		ExecForeignInsert callback: one row, sent (to a replica of its
  *		partition when the cluster knows one) and awaited, or with
  *		write_mode 'on_commit' kept for COMMIT.
  *
  * With if_not_exists a row that exists already is a unique violation (at
- * COMMIT for a deferred write).  The slot is returned unchanged: Cassandra
- * sends no row back.
+ * COMMIT for a deferred write).  The slot is returned as written (Cassandra
+ * sends no row back), its timestamps for RETURNING as stored.
  */
 TupleTableSlot *
 cqlExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 					 TupleTableSlot *planSlot)
 {
 	write_one_row((CqlModifyState *) rinfo->ri_FdwState, slot, planSlot);
+	returning_as_stored((CqlModifyState *) rinfo->ri_FdwState, slot);
 	return slot;
 }
 
@@ -1243,13 +1367,14 @@ cqlGetForeignModifyBatchSize(ResultRelInfo *rinfo)
  *		ExecForeignUpdate callback: one UPDATE of the assigned columns, the
  *		row named by its old key (junk columns); a counter is incremented by
  *		new minus old.  Sent and awaited, or kept for COMMIT.  The slot is
- *		returned unchanged.
+ *		returned as written (for RETURNING, timestamps as stored).
  */
 TupleTableSlot *
 cqlExecForeignUpdate(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 					 TupleTableSlot *planSlot)
 {
 	write_one_row((CqlModifyState *) rinfo->ri_FdwState, slot, planSlot);
+	returning_as_stored((CqlModifyState *) rinfo->ri_FdwState, slot);
 	return slot;
 }
 

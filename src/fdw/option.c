@@ -27,6 +27,7 @@
 #include "utils/varlena.h"
 
 #include "bucket.h"
+#include "convert.h"
 #include "cql_conn.h"
 #include "cql_fdw.h"
 #include "cql_wire.h"
@@ -51,6 +52,7 @@ typedef enum CqlOptionKind
 	OPT_SSLMODE,
 	OPT_BUCKET,					/* bucket.c's spec */
 	OPT_SIMILARITY,				/* cosine, euclidean, dot_product */
+	OPT_TS_PRECISION,			/* truncate, round, error */
 	OPT_FILE					/* absolute path read by the server process:
 								 * superuser only */
 } CqlOptionKind;
@@ -128,6 +130,8 @@ static const CqlOption cql_options[] = {
 	{"async_capable", ForeignTableRelationId, OPT_BOOL},
 	{"aggregate_pushdown", ForeignServerRelationId, OPT_BOOL},
 	{"aggregate_pushdown", ForeignTableRelationId, OPT_BOOL},
+	{"timestamp_precision", ForeignServerRelationId, OPT_TS_PRECISION},
+	{"timestamp_precision", ForeignTableRelationId, OPT_TS_PRECISION},
 
 	/* table only */
 	{"keyspace", ForeignTableRelationId, OPT_STRING},
@@ -151,6 +155,7 @@ static const CqlOption cql_options[] = {
 	{"masked", AttributeRelationId, OPT_STRING},	/* written by IMPORT */
 	{"writetime_of", AttributeRelationId, OPT_STRING},	/* write_metadata.c */
 	{"ttl_of", AttributeRelationId, OPT_STRING},
+	{"timestamp_precision", AttributeRelationId, OPT_TS_PRECISION},
 
 	{NULL, InvalidOid, OPT_STRING}
 };
@@ -180,6 +185,22 @@ cqlfdw_consistency_from_name(const char *name, bool for_write)
 		(code == CQL_CONSISTENCY_SERIAL || code == CQL_CONSISTENCY_LOCAL_SERIAL))
 		return -1;
 	return code;
+}
+
+/*
+ * ts_precision_from_name
+ *		The CqlTsPrecision of a value of option timestamp_precision, or -1.
+ */
+static int
+ts_precision_from_name(const char *value)
+{
+	if (strcmp(value, "truncate") == 0)
+		return CQLTS_TRUNCATE;
+	if (strcmp(value, "round") == 0)
+		return CQLTS_ROUND;
+	if (strcmp(value, "error") == 0)
+		return CQLTS_ERROR;
+	return -1;
 }
 
 /*
@@ -424,6 +445,14 @@ validate_value(const CqlOption *opt, DefElem *def)
 						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 						 errmsg("invalid value for option \"sai_similarity\": \"%s\"", value),
 						 errhint("Valid values are \"cosine\", \"euclidean\" and \"dot_product\", the similarity_function of the vector column's SAI index.")));
+			break;
+		case OPT_TS_PRECISION:
+			if (ts_precision_from_name(value) < 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid value for option \"timestamp_precision\": \"%s\"", value),
+						 errdetail("The option says what a written timestamp with digits below the millisecond becomes: Cassandra timestamps have millisecond precision."),
+						 errhint("Valid values are \"truncate\" (drop the digits, as the Java and Python drivers do), \"round\" (to the nearest millisecond) and \"error\" (refuse the write).")));
 			break;
 		case OPT_BUCKET:
 			{
@@ -721,6 +750,8 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 		o->async_capable = defGetBoolean(def);
 	else if (strcmp(name, "aggregate_pushdown") == 0)
 		o->aggregate_pushdown = defGetBoolean(def);
+	else if (strcmp(name, "timestamp_precision") == 0)
+		o->timestamp_precision = ts_precision_from_name(value);
 }
 
 /*
@@ -756,6 +787,7 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 	o->index_pushdown = true;
 	o->async_capable = true;
 	o->aggregate_pushdown = true;
+	o->timestamp_precision = CQLTS_TRUNCATE;
 	o->consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->write_consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->fetch_size = CQLFDW_DEFAULT_FETCH_SIZE;
@@ -782,4 +814,26 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 		if (o->table == NULL)
 			o->table = get_rel_name(relid);
 	}
+}
+
+/*
+ * cqlfdw_timestamp_precision
+ *		The option timestamp_precision of column attnum of foreign table
+ *		relid (a CqlTsPrecision): the column's own, else opts's (the
+ *		table's, else the server's, else truncate; cqlfdw_get_options).
+ *		Writers call it once per column when they set up.
+ */
+int
+cqlfdw_timestamp_precision(Oid relid, AttrNumber attnum, const CqlFdwOptions *opts)
+{
+	ListCell   *lc;
+
+	foreach(lc, GetForeignColumnOptions(relid, attnum))
+	{
+		DefElem    *def = (DefElem *) lfirst(lc);
+
+		if (strcmp(def->defname, "timestamp_precision") == 0)
+			return ts_precision_from_name(defGetString(def));
+	}
+	return opts->timestamp_precision;
 }

@@ -16,7 +16,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 DROP EXTENSION IF EXISTS cql_fdw CASCADE;
 
-SELECT plan(44);
+SELECT plan(46);
 
 -- installation
 SELECT lives_ok('CREATE EXTENSION cql_fdw', 'CREATE EXTENSION cql_fdw works');
@@ -85,6 +85,12 @@ SELECT throws_ok($$CREATE USER MAPPING FOR CURRENT_USER SERVER pgtap_cql_2
 SELECT throws_ok($$CREATE SERVER pgtap_bad3 FOREIGN DATA WRAPPER cql_fdw
                    OPTIONS (username 'cassandra')$$,
                  'HV00D', NULL, 'user-mapping option on a server is rejected');
+SELECT throws_ok($$CREATE SERVER pgtap_bad7 FOREIGN DATA WRAPPER cql_fdw
+                   OPTIONS (timestamp_precision 'floor')$$,
+                 'HV024', 'invalid value for option "timestamp_precision": "floor"',
+                 'timestamp_precision takes truncate, round or error');
+SELECT lives_ok($$ALTER SERVER pgtap_cql OPTIONS (ADD timestamp_precision 'round')$$,
+                'timestamp_precision round is accepted on a server');
 
 -- cql_execute: STRICT, so NULL arguments return NULL without connecting
 -- (run through lives_ok so a missing function is a failure, not an abort)

@@ -11,7 +11,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS cql_fdw;
-SELECT plan(28);
+SELECT plan(35);
 
 CREATE SERVER tap_cass FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_host');
 CREATE USER MAPPING FOR CURRENT_USER SERVER tap_cass;
@@ -33,6 +33,27 @@ SELECT throws_ok($$CREATE SERVER x FOREIGN DATA WRAPPER cql_fdw OPTIONS (port 'x
                  'HV024', NULL, 'bad option value: HV024');
 SELECT throws_ok($$ALTER FOREIGN TABLE tap.s ALTER COLUMN who OPTIONS (ADD sai_similarity 'manhattan')$$,
                  'HV024', NULL, 'bad vector similarity function: HV024');
+SELECT throws_ok($$CREATE SERVER x FOREIGN DATA WRAPPER cql_fdw OPTIONS (timestamp_precision 'nearest')$$,
+                 'HV024', 'invalid value for option "timestamp_precision": "nearest"',
+                 'bad server timestamp_precision: HV024');
+SELECT throws_ok($$ALTER FOREIGN TABLE tap.s ALTER COLUMN who OPTIONS (ADD timestamp_precision 'ceil')$$,
+                 'HV024', NULL, 'bad column timestamp_precision: HV024');
+SELECT throws_ok($$CREATE USER MAPPING FOR PUBLIC SERVER tap_cass OPTIONS (timestamp_precision 'round')$$,
+                 'HV00D', NULL, 'timestamp_precision is no user mapping option: HV00D');
+
+-- values Cassandra cannot store: 22003 (a sub-millisecond timestamp only
+-- under timestamp_precision 'error'; the default truncates)
+SELECT lives_ok($$SELECT cql_execute('tap_cass', 'CREATE TABLE tap_errors.tsp (k int PRIMARY KEY, at timestamp, ip inet)')$$,
+                'timestamp table created');
+CREATE FOREIGN TABLE tap.tsp (k int, at timestamptz OPTIONS (timestamp_precision 'error'), ip inet)
+  SERVER tap_cass OPTIONS (keyspace 'tap_errors', "table" 'tsp');
+SELECT throws_ok($$INSERT INTO tap.tsp (k, at) VALUES (1, '2024-01-01 00:00:00.000001+00')$$,
+                 '22003', NULL, 'sub-millisecond timestamp under timestamp_precision error: 22003');
+SELECT throws_ok($$INSERT INTO tap.tsp (k, ip) VALUES (1, '10.0.0.0/8')$$,
+                 '22003', NULL, 'inet with a netmask: 22003');
+ALTER FOREIGN TABLE tap.tsp ALTER COLUMN at OPTIONS (DROP timestamp_precision);
+SELECT lives_ok($$INSERT INTO tap.tsp (k, at) VALUES (1, now())$$,
+                'now() is written under the default timestamp_precision (truncate)');
 
 -- connections
 CREATE SERVER tap_dead FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '127.0.0.1:1', connect_timeout '2000');
