@@ -31,7 +31,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from taplib import Session, done, note, ok, psql  # noqa: E402
+from taplib import Session, done, note, ok, psql, skip  # noqa: E402
 
 RUN_DIR = os.environ.get("CASSANDRA_RUN_DIR") or os.path.join(
     os.environ.get("CQL_FDW_CACHE", os.path.expanduser("~/.cache/cql_fdw")), "run")
@@ -283,7 +283,8 @@ SELECT cql_execute('tls_plain', 'SELECT now() FROM system.local')""", "HV00N",
 SELECT cql_execute('tls_plain', 'SELECT now() FROM system.local')""", "HV00N",
                   "Permission denied", forbidden=(unreadable,))
     else:
-        ok(True, "# SKIP an unreadable key needs a PostgreSQL server running as another OS user")
+        skip("an unreadable key file: 'Permission denied', no path",
+             "an unreadable key needs a PostgreSQL server running as another OS user")
     os.chmod(os.path.join(work, "wronghost.key"), 0o600)
     fail_case("a key that does not belong to the certificate",
               f"""ALTER USER MAPPING FOR CURRENT_USER SERVER tls_plain OPTIONS (SET sslkey '{os.path.join(work, "expired.key")}');

@@ -299,7 +299,7 @@ main(void)
 		ok(load(c), "loaded 100,000 rows with pipelined batches");
 	}
 	else
-		ok(1, "100,000 rows already loaded by an earlier run");
+		skip("loaded 100,000 rows with pipelined batches", "the rows were loaded by an earlier run");
 	cql_conn_close(c);
 
 	scan_all(5, CQL_COMPRESSION_NONE);
