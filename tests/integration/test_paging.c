@@ -286,6 +286,7 @@ main(void)
 	cql_conn_options o;
 	cql_conn   *c;
 
+	plan(49);					/* every assertion below runs on a passing run */
 	itest_options(&o, 5, CQL_COMPRESSION_LZ4);
 	o.request_timeout_ms = 120000;
 	c = itest_connect_or_die(&o);
