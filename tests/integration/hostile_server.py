@@ -533,7 +533,7 @@ class Health:
                 time.sleep(0.2)
                 text = log_since(log_offset)
         out, _ = self.watcher.run("SELECT 1", timeout=10)
-        watcher_alive = out.strip().endswith("1") and "<<" not in out
+        watcher_alive = out.strip().splitlines()[-1:] == ["1"] and "<<" not in out
         restarted = (bool(mine) or not watcher_alive
                      or "terminating any other active server processes" in text)
         if restarted:
