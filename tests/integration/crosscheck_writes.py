@@ -469,19 +469,23 @@ def known_bugs(session):
         return rc != 0 and raw is None, "%s\nstored: %s" % (out, raw and raw.n)
     checks.append(("time '24:00:00' is refused, not written as 86400000000000 ns", time_24))
 
-    # a set nested in a UDT or a tuple, written from jsonb, is sent in the
-    # order given and with its duplicates; Cassandra canonicalizes only
-    # top-level collections, so the stored set is out of CQL order (and an
-    # equality with the same set finds nothing) or holds an element twice
-    def nested_sets():
-        rc, out = psql("""INSERT INTO %s.typed (k, c, ad, tp) VALUES
-  (4, 1, '{"tags": ["work", "home"]}', NULL), (4, 2, '{"tags": ["a", "a"]}', NULL)""" % SCH)
-        rows = session.execute('SELECT c, toJson(ad) AS j FROM "%s".typed WHERE k = 4' % KS)
-        got = {r.c: r.j for r in rows}
-        want = {1: '{"street": null, "zip": null, "tags": ["home", "work"]}',
-                2: '{"street": null, "zip": null, "tags": ["a"]}'}
+    # a set or a map nested in a UDT or a tuple, written from jsonb, is sent
+    # in the order given (a jsonb object's keys: shorter first) and with its
+    # duplicates; Cassandra canonicalizes only top-level collections, so the
+    # stored value is out of CQL order (an equality with the same value
+    # finds nothing) or holds an element twice
+    def nested_collections():
+        rc, out = psql("""INSERT INTO %s.nested (k, ad, tp) VALUES
+  (1, '{"tags": ["work", "home"]}', '[1, {"5": 1, "-1": 2}, {"bb": 1, "a": 2, "c": 3}]'),
+  (2, '{"tags": ["a", "a"]}', NULL)""" % SCH)
+        rows = session.execute('SELECT k, toJson(ad) AS a, toJson(tp) AS t FROM "%s".nested' % KS)
+        got = {r.k: (r.a, r.t) for r in rows}
+        want = {1: ('{"street": null, "zip": null, "tags": ["home", "work"]}',
+                    '[1, {"-1": 2, "5": 1}, {"a": 2, "bb": 1, "c": 3}]'),
+                2: ('{"street": null, "zip": null, "tags": ["a"]}', 'null')}
         return rc == 0 and got == want, "%s\nserver's JSON: %s\nexpected: %s" % (out, got, want)
-    checks.append(("a set inside a UDT is stored in CQL order and without duplicates", nested_sets))
+    checks.append(("sets and maps inside a UDT or a tuple are stored in CQL order, without "
+                   "duplicates", nested_collections))
 
     # PostgreSQL's last timestamps (after about 294247-01-01) overflow the
     # microseconds since 1970 that cql_fdw computes before dividing by 1000,
@@ -523,6 +527,8 @@ SELECT cql_execute('{SRV}', $${table_cql("typed")}$$);
 SELECT cql_execute('{SRV}', $${table_cql("typed_ref")}$$);
 SELECT cql_execute('{SRV}', $$CREATE TABLE {KS}.bulk (k int, c int, {", ".join("%s %s" % x for x in BULK_COLS)}, PRIMARY KEY ((k), c))$$);
 SELECT cql_execute('{SRV}', 'CREATE TABLE {KS}.tm (k int PRIMARY KEY, tm time)');
+SELECT cql_execute('{SRV}', 'CREATE TABLE {KS}.nested (k int PRIMARY KEY, ad frozen<addr>,
+  tp frozen<tuple<int, frozen<map<int, int>>, frozen<map<text, int>>>>)');
 CREATE SCHEMA {SCH};
 IMPORT FOREIGN SCHEMA {KS} FROM SERVER {SRV} INTO {SCH};
 -- real[] also when pgvector is installed here (IMPORT would pick vector(3))
