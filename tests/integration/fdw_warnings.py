@@ -7,8 +7,8 @@ by default) makes the coordinator attach a warning to its answer; cql_fdw
 turns it into a WARNING that names the coordinator, counted in
 cql_fdw_statistics().  A statement whose pages all carry the same warning
 reports it once; the server counts per page, so a paged read warns once
-for each page over the threshold.  Needs PGHOST/PGPORT/PGUSER/PGDATABASE of a server with
-cql_fdw installed and CQL_CLUSTER_HOSTS (or CQL_HOST).
+for each page over the threshold.  Needs PGHOST/PGPORT/PGUSER/PGDATABASE
+of a server with cql_fdw installed and CQL_CLUSTER_HOSTS (or CQL_HOST).
 """
 import os
 import re
