@@ -5,34 +5,17 @@
 \i sql/include/cql_server.sql
 \set ks regress_types
 \i sql/include/keyspace.sql
+\i sql/include/scalar_rows.sql
 
 DO $$
 BEGIN
   PERFORM cql_execute('cass', 'CREATE TYPE regress_types.address (street text, city text, zip int)');
-  PERFORM cql_execute('cass', 'CREATE TABLE regress_types.scalars (
-      id int PRIMARY KEY, a ascii, b bigint, bl blob, bo boolean, dt date,
-      de decimal, d double, du duration, f float, i inet, s smallint, t text,
-      tm time, ts timestamp, tu timeuuid, ti tinyint, u uuid, vc varchar, vi varint)');
   PERFORM cql_execute('cass', 'CREATE TABLE regress_types.collections (
       id int PRIMARY KEY, l list<int>, st set<text>, m map<text, int>,
       fl frozen<list<bigint>>, tp tuple<int, text, boolean>, ad frozen<address>,
       addrs map<text, frozen<address>>, nested list<frozen<list<int>>>,
       ve vector<float, 3>, ts set<timestamp>)');
   PERFORM cql_execute('cass', 'CREATE TABLE regress_types.counters (id int PRIMARY KEY, n counter)');
-
-  PERFORM cql_execute('cass', $c$INSERT INTO regress_types.scalars
-      (id, a, b, bl, bo, dt, de, d, du, f, i, s, t, tm, ts, tu, ti, u, vc, vi) VALUES
-      (1, 'plain ascii', 9223372036854775807, 0xcafebabe, true, '2024-02-29',
-       -12345678901234567890.123456789, 1.5e300, 1y2mo3d4h5m6s7ms8us9ns, 3.25, '192.168.1.10',
-       -32768, 'grüße, 世界 ''quoted''', '12:34:56.789123456', '2024-01-02 03:04:05.678Z',
-       50554d6e-29bb-11e5-b345-feff819cdc9f, -128, 5bcb5e6c-5e9a-4f0b-a1f1-2b8e1c7c9d10,
-       'varchar', -123456789012345678901234567890)$c$);
-  PERFORM cql_execute('cass', $c$INSERT INTO regress_types.scalars
-      (id, a, b, bl, bo, dt, de, d, du, f, i, s, t, tm, ts, tu, ti, u, vc, vi) VALUES
-      (2, '', -9223372036854775808, 0x, false, '1969-12-31', 0.000001, -0.0, -5d, -1.5e-10, '::1',
-       32767, '', '00:00:00', '1969-07-20 20:17:40.000Z', 00000000-0000-1000-8000-000000000000, 127,
-       00000000-0000-0000-0000-000000000000, '', 0)$c$);
-  PERFORM cql_execute('cass', 'INSERT INTO regress_types.scalars (id) VALUES (3)');
 
   PERFORM cql_execute('cass', $c$INSERT INTO regress_types.collections
       (id, l, st, m, fl, tp, ad, addrs, nested, ve, ts) VALUES

@@ -96,7 +96,8 @@ def driver_key(kind, fields):
 
 def main():
     cl, session = connect()
-    ok(True, "driver connected to %s:%d" % (HOST, PORT))
+    ok(session is not None and len(cl.metadata.all_hosts()) > 0,
+       "driver connected to %s:%d and sees %d host(s)" % (HOST, PORT, len(cl.metadata.all_hosts())))
     dcs = sorted({h.datacenter for h in cl.metadata.all_hosts()})
     dc = dcs[0]
     nhosts = len(cl.metadata.all_hosts())

@@ -6,8 +6,9 @@ A partition with more tombstone cells than tombstone_warn_threshold (1000
 by default) makes the coordinator attach a warning to its answer; cql_fdw
 turns it into a WARNING that names the coordinator, counted in
 cql_fdw_statistics().  A statement whose pages all carry the same warning
-reports it once.  Needs PGHOST/PGPORT/PGUSER/PGDATABASE of a server with
-cql_fdw installed and CQL_CLUSTER_HOSTS (or CQL_HOST).
+reports it once; the server counts per page, so a paged read warns once
+for each page over the threshold.  Needs PGHOST/PGPORT/PGUSER/PGDATABASE
+of a server with cql_fdw installed and CQL_CLUSTER_HOSTS (or CQL_HOST).
 """
 import os
 import re
@@ -15,7 +16,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from taplib import done, note, ok, psql  # noqa: E402
+from taplib import done, note, ok, plan, psql  # noqa: E402
 
 HOSTS = os.environ.get("CQL_CLUSTER_HOSTS", os.environ.get("CQL_HOST", "127.0.0.1"))
 
@@ -28,6 +29,7 @@ def psql_all(sql):
 
 
 def main():
+    plan(7)
     rc, out = psql(f"""
 CREATE EXTENSION IF NOT EXISTS cql_fdw;
 DROP SERVER IF EXISTS warn_srv CASCADE;
@@ -64,12 +66,21 @@ INSERT INTO warn.t (k, c, v) SELECT 2, g, 'x' FROM generate_series(1, 10) g;
         note("warning: " + m.group(0))
     ok(len(lines) == 2 and lines[1] == "1", "cql_fdw_statistics() counts it", stdout)
 
-    # three pages of 500 rows: each page reads fewer tombstones than the
-    # threshold, the whole partition more; either way never one per row
+    # Cassandra counts tombstones per page (per read command): pages of 600
+    # rows (600, 600, 300) each stay below the threshold, so no warning at
+    # all; pages of 1100 rows: the first one warns, the second (400) does
+    # not -- exactly one WARNING, for that page, never one per row
     rc, stdout, stderr = psql_all(
         "ALTER FOREIGN TABLE warn.t OPTIONS (ADD fetch_size '600'); "
         "SELECT count(*) FROM warn.t WHERE k = 1")
-    ok(rc == 0 and stderr.count("WARNING") <= 3, "a paged read reports at most once per page", stderr)
+    ok(rc == 0 and stdout.split()[-1:] == ["1500"] and stderr.count("WARNING") == 0,
+       "pages of 600 rows stay below the threshold: no warning", stdout + stderr)
+    rc, stdout, stderr = psql_all(
+        "ALTER FOREIGN TABLE warn.t OPTIONS (SET fetch_size '1100'); "
+        "SELECT count(*) FROM warn.t WHERE k = 1")
+    ok(rc == 0 and stdout.split()[-1:] == ["1500"] and stderr.count("WARNING") == 1
+       and "Read 1100 live rows and 1100 tombstone cells" in stderr,
+       "pages of 1100 rows: exactly one WARNING, for the first page", stdout + stderr)
 
     psql("SELECT cql_execute('warn_srv', 'DROP KEYSPACE IF EXISTS fdw_warnings'); "
          "DROP SERVER warn_srv CASCADE; DROP SCHEMA warn CASCADE")

@@ -87,7 +87,8 @@ itest_connect_or_die(const cql_conn_options *o)
 	{
 		ok(0, "connect to %s:%d", o->host, o->port);
 		itest_diag_error("connect", st, &err);
-		printf("1..%d\n", tap_count);
+		if (tap_planned < 0)
+			printf("1..%d\n", tap_count);
 		exit(1);
 	}
 	return c;

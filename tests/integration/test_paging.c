@@ -286,6 +286,7 @@ main(void)
 	cql_conn_options o;
 	cql_conn   *c;
 
+	plan(49);					/* every assertion below runs on a passing run */
 	itest_options(&o, 5, CQL_COMPRESSION_LZ4);
 	o.request_timeout_ms = 120000;
 	c = itest_connect_or_die(&o);
@@ -299,7 +300,7 @@ main(void)
 		ok(load(c), "loaded 100,000 rows with pipelined batches");
 	}
 	else
-		ok(1, "100,000 rows already loaded by an earlier run");
+		skip("loaded 100,000 rows with pipelined batches", "the rows were loaded by an earlier run");
 	cql_conn_close(c);
 
 	scan_all(5, CQL_COMPRESSION_NONE);

@@ -2,10 +2,16 @@
  * tap.h
  *		A minimal Test Anything Protocol emitter for the C test programs.
  *
- * Each test program prints "1..N" at the end (done_testing) and one
- * "ok N - name" / "not ok N - name" line per assertion, so `prove` can run
- * it and scripts/test.sh can count results.  Failures print a diagnostic
- * with file and line.  Header-only on purpose: every test is one file.
+ * Each test program prints one "ok N - name" / "not ok N - name" line per
+ * assertion, so `prove` can run it and scripts/test.sh can count results.
+ * Failures print a diagnostic with file and line.  A program whose count
+ * of assertions is known up front calls plan(N) first: the plan "1..N" is
+ * printed before the tests, so a runner that compares planned with ran
+ * notices an assertion that went missing, and done_testing() fails when
+ * the count differs.  Otherwise done_testing() prints "1..N" at the end.
+ * An assertion that cannot be checked here is skip(): "ok N - name # SKIP
+ * reason", counted as skipped by the runner, never as a pass.
+ * Header-only on purpose: every test is one file.
  */
 #ifndef CQL_TAP_H
 #define CQL_TAP_H
@@ -18,6 +24,16 @@
 
 static int	tap_count = 0;
 static int	tap_failed = 0;
+static int	tap_planned = -1;	/* -1: no plan printed yet */
+
+/* Print the plan first: exactly n assertions follow. */
+static inline void
+plan(int n)
+{
+	tap_planned = n;
+	printf("1..%d\n", n);
+	fflush(stdout);
+}
 
 static inline int
 tap_ok(int cond, const char *file, int line, const char *fmt, ...)
@@ -72,14 +88,32 @@ tap_hexdump(const char *label, const void *p, size_t n)
 		tap_hexdump("got", (got), tap_gl_); tap_hexdump("expected", (want), tap_wl_); } \
 } while (0)
 
+/* One assertion that is not checked in this run, and why (TAP SKIP). */
+#define skip(name, reason) do { \
+	tap_count++; \
+	printf("ok %d - %s # SKIP %s\n", tap_count, (name), (reason)); \
+	fflush(stdout); \
+} while (0)
+
 #define diag(...) do { printf("# "); printf(__VA_ARGS__); printf("\n"); } while (0)
 
 #define skip_all(...) do { printf("1..0 # SKIP "); printf(__VA_ARGS__); printf("\n"); exit(0); } while (0)
 
+/*
+ * End of the program: print the plan unless plan() did, and return the
+ * exit status (1 on a failed assertion or when the planned count was not
+ * the count that ran).
+ */
 static inline int
 done_testing(void)
 {
-	printf("1..%d\n", tap_count);
+	if (tap_planned < 0)
+		printf("1..%d\n", tap_count);
+	else if (tap_count != tap_planned)
+	{
+		printf("# planned %d tests but ran %d\n", tap_planned, tap_count);
+		return 1;
+	}
 	return tap_failed ? 1 : 0;
 }
 

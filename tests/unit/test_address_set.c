@@ -75,6 +75,7 @@ test_nomem(void)
 int
 main(void)
 {
+	plan(20);		/* every assertion runs on a passing build */
 	test_numeric();
 	test_names();
 	test_nomem();

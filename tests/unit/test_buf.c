@@ -35,6 +35,7 @@ main(void)
 	int32_t		bn;
 	int64_t		sv;
 
+	plan(28);		/* every assertion runs on a passing build */
 	cql_buf_init(&b, &cql_malloc_allocator);
 	cql_buf_u16(&b, 0x0102);
 	cql_buf_i32(&b, -2);

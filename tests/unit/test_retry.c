@@ -130,6 +130,7 @@ test_server(void)
 int
 main(void)
 {
+	plan(34);		/* every assertion runs on a passing build */
 	test_transport();
 	test_server();
 	return done_testing();

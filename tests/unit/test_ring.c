@@ -1128,6 +1128,7 @@ test_nomem(void)
 int
 main(void)
 {
+	plan(165);		/* every assertion runs on a passing build */
 	test_token_parse();
 	test_contact_points();
 	test_simple_three_nodes();

@@ -221,6 +221,7 @@ test_type_budget(void)
 int
 main(void)
 {
+	plan(279);		/* every assertion runs on a passing build */
 	test_type_budget();
 
 	/* ---- native options ---- */

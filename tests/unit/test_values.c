@@ -1176,6 +1176,7 @@ test_hostile_fuzz(void)
 int
 main(void)
 {
+	plan(1453);		/* every assertion runs on a passing build */
 	test_integers();
 	test_varint_decimal();
 	test_floats();

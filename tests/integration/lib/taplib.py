@@ -1,9 +1,16 @@
 """
 Small shared helpers of the Python integration tests (TAP output).
 
+  plan(n)               prints the plan "1..n" first, when the count of
+                        assertions is known up front (done() then checks it)
   ok(cond, name, diag)  one TAP test line; diag lines follow a failure
+  skip(name, reason)    an assertion not checked in this run:
+                        "ok N - name # SKIP reason" (counted as skipped)
+  skip_all(reason)      the whole file is skipped: "1..0 # SKIP reason"
   note(text)            a TAP comment ("# ...")
-  done()                prints the plan ("1..N"); returns the exit status
+  done()                prints the plan ("1..N") unless plan() did;
+                        returns the exit status (1 on a failure or when
+                        the planned count did not run)
   psql(sql)             one-shot psql -c, ON_ERROR_STOP; (returncode, output)
   Session               one long-lived psql process fed statement by
                         statement, so a test controls what happens between
@@ -19,6 +26,14 @@ import time
 
 n_tests = 0
 n_failed = 0
+n_planned = None
+
+
+def plan(n):
+    global n_planned
+    n_planned = n
+    print("1..%d" % n)
+    sys.stdout.flush()
 
 
 def ok(cond, name, diag=None):
@@ -34,6 +49,20 @@ def ok(cond, name, diag=None):
     return cond
 
 
+def skip(name, reason):
+    global n_tests
+    n_tests += 1
+    print("ok %d - %s # SKIP %s" % (n_tests, name, reason))
+    sys.stdout.flush()
+
+
+def skip_all(reason):
+    """The whole file is skipped; the caller exits 0 after this."""
+    print("1..0 # SKIP %s" % reason)
+    sys.stdout.flush()
+    return 0
+
+
 def note(text):
     for line in str(text).splitlines():
         print("# " + line)
@@ -41,7 +70,12 @@ def note(text):
 
 
 def done():
-    print("1..%d" % n_tests)
+    if n_planned is None:
+        print("1..%d" % n_tests)
+    elif n_tests != n_planned:
+        print("# planned %d tests but ran %d" % (n_planned, n_tests))
+        sys.stdout.flush()
+        return 1
     sys.stdout.flush()
     return 1 if n_failed else 0
 
