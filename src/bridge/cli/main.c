@@ -12,6 +12,8 @@
  * Connection options are psql's (-d -h -p -U, and the PG* environment
  * through libpq).  Usage errors exit with status 2, failures with 1.
  *
+ * layer: main
+ *
  * IDENTIFICATION
  *	  src/bridge/cli/main.c
  *
@@ -24,10 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-
-/* set by sync --uninstall; read by sync.c */
-bool		bridge_sync_uninstall = false;
+#include "check/verify.h"
+#include "load/apply.h"
+#include "plan/plan.h"
+#include "sync/sync.h"
 
 enum
 {
@@ -367,7 +369,7 @@ main(int argc, char **argv)
 				break;
 			case OPT_UNINSTALL:
 				ONLY_FOR("sync");
-				bridge_sync_uninstall = true;
+				opts.uninstall = true;
 				break;
 			case OPT_SHOW:
 				ONLY_FOR("verify");

@@ -77,8 +77,10 @@
  * 003 as SQL identifiers and are quoted once here; dollar quotes get a
  * tag that no name contains (bridge_finish_tags).
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/emit_sync.c
+ *	  src/bridge/cli/sync/emit_sync.c
  *
  *-------------------------------------------------------------------------
  */
@@ -87,7 +89,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "sync/sync.h"
 
 #define TAG BRIDGE_TAG
 

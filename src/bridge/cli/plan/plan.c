@@ -17,8 +17,10 @@
  * existing DIR is replaced only when it looks like a plan directory (it
  * has a model.txt); anything else there is an error.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan.c
+ *	  src/bridge/cli/plan/plan.c
  *
  *-------------------------------------------------------------------------
  */
@@ -30,7 +32,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "plan/plan.h"
+#include "sync/sync.h"
 
 static const char *const plan_files[] = {
 	"model.txt", "report.md", "001_schema.cql", "002_foreign_tables.sql",

@@ -17,8 +17,10 @@
  * Latency is the median over the samples of one execution on each side
  * (prepared statements, so planning is not counted).
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/verify.c
+ *	  src/bridge/cli/check/verify.c
  *
  *-------------------------------------------------------------------------
  */
@@ -26,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "check/verify.h"
 
 typedef struct Rows
 {

@@ -1,12 +1,14 @@
 /*-------------------------------------------------------------------------
  *
- * plan_util.c
+ * util.c
  *	  Small helpers shared by the plan_*.c files: warnings, list splitting,
  *	  lookups in the analysis rows and in a table's columns, table-name
  *	  plurals and the parser of published keys.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_util.c
+ *	  src/bridge/cli/plan/util.c
  *
  *-------------------------------------------------------------------------
  */
@@ -15,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /* ---------------------------------------------------------------- */
 /* small helpers													*/
@@ -277,4 +279,35 @@ plan_parse_key(const char *text, int *n, char ***cols, int *npk)
 		*cols = plan_split(s, ',', n);
 		*npk = *n > 0 ? 1 : 0;
 	}
+}
+
+/*
+ * plan_qi
+ *		SQL identifier, quoted only when needed (bridge_qi).
+ */
+char *
+plan_qi(const char *s)
+{
+	return bridge_qi(s);
+}
+
+/*
+ * plan_key_text
+ *		"((a, b), c, d)": the primary key of t as CQL writes it, for messages,
+ *		model.txt and report.md.
+ */
+char *
+plan_key_text(const Table *t)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_append(&sb, "((");
+	for (int i = 0; i < t->npk; i++)
+		sb_appendf(&sb, "%s%s", i ? ", " : "", t->cols[i].name);
+	sb_append(&sb, ")");
+	for (int i = t->npk; i < t->npk + t->nck; i++)
+		sb_appendf(&sb, ", %s", t->cols[i].name);
+	sb_append(&sb, ")");
+	return sb.data;
 }

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * plan_buckets.c
+ * buckets.c
  *	  A bucket for a table whose widest partition passes the limits: the
  *	  candidates measured on the data, the choice, and the bucket column
  *	  added to the partition key.
@@ -32,15 +32,17 @@
  * cql_fdw with the column options bucket and bucket_of, so the
  * application's SQL never names it.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_buckets.c
+ *	  src/bridge/cli/plan/buckets.c
  *
  *-------------------------------------------------------------------------
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /* range width of a typical range query (verify's samples: lower + 7 days) */
 #define RANGE_DAYS 7

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * plan_types.c
+ * types.c
  *	  Output columns of a query -> columns of its table, in CQL types:
  *	  scalar types (plan_pg_to_cql), the "address" UDT for the five
  *	  address parts of one relation, and collections for aggregate
@@ -23,8 +23,10 @@
  *	  column, e.g. a position); jsonb_object_agg(k, jsonb_build_object(the
  *	  address parts)) -> map<K, frozen<address>>.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_types.c
+ *	  src/bridge/cli/plan/types.c
  *
  *-------------------------------------------------------------------------
  */
@@ -32,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 static const char *const address_parts[] = {
 	"street", "city", "state_or_province", "postal_code", "country"

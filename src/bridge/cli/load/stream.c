@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * apply_stream.c
+ * stream.c
  *	  Load one target table in a single pass of its source rows, resumable
  *	  batch by batch.
  *
@@ -33,8 +33,10 @@
  * A table whose writes wait for COMMIT (write_mode 'on_commit') cannot be
  * streamed this way and is loaded in chunks instead (apply.c).
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/apply_stream.c
+ *	  src/bridge/cli/load/stream.c
  *
  *-------------------------------------------------------------------------
  */
@@ -42,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply.h"
+#include "load/apply.h"
 
 #define CURSOR_NAME "cqlbridge_apply"
 #define ROWS_VIEW	"pg_temp.cqlbridge_apply_rows"

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * plan_workload.c
+ * workload.c
  *	  Inputs of "cqlbridge plan": the relational catalog of --schema, the
  *	  workload file and the analysis of every query by the extension
  *	  function cql_bridge_analyze().
@@ -8,8 +8,10 @@
  * Nothing here writes files: every error is fatal before plan.c writes
  * the output directory.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_workload.c
+ *	  src/bridge/cli/plan/workload.c
  *
  *-------------------------------------------------------------------------
  */
@@ -17,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /* the workload file, for messages naming a query by file:line */
 static const char *workload_file = "workload";

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * plan_rules.c
+ * rules.c
  *	  The mapping rules of query-first modeling (Chebotko et al.), applied
  *	  to one analyzed workload query: the serving table's partition key,
  *	  clustering columns, static columns, CQL types, name and view shape.
@@ -53,8 +53,10 @@
  *		table, and whose columns are a subset of it or a superset, shares
  *		that table (the larger column set wins).
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_rules.c
+ *	  src/bridge/cli/plan/rules.c
  *
  *-------------------------------------------------------------------------
  */
@@ -63,7 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /* ---------------------------------------------------------------- */
 /* column equivalence (join equalities) and MR5 closure				*/

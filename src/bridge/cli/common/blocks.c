@@ -13,8 +13,10 @@
  * naming the file and line: a damaged file must stop a command before it
  * changes anything.
  *
+ * layer: common
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/blocks.c
+ *	  src/bridge/cli/common/blocks.c
  *
  *-------------------------------------------------------------------------
  */
@@ -22,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "common/common.h"
 
 /* ------------------------------------------------------------------------
  * Block-format reader

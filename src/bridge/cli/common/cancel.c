@@ -9,8 +9,10 @@
  * and sets a flag; the command notices the failed statement or the flag
  * and exits with status 1.  A second signal exits at once.
  *
+ * layer: common
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/cancel.c
+ *	  src/bridge/cli/common/cancel.c
  *
  *-------------------------------------------------------------------------
  */
@@ -21,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "common/common.h"
 
 /* the connections whose statements a signal cancels (apply uses two) */
 #define MAX_CANCEL 2

@@ -1,26 +1,21 @@
 /*-------------------------------------------------------------------------
  *
- * plan_emit.c
+ * emit.c
  *	  The generated files 001_schema.cql, 002_foreign_tables.sql,
  *	  003_load.sql and 004_verify.sql (formats: docs/cqlbridge-design.md,
  *	  section 2), built in memory; plan.c writes them.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_emit.c
+ *	  src/bridge/cli/plan/emit.c
  *
  *-------------------------------------------------------------------------
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-
-/* SQL identifier, quoted only when needed (bridge_qi) */
-char *
-plan_qi(const char *s)
-{
-	return bridge_qi(s);
-}
+#include "plan/plan.h"
 
 /* CQL identifier: quoted when not lower-case or a reserved CQL keyword */
 char *
@@ -38,22 +33,6 @@ plan_cqi(const char *s)
 	};
 
 	return bridge_plain_ident(s, reserved) ? bridge_strdup(s) : bridge_quote_ident(s);
-}
-
-char *
-plan_key_text(const Table *t)
-{
-	StrBuf		sb;
-
-	sb_init(&sb);
-	sb_append(&sb, "((");
-	for (int i = 0; i < t->npk; i++)
-		sb_appendf(&sb, "%s%s", i ? ", " : "", t->cols[i].name);
-	sb_append(&sb, ")");
-	for (int i = t->npk; i < t->npk + t->nck; i++)
-		sb_appendf(&sb, ", %s", t->cols[i].name);
-	sb_append(&sb, ")");
-	return sb.data;
 }
 
 static char *

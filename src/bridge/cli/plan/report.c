@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * plan_report.c
+ * report.c
  *	  model.txt (the golden, deterministic description of the planned
  *	  tables) and report.md (sizes, checks, warnings and diagrams for a
  *	  human).
@@ -11,15 +11,17 @@
  * cql_fdw computes, plan_buckets.c), C↑/C↓ clustering ascending/descending,
  * S static.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_report.c
+ *	  src/bridge/cli/plan/report.c
  *
  *-------------------------------------------------------------------------
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 static const char *
 marker(const Column *c)
