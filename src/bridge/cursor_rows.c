@@ -25,6 +25,8 @@
  * Only the caller's own cursors are reachable (they are the session's
  * portals), so the function gives no access the caller did not have.
  *
+ * layer: extension (compiled into cql_fdw.so; nothing of src/bridge/cli)
+ *
  * IDENTIFICATION
  *	  src/bridge/cursor_rows.c
  *
