@@ -33,9 +33,7 @@
  *		Print "cqlbridge: " + the message (and a "HINT:  ..." line when hint
  *		is given) to stderr, after what stdout holds, and exit with status 1.
  */
-static void vfatal(const char *hint, const char *fmt, va_list ap) __attribute__((noreturn));
-
-static void
+static __attribute__((noreturn)) void
 vfatal(const char *hint, const char *fmt, va_list ap)
 {
 	fflush(stdout);

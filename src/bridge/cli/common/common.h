@@ -165,6 +165,10 @@ extern const char *bridge_block_require(const BridgeBlockFile *f, const BridgeBl
 /* blocks.c: value of "-- key: value" in a header text (allocated), or NULL. */
 extern char *bridge_header_get(const char *header, const char *key);
 
+/* blocks.c: a line of white space only; a trimmed copy of n bytes (allocated). */
+extern bool bridge_is_blank(const char *s);
+extern char *bridge_trim_copy(const char *s, size_t n);
+
 /* blocks.c: split "a, b, c" into trimmed, non-empty items (allocated). */
 extern char **bridge_split_list(const char *list, int *n);
 

@@ -27,6 +27,13 @@ quiet_notice_processor(void *arg, const char *message)
 		fputs(message, stderr);
 }
 
+/*
+ * bridge_connect
+ *		Connect with -d/-h/-p/-U and the PG* environment, as psql does (-d
+ *		may be a conninfo string or URI); notices are silenced unless
+ *		CQLBRIDGE_NOTICES is set.  Fatal with a hint when the connection
+ *		fails.
+ */
 PGconn *
 bridge_connect(const BridgeOptions *opts)
 {

@@ -67,6 +67,10 @@
  * ------------------------------------------------------------------------
  */
 
+/*
+ * line_is_comment
+ *		A "--" comment line of 001_schema.cql (after leading blanks).
+ */
 static bool
 line_is_comment(const char *s)
 {
@@ -75,15 +79,13 @@ line_is_comment(const char *s)
 	return s[0] == '-' && s[1] == '-';
 }
 
-static bool
-line_is_blank(const char *s)
-{
-	for (; *s; s++)
-		if (!isspace((unsigned char) *s))
-			return false;
-	return true;
-}
-
+/*
+ * apply_schema
+ *		Run every statement of 001_schema.cql through SELECT
+ *		cql_execute('<server>', $1), the server named in its header;
+ *		statements end with ';' at end of line.  Returns the number of
+ *		statements run.
+ */
 static int
 apply_schema(PGconn *conn, const BridgeOptions *opts, const char *path)
 {
@@ -113,7 +115,7 @@ apply_schema(PGconn *conn, const BridgeOptions *opts, const char *path)
 		memcpy(line, p, len);
 		line[len] = '\0';
 
-		if (stmt.len == 0 && (line_is_blank(line) || line_is_comment(line)))
+		if (stmt.len == 0 && (bridge_is_blank(line) || line_is_comment(line)))
 		{
 			if (in_header && line_is_comment(line))
 			{
@@ -175,6 +177,11 @@ apply_schema(PGconn *conn, const BridgeOptions *opts, const char *path)
  * ------------------------------------------------------------------------
  */
 
+/*
+ * choose_chunks
+ *		The number of hash chunks of a chunked load: --chunks N, else one
+ *		per ROWS_PER_CHUNK planned rows, between 1 and MAX_AUTO_CHUNKS.
+ */
 static int
 choose_chunks(const BridgeOptions *opts, long long rows)
 {
@@ -190,6 +197,11 @@ choose_chunks(const BridgeOptions *opts, long long rows)
 	return (int) n;
 }
 
+/*
+ * exec_simple
+ *		Run a statement without parameters whose result is not needed; fatal
+ *		on error.
+ */
 static void
 exec_simple(PGconn *conn, const char *what, const char *sql)
 {
@@ -410,6 +422,13 @@ read_table(const BridgeBlockFile *f, const BridgeBlock *b, int index)
 	return t;
 }
 
+/*
+ * cmd_apply
+ *		"cqlbridge apply DIR": run 001 (Cassandra schema), 002 (foreign
+ *		tables and views), then load every table of 003 (streamed, or in
+ *		chunks), skipping what cqlbridge.apply_progress records as done, and
+ *		re-install 005 when sync triggers exist.  Returns 0; failures exit.
+ */
 int
 cmd_apply(const BridgeOptions *opts)
 {

@@ -40,6 +40,11 @@ static const char *const plan_files[] = {
 	"003_load.sql", "004_verify.sql", "005_sync.sql", NULL
 };
 
+/*
+ * is_plan_file
+ *		Whether name is one of the files plan writes (only those may be
+ *		replaced in an existing output directory).
+ */
 static bool
 is_plan_file(const char *name)
 {
@@ -131,6 +136,14 @@ current_umask(void)
 	return mask;
 }
 
+/*
+ * cmd_plan
+ *		"cqlbridge plan": read the workload and the catalog, analyze and map
+ *		every query to a table, measure the tables on the data, and write
+ *		the generated files into a temporary directory renamed over DIR, so
+ *		DIR is either the old plan or the whole new one.  Returns 0;
+ *		failures exit.
+ */
 int
 cmd_plan(const BridgeOptions *opts)
 {

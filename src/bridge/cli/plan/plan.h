@@ -268,6 +268,7 @@ extern char *plan_plural(const char *name);
 extern void plan_parse_key(const char *text, int *n, char ***cols, int *npk);
 extern char *plan_qi(const char *ident);
 extern char *plan_key_text(const Table *t);
+extern long plan_lval(PGresult *res, int r, int c);
 
 /* workload.c */
 extern void plan_read_catalog(Plan *p);

@@ -36,24 +36,32 @@
 /* rows whose value sizes are averaged (see plan_measure) */
 #define VALUE_SIZE_ROWS 100000
 
+/*
+ * run
+ *		Run a measurement's SQL on the plan's connection; fatal on error.
+ */
 static PGresult *
 run(Plan *p, const char *what, const char *sql)
 {
 	return bridge_exec(p->conn, what, sql, 0, NULL);
 }
 
-static long
-lval(PGresult *res, int r, int c)
-{
-	return PQgetisnull(res, r, c) ? 0 : atol(PQgetvalue(res, r, c));
-}
-
+/*
+ * dval
+ *		Field (r, c) of a measurement's result as a double, 0 for NULL.
+ */
 static double
 dval(PGresult *res, int r, int c)
 {
 	return PQgetisnull(res, r, c) ? 0.0 : atof(PQgetvalue(res, r, c));
 }
 
+/*
+ * size_expr
+ *		The SQL expression of the stored size of col's value ref: the width
+ *		of a fixed-width CQL type, the bytes of text and blob, the length of
+ *		the text form of the others (an estimate).
+ */
 static const char *
 size_expr(const Column *col, const char *ref)
 {
@@ -75,12 +83,21 @@ size_expr(const Column *col, const char *ref)
 	return bridge_printf("coalesce(octet_length((%s)::text), 0)", ref);
 }
 
+/*
+ * key_list
+ *		The key columns of t over the shaped query's alias "v.".
+ */
 static char *
 key_list(const Table *t, bool with_clustering)
 {
 	return plan_key_columns(t, "v.", with_clustering);
 }
 
+/*
+ * add_fanout
+ *		Record the write amplification of table for one source relation: the
+ *		most and the mean target rows per source row.
+ */
 static void
 add_fanout(Plan *p, const char *relation, const char *table, long mx, double mean)
 {
@@ -138,7 +155,7 @@ measure_fanout(Plan *p, Table *t)
 								plan_affected_sql(p, t, r, true));
 		}
 		res = run(p, bridge_printf("measuring the fan-out of %s into %s", rel, t->name), sql);
-		add_fanout(p, rel, t->name, lval(res, 0, 0), dval(res, 0, 1));
+		add_fanout(p, rel, t->name, plan_lval(res, 0, 0), dval(res, 0, 1));
 		PQclear(res);
 	}
 }
@@ -161,6 +178,13 @@ same_column_set(const Table *t, const Query *q)
 	return true;
 }
 
+/*
+ * check_published
+ *		MR5 check of a query's published key (-- published_key: in
+ *		workload.sql) on the data: whether its columns identify the table's
+ *		rows, and how many rows a table keyed by it would lose.  A key that
+ *		cannot be compared records why in q->pub_error.
+ */
 static void
 check_published(Plan *p, Table *t, Query *q)
 {
@@ -202,8 +226,8 @@ check_published(Plan *p, Table *t, Query *q)
 	{
 		res = run(p, bridge_printf("checking the published key of %s", q->name),
 				  bridge_printf("SELECT count(*), count(DISTINCT ROW(%s)) FROM (%s) v", sb.data, t->shaped));
-		q->pub_rows = lval(res, 0, 0);
-		q->pub_lost = q->pub_rows - lval(res, 0, 1);
+		q->pub_rows = plan_lval(res, 0, 0);
+		q->pub_lost = q->pub_rows - plan_lval(res, 0, 1);
 		PQclear(res);
 	}
 	if (q->pub_lost > 0)
@@ -229,8 +253,8 @@ measure_table(Plan *p, Table *t)
 
 	res = run(p, bridge_printf("counting the rows of %s", t->name),
 			  bridge_printf("SELECT count(*), count(DISTINCT ROW(%s)) FROM (%s) v", key, t->shaped));
-	t->rows = lval(res, 0, 0);
-	t->key_distinct = lval(res, 0, 1);
+	t->rows = plan_lval(res, 0, 0);
+	t->key_distinct = plan_lval(res, 0, 1);
 	PQclear(res);
 
 	res = run(p, bridge_printf("measuring the partitions of %s", t->name),
@@ -238,9 +262,9 @@ measure_table(Plan *p, Table *t)
 							"coalesce(percentile_disc(0.99) WITHIN GROUP (ORDER BY c), 0), "
 							"coalesce(round(avg(c), 2), 0) "
 							"FROM (SELECT count(*) AS c FROM (%s) v GROUP BY %s) s", t->shaped, pk));
-	t->partitions = lval(res, 0, 0);
-	t->max_rows = lval(res, 0, 1);
-	t->p99_rows = lval(res, 0, 2);
+	t->partitions = plan_lval(res, 0, 0);
+	t->max_rows = plan_lval(res, 0, 1);
+	t->p99_rows = plan_lval(res, 0, 2);
 	t->mean_rows = dval(res, 0, 3);
 	PQclear(res);
 

@@ -107,6 +107,12 @@ plan_pg_to_cql(const char *pgtype, const char **fdwtype)
 	return NULL;
 }
 
+/*
+ * plan_require_cql
+ *		The CQL type of an output column of PostgreSQL type pgtype (and its
+ *		cql_fdw type in *fdw); fatal naming the query and column when there
+ *		is none.
+ */
 const char *
 plan_require_cql(const Query *q, const char *what, const char *pgtype, const char **fdw)
 {
@@ -121,6 +127,11 @@ plan_require_cql(const Query *q, const char *what, const char *pgtype, const cha
 	return c;
 }
 
+/*
+ * plan_is_address_part
+ *		Whether an output column name is a part of the address UDT (its
+ *		index in *idx).
+ */
 bool
 plan_is_address_part(const char *name, int *idx)
 {
@@ -138,6 +149,12 @@ plan_is_address_part(const char *name, int *idx)
 /* targets -> columns												*/
 /* ---------------------------------------------------------------- */
 
+/*
+ * add_collection
+ *		The collection column of an aggregating sublink target: set<T> or
+ *		list<T> for array_agg, map<K, frozen<address>> for jsonb_object_agg
+ *		of the address parts, typed from the aggregate's argument.
+ */
 static void
 add_collection(Query *q, Table *t, const ARow *tg)
 {
@@ -265,6 +282,12 @@ address_group(const Query *q, const char *alias, int *ords)
 	return found == NADDRESS;
 }
 
+/*
+ * plan_build_columns
+ *		The columns of q's table from its output columns: CQL types, the
+ *		address UDT, collections of aggregate targets; records which table
+ *		column serves each output column.
+ */
 void
 plan_build_columns(Query *q, Table *t)
 {

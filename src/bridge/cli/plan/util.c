@@ -23,49 +23,44 @@
 /* small helpers													*/
 /* ---------------------------------------------------------------- */
 
-/* vsnprintf into a string of the right size */
-static char *
-vformat(const char *fmt, va_list ap)
+/*
+ * add_warning
+ *		Append the text of fmt to a list of warnings, in the order raised.
+ */
+static void
+add_warning(char ***warnings, int *nwarn, const char *fmt, va_list ap)
 {
-	va_list		ap2;
-	int			n;
-	char	   *buf;
-
-	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap2);
-	va_end(ap2);
-	if (n < 0)
-		bridge_fatal("could not format a message");
-	buf = bridge_malloc((size_t) n + 1);
-	vsnprintf(buf, (size_t) n + 1, fmt, ap);
-	return buf;
+	*warnings = realloc(*warnings, sizeof(char *) * (*nwarn + 1));
+	if (!*warnings)
+		bridge_fatal("out of memory");
+	(*warnings)[(*nwarn)++] = bridge_vprintf(fmt, ap);
 }
 
-/* a warning of one table (model.txt, report.md), in the order raised */
+/*
+ * plan_table_warn
+ *		A warning of one table (model.txt, report.md), in the order raised.
+ */
 void
 plan_table_warn(Table *t, const char *fmt,...)
 {
 	va_list		ap;
 
-	t->warnings = realloc(t->warnings, sizeof(char *) * (t->nwarn + 1));
-	if (!t->warnings)
-		bridge_fatal("out of memory");
 	va_start(ap, fmt);
-	t->warnings[t->nwarn++] = vformat(fmt, ap);
+	add_warning(&t->warnings, &t->nwarn, fmt, ap);
 	va_end(ap);
 }
 
-/* a warning of the whole plan (e.g. from the analysis) */
+/*
+ * plan_warn
+ *		A warning of the whole plan (e.g. from the analysis).
+ */
 void
 plan_warn(Plan *p, const char *fmt,...)
 {
 	va_list		ap;
 
-	p->warnings = realloc(p->warnings, sizeof(char *) * (p->nwarn + 1));
-	if (!p->warnings)
-		bridge_fatal("out of memory");
 	va_start(ap, fmt);
-	p->warnings[p->nwarn++] = vformat(fmt, ap);
+	add_warning(&p->warnings, &p->nwarn, fmt, ap);
 	va_end(ap);
 }
 
@@ -135,12 +130,20 @@ plan_join_idents(char **names, int n)
 	return sb.data;
 }
 
+/*
+ * plan_streq
+ *		strcmp equality that is false when either side is NULL.
+ */
 bool
 plan_streq(const char *a, const char *b)
 {
 	return a && b && strcmp(a, b) == 0;
 }
 
+/*
+ * plan_is_kind
+ *		Whether an analysis row is of kind k.
+ */
 bool
 plan_is_kind(const ARow *r, const char *k)
 {
@@ -188,6 +191,12 @@ plan_find_row(const Query *q, const char *kind, int level, int ord)
 	return NULL;
 }
 
+/*
+ * plan_plural
+ *		The plural of a relation name for table names (point_of_interest ->
+ *		points_of_interest, hotel -> hotels, amenity -> amenities),
+ *		allocated.
+ */
 char *
 plan_plural(const char *name)
 {
@@ -310,4 +319,14 @@ plan_key_text(const Table *t)
 		sb_appendf(&sb, ", %s", t->cols[i].name);
 	sb_append(&sb, ")");
 	return sb.data;
+}
+
+/*
+ * plan_lval
+ *		Field (r, c) of a measurement's result as a long, 0 for NULL.
+ */
+long
+plan_lval(PGresult *res, int r, int c)
+{
+	return PQgetisnull(res, r, c) ? 0 : atol(PQgetvalue(res, r, c));
 }

@@ -24,6 +24,10 @@
 /* the workload file, for messages naming a query by file:line */
 static const char *workload_file = "workload";
 
+/*
+ * getv
+ *		Field (r, c) as an allocated string, NULL for NULL.
+ */
 static char *
 getv(PGresult *res, int r, int c)
 {
@@ -195,6 +199,10 @@ relation_keys(Plan *p, const Query *q, ARow *r)
 	free(rel);
 }
 
+/*
+ * plan_catalog_rel
+ *		The catalog relation of that name (of --schema), or NULL.
+ */
 CatRel *
 plan_catalog_rel(Plan *p, const char *name)
 {
@@ -260,6 +268,11 @@ substitute_params(Plan *p, Query *q, const char *text)
 	return sb.data;
 }
 
+/*
+ * parse_params
+ *		The parameter names and types of a query's "-- params:" line ("name
+ *		type, ..." or "none").
+ */
 static void
 parse_params(Query *q)
 {
@@ -331,8 +344,11 @@ plan_read_workload(Plan *p)
 	}
 }
 
-/* "query Q1_x (workload.sql:57)" for messages */
-
+/*
+ * plan_query_ref
+ *		"query Q1_x (workload.sql:57)": a query in messages (a static buffer,
+ *		valid until the next call).
+ */
 const char *
 plan_query_ref(const Query *q)
 {

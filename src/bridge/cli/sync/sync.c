@@ -97,6 +97,13 @@ bridge_sync_refresh(PGconn *conn, const BridgeOptions *opts)
 	return true;
 }
 
+/*
+ * cmd_sync
+ *		"cqlbridge sync DIR": install 005_sync.sql (written first from 003
+ *		if missing) in one transaction, or with --uninstall remove what it
+ *		installed; prints how many relations have triggers.  Returns 0;
+ *		failures exit.
+ */
 int
 cmd_sync(const BridgeOptions *opts)
 {
