@@ -26,29 +26,15 @@ REPO=$(cd "$HERE/../.." && pwd)
 # shellcheck source=tests/bridge/lib.sh
 . "$HERE/lib.sh"
 
-CQL_HOST=${CQL_HOST:-127.0.0.1}
-CQLBRIDGE=${CQLBRIDGE:-$REPO/build/cqlbridge}
 DB=${BRIDGE_E2E_DB:-bridge_e2e}
 KS=${BRIDGE_E2E_KEYSPACE:-bridge_e2e}
 FS=${KS}_cql
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bridge_e2e.XXXXXX")
-GEN=$WORK/gen
-export PGDATABASE=$DB
-unset PGOPTIONS
+BRIDGE_KEYSPACES=("$KS")
+BRIDGE_KEEP=${BRIDGE_E2E_KEEP:-}
+bridge_begin e2e
 
 APPLY_PID=""
-cleanup()
-{
-	[ -n "$APPLY_PID" ] && kill -KILL "$APPLY_PID" 2> /dev/null
-	if [ -z "${BRIDGE_E2E_KEEP:-}" ]; then
-		psql -X -q -d "$DB" -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null 2>&1
-		psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
-		rm -rf "$WORK"
-	fi
-}
-trap cleanup EXIT
-
-[ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
+trap '[ -n "$APPLY_PID" ] && kill -KILL "$APPLY_PID" 2> /dev/null; bridge_cleanup' EXIT
 
 # --- setup: database, server, relational data ---------------------------------
 fresh_db "$CQL_HOST"
@@ -495,5 +481,4 @@ is "$n" 0 "after uninstall a relational change is not propagated"
 n=$(q "SELECT count(*) FROM pg_foreign_table t, unnest(t.ftoptions) o WHERE o = 'write_mode=on_commit'")
 is "$n" 0 "after uninstall the foreign tables write immediately again"
 
-echo "1..$TAP_N"
-[ "$TAP_FAILED" -eq 0 ]
+tap_end
