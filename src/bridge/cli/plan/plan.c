@@ -4,10 +4,10 @@
  *	  "cqlbridge plan": from a relational schema and its workload to the
  *	  generated directory (model.txt, report.md, 001-005).
  *
- * Steps: catalog and workload (plan_workload.c), analysis of every query
- * by cql_bridge_analyze(), the mapping rules (plan_rules.c), measurements
- * on the data (plan_sizing.c), then the files (plan_emit.c,
- * plan_report.c, emit_sync()).
+ * Steps: catalog and workload (workload.c), analysis of every query
+ * by cql_bridge_analyze(), the mapping rules (rules.c), measurements
+ * on the data (sizing.c), then the files (emit.c,
+ * report.c, emit_sync()).
  *
  * Atomicity: every error is detected while the plan is built in memory,
  * before anything is written.  The files are then written into a new

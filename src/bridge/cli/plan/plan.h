@@ -109,7 +109,7 @@ typedef struct Column
 	char	  **field_types;
 	/* sizes measured on the data: average bytes of one value */
 	double		avg_size;
-	/* a bucket column (plan_buckets.c): cql_fdw's column options */
+	/* a bucket column (buckets.c): cql_fdw's column options */
 	char	   *bucket_spec;	/* "day", "6 hours", "hash 8"; NULL: none */
 	char	   *bucket_of;		/* its source columns, quoted, ", "-separated */
 } Column;
@@ -185,7 +185,7 @@ typedef struct Table
 	double		bytes_max;
 	double		bytes_mean;
 	double		bytes_total;	/* all partitions x replication factor */
-	/* wide partitions: the bucket candidates measured (plan_buckets.c) */
+	/* wide partitions: the bucket candidates measured (buckets.c) */
 	struct BucketChoice *bucket;	/* NULL: not wide, nothing measured */
 } Table;
 

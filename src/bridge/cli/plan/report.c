@@ -8,7 +8,7 @@
  * Both are built only from the plan and numbers measured on the data,
  * never from timings or the environment, so the same data gives the same
  * bytes.  Markers: K partition key, B bucket (a partition-key column
- * cql_fdw computes, plan_buckets.c), C↑/C↓ clustering ascending/descending,
+ * cql_fdw computes, buckets.c), C↑/C↓ clustering ascending/descending,
  * S static.
  *
  * layer: command

@@ -33,7 +33,7 @@
  *	static	With clustering columns, a non-key column whose relation is
  *		determined by the partition key alone (Q5: room.rate) is static;
  *		so is a collection whose correlation columns are.
- *	types	plan_types.c: CQL types, the address UDT, collections.
+ *	types	types.c: CQL types, the address UDT, collections.
  *	hidden	A key column that is no output of the query (Q1/Q3 ORDER BY
  *		p.id) is taken from the lineage (primary-key columns of top-level
  *		relations) and named <table>_<column> (point_of_interest_id); any
@@ -624,7 +624,7 @@ order_columns(Table *t, Query *q)
  *		"SELECT <columns>, <lineage columns>" of a table's shaped query:
  *		every column's expression over the lineage query q under the
  *		column's name.  A bucket column added after the derivation
- *		(plan_buckets.c) rebuilds the list with it.
+ *		(buckets.c) rebuilds the list with it.
  */
 char *
 plan_shape_select(const Table *t)

@@ -5,7 +5,7 @@
  *	  rows and partitions, value sizes, the documented partition-size
  *	  formulas, the MR5 check of the derived and the published keys,
  *	  write amplification per source row; a wide table gets its bucket
- *	  (plan_buckets.c) and is measured again with it.
+ *	  (buckets.c) and is measured again with it.
  *
  * Every measurement is SQL over the table's shaped query (the rows the
  * load will write), so what is measured is exactly what is loaded.
@@ -295,7 +295,7 @@ measure_table(Plan *p, Table *t)
 /*
  * plan_measure
  *		Everything measured on the data, table by table.  A table whose
- *		widest partition passes the limits gets a bucket (plan_buckets.c):
+ *		widest partition passes the limits gets a bucket (buckets.c):
  *		when one is applied, the table is measured again with its bucketed
  *		key, so the sizes, MR5 checks and fan-out below are of the table
  *		that is created.

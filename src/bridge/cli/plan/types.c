@@ -6,7 +6,7 @@
  *	  address parts of one relation, and collections for aggregate
  *	  sublinks (set / list / map of address).
  *
- * Decisions (see also plan_rules.c):
+ * Decisions (see also rules.c):
  *	- PostgreSQL -> CQL: text/varchar/char -> text, int2 -> smallint,
  *	  int4 -> int, int8 -> bigint, numeric -> decimal, bool -> boolean,
  *	  date -> date, timestamp[tz] -> timestamp, uuid, float4 -> float,
