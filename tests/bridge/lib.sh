@@ -5,8 +5,9 @@
 # before the psql helpers are used.  PGHOST/PGPORT/PGUSER come from the
 # caller's environment.  A suite sets DB (and what bridge_cleanup drops:
 # BRIDGE_KEYSPACES, BRIDGE_ROLES; BRIDGE_KEEP to keep everything), then
-# calls bridge_begin NAME; where it knows its number of checks up front it
-# prints its plan (tap_plan N) before the first one, else tap_end at the end.
+# calls bridge_begin NAME and prints its plan (tap_plan N) before its first
+# check: every suite knows its number of checks up front, so a suite that
+# stops early or skips a loop's checks fails the plan.
 
 TAP_N=0
 TAP_FAILED=0
@@ -57,14 +58,6 @@ bail() { echo "Bail out! $*"; exit 1; }
 # tap_plan N: the TAP plan, printed before the first check, so that a suite
 # that runs fewer or more checks than it planned fails
 tap_plan() { echo "1..$1"; }
-
-# tap_end: the plan of a suite whose count is not known up front, printed
-# last, and the suite's exit status
-tap_end()
-{
-	echo "1..$TAP_N"
-	[ "$TAP_FAILED" -eq 0 ]
-}
 
 # bridge_cleanup: drop what the suite made (its keyspaces, database and
 # roles, its work directory) unless BRIDGE_KEEP is set; run at exit

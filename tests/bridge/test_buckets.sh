@@ -37,6 +37,7 @@ TELEMETRY=$REPO/migrations/telemetry
 GOLDEN=$TELEMETRY/generated
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin buckets
+tap_plan 37
 
 fresh_db "$CQL_HOST"
 load_migrations "$TELEMETRY"
@@ -140,4 +141,4 @@ is "$(q "SELECT count(*) FROM $FS.readings_by_sensor_id WHERE sensor_id = 1 AND 
 "$CQLBRIDGE" verify --samples 10 "$GEN" > "$WORK/verify2.out" 2>&1
 ok $? "verify passes again after the synced changes"
 
-tap_end
+exit $((TAP_FAILED > 0))

@@ -25,6 +25,7 @@ if [ ! -f "$RUN/tls-certs/ca.pem" ]; then
 fi
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin tls
+tap_plan 9
 
 # the PostgreSQL server process reads the root certificate
 cp "$RUN/tls-certs/ca.pem" "$WORK/ca.pem"
@@ -47,4 +48,4 @@ rc=$?
 ok $rc "verify over TLS: every query gives the same answers"
 [ $rc -eq 0 ] || sed 's/^/# /' "$WORK/verify.out"
 
-tap_end
+exit $((TAP_FAILED > 0))

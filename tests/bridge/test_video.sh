@@ -33,6 +33,7 @@ FS=video_cql
 VIDEO=$REPO/migrations/video
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin video
+tap_plan 23
 
 fresh_db "$CQL_HOST"
 load_migrations "$VIDEO"
@@ -92,4 +93,4 @@ ok $? "a synced change under REPEATABLE READ is refused with a clear error"
 "$CQLBRIDGE" verify --samples 5 "$GEN" > "$WORK/verify2.out" 2>&1
 ok $? "verify passes again after the synced changes"
 
-tap_end
+exit $((TAP_FAILED > 0))
