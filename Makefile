@@ -105,13 +105,21 @@ $(BUILD)/cqlcli: src/tools/cqlcli.c $(BUILD)/libcql.a
 # ---------------------------------------------------------------------------
 # cqlbridge command-line program (libpq client, no PG server headers).
 # ---------------------------------------------------------------------------
-BRIDGE_CLI_SRCS := $(sort $(wildcard src/bridge/cli/*.c))
+# main.c on top, one folder per command (plan/ load/ sync/ check/) and
+# common/ below them (layers: scripts/check_layers.py); one object per file
+# under $(BUILD)/bridge/, which check_layers.py reads with nm.
+BRIDGE_CLI_SRCS := $(sort $(wildcard src/bridge/cli/*.c src/bridge/cli/*/*.c))
+BRIDGE_CLI_HDRS := $(wildcard src/bridge/cli/*.h src/bridge/cli/*/*.h)
+BRIDGE_CLI_OBJS := $(patsubst src/bridge/cli/%.c,$(BUILD)/bridge/%.o,$(BRIDGE_CLI_SRCS))
+
+$(BUILD)/bridge/%.o: src/bridge/cli/%.c $(BRIDGE_CLI_HDRS) $(PG_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -I$(shell $(PG_CONFIG) --includedir) -Isrc/bridge/cli -c -o $@ $<
 
 # linked with (and, through its RPATH, run with) the libpq of $(PG_CONFIG)
-$(BUILD)/cqlbridge: $(BRIDGE_CLI_SRCS) $(wildcard src/bridge/cli/*.h) $(PG_STAMP)
+$(BUILD)/cqlbridge: $(BRIDGE_CLI_OBJS)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -I$(shell $(PG_CONFIG) --includedir) -Isrc/bridge/cli \
-		-o $@ $(BRIDGE_CLI_SRCS) -L$(shell $(PG_CONFIG) --libdir) -Wl,-rpath,$(shell $(PG_CONFIG) --libdir) -lpq
+	$(HOSTCC) -g -o $@ $(BRIDGE_CLI_OBJS) -L$(shell $(PG_CONFIG) --libdir) -Wl,-rpath,$(shell $(PG_CONFIG) --libdir) -lpq
 
 .PHONY: bridge
 bridge: $(BUILD)/cqlbridge

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check the layering of src/cql (docs/architecture.md, "The layers").
+"""Check the layering of src/cql and src/bridge (docs/architecture.md).
 
 Every src/cql/*.c names its layer in its header ("layer: codec",
 "transport", "session" or "cluster").  A layer may call only the layers
@@ -7,7 +7,16 @@ below it: this reads the symbols of the objects of `make unit`
 (build/lib/*.o) with nm and lists every call that goes up.  It also checks
 that src/fdw includes no private header (src/cql/*_int.h, cql_sysrows.h).
 
-Usage: make unit && python3 scripts/check_layers.py   (exit 1 on a finding)
+src/bridge (check_bridge): every file of the cqlbridge program
+(src/bridge/cli) names its layer, "common" (common/), "command" (plan/,
+load/, sync/, check/) or "main" (main.c); a file includes only headers of
+its layer or below and calls (nm of build/bridge/**/*.o, `make bridge`)
+only functions of its layer or below, and no files call each other in a
+loop.  The extension's part (src/bridge/*.c, layer "extension", objects of
+`make`) includes nothing of the program and has no call loop either.
+
+Usage: make && make unit && make bridge && python3 scripts/check_layers.py
+(exit 1 on a finding)
 """
 import glob
 import os
@@ -23,6 +32,128 @@ def nm(args, obj):
     out = subprocess.run(["nm"] + args + [obj], capture_output=True,
                          text=True, check=True).stdout
     return [line.split() for line in out.splitlines() if line.strip()]
+
+
+# ---------------------------------------------------------------------------
+# src/bridge: the cqlbridge program (src/bridge/cli) and the extension's part
+# ---------------------------------------------------------------------------
+BRIDGE_RANK = {"common": 0, "command": 1, "main": 2}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def call_loops(calls):
+    """The groups of files that call each other in a loop (Tarjan's SCCs
+    of the file-level call graph {file: {callee files}}), largest first."""
+    index, low, stack, on, loops = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(calls.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                loops.append(sorted(group))
+
+    for v in sorted(calls):
+        if v not in index:
+            visit(v)
+    return sorted(loops, key=len, reverse=True)
+
+
+def file_calls(objs):
+    """{file: {files whose functions it calls}} from nm of objs {file: .o}."""
+    defined, calls = {}, {}
+    for name, obj in objs.items():
+        for f in nm(["--defined-only"], obj):
+            if len(f) == 3 and f[1] in "TDRB":
+                defined[f[2]] = name
+    for name, obj in objs.items():
+        calls[name] = {}
+        for f in nm(["-u"], obj):
+            callee = defined.get(f[-1])
+            if callee and callee != name:
+                calls[name].setdefault(callee, []).append(f[-1])
+    return calls
+
+
+def check_bridge(root, build):
+    """Layers, includes and call loops of src/bridge; (files, problems)."""
+    cli = os.path.join(root, "src/bridge/cli")
+    problems, layer = [], {}
+    files = sorted(glob.glob(os.path.join(cli, "*.[ch]")) +
+                   glob.glob(os.path.join(cli, "*/*.[ch]")))
+    for path in files:
+        rel = os.path.relpath(path, cli)
+        want = ("main" if "/" not in rel else
+                "common" if rel.startswith("common/") else "command")
+        m = re.search(r"\* layer: (\w+)", open(path).read())
+        if not m or m.group(1) not in BRIDGE_RANK:
+            problems.append(f"src/bridge/cli/{rel}: no 'layer: common|command|main' line in its header")
+            continue
+        if m.group(1) != want:
+            problems.append(f"src/bridge/cli/{rel}: layer {m.group(1)}, but its folder is of layer {want}")
+        layer[rel] = m.group(1)
+    for rel in sorted(layer):
+        for no, line in enumerate(open(os.path.join(cli, rel)), 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            inc = m.group(1)
+            if inc not in layer:
+                problems.append(f"src/bridge/cli/{rel}:{no}: includes \"{inc}\", not a header of "
+                                f"src/bridge/cli (name it from src/bridge/cli: \"common/common.h\")")
+            elif BRIDGE_RANK[layer[inc]] > BRIDGE_RANK[layer[rel]]:
+                problems.append(f"src/bridge/cli/{rel}:{no} ({layer[rel]}) includes "
+                                f"{inc} ({layer[inc]})")
+    objs = {}
+    for rel in layer:
+        if rel.endswith(".c"):
+            obj = os.path.join(build, "bridge", rel[:-2] + ".o")
+            if not os.path.exists(obj):
+                sys.exit(f"{obj} missing: run make bridge first")
+            objs[rel] = obj
+    calls = file_calls(objs)
+    for rel in sorted(calls):
+        for callee, syms in sorted(calls[rel].items()):
+            if BRIDGE_RANK[layer[callee]] > BRIDGE_RANK[layer[rel]]:
+                problems.append(f"src/bridge/cli/{rel} ({layer[rel]}) calls {', '.join(sorted(syms))} "
+                                f"of {callee} ({layer[callee]})")
+    for group in call_loops({k: set(v) for k, v in calls.items()}):
+        problems.append("src/bridge/cli: call loop between " + ", ".join(group))
+
+    # the extension's part: compiled into cql_fdw.so, knows nothing of the program
+    ext = sorted(glob.glob(os.path.join(root, "src/bridge/*.[ch]")))
+    ext_objs = {}
+    for path in ext:
+        rel = os.path.relpath(path, root)
+        text = open(path).read()
+        if not re.search(r"\* layer: extension\b", text):
+            problems.append(f"{rel}: no 'layer: extension' line in its header")
+        for no, line in enumerate(text.splitlines(), 1):
+            m = INCLUDE.match(line)
+            if m and ("cli/" in m.group(1) or m.group(1) in layer):
+                problems.append(f"{rel}:{no}: the extension includes {m.group(1)} of the cqlbridge program")
+        if path.endswith(".c"):
+            obj = path[:-2] + ".o"
+            if not os.path.exists(obj):
+                sys.exit(f"{os.path.relpath(obj, root)} missing: run make first")
+            ext_objs[rel] = obj
+    for group in call_loops({k: set(v) for k, v in file_calls(ext_objs).items()}):
+        problems.append("src/bridge: call loop between " + ", ".join(group))
+    return len(layer) + len(ext), problems
 
 
 def main():
@@ -54,10 +185,12 @@ def main():
             if PRIVATE.search(line):
                 problems.append(f"{os.path.relpath(src, root)}:{no}: "
                                 f"includes a private header: {line.strip()}")
-    for p in problems:
+    nbridge, bridge_problems = check_bridge(root, build)
+    for p in problems + bridge_problems:
         print(p)
-    print(f"{len(layer)} files, {len(problems)} layering problems")
-    return 1 if problems else 0
+    print(f"src/cql: {len(layer)} files, {len(problems)} layering problems")
+    print(f"src/bridge: {nbridge} files, {len(bridge_problems)} layering problems")
+    return 1 if problems or bridge_problems else 0
 
 
 if __name__ == "__main__":

@@ -53,6 +53,8 @@
  *	  warning: DISTINCT, WHERE [NOT] EXISTS (a "filter"; its relations are
  *	  not reported), relations without a primary key, unused parameters.
  *
+ * layer: extension (compiled into cql_fdw.so; nothing of src/bridge/cli)
+ *
  * IDENTIFICATION
  *	  src/bridge/analyze_query.c
  *

@@ -4,6 +4,8 @@
  *	  Shared declarations of cql_bridge_analyze() (analyze_query.c) and the
  *	  SQL texts it derives from the analyzed query (analyze_query_sql.c).
  *
+ * layer: extension (compiled into cql_fdw.so; nothing of src/bridge/cli)
+ *
  * IDENTIFICATION
  *	  src/bridge/analyze_query.h
  *

@@ -10,6 +10,8 @@
  * every relation, type, function and operator outside pg_catalog, and the
  * texts run unchanged whatever search_path the consumer has.
  *
+ * layer: extension (compiled into cql_fdw.so; nothing of src/bridge/cli)
+ *
  * IDENTIFICATION
  *	  src/bridge/analyze_query_sql.c
  *

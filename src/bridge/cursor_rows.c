@@ -25,6 +25,8 @@
  * Only the caller's own cursors are reachable (they are the session's
  * portals), so the function gives no access the caller did not have.
  *
+ * layer: extension (compiled into cql_fdw.so; nothing of src/bridge/cli)
+ *
  * IDENTIFICATION
  *	  src/bridge/cursor_rows.c
  *
@@ -83,6 +85,11 @@ typedef struct CursorRows
 static int	last_nkey = 0;
 static char **last_key = NULL;
 
+/*
+ * rowbuf_receive
+ *		DestReceiver callback: copy one fetched row into the buffer's memory
+ *		context.
+ */
 static bool
 rowbuf_receive(TupleTableSlot *slot, DestReceiver *self)
 {
@@ -94,16 +101,30 @@ rowbuf_receive(TupleTableSlot *slot, DestReceiver *self)
 	return true;
 }
 
+/*
+ * rowbuf_startup
+ *		DestReceiver callback: nothing to set up (refill() readies the buffer
+ *		before each fetch).
+ */
 static void
 rowbuf_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 {
 }
 
+/*
+ * rowbuf_shutdown
+ *		DestReceiver callback: nothing to finish.
+ */
 static void
 rowbuf_shutdown(DestReceiver *self)
 {
 }
 
+/*
+ * rowbuf_destroy
+ *		DestReceiver callback: nothing to free here; the rows live in the
+ *		buffer's memory context, which refill() resets.
+ */
 static void
 rowbuf_destroy(DestReceiver *self)
 {

@@ -3,10 +3,20 @@
 #
 # Source it from a test script; it expects $DB (database name) to be set
 # before the psql helpers are used.  PGHOST/PGPORT/PGUSER come from the
-# caller's environment.
+# caller's environment.  A suite sets DB (and what bridge_cleanup drops:
+# BRIDGE_KEYSPACES, BRIDGE_ROLES; BRIDGE_KEEP to keep everything), then
+# calls bridge_begin NAME and prints its plan (tap_plan N) before its first
+# check: every suite knows its number of checks up front, so a suite that
+# stops early or skips a loop's checks fails the plan.
 
 TAP_N=0
 TAP_FAILED=0
+LIB_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CQLBRIDGE=${CQLBRIDGE:-$LIB_REPO/build/cqlbridge}
+CQL_HOST=${CQL_HOST:-127.0.0.1}
+BRIDGE_KEYSPACES=()
+BRIDGE_ROLES=()
+BRIDGE_KEEP=${BRIDGE_KEEP:-}
 
 # ok CONDITION-EXIT-STATUS DESCRIPTION
 ok()
@@ -45,6 +55,55 @@ meta() { sed -n "s/^-- $2: *//p" "$1"; }
 
 bail() { echo "Bail out! $*"; exit 1; }
 
+# tap_plan N: the TAP plan, printed before the first check, so that a suite
+# that runs fewer or more checks than it planned fails
+tap_plan() { echo "1..$1"; }
+
+# bridge_cleanup: drop what the suite made (its keyspaces, database and
+# roles, its work directory) unless BRIDGE_KEEP is set; run at exit
+bridge_cleanup()
+{
+	local k
+	[ -n "$BRIDGE_KEEP" ] && return 0
+	for k in "${BRIDGE_KEYSPACES[@]}"; do
+		psql -X -q -d "$DB" -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $k')" > /dev/null 2>&1
+	done
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
+	for k in "${BRIDGE_ROLES[@]}"; do
+		psql -X -q -d postgres -c "DROP ROLE IF EXISTS $k" > /dev/null 2>&1
+	done
+	rm -rf "$WORK"
+}
+
+# bridge_begin NAME: the start every suite shares: WORK (a new temporary
+# directory bridge_NAME.XXXXXX), GEN=$WORK/gen, PGDATABASE=$DB and no
+# PGOPTIONS, bridge_cleanup at exit, and a built cqlbridge
+bridge_begin()
+{
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/bridge_$1.XXXXXX") || bail "mktemp failed"
+	GEN=$WORK/gen
+	export PGDATABASE=$DB
+	unset PGOPTIONS
+	trap bridge_cleanup EXIT
+	[ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
+}
+
+# same_files GOLDEN DIR SHOWN FILE...: one test per file: DIR/FILE has the
+# bytes of GOLDEN/FILE (SHOWN: how the golden directory is named)
+same_files()
+{
+	local golden=$1 dir=$2 shown=$3 f
+	shift 3
+	for f in "$@"; do
+		if diff -u "$golden/$f" "$dir/$f" > "$WORK/diff" 2>&1; then
+			ok 0 "$f equals $shown/$f"
+		else
+			ok 1 "$f equals $shown/$f"
+			diag "$(head -40 "$WORK/diff")"
+		fi
+	done
+}
+
 # fresh_db HOST [SERVER_OPTIONS]: drop and create $DB with cql_fdw, the
 # server "cqlbridge" pointing at HOST (with more options, e.g. TLS ones)
 # and a user mapping for the current user
@@ -79,22 +138,79 @@ load_targets()
 	mapfile -t COLS < <(meta "$1/003_load.sql" columns)
 }
 
-# fingerprint RELATION COLUMNS: count and md5 of the sorted rows as text
-# (order-independent), for comparing a foreign table with its view
-fingerprint()
+# plan_into SCHEMA WORKLOAD DESCRIPTION: one test: cqlbridge plan of
+# WORKLOAD over SCHEMA into $GEN, for the suite's keyspace $KS, foreign
+# schema $FS, server cqlbridge and replication factor 1; bails on failure
+plan_into()
 {
-	local rel=$1 cols=$2 list
-	list=$(sed 's/\([A-Za-z_][A-Za-z0-9_]*\)/x."\1"/g' <<< "$cols")
-	q "SELECT count(*) || ' ' || coalesce(md5(string_agg(r, E'\n' ORDER BY r COLLATE \"C\")), '-')
-	   FROM (SELECT ROW($list)::text AS r FROM $rel x) s"
+	"$CQLBRIDGE" plan -q --schema "$1" --workload "$2" \
+		--keyspace "$KS" --foreign-schema "$FS" --server cqlbridge \
+		--replication-factor 1 -o "$GEN" > "$WORK/plan2.out" 2>&1
+	ok $? "$3" || { sed 's/^/# /' "$WORK/plan2.out"; bail "plan failed"; }
 }
 
-# compare_all LABEL: one test per target: its foreign table equals its view
+# apply_and_compare DESCRIPTION LABEL: one test: cqlbridge apply of $GEN
+# (bails on failure); then the targets of its 003 (load_targets) and
+# compare_all LABEL
+apply_and_compare()
+{
+	"$CQLBRIDGE" apply -q "$GEN" > "$WORK/apply.out" 2>&1
+	local rc=$?
+	ok $rc "$1"
+	[ $rc -eq 0 ] || { sed 's/^/# /' "$WORK/apply.out"; bail "apply failed"; }
+	load_targets "$GEN"
+	compare_all "$2"
+}
+
+# fingerprint RELATION COLUMNS: count and md5 of the sorted rows as text
+# (order-independent), for comparing a foreign table with its view.  On an
+# SQL error (or no answer) it prints the error and returns 1: callers check
+# the status, since two failing queries would otherwise compare equal.
+fingerprint()
+{
+	local rel=$1 cols=$2 list out
+	list=$(sed 's/\([A-Za-z_][A-Za-z0-9_]*\)/x."\1"/g' <<< "$cols")
+	if ! out=$(q "SELECT count(*) || ' ' || coalesce(md5(string_agg(r, E'\n' ORDER BY r COLLATE \"C\")), '-')
+	   FROM (SELECT ROW($list)::text AS r FROM $rel x) s" 2>&1) || [ -z "$out" ]; then
+		echo "fingerprint of $rel failed: ${out:-no answer}"
+		return 1
+	fi
+	echo "$out"
+}
+
+# compare_all LABEL: one test per target (FTS, VIEWS, COLS of
+# load_targets): its foreign table equals its view.  An empty list is a
+# failure (nothing compared is not a pass), and so is a fingerprint query
+# that fails on either side.
 compare_all()
 {
-	local i
+	local i a b ra rb
+	if [ "${#FTS[@]}" -eq 0 ]; then
+		ok 1 "$1: the target tables to compare (none listed)"
+		return 1
+	fi
 	for i in "${!FTS[@]}"; do
-		is "$(fingerprint "${FTS[$i]}" "${COLS[$i]}")" \
-			"$(fingerprint "${VIEWS[$i]}" "${COLS[$i]}")" "$1: ${FTS[$i]} equals its source"
+		a=$(fingerprint "${FTS[$i]}" "${COLS[$i]}")
+		ra=$?
+		b=$(fingerprint "${VIEWS[$i]}" "${COLS[$i]}")
+		rb=$?
+		if [ $ra -ne 0 ] || [ $rb -ne 0 ]; then
+			ok 1 "$1: ${FTS[$i]} equals its source"
+			diag "$a" "$b"
+		else
+			is "$a" "$b" "$1: ${FTS[$i]} equals its source"
+		fi
 	done
+}
+
+# table_fingerprints: the fingerprints of every foreign table (FTS) on
+# one line; returns 1 when one of them failed
+table_fingerprints()
+{
+	local i out rc=0
+	for i in "${!FTS[@]}"; do
+		out=$(fingerprint "${FTS[$i]}" "${COLS[$i]}") || rc=1
+		printf '%s;' "$out"
+	done
+	return $rc
 }

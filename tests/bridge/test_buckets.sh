@@ -30,26 +30,14 @@ REPO=$(cd "$HERE/../.." && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 
-CQLBRIDGE=${CQLBRIDGE:-$REPO/build/cqlbridge}
-CQL_HOST=${CQL_HOST:-127.0.0.1}
 DB=${BRIDGE_BUCKETS_DB:-bridge_buckets_test}
 KS=${BRIDGE_BUCKETS_KEYSPACE:-bridge_buckets_test}
 FS=telemetry_cql
 TELEMETRY=$REPO/migrations/telemetry
 GOLDEN=$TELEMETRY/generated
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bridge_buckets.XXXXXX")
-GEN=$WORK/gen
-export PGDATABASE=$DB
-unset PGOPTIONS
-
-cleanup()
-{
-	psql -X -q -d "$DB" -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null 2>&1
-	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-[ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
+BRIDGE_KEYSPACES=("$KS")
+bridge_begin buckets
+tap_plan 37
 
 fresh_db "$CQL_HOST"
 load_migrations "$TELEMETRY"
@@ -60,14 +48,8 @@ load_migrations "$TELEMETRY"
 rc=$?
 ok $rc "plan of the telemetry workload"
 [ $rc -eq 0 ] || bail "plan failed: $(cat "$WORK/plan.out")"
-for f in model.txt report.md 001_schema.cql 002_foreign_tables.sql 003_load.sql 004_verify.sql 005_sync.sql; do
-	if diff -u "$GOLDEN/$f" "$WORK/golden/$f" > "$WORK/diff" 2>&1; then
-		ok 0 "$f equals migrations/telemetry/generated/$f"
-	else
-		ok 1 "$f equals migrations/telemetry/generated/$f"
-		diag "$(head -40 "$WORK/diff")"
-	fi
-done
+same_files "$GOLDEN" "$WORK/golden" migrations/telemetry/generated \
+	model.txt report.md 001_schema.cql 002_foreign_tables.sql 003_load.sql 004_verify.sql 005_sync.sql
 M=$WORK/golden/model.txt
 
 # the naive key is over the limit: 2 values a row, 100,000 values a partition
@@ -108,19 +90,10 @@ grep -qF "| reported_at_bucket timestamp B  |" "$WORK/golden/report.md" &&
 	grep -qF "| reported_at_bucket | timestamp | bucket: widest partition 57600 rows over the limits" "$WORK/golden/report.md"
 ok $? "the Chebotko diagram marks the bucket column B"
 
-"$CQLBRIDGE" plan -q --schema telemetry_rel --workload "$TELEMETRY/workload.sql" \
-	--keyspace "$KS" --foreign-schema "$FS" --server cqlbridge \
-	--replication-factor 1 -o "$GEN" > "$WORK/plan2.out" 2>&1
-ok $? "plan into the test keyspace" || bail "plan failed"
+plan_into telemetry_rel "$TELEMETRY/workload.sql" "plan into the test keyspace"
 
 # --- apply, compare -------------------------------------------------------------------------
-"$CQLBRIDGE" apply -q "$GEN" > "$WORK/apply.out" 2>&1
-rc=$?
-ok $rc "apply loads every table"
-[ $rc -eq 0 ] || { sed 's/^/# /' "$WORK/apply.out"; bail "apply failed"; }
-
-load_targets "$GEN"
-compare_all "after apply"
+apply_and_compare "apply loads every table" "after apply"
 widest=$(q "SELECT max(c) FROM (SELECT count(*) c FROM $FS.readings_by_sensor_id GROUP BY sensor_id, reported_at_bucket) s")
 is "$widest" "$b2w" "the widest readings partition in Cassandra holds the $b2w rows the plan measured"
 
@@ -168,5 +141,4 @@ is "$(q "SELECT count(*) FROM $FS.readings_by_sensor_id WHERE sensor_id = 1 AND 
 "$CQLBRIDGE" verify --samples 10 "$GEN" > "$WORK/verify2.out" 2>&1
 ok $? "verify passes again after the synced changes"
 
-echo "1..$TAP_N"
-[ "$TAP_FAILED" -eq 0 ]
+exit $((TAP_FAILED > 0))

@@ -31,31 +31,16 @@ REPO=$(cd "$HERE/../.." && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 
-CQLBRIDGE=${CQLBRIDGE:-$REPO/build/cqlbridge}
-CQL_HOST=${CQL_HOST:-127.0.0.1}
 DB=${BRIDGE_NAMES_DB:-bridge_names}
 KS=${BRIDGE_NAMES_KEYSPACE:-bridge_names}
 WRITER=${DB}_writer
 OTHER=${DB}_other
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bridge_names.XXXXXX")
-GEN=$WORK/gen
-export PGDATABASE=$DB
-unset PGOPTIONS
+BRIDGE_KEYSPACES=("$KS" "${KS}_x")
+BRIDGE_ROLES=("$WRITER" "$OTHER")
+BRIDGE_KEEP=${BRIDGE_NAMES_KEEP:-}
+bridge_begin names
 
-cleanup()
-{
-	if [ -z "${BRIDGE_NAMES_KEEP:-}" ]; then
-		psql -X -q -d "$DB" -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null 2>&1
-		psql -X -q -d "$DB" -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS ${KS}_x')" > /dev/null 2>&1
-		psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
-		psql -X -q -d postgres -c "DROP ROLE IF EXISTS $WRITER" -c "DROP ROLE IF EXISTS $OTHER" > /dev/null 2>&1
-		rm -rf "$WORK"
-	fi
-}
-trap cleanup EXIT
-[ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
-
-echo "1..31"
+tap_plan 31
 
 fresh_db "$CQL_HOST"
 q "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null ||

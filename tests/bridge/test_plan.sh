@@ -29,36 +29,31 @@ REPO=$(cd "$HERE/../.." && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 
-CQLBRIDGE=${CQLBRIDGE:-$REPO/build/cqlbridge}
 DB=${BRIDGE_PLAN_DB:-bridge_plan_test}
 HOTEL=$REPO/migrations/hotel
 GOLDEN=$HOTEL/generated
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bridge_plan.XXXXXX")
-export PGDATABASE=$DB
-unset PGOPTIONS
-
-cleanup()
-{
-	if [ -z "${BRIDGE_PLAN_KEEP:-}" ]; then
-		psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
-		rm -rf "$WORK"
-	fi
-}
-trap cleanup EXIT
-
-[ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
+BRIDGE_KEEP=${BRIDGE_PLAN_KEEP:-}
+bridge_begin plan
 
 # --- setup ---------------------------------------------------------------------
 # the server is never contacted: plan reads only PostgreSQL
 fresh_db 127.0.0.1
 load_migrations "$HOTEL"
 
+# affected_rows SQL TYPE VALUE RESULT: the last line of RESULT, a query
+# over the rows (temp table r) of an affected SQL run with $1 = VALUE
+affected_rows()
+{
+	psql -X -q -A -t -d "$DB" -c "PREPARE a($2) AS $1" -c "CREATE TEMP TABLE r AS EXECUTE a($3)" \
+		-c "$4" 2>&1 | tail -1
+}
+
 plan()
 {
 	"$CQLBRIDGE" plan -q -d "$DB" --schema hotel_rel "$@"
 }
 
-echo "1..43"
+tap_plan 46
 
 # --- golden output ---------------------------------------------------------------
 OUT=$WORK/gen
@@ -66,14 +61,8 @@ plan --workload "$HOTEL/workload.sql" -o "$OUT" > "$WORK/plan.out" 2> "$WORK/pla
 rc=$?
 ok $rc "plan of the hotel workload succeeds"
 [ $rc -eq 0 ] || diag "$(cat "$WORK/plan.err")"
-for f in model.txt report.md 001_schema.cql 002_foreign_tables.sql 003_load.sql 004_verify.sql 005_sync.sql; do
-	if diff -u "$GOLDEN/$f" "$OUT/$f" > "$WORK/diff" 2>&1; then
-		ok 0 "$f equals migrations/hotel/generated/$f"
-	else
-		ok 1 "$f equals migrations/hotel/generated/$f"
-		diag "$(head -40 "$WORK/diff")"
-	fi
-done
+same_files "$GOLDEN" "$OUT" migrations/hotel/generated \
+	model.txt report.md 001_schema.cql 002_foreign_tables.sql 003_load.sql 004_verify.sql 005_sync.sql
 [ ! -e "$OUT.tmp" ]
 ok $? "no $OUT.tmp left behind"
 
@@ -110,16 +99,14 @@ is "$bad" "0" "every affected SQL prepares against the source views"
 aff=$(sed -n 's/^-- affected: hotel_rel.point_of_interest (id) | \(.*hotels_src.*\)$/\1/p' "$OUT/003_load.sql")
 poi=$(q "SELECT poi_id FROM hotel_rel.hotel_poi GROUP BY poi_id ORDER BY count(*) DESC, poi_id LIMIT 1")
 want=$(q "SELECT string_agg(hotel_id, ',' ORDER BY hotel_id) FROM hotel_rel.hotel_poi WHERE poi_id = $poi")
-got=$(psql -X -q -A -t -d "$DB" -c "PREPARE a(int) AS $aff" -c "CREATE TEMP TABLE r AS EXECUTE a($poi)" \
-	-c "SELECT string_agg(id, ',' ORDER BY id) FROM r" 2>&1 | tail -1)
+got=$(affected_rows "$aff" int "$poi" "SELECT string_agg(id, ',' ORDER BY id) FROM r")
 is "$got" "$want" "affected SQL of point_of_interest (sublink of Q2) returns the hotels near it"
 
 # a top-level relation: renaming a hotel touches one hotels_by_poi_name row per nearby POI
 aff=$(sed -n 's/^-- affected: hotel_rel.hotel (id) | \(.*hotels_by_poi_name_src.*\)$/\1/p' "$OUT/003_load.sql")
 hid=$(q "SELECT hotel_id FROM hotel_rel.hotel_poi GROUP BY hotel_id ORDER BY count(*) DESC, hotel_id LIMIT 1")
 want=$(q "SELECT count(*) FROM hotel_rel.hotel_poi WHERE hotel_id = '$hid'")
-got=$(psql -X -q -A -t -d "$DB" -c "PREPARE a(text) AS $aff" -c "CREATE TEMP TABLE r AS EXECUTE a('$hid')" \
-	-c "SELECT count(*) FROM r" 2>&1 | tail -1)
+got=$(affected_rows "$aff" text "'$hid'" "SELECT count(*) FROM r")
 is "$got" "$want" "affected SQL of hotel finds its $want hotels_by_poi_name rows"
 grep -qE "^    hotel_rel.hotel: max $want, " "$OUT/model.txt"
 ok $? "write amplification of hotel into hotels_by_poi_name is $want"
@@ -271,5 +258,17 @@ rc=$?
 [ $rc -ne 0 ] && grep -q "not a cqlbridge plan directory" "$WORK/notplan.err" &&
 	[ -z "$(ls -d "$WORK"/notplan.tmp* 2> /dev/null)" ] && [ -e "$WORK/notplan/keep.txt" ]
 ok $? "a directory that is not a plan directory is refused, with no temporary directory left"
+
+
+# --- lib.sh's comparison can fail (issue 28): no tables, failing queries -----------------
+# (in subshells, their "not ok" lines discarded: each must record a failure)
+(FTS=() VIEWS=() COLS=() TAP_FAILED=0; compare_all "self-test" > /dev/null; [ "$TAP_FAILED" -eq 1 ])
+ok $? "compare_all fails on an empty table list"
+out=$(fingerprint cqlbridge_no_such.t a)
+[ $? -eq 1 ] && grep -q "failed: .*does not exist" <<< "$out"
+ok $? "fingerprint fails on an SQL error and says so, instead of printing nothing"
+(FTS=(cqlbridge_no_such.t) VIEWS=(cqlbridge_no_such.t) COLS=(a) TAP_FAILED=0
+	compare_all "self-test" > /dev/null; [ "$TAP_FAILED" -eq 1 ])
+ok $? "compare_all fails when both sides' queries fail alike"
 
 exit $((TAP_FAILED > 0))

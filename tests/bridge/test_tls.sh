@@ -14,7 +14,6 @@ REPO=$(cd "$HERE/../.." && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 
-CQLBRIDGE=${CQLBRIDGE:-$REPO/build/cqlbridge}
 RUN=${CASSANDRA_RUN_DIR:-${CQL_FDW_CACHE:-$HOME/.cache/cql_fdw}/run}
 TLS_HOST=${CQL_TLS_HOST:-127.0.0.6}
 DB=${BRIDGE_TLS_DB:-bridge_tls_test}
@@ -25,19 +24,9 @@ if [ ! -f "$RUN/tls-certs/ca.pem" ]; then
 	echo "1..0 # SKIP the TLS nodes are not running (scripts/cassandra.sh start tls-nodes)"
 	exit 0
 fi
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bridge_tls.XXXXXX")
-GEN=$WORK/gen
-export PGDATABASE=$DB
-unset PGOPTIONS
-
-cleanup()
-{
-	psql -X -q -d "$DB" -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null 2>&1
-	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-[ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
+BRIDGE_KEYSPACES=("$KS")
+bridge_begin tls
+tap_plan 9
 
 # the PostgreSQL server process reads the root certificate
 cp "$RUN/tls-certs/ca.pem" "$WORK/ca.pem"
@@ -52,23 +41,12 @@ load_migrations "$VIDEO"
 is "$(q "SELECT srvoptions::text FROM pg_foreign_server WHERE srvname = 'cqlbridge'" | grep -o "sslmode=verify-full")" \
 	"sslmode=verify-full" "the cqlbridge server requires verified TLS"
 
-"$CQLBRIDGE" plan -q --schema video_rel --workload "$VIDEO/workload.sql" \
-	--keyspace "$KS" --foreign-schema "$FS" --server cqlbridge \
-	--replication-factor 1 -o "$GEN" > "$WORK/plan.out" 2>&1
-ok $? "plan through the TLS server" || { sed 's/^/# /' "$WORK/plan.out"; bail "plan failed"; }
-
-"$CQLBRIDGE" apply -q "$GEN" > "$WORK/apply.out" 2>&1
-rc=$?
-ok $rc "apply over TLS: schema and every table loaded"
-[ $rc -eq 0 ] || { sed 's/^/# /' "$WORK/apply.out"; bail "apply failed"; }
-
-load_targets "$GEN"
-compare_all "read over TLS"
+plan_into video_rel "$VIDEO/workload.sql" "plan through the TLS server"
+apply_and_compare "apply over TLS: schema and every table loaded" "read over TLS"
 
 "$CQLBRIDGE" verify --samples 5 "$GEN" > "$WORK/verify.out" 2>&1
 rc=$?
 ok $rc "verify over TLS: every query gives the same answers"
 [ $rc -eq 0 ] || sed 's/^/# /' "$WORK/verify.out"
 
-echo "1..$TAP_N"
-[ "$TAP_FAILED" -eq 0 ]
+exit $((TAP_FAILED > 0))

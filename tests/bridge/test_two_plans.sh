@@ -27,30 +27,15 @@ REPO=$(cd "$HERE/../.." && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 
-CQLBRIDGE=${CQLBRIDGE:-$REPO/build/cqlbridge}
-CQL_HOST=${CQL_HOST:-127.0.0.1}
 DB=${BRIDGE_TWO_DB:-bridge_two}
 KS=${BRIDGE_TWO_KEYSPACE:-bridge_two}
 KA=${KS}_a
 KB=${KS}_b
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bridge_two.XXXXXX")
-export PGDATABASE=$DB
-unset PGOPTIONS
+BRIDGE_KEYSPACES=("$KA" "$KB")
+BRIDGE_KEEP=${BRIDGE_TWO_KEEP:-}
+bridge_begin two
 
-cleanup()
-{
-	if [ -z "${BRIDGE_TWO_KEEP:-}" ]; then
-		for k in "$KA" "$KB"; do
-			psql -X -q -d "$DB" -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $k')" > /dev/null 2>&1
-		done
-		psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
-		rm -rf "$WORK"
-	fi
-}
-trap cleanup EXIT
-[ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
-
-echo "1..22"
+tap_plan 22
 
 fresh_db "$CQL_HOST"
 for k in "$KA" "$KB"; do

@@ -27,25 +27,13 @@ REPO=$(cd "$HERE/../.." && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 
-CQLBRIDGE=${CQLBRIDGE:-$REPO/build/cqlbridge}
-CQL_HOST=${CQL_HOST:-127.0.0.1}
 DB=${BRIDGE_VIDEO_DB:-bridge_video_test}
 KS=${BRIDGE_VIDEO_KEYSPACE:-bridge_video_test}
 FS=video_cql
 VIDEO=$REPO/migrations/video
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bridge_video.XXXXXX")
-GEN=$WORK/gen
-export PGDATABASE=$DB
-unset PGOPTIONS
-
-cleanup()
-{
-	psql -X -q -d "$DB" -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null 2>&1
-	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-[ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
+BRIDGE_KEYSPACES=("$KS")
+bridge_begin video
+tap_plan 23
 
 fresh_db "$CQL_HOST"
 load_migrations "$VIDEO"
@@ -67,19 +55,10 @@ ok $? "comments of a video: newest first (C↓ created_at), comment_id keeps row
 grep -q 'tags .*set<text>' "$WORK/golden/model.txt"
 ok $? "a video's tags become a set<text>"
 
-"$CQLBRIDGE" plan -q --schema video_rel --workload "$VIDEO/workload.sql" \
-	--keyspace "$KS" --foreign-schema "$FS" --server cqlbridge \
-	--replication-factor 1 -o "$GEN" > "$WORK/plan2.out" 2>&1
-ok $? "plan into the test keyspace" || bail "plan failed"
+plan_into video_rel "$VIDEO/workload.sql" "plan into the test keyspace"
 
 # --- apply, compare, verify ------------------------------------------------------------
-"$CQLBRIDGE" apply -q "$GEN" > "$WORK/apply.out" 2>&1
-rc=$?
-ok $rc "apply loads every table"
-[ $rc -eq 0 ] || { sed 's/^/# /' "$WORK/apply.out"; bail "apply failed"; }
-
-load_targets "$GEN"
-compare_all "after apply"
+apply_and_compare "apply loads every table" "after apply"
 
 "$CQLBRIDGE" verify --samples 5 "$GEN" > "$WORK/verify.out" 2>&1
 rc=$?
@@ -114,5 +93,4 @@ ok $? "a synced change under REPEATABLE READ is refused with a clear error"
 "$CQLBRIDGE" verify --samples 5 "$GEN" > "$WORK/verify2.out" 2>&1
 ok $? "verify passes again after the synced changes"
 
-echo "1..$TAP_N"
-[ "$TAP_FAILED" -eq 0 ]
+exit $((TAP_FAILED > 0))

@@ -12,6 +12,8 @@
  * Connection options are psql's (-d -h -p -U, and the PG* environment
  * through libpq).  Usage errors exit with status 2, failures with 1.
  *
+ * layer: main
+ *
  * IDENTIFICATION
  *	  src/bridge/cli/main.c
  *
@@ -24,10 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-
-/* set by sync --uninstall; read by sync.c */
-bool		bridge_sync_uninstall = false;
+#include "check/verify.h"
+#include "load/apply.h"
+#include "plan/plan.h"
+#include "sync/sync.h"
 
 enum
 {
@@ -109,6 +111,10 @@ static const Command commands[] = {
 
 #define NCOMMANDS ((int) (sizeof(commands) / sizeof(commands[0])))
 
+/*
+ * usage_general
+ *		"cqlbridge --help": the commands and their one-line summaries.
+ */
 static void
 usage_general(FILE *out)
 {
@@ -121,6 +127,11 @@ usage_general(FILE *out)
 	fprintf(out, "\nRun \"cqlbridge COMMAND --help\" for the options of a command.\n");
 }
 
+/*
+ * usage_command
+ *		"cqlbridge COMMAND --help": usage, options and the connection
+ *		options.
+ */
 static void
 usage_command(const Command *c, FILE *out)
 {
@@ -128,6 +139,12 @@ usage_command(const Command *c, FILE *out)
 			c->name, c->summary, c->usage, c->options, connection_help);
 }
 
+/*
+ * usage_error
+ *		Report a wrong command line (fmt with one %s for arg), point to
+ *		--help and exit with BRIDGE_EXIT_USAGE (2), like other PostgreSQL
+ *		tools.
+ */
 static void
 usage_error(const Command *c, const char *fmt, const char *arg)
 {
@@ -164,6 +181,12 @@ parse_factor(const Command *c, const char *opt, const char *arg)
 	return v;
 }
 
+/*
+ * parse_long
+ *		The value of a numeric option, between min and max, with an optional
+ *		kB/MB/GB suffix when size_units; anything else is a usage error
+ *		naming the option.
+ */
 static long
 parse_long(const Command *c, const char *opt, const char *arg, long min, long max,
 		   bool size_units)
@@ -207,6 +230,10 @@ bad:
 	return 0;					/* not reached */
 }
 
+/*
+ * only_for
+ *		A usage error when an option of another command is given to cmd.
+ */
 static void
 only_for(const Command *cmd, const char *cmdname, const struct option *long_options,
 		 int optidx)
@@ -216,6 +243,12 @@ only_for(const Command *cmd, const char *cmdname, const struct option *long_opti
 					optidx >= 0 ? long_options[optidx].name : "?");
 }
 
+/*
+ * main
+ *		Parse the command and its options (getopt_long, psql-like connection
+ *		options) into BridgeOptions and run the command; the process exit
+ *		status is the command's.
+ */
 int
 main(int argc, char **argv)
 {
@@ -367,7 +400,7 @@ main(int argc, char **argv)
 				break;
 			case OPT_UNINSTALL:
 				ONLY_FOR("sync");
-				bridge_sync_uninstall = true;
+				opts.uninstall = true;
 				break;
 			case OPT_SHOW:
 				ONLY_FOR("verify");

@@ -2,18 +2,24 @@
  *
  * apply.h
  *	  The two ways "cqlbridge apply" loads a target table: streamed in one
- *	  pass of its source rows (apply_stream.c, the default) or in hash
- *	  chunks (apply.c, --chunks N and 003 files of older plans).
+ *	  pass of its source rows (stream.c, the default) or in hash chunks
+ *	  (apply.c, --chunks N and 003 files of older plans); what both share
+ *	  (progress.c).  apply.c: bottom-up, progress.c < stream.c < apply.c.
+ *
+ * layer: command
  *
  * IDENTIFICATION
- *	  src/bridge/cli/apply.h
+ *	  src/bridge/cli/load/apply.h
  *
  *-------------------------------------------------------------------------
  */
 #ifndef BRIDGE_APPLY_H
 #define BRIDGE_APPLY_H
 
-#include "common.h"
+#include "common/common.h"
+
+/* apply.c: the command (main.c dispatches). */
+extern int	cmd_apply(const BridgeOptions *opts);
 
 /* One table block of 003_load.sql, as apply uses it. */
 typedef struct ApplyTable

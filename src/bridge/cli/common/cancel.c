@@ -9,8 +9,10 @@
  * and sets a flag; the command notices the failed statement or the flag
  * and exits with status 1.  A second signal exits at once.
  *
+ * layer: common
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/cancel.c
+ *	  src/bridge/cli/common/cancel.c
  *
  *-------------------------------------------------------------------------
  */
@@ -21,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "common/common.h"
 
 /* the connections whose statements a signal cancels (apply uses two) */
 #define MAX_CANCEL 2
@@ -30,6 +32,13 @@ static volatile sig_atomic_t ncancel = 0;
 static volatile sig_atomic_t interrupted = 0;
 static const char *interrupt_hint = "stopped";
 
+/*
+ * on_signal
+ *		SIGINT/SIGTERM handler: the first signal sends a cancel request for
+ *		the statement running on each installed connection and sets the flag
+ *		the main loop checks; a second one exits at once.  Only async-
+ *		signal-safe calls.
+ */
 static void
 on_signal(int signo)
 {
@@ -43,6 +52,12 @@ on_signal(int signo)
 			(void) PQcancel(cancel_handles[i], errbuf, sizeof(errbuf));
 }
 
+/*
+ * bridge_install_cancel
+ *		Make Ctrl-C cancel the statements of conn (at most MAX_CANCEL
+ *		connections) and install the handler on the first call.  Called
+ *		right after connecting.
+ */
 void
 bridge_install_cancel(PGconn *conn)
 {
@@ -62,18 +77,34 @@ bridge_install_cancel(PGconn *conn)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/*
+ * bridge_set_interrupt_hint
+ *		The message bridge_check_interrupt(NULL) prints after an
+ *		interruption (e.g. how to resume).
+ */
 void
 bridge_set_interrupt_hint(const char *hint)
 {
 	interrupt_hint = hint;
 }
 
+/*
+ * bridge_interrupted
+ *		Whether SIGINT or SIGTERM has arrived.
+ */
 bool
 bridge_interrupted(void)
 {
 	return interrupted != 0;
 }
 
+/*
+ * bridge_check_interrupt
+ *		Exit (status 1) saying which signal interrupted the command and
+ *		message (NULL: the hint set before), when one has arrived; return
+ *		otherwise.  Called after each statement, so a cancelled statement is
+ *		not reported as a failure.
+ */
 void
 bridge_check_interrupt(const char *message)
 {
@@ -87,6 +118,10 @@ bridge_check_interrupt(const char *message)
 	exit(BRIDGE_EXIT_FAILURE);
 }
 
+/*
+ * bridge_now
+ *		Seconds of a monotonic clock, for rates and latencies.
+ */
 double
 bridge_now(void)
 {

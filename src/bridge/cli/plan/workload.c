@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * plan_workload.c
+ * workload.c
  *	  Inputs of "cqlbridge plan": the relational catalog of --schema, the
  *	  workload file and the analysis of every query by the extension
  *	  function cql_bridge_analyze().
@@ -8,8 +8,10 @@
  * Nothing here writes files: every error is fatal before plan.c writes
  * the output directory.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_workload.c
+ *	  src/bridge/cli/plan/workload.c
  *
  *-------------------------------------------------------------------------
  */
@@ -17,11 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /* the workload file, for messages naming a query by file:line */
 static const char *workload_file = "workload";
 
+/*
+ * getv
+ *		Field (r, c) as an allocated string, NULL for NULL.
+ */
 static char *
 getv(PGresult *res, int r, int c)
 {
@@ -193,6 +199,10 @@ relation_keys(Plan *p, const Query *q, ARow *r)
 	free(rel);
 }
 
+/*
+ * plan_catalog_rel
+ *		The catalog relation of that name (of --schema), or NULL.
+ */
 CatRel *
 plan_catalog_rel(Plan *p, const char *name)
 {
@@ -258,6 +268,11 @@ substitute_params(Plan *p, Query *q, const char *text)
 	return sb.data;
 }
 
+/*
+ * parse_params
+ *		The parameter names and types of a query's "-- params:" line ("name
+ *		type, ..." or "none").
+ */
 static void
 parse_params(Query *q)
 {
@@ -329,8 +344,11 @@ plan_read_workload(Plan *p)
 	}
 }
 
-/* "query Q1_x (workload.sql:57)" for messages */
-
+/*
+ * plan_query_ref
+ *		"query Q1_x (workload.sql:57)": a query in messages (a static buffer,
+ *		valid until the next call).
+ */
 const char *
 plan_query_ref(const Query *q)
 {

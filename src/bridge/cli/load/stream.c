@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * apply_stream.c
+ * stream.c
  *	  Load one target table in a single pass of its source rows, resumable
  *	  batch by batch.
  *
@@ -33,8 +33,10 @@
  * A table whose writes wait for COMMIT (write_mode 'on_commit') cannot be
  * streamed this way and is loaded in chunks instead (apply.c).
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/apply_stream.c
+ *	  src/bridge/cli/load/stream.c
  *
  *-------------------------------------------------------------------------
  */
@@ -42,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply.h"
+#include "load/apply.h"
 
 #define CURSOR_NAME "cqlbridge_apply"
 #define ROWS_VIEW	"pg_temp.cqlbridge_apply_rows"
@@ -191,6 +193,12 @@ record_progress(PGconn *progress, const ApplyTable *t, long long rows, double se
 						5, params));
 }
 
+/*
+ * exec_checked
+ *		Run one step of a streamed load (our own statements, or the user's
+ *		block text without parameters); a failure ends the load through
+ *		apply_load_failed, with the table's file and line and how to resume.
+ */
 static void
 exec_checked(PGconn *conn, const ApplyTable *t, const char *step, const char *sql,
 			 int nparams, const char *const *params, bool tty, const BridgeOptions *opts)
@@ -208,6 +216,15 @@ exec_checked(PGconn *conn, const ApplyTable *t, const char *step, const char *sq
 	PQclear(res);
 }
 
+/*
+ * apply_stream_table
+ *		Load t in one pass of its rows, through one ordered cursor,
+ *		committing the key of each batch's last row to
+ *		cqlbridge.apply_progress on the progress connection once the batch's
+ *		writes are acknowledged; a recorded key resumes the load from there.
+ *		Returns the rows sent by this run and adds the table's total to
+ *		*rows_total.
+ */
 long long
 apply_stream_table(PGconn *conn, PGconn *progress, const BridgeOptions *opts,
 				   const ApplyTable *t, bool tty, long long *rows_total)

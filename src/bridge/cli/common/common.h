@@ -1,20 +1,28 @@
 /*-------------------------------------------------------------------------
  *
  * common.h
- *	  Shared pieces of the cqlbridge command-line program: options,
- *	  libpq connection, error exits, a growable string and the reader of
- *	  the block-format files (workload.sql and the generated 003/004).
+ *	  The lowest layer of the cqlbridge command-line program, shared by
+ *	  every command: options, error exits, allocation, a growable string,
+ *	  files (base.c), the libpq connection (conn.c), names and literals of
+ *	  generated SQL (names.c), the reader of the block-format files
+ *	  (workload.sql and the generated 003/004: blocks.c) and Ctrl-C
+ *	  (cancel.c).  Nothing here knows a command; the commands' own
+ *	  declarations are in plan/plan.h, load/apply.h, check/verify.h and
+ *	  sync/sync.h.
  *
  * See docs/cqlbridge-design.md for the file formats.
  *
+ * layer: common
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/common.h
+ *	  src/bridge/cli/common/common.h
  *
  *-------------------------------------------------------------------------
  */
 #ifndef CQLBRIDGE_COMMON_H
 #define CQLBRIDGE_COMMON_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <libpq-fe.h>
@@ -49,6 +57,9 @@ typedef struct BridgeOptions
 	int			samples;		/* --samples per query (default 5) */
 	bool		show;			/* --show: EXPLAIN and rows of one sample */
 
+	/* sync */
+	bool		uninstall;		/* --uninstall: remove the triggers */
+
 	bool		quiet;			/* -q: no progress lines */
 } BridgeOptions;
 
@@ -66,6 +77,7 @@ extern void bridge_fatal_hint(const char *hint, const char *fmt,...) __attribute
 extern void *bridge_malloc(size_t size);
 extern char *bridge_strdup(const char *s);
 extern char *bridge_printf(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+extern char *bridge_vprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Growable string. */
 typedef struct StrBuf
@@ -77,6 +89,7 @@ typedef struct StrBuf
 
 extern void sb_init(StrBuf *sb);
 extern void sb_append(StrBuf *sb, const char *s);
+extern void sb_appendc(StrBuf *sb, char c);
 extern void sb_appendf(StrBuf *sb, const char *fmt,...) __attribute__((format(printf, 2, 3)));
 extern void sb_free(StrBuf *sb);
 
@@ -135,17 +148,8 @@ extern char *bridge_read_file(const char *path);
 /* Write a whole file (creating DIR if needed); fatal on error. */
 extern void bridge_write_file(const char *path, const char *contents);
 
-/* Commands (main.c dispatches). */
-extern int	cmd_plan(const BridgeOptions *opts);
-extern int	cmd_apply(const BridgeOptions *opts);
-extern int	cmd_verify(const BridgeOptions *opts);
-extern int	cmd_sync(const BridgeOptions *opts);
-
-/* emit_sync.c: write DIR/005_sync.sql from DIR/003_load.sql (plan calls it). */
-extern void emit_sync(const char *dir);
-
 /*
- * Additions of the apply/verify/sync part (common.c).
+ * Names, literals and paths (names.c, base.c).
  */
 
 /* Quote a string as a SQL literal (for generated SQL text only). */
@@ -161,14 +165,15 @@ extern const char *bridge_block_require(const BridgeBlockFile *f, const BridgeBl
 /* blocks.c: value of "-- key: value" in a header text (allocated), or NULL. */
 extern char *bridge_header_get(const char *header, const char *key);
 
+/* blocks.c: a line of white space only; a trimmed copy of n bytes (allocated). */
+extern bool bridge_is_blank(const char *s);
+extern char *bridge_trim_copy(const char *s, size_t n);
+
 /* blocks.c: split "a, b, c" into trimmed, non-empty items (allocated). */
 extern char **bridge_split_list(const char *list, int *n);
 
 /* Run a script of several statements (simple query protocol); fatal on error. */
 extern void bridge_exec_script(PGconn *conn, const char *what, const char *sql);
-
-/* sync --uninstall (set by main.c). */
-extern bool bridge_sync_uninstall;
 
 /*
  * cancel.c: SIGINT/SIGTERM send a cancel request for the running statement
@@ -180,17 +185,8 @@ extern bool bridge_interrupted(void);
 extern void bridge_check_interrupt(const char *message);	/* NULL: the hint below */
 extern void bridge_set_interrupt_hint(const char *hint);
 
-/* emit_sync.c: SQL that removes what 005_sync.sql installed. */
-extern char *emit_sync_uninstall_sql(const char *dir);
-
-/* emit_sync.c: the plan's schema (cqlbridge_<keyspace>) of DIR/003_load.sql. */
-extern char *emit_sync_plan_schema(const char *dir);
-
-/* sync.c: re-install 005 when sync triggers exist (apply calls it). */
-extern bool bridge_sync_refresh(PGconn *conn, const BridgeOptions *opts);
-
 /*
- * Names in generated files (common.c).
+ * Names in generated files (names.c).
  */
 
 /* Control characters (newline, tab...) in a name: plan refuses such names. */

@@ -1,12 +1,12 @@
 /*-------------------------------------------------------------------------
  *
- * plan_types.c
+ * types.c
  *	  Output columns of a query -> columns of its table, in CQL types:
  *	  scalar types (plan_pg_to_cql), the "address" UDT for the five
  *	  address parts of one relation, and collections for aggregate
  *	  sublinks (set / list / map of address).
  *
- * Decisions (see also plan_rules.c):
+ * Decisions (see also rules.c):
  *	- PostgreSQL -> CQL: text/varchar/char -> text, int2 -> smallint,
  *	  int4 -> int, int8 -> bigint, numeric -> decimal, bool -> boolean,
  *	  date -> date, timestamp[tz] -> timestamp, uuid, float4 -> float,
@@ -23,8 +23,10 @@
  *	  column, e.g. a position); jsonb_object_agg(k, jsonb_build_object(the
  *	  address parts)) -> map<K, frozen<address>>.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_types.c
+ *	  src/bridge/cli/plan/types.c
  *
  *-------------------------------------------------------------------------
  */
@@ -32,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 static const char *const address_parts[] = {
 	"street", "city", "state_or_province", "postal_code", "country"
@@ -105,6 +107,12 @@ plan_pg_to_cql(const char *pgtype, const char **fdwtype)
 	return NULL;
 }
 
+/*
+ * plan_require_cql
+ *		The CQL type of an output column of PostgreSQL type pgtype (and its
+ *		cql_fdw type in *fdw); fatal naming the query and column when there
+ *		is none.
+ */
 const char *
 plan_require_cql(const Query *q, const char *what, const char *pgtype, const char **fdw)
 {
@@ -119,6 +127,11 @@ plan_require_cql(const Query *q, const char *what, const char *pgtype, const cha
 	return c;
 }
 
+/*
+ * plan_is_address_part
+ *		Whether an output column name is a part of the address UDT (its
+ *		index in *idx).
+ */
 bool
 plan_is_address_part(const char *name, int *idx)
 {
@@ -136,6 +149,12 @@ plan_is_address_part(const char *name, int *idx)
 /* targets -> columns												*/
 /* ---------------------------------------------------------------- */
 
+/*
+ * add_collection
+ *		The collection column of an aggregating sublink target: set<T> or
+ *		list<T> for array_agg, map<K, frozen<address>> for jsonb_object_agg
+ *		of the address parts, typed from the aggregate's argument.
+ */
 static void
 add_collection(Query *q, Table *t, const ARow *tg)
 {
@@ -263,6 +282,12 @@ address_group(const Query *q, const char *alias, int *ords)
 	return found == NADDRESS;
 }
 
+/*
+ * plan_build_columns
+ *		The columns of q's table from its output columns: CQL types, the
+ *		address UDT, collections of aggregate targets; records which table
+ *		column serves each output column.
+ */
 void
 plan_build_columns(Query *q, Table *t)
 {

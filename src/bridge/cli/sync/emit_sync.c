@@ -77,8 +77,10 @@
  * 003 as SQL identifiers and are quoted once here; dollar quotes get a
  * tag that no name contains (bridge_finish_tags).
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/emit_sync.c
+ *	  src/bridge/cli/sync/emit_sync.c
  *
  *-------------------------------------------------------------------------
  */
@@ -87,7 +89,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "sync/sync.h"
 
 #define TAG BRIDGE_TAG
 
@@ -133,24 +135,6 @@ typedef struct SyncModel
 	SyncRelation *rels;
 	int			nrels;
 } SyncModel;
-
-static char *
-trimmed(const char *s, size_t n)
-{
-	char	   *p;
-
-	while (n > 0 && isspace((unsigned char) *s))
-	{
-		s++;
-		n--;
-	}
-	while (n > 0 && isspace((unsigned char) s[n - 1]))
-		n--;
-	p = bridge_malloc(n + 1);
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
 
 /* letters, digits, '_' of s, lower case, at most max characters */
 static char *
@@ -262,7 +246,7 @@ parse_affected(SyncModel *m, int target, const char *value, int line)
 	}
 	if (*close != ')' || strncmp(close, ") | ", 4) != 0)
 		bridge_fatal_hint(hint, "%s:%d: affected line without \"(pk columns) | SQL\": %s", m->path, line, value);
-	pklist = trimmed(p + 1, (size_t) (close - p - 1));
+	pklist = bridge_trim_copy(p + 1, (size_t) (close - p - 1));
 	pk = name_list(m, line, "affected", pklist, &npk);
 	relname = bridge_printf("%s.%s", bridge_qi(schema), bridge_qi(table));
 	if (npk == 0)
@@ -331,7 +315,7 @@ parse_affected(SyncModel *m, int target, const char *value, int line)
 		bridge_fatal("out of memory");
 	a = &rel->aff[rel->naff++];
 	a->target = target;
-	a->sql = trimmed(close + 4, strlen(close + 4));
+	a->sql = bridge_trim_copy(close + 4, strlen(close + 4));
 	a->line = line;
 	if (a->sql[0] == '\0')
 		bridge_fatal("%s:%d: affected line of %s without SQL", m->path, line, relname);
@@ -484,6 +468,11 @@ bind_row(const SyncModel *m, const SyncRelation *rel, const SyncAffected *a,
 	return sb.data;
 }
 
+/*
+ * ident_list
+ *		Names as a comma-separated list of quoted identifiers, each with
+ *		prefix (e.g. "NEW."), allocated.
+ */
 static char *
 ident_list(char **names, int n, const char *prefix)
 {
@@ -500,6 +489,11 @@ ident_list(char **names, int n, const char *prefix)
 	return sb.data;
 }
 
+/*
+ * key_match
+ *		The condition that rows left and right have the same target key:
+ *		left."k1" = right."k1" AND ...
+ */
 static char *
 key_match(const SyncTarget *t, const char *left, const char *right)
 {
@@ -548,6 +542,12 @@ emit_temp_table(StrBuf *out, const char *name, const char *cols, const char *rel
 	free(qualified);
 }
 
+/*
+ * emit_prepare
+ *		The sync_prepare() function: the session's temp tables of pending
+ *		keys and changed rows (created once, checked against planted ones)
+ *		and the pending-work setting.
+ */
 static void
 emit_prepare(StrBuf *out, const SyncModel *m)
 {
@@ -639,6 +639,13 @@ emit_affected(StrBuf *out, const SyncModel *m, const SyncRelation *rel,
 	free(keys);
 }
 
+/*
+ * emit_relation
+ *		The trigger function of one source relation and its triggers: the
+ *		BEFORE row trigger collecting the keys of target rows that may
+ *		change or vanish, the AFTER row trigger noting changed rows, the
+ *		deferred flush and the TRUNCATE refusal.
+ */
 static void
 emit_relation(StrBuf *out, const SyncModel *m, const SyncRelation *rel)
 {
@@ -693,6 +700,10 @@ emit_relation(StrBuf *out, const SyncModel *m, const SyncRelation *rel)
 	free(newpks);
 }
 
+/*
+ * relation_feeds
+ *		Whether a source relation feeds target table number target.
+ */
 static bool
 relation_feeds(const SyncRelation *rel, int target)
 {
@@ -702,6 +713,12 @@ relation_feeds(const SyncRelation *rel, int target)
 	return false;
 }
 
+/*
+ * emit_flush
+ *		The sync_flush() function run at COMMIT: lock the target tables,
+ *		turn changed rows into pending keys, recompute every pending key
+ *		once from the source view (upsert or delete).
+ */
 static void
 emit_flush(StrBuf *out, const SyncModel *m)
 {
@@ -784,6 +801,11 @@ emit_flush(StrBuf *out, const SyncModel *m)
 	emit_revoke(out, m, "sync_flush", "");
 }
 
+/*
+ * build_sync_sql
+ *		The whole text of 005_sync.sql for the model read from 003 (layout:
+ *		docs/cqlbridge-design.md, 005_sync.sql).
+ */
 static char *
 build_sync_sql(const SyncModel *m)
 {
@@ -878,6 +900,12 @@ build_sync_sql(const SyncModel *m)
 	}
 }
 
+/*
+ * emit_sync
+ *		Write DIR/005_sync.sql from DIR/003_load.sql's metadata; fatal when
+ *		003 names no source relation.  Called at the end of plan, or by sync
+ *		when the file is missing.
+ */
 void
 emit_sync(const char *dir)
 {

@@ -1,12 +1,14 @@
 /*-------------------------------------------------------------------------
  *
- * plan_util.c
+ * util.c
  *	  Small helpers shared by the plan_*.c files: warnings, list splitting,
  *	  lookups in the analysis rows and in a table's columns, table-name
  *	  plurals and the parser of published keys.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_util.c
+ *	  src/bridge/cli/plan/util.c
  *
  *-------------------------------------------------------------------------
  */
@@ -15,55 +17,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /* ---------------------------------------------------------------- */
 /* small helpers													*/
 /* ---------------------------------------------------------------- */
 
-/* vsnprintf into a string of the right size */
-static char *
-vformat(const char *fmt, va_list ap)
+/*
+ * add_warning
+ *		Append the text of fmt to a list of warnings, in the order raised.
+ */
+static void
+add_warning(char ***warnings, int *nwarn, const char *fmt, va_list ap)
 {
-	va_list		ap2;
-	int			n;
-	char	   *buf;
-
-	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap2);
-	va_end(ap2);
-	if (n < 0)
-		bridge_fatal("could not format a message");
-	buf = bridge_malloc((size_t) n + 1);
-	vsnprintf(buf, (size_t) n + 1, fmt, ap);
-	return buf;
+	*warnings = realloc(*warnings, sizeof(char *) * (*nwarn + 1));
+	if (!*warnings)
+		bridge_fatal("out of memory");
+	(*warnings)[(*nwarn)++] = bridge_vprintf(fmt, ap);
 }
 
-/* a warning of one table (model.txt, report.md), in the order raised */
+/*
+ * plan_table_warn
+ *		A warning of one table (model.txt, report.md), in the order raised.
+ */
 void
 plan_table_warn(Table *t, const char *fmt,...)
 {
 	va_list		ap;
 
-	t->warnings = realloc(t->warnings, sizeof(char *) * (t->nwarn + 1));
-	if (!t->warnings)
-		bridge_fatal("out of memory");
 	va_start(ap, fmt);
-	t->warnings[t->nwarn++] = vformat(fmt, ap);
+	add_warning(&t->warnings, &t->nwarn, fmt, ap);
 	va_end(ap);
 }
 
-/* a warning of the whole plan (e.g. from the analysis) */
+/*
+ * plan_warn
+ *		A warning of the whole plan (e.g. from the analysis).
+ */
 void
 plan_warn(Plan *p, const char *fmt,...)
 {
 	va_list		ap;
 
-	p->warnings = realloc(p->warnings, sizeof(char *) * (p->nwarn + 1));
-	if (!p->warnings)
-		bridge_fatal("out of memory");
 	va_start(ap, fmt);
-	p->warnings[p->nwarn++] = vformat(fmt, ap);
+	add_warning(&p->warnings, &p->nwarn, fmt, ap);
 	va_end(ap);
 }
 
@@ -133,12 +130,20 @@ plan_join_idents(char **names, int n)
 	return sb.data;
 }
 
+/*
+ * plan_streq
+ *		strcmp equality that is false when either side is NULL.
+ */
 bool
 plan_streq(const char *a, const char *b)
 {
 	return a && b && strcmp(a, b) == 0;
 }
 
+/*
+ * plan_is_kind
+ *		Whether an analysis row is of kind k.
+ */
 bool
 plan_is_kind(const ARow *r, const char *k)
 {
@@ -186,6 +191,12 @@ plan_find_row(const Query *q, const char *kind, int level, int ord)
 	return NULL;
 }
 
+/*
+ * plan_plural
+ *		The plural of a relation name for table names (point_of_interest ->
+ *		points_of_interest, hotel -> hotels, amenity -> amenities),
+ *		allocated.
+ */
 char *
 plan_plural(const char *name)
 {
@@ -277,4 +288,45 @@ plan_parse_key(const char *text, int *n, char ***cols, int *npk)
 		*cols = plan_split(s, ',', n);
 		*npk = *n > 0 ? 1 : 0;
 	}
+}
+
+/*
+ * plan_qi
+ *		SQL identifier, quoted only when needed (bridge_qi).
+ */
+char *
+plan_qi(const char *s)
+{
+	return bridge_qi(s);
+}
+
+/*
+ * plan_key_text
+ *		"((a, b), c, d)": the primary key of t as CQL writes it, for messages,
+ *		model.txt and report.md.
+ */
+char *
+plan_key_text(const Table *t)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_append(&sb, "((");
+	for (int i = 0; i < t->npk; i++)
+		sb_appendf(&sb, "%s%s", i ? ", " : "", t->cols[i].name);
+	sb_append(&sb, ")");
+	for (int i = t->npk; i < t->npk + t->nck; i++)
+		sb_appendf(&sb, ", %s", t->cols[i].name);
+	sb_append(&sb, ")");
+	return sb.data;
+}
+
+/*
+ * plan_lval
+ *		Field (r, c) of a measurement's result as a long, 0 for NULL.
+ */
+long
+plan_lval(PGresult *res, int r, int c)
+{
+	return PQgetisnull(res, r, c) ? 0 : atol(PQgetvalue(res, r, c));
 }

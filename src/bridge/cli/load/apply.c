@@ -6,7 +6,7 @@
  *
  * A table's 003 statement is the SELECT of its rows.  By default a table is
  * streamed in one pass of those rows, with its progress committed batch by
- * batch (apply_stream.c).  With --chunks N, for tables whose writes wait
+ * batch (stream.c).  With --chunks N, for tables whose writes wait
  * for COMMIT, and for the INSERT statements of older plans, it is loaded in
  * hash chunks instead (here): chunk k holds the partitions whose key hashes
  * to k, and runs in its own transaction together with the row that records
@@ -19,8 +19,10 @@
  * resume, which is harmless because an INSERT into Cassandra is an upsert
  * of the same values.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/apply.c
+ *	  src/bridge/cli/load/apply.c
  *
  *-------------------------------------------------------------------------
  */
@@ -31,7 +33,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "load/apply.h"
+#include "sync/sync.h"
 
 /*
  * Default chunking (--chunks without a count is not a thing: these apply
@@ -59,13 +62,15 @@
 	"    ADD COLUMN IF NOT EXISTS resume_key text[],\n" \
 	"    ADD COLUMN IF NOT EXISTS finished boolean NOT NULL DEFAULT true"
 
-const char *const apply_resume_hint = "run the same \"cqlbridge apply\" again to resume";
-
 /* ------------------------------------------------------------------------
  * 001_schema.cql
  * ------------------------------------------------------------------------
  */
 
+/*
+ * line_is_comment
+ *		A "--" comment line of 001_schema.cql (after leading blanks).
+ */
 static bool
 line_is_comment(const char *s)
 {
@@ -74,15 +79,13 @@ line_is_comment(const char *s)
 	return s[0] == '-' && s[1] == '-';
 }
 
-static bool
-line_is_blank(const char *s)
-{
-	for (; *s; s++)
-		if (!isspace((unsigned char) *s))
-			return false;
-	return true;
-}
-
+/*
+ * apply_schema
+ *		Run every statement of 001_schema.cql through SELECT
+ *		cql_execute('<server>', $1), the server named in its header;
+ *		statements end with ';' at end of line.  Returns the number of
+ *		statements run.
+ */
 static int
 apply_schema(PGconn *conn, const BridgeOptions *opts, const char *path)
 {
@@ -112,7 +115,7 @@ apply_schema(PGconn *conn, const BridgeOptions *opts, const char *path)
 		memcpy(line, p, len);
 		line[len] = '\0';
 
-		if (stmt.len == 0 && (line_is_blank(line) || line_is_comment(line)))
+		if (stmt.len == 0 && (bridge_is_blank(line) || line_is_comment(line)))
 		{
 			if (in_header && line_is_comment(line))
 			{
@@ -174,73 +177,11 @@ apply_schema(PGconn *conn, const BridgeOptions *opts, const char *path)
  * ------------------------------------------------------------------------
  */
 
-static void
-format_duration(char *buf, size_t size, double s)
-{
-	if (s < 0 || s > 1e9)
-		snprintf(buf, size, "?");
-	else if (s < 60)
-		snprintf(buf, size, "%.0fs", s);
-	else if (s < 3600)
-		snprintf(buf, size, "%dm%02ds", (int) s / 60, (int) s % 60);
-	else
-		snprintf(buf, size, "%dh%02dm", (int) s / 3600, ((int) s % 3600) / 60);
-}
-
 /*
- * apply_show_progress
- *		The updating progress line of one table (terminal only): rows so
- *		far against plan's count, chunks or batches, rate and ETA.  units
- *		is 0 when their number is not known in advance (batches).
+ * choose_chunks
+ *		The number of hash chunks of a chunked load: --chunks N, else one
+ *		per ROWS_PER_CHUNK planned rows, between 1 and MAX_AUTO_CHUNKS.
  */
-void
-apply_show_progress(const ApplyTable *t, long long done, long long loaded_now,
-					double elapsed, const char *unit, int units_done, int units)
-{
-	double		rate = elapsed > 0 ? loaded_now / elapsed : 0;
-	char		eta[32];
-
-	if (rate > 0 && t->expected > done)
-		format_duration(eta, sizeof(eta), (t->expected - done) / rate);
-	else
-		snprintf(eta, sizeof(eta), "-");
-	if (units > 0)
-		fprintf(stderr, "\r\033[K%s: %lld/%lld rows, %s %d/%d, %.0f rows/s, ETA %s",
-				t->target, done, t->expected, unit, units_done, units, rate, eta);
-	else
-		fprintf(stderr, "\r\033[K%s: %lld/%lld rows, %s %d, %.0f rows/s, ETA %s",
-				t->target, done, t->expected, unit, units_done, rate, eta);
-	fflush(stderr);
-}
-
-/*
- * apply_load_failed
- *		Report a failed step of a table's load with the server's SQLSTATE,
- *		detail and hint, then how to resume, and exit 1.
- */
-void
-apply_load_failed(const ApplyTable *t, PGconn *conn, PGresult *res, const char *step,
-				  bool tty, const BridgeOptions *opts)
-{
-	const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
-	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-	const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
-	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
-
-	bridge_check_interrupt(apply_resume_hint);
-	if (tty && !opts->quiet)
-		fputc('\n', stderr);
-	fprintf(stderr, "cqlbridge: %s:%d: loading %s, %s failed: %s (SQLSTATE %s)\n",
-			t->f->path, t->b->line, t->target, step,
-			msg ? msg : PQerrorMessage(conn), state ? state : "?");
-	if (detail)
-		fprintf(stderr, "DETAIL:  %s\n", detail);
-	if (hint)
-		fprintf(stderr, "HINT:  %s\n", hint);
-	fprintf(stderr, "HINT:  Recorded progress is kept; fix the cause and %s.\n", apply_resume_hint);
-	exit(BRIDGE_EXIT_FAILURE);
-}
-
 static int
 choose_chunks(const BridgeOptions *opts, long long rows)
 {
@@ -256,33 +197,15 @@ choose_chunks(const BridgeOptions *opts, long long rows)
 	return (int) n;
 }
 
+/*
+ * exec_simple
+ *		Run a statement without parameters whose result is not needed; fatal
+ *		on error.
+ */
 static void
 exec_simple(PGconn *conn, const char *what, const char *sql)
 {
 	PQclear(bridge_exec(conn, what, sql, 0, NULL));
-}
-
-/*
- * apply_column_list
- *		The columns of the rows query q, each quoted and written as
- *		before + "q.<name>" + after, joined by sep: "q.a, q.b" for an
- *		ORDER BY, "(q.a)::text || '|' || (q.b)::text" for the chunk hash.
- */
-char *
-apply_column_list(char **names, int n, const char *before, const char *after,
-				  const char *sep)
-{
-	StrBuf		sb;
-
-	sb_init(&sb);
-	for (int i = 0; i < n; i++)
-	{
-		char	   *qi = bridge_quote_ident(names[i]);
-
-		sb_appendf(&sb, "%s%sq.%s%s", i ? sep : "", before, qi, after);
-		free(qi);
-	}
-	return sb.data;
 }
 
 /*
@@ -499,6 +422,13 @@ read_table(const BridgeBlockFile *f, const BridgeBlock *b, int index)
 	return t;
 }
 
+/*
+ * cmd_apply
+ *		"cqlbridge apply DIR": run 001 (Cassandra schema), 002 (foreign
+ *		tables and views), then load every table of 003 (streamed, or in
+ *		chunks), skipping what cqlbridge.apply_progress records as done, and
+ *		re-install 005 when sync triggers exist.  Returns 0; failures exit.
+ */
 int
 cmd_apply(const BridgeOptions *opts)
 {

@@ -4,10 +4,10 @@
  *	  "cqlbridge plan": from a relational schema and its workload to the
  *	  generated directory (model.txt, report.md, 001-005).
  *
- * Steps: catalog and workload (plan_workload.c), analysis of every query
- * by cql_bridge_analyze(), the mapping rules (plan_rules.c), measurements
- * on the data (plan_sizing.c), then the files (plan_emit.c,
- * plan_report.c, emit_sync()).
+ * Steps: catalog and workload (workload.c), analysis of every query
+ * by cql_bridge_analyze(), the mapping rules (rules.c), measurements
+ * on the data (sizing.c), then the files (emit.c,
+ * report.c, emit_sync()).
  *
  * Atomicity: every error is detected while the plan is built in memory,
  * before anything is written.  The files are then written into a new
@@ -17,8 +17,10 @@
  * existing DIR is replaced only when it looks like a plan directory (it
  * has a model.txt); anything else there is an error.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan.c
+ *	  src/bridge/cli/plan/plan.c
  *
  *-------------------------------------------------------------------------
  */
@@ -30,13 +32,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "plan/plan.h"
+#include "sync/sync.h"
 
 static const char *const plan_files[] = {
 	"model.txt", "report.md", "001_schema.cql", "002_foreign_tables.sql",
 	"003_load.sql", "004_verify.sql", "005_sync.sql", NULL
 };
 
+/*
+ * is_plan_file
+ *		Whether name is one of the files plan writes (only those may be
+ *		replaced in an existing output directory).
+ */
 static bool
 is_plan_file(const char *name)
 {
@@ -128,6 +136,14 @@ current_umask(void)
 	return mask;
 }
 
+/*
+ * cmd_plan
+ *		"cqlbridge plan": read the workload and the catalog, analyze and map
+ *		every query to a table, measure the tables on the data, and write
+ *		the generated files into a temporary directory renamed over DIR, so
+ *		DIR is either the old plan or the whole new one.  Returns 0;
+ *		failures exit.
+ */
 int
 cmd_plan(const BridgeOptions *opts)
 {

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * plan_buckets.c
+ * buckets.c
  *	  A bucket for a table whose widest partition passes the limits: the
  *	  candidates measured on the data, the choice, and the bucket column
  *	  added to the partition key.
@@ -32,15 +32,17 @@
  * cql_fdw with the column options bucket and bucket_of, so the
  * application's SQL never names it.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_buckets.c
+ *	  src/bridge/cli/plan/buckets.c
  *
  *-------------------------------------------------------------------------
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /* range width of a typical range query (verify's samples: lower + 7 days) */
 #define RANGE_DAYS 7
@@ -72,12 +74,6 @@ static const TimeUnit time_units[] = {
 };
 
 #define NTIME_UNITS ((int) (sizeof(time_units) / sizeof(time_units[0])))
-
-static long
-lval(PGresult *res, int r, int c)
-{
-	return PQgetisnull(res, r, c) ? 0 : atol(PQgetvalue(res, r, c));
-}
 
 /*
  * plan_ext_schema
@@ -124,6 +120,10 @@ fits(Plan *p, const Table *t, long rows, double *nv, double *bytes)
 		plan_partition_bytes(t, r) + 8 <= p->opts->max_bytes;
 }
 
+/*
+ * add_candidate
+ *		Add a bucket candidate (a cql_fdw bucket spec) to be measured.
+ */
 static void
 add_candidate(BucketChoice *bc, const char *spec)
 {
@@ -270,8 +270,8 @@ measure_time(Plan *p, Table *t, BucketChoice *bc, int src)
 					  1, (const char *[]) {bridge_printf("{%s}", specs.data)});
 	for (int i = 0; i < bc->ncand; i++)
 	{
-		bc->cand[i].max_rows = lval(res, i, 0);
-		bc->cand[i].partitions = lval(res, i, 1);
+		bc->cand[i].max_rows = plan_lval(res, i, 0);
+		bc->cand[i].partitions = plan_lval(res, i, 1);
 	}
 	PQclear(res);
 
@@ -296,7 +296,7 @@ measure_time(Plan *p, Table *t, BucketChoice *bc, int src)
 	for (int i = 0; i < bc->ncand && i < PQntuples(res); i++)
 	{
 		bc->cand[i].reads_mean = atof(PQgetvalue(res, i, 0));
-		bc->cand[i].reads_max = lval(res, i, 1);
+		bc->cand[i].reads_max = plan_lval(res, i, 1);
 	}
 	PQclear(res);
 	bc->reads_what = bridge_printf("a %d-day range of %s", RANGE_DAYS, c->name);
@@ -383,8 +383,8 @@ measure_hash(Plan *p, Table *t, BucketChoice *bc, int *src, int nsrc)
 										"GROUP BY %s, %s.cql_hash_bucket(%ld, %s)) x",
 										t->shaped, plan_key_columns(t, "v.", false), ext, m, arr.data),
 						  0, NULL);
-		c->max_rows = lval(res, 0, 0);
-		c->partitions = lval(res, 0, 1);
+		c->max_rows = plan_lval(res, 0, 0);
+		c->partitions = plan_lval(res, 0, 1);
 		PQclear(res);
 		c->reads_mean = t->nqueries > 0
 			? ((double) bound_all + (double) (t->nqueries - bound_all) * m) / t->nqueries : m;

@@ -9,8 +9,10 @@
  * running sync again brings the triggers and the foreign tables' write
  * mode up to date.  005 is generated from 003 when it is missing.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/sync.c
+ *	  src/bridge/cli/sync/sync.c
  *
  *-------------------------------------------------------------------------
  */
@@ -19,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sync/sync.h"
 
 /*
  * count_triggers
@@ -95,6 +97,13 @@ bridge_sync_refresh(PGconn *conn, const BridgeOptions *opts)
 	return true;
 }
 
+/*
+ * cmd_sync
+ *		"cqlbridge sync DIR": install 005_sync.sql (written first from 003
+ *		if missing) in one transaction, or with --uninstall remove what it
+ *		installed; prints how many relations have triggers.  Returns 0;
+ *		failures exit.
+ */
 int
 cmd_sync(const BridgeOptions *opts)
 {
@@ -103,7 +112,7 @@ cmd_sync(const BridgeOptions *opts)
 	char	   *sql;
 	char	   *script;
 
-	if (bridge_sync_uninstall)
+	if (opts->uninstall)
 		sql = emit_sync_uninstall_sql(opts->dir);
 	else
 	{
@@ -118,16 +127,16 @@ cmd_sync(const BridgeOptions *opts)
 
 	conn = bridge_connect(opts);
 	bridge_install_cancel(conn);
-	if (!bridge_sync_uninstall)
+	if (!opts->uninstall)
 		check_foreign_tables(conn, opts);
 	script = bridge_printf("BEGIN;\n%s\n;COMMIT;", sql);
-	bridge_exec_script(conn, bridge_sync_uninstall ? "removing the sync triggers" : path,
+	bridge_exec_script(conn, opts->uninstall ? "removing the sync triggers" : path,
 					   script);
 	if (!opts->quiet)
 	{
 		int			n = count_triggers(conn, emit_sync_plan_schema(opts->dir));
 
-		if (bridge_sync_uninstall)
+		if (opts->uninstall)
 			fprintf(stderr, "sync: triggers removed (%d relations still have some)\n", n);
 		else
 			fprintf(stderr, "sync: triggers installed on %d relations; foreign tables write at COMMIT\n", n);

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * plan_report.c
+ * report.c
  *	  model.txt (the golden, deterministic description of the planned
  *	  tables) and report.md (sizes, checks, warnings and diagrams for a
  *	  human).
@@ -8,19 +8,26 @@
  * Both are built only from the plan and numbers measured on the data,
  * never from timings or the environment, so the same data gives the same
  * bytes.  Markers: K partition key, B bucket (a partition-key column
- * cql_fdw computes, plan_buckets.c), C↑/C↓ clustering ascending/descending,
+ * cql_fdw computes, buckets.c), C↑/C↓ clustering ascending/descending,
  * S static.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_report.c
+ *	  src/bridge/cli/plan/report.c
  *
  *-------------------------------------------------------------------------
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
+/*
+ * marker
+ *		The two-character marker of a column in model.txt: K, B (bucket),
+ *		C↑/C↓, S or blank.
+ */
 static const char *
 marker(const Column *c)
 {
@@ -38,6 +45,11 @@ marker(const Column *c)
 	return "  ";
 }
 
+/*
+ * widest
+ *		The length of the longest column name (or CQL type, when type) of t,
+ *		to align model.txt's columns.
+ */
 static int
 widest(const Table *t, bool type)
 {
@@ -53,6 +65,11 @@ widest(const Table *t, bool type)
 	return w;
 }
 
+/*
+ * published_line
+ *		The line of a query's published key check: not given, not comparable
+ *		(why), or the key with the rows it loses.
+ */
 static void
 published_line(StrBuf *sb, const Query *q, const char *indent)
 {
@@ -73,6 +90,11 @@ published_line(StrBuf *sb, const Query *q, const char *indent)
 				   q->published_target ? q->published_target : "?", q->published_key, q->pub_rows);
 }
 
+/*
+ * fanout_lines
+ *		The write amplification of t per source relation, as text lines or
+ *		as rows of a Markdown table.
+ */
 static void
 fanout_lines(StrBuf *sb, Plan *p, const Table *t, const char *indent, bool md)
 {
@@ -152,6 +174,11 @@ bucket_lines(StrBuf *sb, Plan *p, const Table *t, bool md)
 		sb_appendf(sb, md ? "\nNo bucket: %s.\n" : "    no bucket: %s\n", bc->why_none);
 }
 
+/*
+ * plan_model_txt
+ *		The text of model.txt: deterministic (no timings, stable order),
+ *		compared by the tests with the checked-in golden files.
+ */
 char *
 plan_model_txt(Plan *p)
 {
@@ -216,6 +243,10 @@ plan_model_txt(Plan *p)
 	return sb.data;
 }
 
+/*
+ * md_escape
+ *		s with every '|' escaped, for a Markdown table cell (allocated).
+ */
 static char *
 md_escape(const char *s)
 {
@@ -236,6 +267,11 @@ md_escape(const char *s)
 	return sb.data;
 }
 
+/*
+ * plan_report_md
+ *		The text of report.md: sizes of every table against the limits,
+ *		buckets, write amplification, warnings and a diagram per query.
+ */
 char *
 plan_report_md(Plan *p)
 {

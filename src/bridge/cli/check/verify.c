@@ -17,8 +17,10 @@
  * Latency is the median over the samples of one execution on each side
  * (prepared statements, so planning is not counted).
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/verify.c
+ *	  src/bridge/cli/check/verify.c
  *
  *-------------------------------------------------------------------------
  */
@@ -26,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "check/verify.h"
 
 typedef struct Rows
 {
@@ -52,6 +54,12 @@ typedef struct QueryResult
 	StrBuf		diff;			/* explanation of the first difference */
 } QueryResult;
 
+/*
+ * row_line
+ *		One row of a result as one line of text, "(v1, v2, NULL)", in
+ *		PostgreSQL's text output: the unit in which source and target
+ *		answers are compared.
+ */
 static char *
 row_line(PGresult *res, int r)
 {
@@ -77,12 +85,22 @@ row_line(PGresult *res, int r)
 	return sb.data;
 }
 
+/*
+ * cmp_lines
+ *		qsort comparator of row lines (strcmp order), for answers compared
+ *		as sorted lists.
+ */
 static int
 cmp_lines(const void *a, const void *b)
 {
 	return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
+/*
+ * rows_from_result
+ *		Keep the column names and row lines of a result, sorted when the
+ *		query's order does not count, so the PGresult can be cleared.
+ */
 static void
 rows_from_result(PGresult *res, Rows *rows, bool sort)
 {
@@ -103,6 +121,10 @@ rows_from_result(PGresult *res, Rows *rows, bool sort)
 		qsort(rows->lines, rows->nrows, sizeof(char *), cmp_lines);
 }
 
+/*
+ * rows_free
+ *		Release what rows_from_result allocated.
+ */
 static void
 rows_free(Rows *rows)
 {
@@ -114,6 +136,10 @@ rows_free(Rows *rows)
 	free(rows->lines);
 }
 
+/*
+ * cmp_double
+ *		qsort comparator of doubles, ascending.
+ */
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -123,6 +149,10 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * median
+ *		The median of n latencies (sorts v in place); 0 when there are none.
+ */
 static double
 median(double *v, int n)
 {
@@ -154,6 +184,12 @@ run_prepared(PGconn *conn, const char *qname, const char *side, const char *stmt
 	return res;
 }
 
+/*
+ * prepare
+ *		Prepare one side (sample, source or target) of a query block; a
+ *		statement that does not prepare is fatal with the file, line, query
+ *		and SQLSTATE, since its plan is wrong or stale.
+ */
 static void
 prepare(PGconn *conn, const BridgeBlockFile *f, const BridgeBlock *b, const char *qname,
 		const char *side, const char *stmt, const char *sql, int nparams, const Oid *types)
@@ -172,6 +208,11 @@ prepare(PGconn *conn, const BridgeBlockFile *f, const BridgeBlock *b, const char
 	PQclear(res);
 }
 
+/*
+ * deallocate
+ *		Drop a prepared statement; a failure does not matter (the session
+ *		ends soon).
+ */
 static void
 deallocate(PGconn *conn, const char *stmt)
 {
@@ -310,6 +351,14 @@ compare_rows(QueryResult *qr, const char *params_text, Rows *src, Rows *tgt, boo
 	return true;
 }
 
+/*
+ * verify_query
+ *		Verify one query block of 004: draw opts->samples parameter rows
+ *		with its sample statement, run source and target with each, compare
+ *		the answers (in order when "ordered: true"), check from EXPLAIN that
+ *		the target reads one partition (or only its buckets), and record the
+ *		outcome and latencies in qr.
+ */
 static void
 verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 			 const BridgeBlock *b, int index, QueryResult *qr)
@@ -500,6 +549,12 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 	free(tgt_stmt);
 }
 
+/*
+ * cmd_verify
+ *		"cqlbridge verify DIR": verify every query of DIR/004_verify.sql and
+ *		print a table of the results; returns 0 when every query gave the
+ *		same answers on both sides, BRIDGE_EXIT_FAILURE otherwise.
+ */
 int
 cmd_verify(const BridgeOptions *opts)
 {

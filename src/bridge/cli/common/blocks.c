@@ -13,8 +13,10 @@
  * naming the file and line: a damaged file must stop a command before it
  * changes anything.
  *
+ * layer: common
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/blocks.c
+ *	  src/bridge/cli/common/blocks.c
  *
  *-------------------------------------------------------------------------
  */
@@ -22,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "common/common.h"
 
 /* ------------------------------------------------------------------------
  * Block-format reader
@@ -35,8 +37,13 @@ typedef struct Line
 	int			lineno;
 } Line;
 
-static bool
-is_blank(const char *s)
+/*
+ * bridge_is_blank
+ *		True when s holds nothing but white space (a line that separates
+ *		blocks).
+ */
+bool
+bridge_is_blank(const char *s)
 {
 	for (; *s; s++)
 		if (!isspace((unsigned char) *s))
@@ -44,14 +51,23 @@ is_blank(const char *s)
 	return true;
 }
 
+/*
+ * is_comment
+ *		A "--" comment line of a block file (metadata lines are comments too).
+ */
 static bool
 is_comment(const char *s)
 {
 	return s[0] == '-' && s[1] == '-';
 }
 
-static char *
-trim_copy(const char *s, size_t n)
+/*
+ * bridge_trim_copy
+ *		A copy (allocated) of the n bytes at s without leading and trailing
+ *		white space.
+ */
+char *
+bridge_trim_copy(const char *s, size_t n)
 {
 	while (n > 0 && isspace((unsigned char) *s))
 	{
@@ -91,8 +107,8 @@ parse_meta(const char *line, char **key, char **value)
 		return false;
 	if (p[1] != '\0' && p[1] != ' ' && p[1] != '\t')
 		return false;
-	*key = trim_copy(k, (size_t) (p - k));
-	*value = trim_copy(p + 1, strlen(p + 1));
+	*key = bridge_trim_copy(k, (size_t) (p - k));
+	*value = bridge_trim_copy(p + 1, strlen(p + 1));
 	return true;
 }
 
@@ -111,11 +127,16 @@ parse_section(const char *line)
 	w = p;
 	while (isalnum((unsigned char) *p) || *p == '_')
 		p++;
-	if (p == w || !is_blank(p))
+	if (p == w || !bridge_is_blank(p))
 		return NULL;
-	return trim_copy(w, (size_t) (p - w));
+	return bridge_trim_copy(w, (size_t) (p - w));
 }
 
+/*
+ * block_add_meta
+ *		Append a "-- key: value" pair to a block (the block owns key and
+ *		value).
+ */
 static void
 block_add_meta(BridgeBlock *b, char *key, char *value)
 {
@@ -128,6 +149,10 @@ block_add_meta(BridgeBlock *b, char *key, char *value)
 	b->nmeta++;
 }
 
+/*
+ * block_add_section
+ *		Append a named statement to a block (the block owns name and sql).
+ */
 static void
 block_add_section(BridgeBlock *b, char *name, char *sql)
 {
@@ -232,6 +257,13 @@ parse_block(const char *path, Line *lines, int n, BridgeBlock *b)
 		bridge_fatal("%s:%d: block without a statement", path, b->line);
 }
 
+/*
+ * bridge_read_blocks
+ *		Read a block-format file (docs/cqlbridge-design.md, section 2): the
+ *		header comment lines, then blocks separated by blank lines, each
+ *		metadata lines and statements.  A malformed block is fatal with
+ *		file:line.
+ */
 BridgeBlockFile *
 bridge_read_blocks(const char *path)
 {
@@ -277,12 +309,12 @@ bridge_read_blocks(const char *path)
 		int			start;
 		bool		all_comments = true;
 
-		while (i < nlines && is_blank(lines[i].text))
+		while (i < nlines && bridge_is_blank(lines[i].text))
 			i++;
 		if (i >= nlines)
 			break;
 		start = i;
-		while (i < nlines && !is_blank(lines[i].text))
+		while (i < nlines && !bridge_is_blank(lines[i].text))
 		{
 			if (!is_comment(lines[i].text))
 				all_comments = false;
@@ -319,6 +351,10 @@ bridge_read_blocks(const char *path)
 	return f;
 }
 
+/*
+ * bridge_block_get
+ *		The value of the first "-- key:" line of a block, or NULL.
+ */
 const char *
 bridge_block_get(const BridgeBlock *b, const char *key)
 {
@@ -328,6 +364,11 @@ bridge_block_get(const BridgeBlock *b, const char *key)
 	return NULL;
 }
 
+/*
+ * bridge_block_sql
+ *		The statement of a block's section ("" = the one right after the
+ *		metadata), or NULL.
+ */
 const char *
 bridge_block_sql(const BridgeBlock *b, const char *section)
 {
@@ -337,6 +378,11 @@ bridge_block_sql(const BridgeBlock *b, const char *section)
 	return NULL;
 }
 
+/*
+ * bridge_block_require
+ *		The value of a metadata key the block must have; fatal with
+ *		file:line and a hint to plan again when it is missing or empty.
+ */
 const char *
 bridge_block_require(const BridgeBlockFile *f, const BridgeBlock *b, const char *key)
 {
@@ -348,6 +394,11 @@ bridge_block_require(const BridgeBlockFile *f, const BridgeBlock *b, const char 
 	return v;
 }
 
+/*
+ * bridge_header_get
+ *		The value of a "-- key: value" line of a file's header text
+ *		(allocated), or NULL.
+ */
 char *
 bridge_header_get(const char *text, const char *key)
 {
@@ -357,7 +408,7 @@ bridge_header_get(const char *text, const char *key)
 	{
 		const char *nl = strchr(p, '\n');
 		size_t		len = nl ? (size_t) (nl - p) : strlen(p);
-		char	   *line = trim_copy(p, len);
+		char	   *line = bridge_trim_copy(p, len);
 		char	   *k;
 		char	   *v;
 
@@ -378,6 +429,11 @@ bridge_header_get(const char *text, const char *key)
 	return NULL;
 }
 
+/*
+ * bridge_split_list
+ *		Split "a, b, c" at commas into trimmed, non-empty items (allocated);
+ *		for lists without quoted names (bridge_split_idents handles those).
+ */
 char **
 bridge_split_list(const char *list, int *n)
 {
@@ -389,7 +445,7 @@ bridge_split_list(const char *list, int *n)
 	{
 		const char *comma = strchr(p, ',');
 		size_t		len = comma ? (size_t) (comma - p) : strlen(p);
-		char	   *item = trim_copy(p, len);
+		char	   *item = bridge_trim_copy(p, len);
 
 		if (item[0] != '\0')
 		{

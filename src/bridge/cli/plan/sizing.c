@@ -1,11 +1,11 @@
 /*-------------------------------------------------------------------------
  *
- * plan_sizing.c
+ * sizing.c
  *	  Measurements of the planned tables on the current relational data:
  *	  rows and partitions, value sizes, the documented partition-size
  *	  formulas, the MR5 check of the derived and the published keys,
  *	  write amplification per source row; a wide table gets its bucket
- *	  (plan_buckets.c) and is measured again with it.
+ *	  (buckets.c) and is measured again with it.
  *
  * Every measurement is SQL over the table's shaped query (the rows the
  * load will write), so what is measured is exactly what is loaded.
@@ -21,37 +21,47 @@
  * their bytes, decimal, collections and UDTs by the length of their text
  * form (an estimate).
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_sizing.c
+ *	  src/bridge/cli/plan/sizing.c
  *
  *-------------------------------------------------------------------------
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /* rows whose value sizes are averaged (see plan_measure) */
 #define VALUE_SIZE_ROWS 100000
 
+/*
+ * run
+ *		Run a measurement's SQL on the plan's connection; fatal on error.
+ */
 static PGresult *
 run(Plan *p, const char *what, const char *sql)
 {
 	return bridge_exec(p->conn, what, sql, 0, NULL);
 }
 
-static long
-lval(PGresult *res, int r, int c)
-{
-	return PQgetisnull(res, r, c) ? 0 : atol(PQgetvalue(res, r, c));
-}
-
+/*
+ * dval
+ *		Field (r, c) of a measurement's result as a double, 0 for NULL.
+ */
 static double
 dval(PGresult *res, int r, int c)
 {
 	return PQgetisnull(res, r, c) ? 0.0 : atof(PQgetvalue(res, r, c));
 }
 
+/*
+ * size_expr
+ *		The SQL expression of the stored size of col's value ref: the width
+ *		of a fixed-width CQL type, the bytes of text and blob, the length of
+ *		the text form of the others (an estimate).
+ */
 static const char *
 size_expr(const Column *col, const char *ref)
 {
@@ -74,24 +84,9 @@ size_expr(const Column *col, const char *ref)
 }
 
 /*
- * plan_key_columns
- *		"v.a, v.b": the partition-key columns (and the clustering columns)
- *		of t, each prefixed with 'prefix' ("v.").
+ * key_list
+ *		The key columns of t over the shaped query's alias "v.".
  */
-char *
-plan_key_columns(const Table *t, const char *prefix, bool with_clustering)
-{
-	StrBuf		sb;
-	int			n = 0;
-
-	sb_init(&sb);
-	for (int i = 0; i < t->ncols; i++)
-		if (t->cols[i].kind == COL_PARTITION ||
-			(with_clustering && t->cols[i].kind == COL_CLUSTERING))
-			sb_appendf(&sb, "%s%s%s", n++ ? ", " : "", prefix, plan_qi(t->cols[i].name));
-	return sb.data;
-}
-
 static char *
 key_list(const Table *t, bool with_clustering)
 {
@@ -99,62 +94,10 @@ key_list(const Table *t, bool with_clustering)
 }
 
 /*
- * plan_partition_bytes
- *		St of a partition of nr rows, by the documented formula with the
- *		value sizes measured on the data.
+ * add_fanout
+ *		Record the write amplification of table for one source relation: the
+ *		most and the mean target rows per source row.
  */
-double
-plan_partition_bytes(const Table *t, double nr)
-{
-	int			nc = t->ncols;
-	int			npk = t->npk + t->nck;
-	int			ns = 0;
-	double		pk = 0,
-				st = 0,
-				reg = 0,
-				ck = 0;
-	double		nv;
-
-	for (int i = 0; i < t->ncols; i++)
-	{
-		const Column *c = &t->cols[i];
-
-		switch (c->kind)
-		{
-			case COL_PARTITION:
-				pk += c->avg_size;
-				break;
-			case COL_CLUSTERING:
-				ck += c->avg_size;
-				break;
-			case COL_STATIC:
-				st += c->avg_size;
-				ns++;
-				break;
-			case COL_REGULAR:
-				reg += c->avg_size;
-				break;
-		}
-	}
-	nv = nr * (nc - npk - ns) + ns;
-	return pk + st + nr * (reg + ck) + nv * 8;
-}
-
-/*
- * plan_partition_values
- *		Nv of a partition of nr rows.
- */
-double
-plan_partition_values(const Table *t, double nr)
-{
-	int			ns = 0;
-
-	for (int i = 0; i < t->ncols; i++)
-		if (t->cols[i].kind == COL_STATIC)
-			ns++;
-	return nr * (t->ncols - (t->npk + t->nck) - ns) + ns;
-}
-
 static void
 add_fanout(Plan *p, const char *relation, const char *table, long mx, double mean)
 {
@@ -212,7 +155,7 @@ measure_fanout(Plan *p, Table *t)
 								plan_affected_sql(p, t, r, true));
 		}
 		res = run(p, bridge_printf("measuring the fan-out of %s into %s", rel, t->name), sql);
-		add_fanout(p, rel, t->name, lval(res, 0, 0), dval(res, 0, 1));
+		add_fanout(p, rel, t->name, plan_lval(res, 0, 0), dval(res, 0, 1));
 		PQclear(res);
 	}
 }
@@ -235,6 +178,13 @@ same_column_set(const Table *t, const Query *q)
 	return true;
 }
 
+/*
+ * check_published
+ *		MR5 check of a query's published key (-- published_key: in
+ *		workload.sql) on the data: whether its columns identify the table's
+ *		rows, and how many rows a table keyed by it would lose.  A key that
+ *		cannot be compared records why in q->pub_error.
+ */
 static void
 check_published(Plan *p, Table *t, Query *q)
 {
@@ -276,8 +226,8 @@ check_published(Plan *p, Table *t, Query *q)
 	{
 		res = run(p, bridge_printf("checking the published key of %s", q->name),
 				  bridge_printf("SELECT count(*), count(DISTINCT ROW(%s)) FROM (%s) v", sb.data, t->shaped));
-		q->pub_rows = lval(res, 0, 0);
-		q->pub_lost = q->pub_rows - lval(res, 0, 1);
+		q->pub_rows = plan_lval(res, 0, 0);
+		q->pub_lost = q->pub_rows - plan_lval(res, 0, 1);
 		PQclear(res);
 	}
 	if (q->pub_lost > 0)
@@ -303,8 +253,8 @@ measure_table(Plan *p, Table *t)
 
 	res = run(p, bridge_printf("counting the rows of %s", t->name),
 			  bridge_printf("SELECT count(*), count(DISTINCT ROW(%s)) FROM (%s) v", key, t->shaped));
-	t->rows = lval(res, 0, 0);
-	t->key_distinct = lval(res, 0, 1);
+	t->rows = plan_lval(res, 0, 0);
+	t->key_distinct = plan_lval(res, 0, 1);
 	PQclear(res);
 
 	res = run(p, bridge_printf("measuring the partitions of %s", t->name),
@@ -312,9 +262,9 @@ measure_table(Plan *p, Table *t)
 							"coalesce(percentile_disc(0.99) WITHIN GROUP (ORDER BY c), 0), "
 							"coalesce(round(avg(c), 2), 0) "
 							"FROM (SELECT count(*) AS c FROM (%s) v GROUP BY %s) s", t->shaped, pk));
-	t->partitions = lval(res, 0, 0);
-	t->max_rows = lval(res, 0, 1);
-	t->p99_rows = lval(res, 0, 2);
+	t->partitions = plan_lval(res, 0, 0);
+	t->max_rows = plan_lval(res, 0, 1);
+	t->p99_rows = plan_lval(res, 0, 2);
 	t->mean_rows = dval(res, 0, 3);
 	PQclear(res);
 
@@ -345,7 +295,7 @@ measure_table(Plan *p, Table *t)
 /*
  * plan_measure
  *		Everything measured on the data, table by table.  A table whose
- *		widest partition passes the limits gets a bucket (plan_buckets.c):
+ *		widest partition passes the limits gets a bucket (buckets.c):
  *		when one is applied, the table is measured again with its bucketed
  *		key, so the sizes, MR5 checks and fan-out below are of the table
  *		that is created.

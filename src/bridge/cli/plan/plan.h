@@ -5,26 +5,30 @@
  *	  their analysis (rows of cql_bridge_analyze), the relational catalog,
  *	  the derived query tables and what was measured on the data.
  *
- * The steps, one file each:
- *	  plan_workload.c	read workload.sql, analyze every query, read the catalog
- *	  plan_types.c		output columns -> CQL columns (types, UDT, collections)
- *	  plan_rules.c		mapping rules MR2-MR5, static columns, names, merging
- *	  plan_util.c		small shared helpers
- *	  plan_sizing.c		measurements on the data (sizes, MR5 checks, fan-out)
- *	  plan_buckets.c	a bucket for a wide partition: candidates, choice
- *	  plan_emit.c		001_schema.cql ... 004_verify.sql
- *	  plan_report.c		model.txt and report.md
- *	  plan.c			cmd_plan: runs the steps, writes DIR atomically
+ * The steps, one file each, from the bottom up: a file calls only files
+ * listed before it, never one after it (no call loop between files):
+ *	  util.c		small shared helpers (names, warnings, lists, key text)
+ *	  workload.c	read workload.sql, analyze every query, read the catalog
+ *	  types.c		output columns -> CQL columns (types, UDT, collections)
+ *	  rules.c		mapping rules MR2-MR5, static columns, names, merging
+ *	  partition.c	the partition-size formulas, key column lists
+ *	  buckets.c		a bucket for a wide partition: candidates, choice
+ *	  emit.c		001_schema.cql ... 004_verify.sql
+ *	  sizing.c		measurements on the data (sizes, MR5 checks, fan-out)
+ *	  report.c		model.txt and report.md
+ *	  plan.c		cmd_plan: runs the steps, writes DIR atomically
+ *
+ * layer: command
  *
  * IDENTIFICATION
- *	  src/bridge/cli/plan.h
+ *	  src/bridge/cli/plan/plan.h
  *
  *-------------------------------------------------------------------------
  */
 #ifndef CQLBRIDGE_PLAN_H
 #define CQLBRIDGE_PLAN_H
 
-#include "common.h"
+#include "common/common.h"
 
 /* One row of cql_bridge_analyze (NULL columns are NULL pointers / 0). */
 typedef struct ARow
@@ -105,7 +109,7 @@ typedef struct Column
 	char	  **field_types;
 	/* sizes measured on the data: average bytes of one value */
 	double		avg_size;
-	/* a bucket column (plan_buckets.c): cql_fdw's column options */
+	/* a bucket column (buckets.c): cql_fdw's column options */
 	char	   *bucket_spec;	/* "day", "6 hours", "hash 8"; NULL: none */
 	char	   *bucket_of;		/* its source columns, quoted, ", "-separated */
 } Column;
@@ -181,7 +185,7 @@ typedef struct Table
 	double		bytes_max;
 	double		bytes_mean;
 	double		bytes_total;	/* all partitions x replication factor */
-	/* wide partitions: the bucket candidates measured (plan_buckets.c) */
+	/* wide partitions: the bucket candidates measured (buckets.c) */
 	struct BucketChoice *bucket;	/* NULL: not wide, nothing measured */
 } Table;
 
@@ -246,49 +250,10 @@ typedef struct Plan
 	char	  **warnings;		/* plan-wide warnings (analysis warnings...) */
 } Plan;
 
-/* plan_workload.c */
-extern void plan_read_catalog(Plan *p);
-extern void plan_read_workload(Plan *p);
-extern void plan_analyze(Plan *p, Query *q);
-extern CatRel *plan_catalog_rel(Plan *p, const char *name);
+/* plan.c: the command (main.c dispatches) */
+extern int	cmd_plan(const BridgeOptions *opts);
 
-/* plan_rules.c */
-extern void plan_derive(Plan *p, Query *q);
-extern char *plan_shape_select(const Table *t);
-extern void plan_parse_key(const char *text, int *n, char ***cols, int *npk);	/* plan_util.c */
-
-/* plan_sizing.c */
-extern void plan_measure(Plan *p);
-extern double plan_partition_values(const Table *t, double nr);
-extern double plan_partition_bytes(const Table *t, double nr);
-extern char *plan_key_columns(const Table *t, const char *prefix, bool with_clustering);
-
-/* plan_buckets.c */
-extern void plan_choose_bucket(Plan *p, Table *t);
-extern char *plan_bucket_text(const Table *t);
-extern const char *plan_ext_schema(Plan *p);
-
-/* plan_emit.c */
-extern char *plan_emit_schema(Plan *p);
-extern char *plan_emit_foreign(Plan *p);
-extern char *plan_emit_load(Plan *p);
-extern char *plan_emit_verify(Plan *p);
-extern char *plan_key_text(const Table *t);
-extern char *plan_qi(const char *ident);
-extern char *plan_cqi(const char *ident);
-extern char *plan_affected_sql(Plan *p, Table *t, const ARow *rel, bool fanout);
-
-/* plan_report.c */
-extern char *plan_model_txt(Plan *p);
-extern char *plan_report_md(Plan *p);
-
-/* plan_types.c */
-extern const char *plan_pg_to_cql(const char *pgtype, const char **fdwtype);
-extern const char *plan_require_cql(const Query *q, const char *what, const char *pgtype, const char **fdw);
-extern bool plan_is_address_part(const char *name, int *idx);
-extern void plan_build_columns(Query *q, Table *t);
-
-/* plan_util.c */
+/* util.c */
 extern void plan_table_warn(Table *t, const char *fmt,...) __attribute__((format(printf, 2, 3)));
 extern void plan_warn(Plan *p, const char *fmt,...) __attribute__((format(printf, 2, 3)));
 extern char **plan_split(const char *list, char sep, int *n);
@@ -300,6 +265,51 @@ extern const ARow *plan_find_row(const Query *q, const char *kind, int level, in
 extern int	plan_add_column(Table *t, const char *name);
 extern int	plan_find_column(Table *t, const char *name);
 extern char *plan_plural(const char *name);
-extern const char *plan_query_ref(const Query *q);	/* plan_workload.c */
+extern void plan_parse_key(const char *text, int *n, char ***cols, int *npk);
+extern char *plan_qi(const char *ident);
+extern char *plan_key_text(const Table *t);
+extern long plan_lval(PGresult *res, int r, int c);
+
+/* workload.c */
+extern void plan_read_catalog(Plan *p);
+extern void plan_read_workload(Plan *p);
+extern void plan_analyze(Plan *p, Query *q);
+extern CatRel *plan_catalog_rel(Plan *p, const char *name);
+extern const char *plan_query_ref(const Query *q);
+
+/* types.c */
+extern const char *plan_pg_to_cql(const char *pgtype, const char **fdwtype);
+extern const char *plan_require_cql(const Query *q, const char *what, const char *pgtype, const char **fdw);
+extern bool plan_is_address_part(const char *name, int *idx);
+extern void plan_build_columns(Query *q, Table *t);
+
+/* rules.c */
+extern void plan_derive(Plan *p, Query *q);
+extern char *plan_shape_select(const Table *t);
+
+/* partition.c */
+extern double plan_partition_values(const Table *t, double nr);
+extern double plan_partition_bytes(const Table *t, double nr);
+extern char *plan_key_columns(const Table *t, const char *prefix, bool with_clustering);
+
+/* buckets.c */
+extern void plan_choose_bucket(Plan *p, Table *t);
+extern char *plan_bucket_text(const Table *t);
+extern const char *plan_ext_schema(Plan *p);
+
+/* emit.c */
+extern char *plan_emit_schema(Plan *p);
+extern char *plan_emit_foreign(Plan *p);
+extern char *plan_emit_load(Plan *p);
+extern char *plan_emit_verify(Plan *p);
+extern char *plan_cqi(const char *ident);
+extern char *plan_affected_sql(Plan *p, Table *t, const ARow *rel, bool fanout);
+
+/* sizing.c */
+extern void plan_measure(Plan *p);
+
+/* report.c */
+extern char *plan_model_txt(Plan *p);
+extern char *plan_report_md(Plan *p);
 
 #endif							/* CQLBRIDGE_PLAN_H */

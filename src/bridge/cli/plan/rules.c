@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * plan_rules.c
+ * rules.c
  *	  The mapping rules of query-first modeling (Chebotko et al.), applied
  *	  to one analyzed workload query: the serving table's partition key,
  *	  clustering columns, static columns, CQL types, name and view shape.
@@ -33,7 +33,7 @@
  *	static	With clustering columns, a non-key column whose relation is
  *		determined by the partition key alone (Q5: room.rate) is static;
  *		so is a collection whose correlation columns are.
- *	types	plan_types.c: CQL types, the address UDT, collections.
+ *	types	types.c: CQL types, the address UDT, collections.
  *	hidden	A key column that is no output of the query (Q1/Q3 ORDER BY
  *		p.id) is taken from the lineage (primary-key columns of top-level
  *		relations) and named <table>_<column> (point_of_interest_id); any
@@ -53,8 +53,10 @@
  *		table, and whose columns are a subset of it or a superset, shares
  *		that table (the larger column set wins).
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_rules.c
+ *	  src/bridge/cli/plan/rules.c
  *
  *-------------------------------------------------------------------------
  */
@@ -63,7 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /* ---------------------------------------------------------------- */
 /* column equivalence (join equalities) and MR5 closure				*/
@@ -88,6 +90,11 @@ typedef struct Ctx
 	Table	   *t;
 } Ctx;
 
+/*
+ * node_find_or_add
+ *		The node of column (alias, column) in the column equivalence graph,
+ *		added when new.
+ */
 static int
 node_find_or_add(Ctx *c, const char *alias, const char *column)
 {
@@ -108,6 +115,10 @@ node_find_or_add(Ctx *c, const char *alias, const char *column)
 	return c->nnodes++;
 }
 
+/*
+ * node_class
+ *		The representative of node i's equivalence class (union-find root).
+ */
 static int
 node_class(Ctx *c, int i)
 {
@@ -116,12 +127,22 @@ node_class(Ctx *c, int i)
 	return i;
 }
 
+/*
+ * class_of
+ *		The equivalence class of column (alias, column).
+ */
 static int
 class_of(Ctx *c, const char *alias, const char *column)
 {
 	return node_class(c, node_find_or_add(c, alias, column));
 }
 
+/*
+ * node_union
+ *		Join the classes of nodes a and b (a join equality); the smaller
+ *		index becomes the root, so classes do not depend on the order of
+ *		unions.
+ */
 static void
 node_union(Ctx *c, int a, int b)
 {
@@ -134,6 +155,10 @@ node_union(Ctx *c, int a, int b)
 		c->parent[a] = b;
 }
 
+/*
+ * rel_by_alias
+ *		The top-level relation with that alias, or NULL.
+ */
 static Rel0 *
 rel_by_alias(Ctx *c, const char *alias)
 {
@@ -183,6 +208,24 @@ closure(Ctx *c, bool *det, bool *reldet)
 			}
 		}
 	}
+}
+
+/*
+ * outer_joined_clustering
+ *		The relation of clustering column col when it comes from the
+ *		NULL-extended side of an outer join, else NULL.  Rows where such a
+ *		column is NULL cannot be stored (a key column is never NULL): the
+ *		shaped query leaves them out and the table gets a warning.
+ */
+static Rel0 *
+outer_joined_clustering(Ctx *c, const Column *col)
+{
+	Rel0	   *rel;
+
+	if (col->kind != COL_CLUSTERING || !col->alias)
+		return NULL;
+	rel = rel_by_alias(c, col->alias);
+	return rel && rel->nullable ? rel : NULL;
 }
 
 /* ---------------------------------------------------------------- */
@@ -271,6 +314,11 @@ column_for_ref(Ctx *c, const char *alias, const char *column, bool create)
 /* keys																*/
 /* ---------------------------------------------------------------- */
 
+/*
+ * set_key
+ *		Make column ci of t the next partition-key or clustering column,
+ *		with the rule that placed it (written to model.txt).
+ */
 static void
 set_key(Table *t, int ci, ColKind kind, const char *rule)
 {
@@ -284,6 +332,37 @@ set_key(Table *t, int ci, ColKind kind, const char *rule)
 	col->rule = bridge_strdup(rule);
 }
 
+/*
+ * search_column
+ *		The table column of search attribute r (an "equality" or "range" row
+ *		of parameter r->param), recorded as that parameter's use with
+ *		operator op.  Only top-level search attributes can form a key: one
+ *		inside a sublink is fatal.
+ */
+static int
+search_column(Ctx *c, const ARow *r, char *op)
+{
+	Query	   *q = c->q;
+	int			k = r->param;
+	int			ci;
+
+	if (r->level != 0)
+		bridge_fatal("%s: parameter $%d (%s) is compared inside a sublink; only top-level search attributes can form a key",
+					 plan_query_ref(q), k, q->pnames[k - 1]);
+	ci = column_for_ref(c, r->alias, r->column, true);
+	q->puse[k - 1].col = ci;
+	q->puse[k - 1].op = op;
+	return ci;
+}
+
+/*
+ * derive_keys
+ *		The key of the query's table: MR2 (equality search attributes ->
+ *		partition key), MR3 (one range -> first clustering column), MR4
+ *		(ORDER BY -> clustering columns) and MR5 (clustering columns until
+ *		the key determines a row), then static columns and the outer-join
+ *		warnings.
+ */
 static void
 derive_keys(Ctx *c)
 {
@@ -312,12 +391,7 @@ derive_keys(Ctx *c)
 
 			if (!plan_is_kind(r, "equality") || r->param != k)
 				continue;
-			if (r->level != 0)
-				bridge_fatal("%s: parameter $%d (%s) is compared inside a sublink; only top-level search attributes can form a key",
-							 plan_query_ref(q), k, q->pnames[k - 1]);
-			ci = column_for_ref(c, r->alias, r->column, true);
-			q->puse[k - 1].col = ci;
-			q->puse[k - 1].op = "=";
+			ci = search_column(c, r, "=");
 			if (t->cols[ci].kind != COL_PARTITION)
 				set_key(t, ci, COL_PARTITION, bridge_printf("MR2 equality %s.%s = $%d", r->alias, r->column, k));
 		}
@@ -335,12 +409,7 @@ derive_keys(Ctx *c)
 
 			if (!plan_is_kind(r, "range") || r->param != k)
 				continue;
-			if (r->level != 0)
-				bridge_fatal("%s: parameter $%d (%s) is compared inside a sublink; only top-level search attributes can form a key",
-							 plan_query_ref(q), k, q->pnames[k - 1]);
-			ci = column_for_ref(c, r->alias, r->column, true);
-			q->puse[k - 1].col = ci;
-			q->puse[k - 1].op = r->op;
+			ci = search_column(c, r, r->op);
 			if (t->cols[ci].kind == COL_PARTITION)
 				continue;
 			if (range_col >= 0 && range_col != ci)
@@ -499,12 +568,9 @@ derive_keys(Ctx *c)
 	for (int i = 0; i < t->ncols; i++)
 	{
 		Column	   *col = &t->cols[i];
-		Rel0	   *rel;
+		Rel0	   *rel = outer_joined_clustering(c, col);
 
-		if (col->kind != COL_CLUSTERING || !col->alias)
-			continue;
-		rel = rel_by_alias(c, col->alias);
-		if (rel && rel->nullable)
+		if (rel)
 			plan_table_warn(t, "%s: clustering column %s comes from the outer-joined %s.%s; result rows where it is NULL "
 							"(e.g. no matching %s) cannot be stored and are left out of the load",
 							q->name, col->name, rel->row->schema, rel->row->table, rel->row->table);
@@ -558,7 +624,7 @@ order_columns(Table *t, Query *q)
  *		"SELECT <columns>, <lineage columns>" of a table's shaped query:
  *		every column's expression over the lineage query q under the
  *		column's name.  A bucket column added after the derivation
- *		(plan_buckets.c) rebuilds the list with it.
+ *		(buckets.c) rebuilds the list with it.
  */
 char *
 plan_shape_select(const Table *t)
@@ -582,6 +648,12 @@ plan_shape_select(const Table *t)
 	return sb.data;
 }
 
+/*
+ * build_shape
+ *		The table's lineage columns and its shaped query (t->shaped): the
+ *		shape select over the lineage query, without the rows whose outer-
+ *		joined clustering column is NULL.
+ */
 static void
 build_shape(Ctx *c)
 {
@@ -613,12 +685,8 @@ build_shape(Ctx *c)
 	for (int i = 0; i < t->ncols; i++)
 	{
 		Column	   *col = &t->cols[i];
-		Rel0	   *rel;
 
-		if (col->kind != COL_CLUSTERING || !col->alias)
-			continue;
-		rel = rel_by_alias(c, col->alias);
-		if (rel && rel->nullable)
+		if (outer_joined_clustering(c, col))
 			sb_appendf(&sb, "%s%s IS NOT NULL", nnull++ ? " AND " : "\nWHERE ", col->expr);
 	}
 	t->shaped = sb.data;
@@ -676,6 +744,12 @@ cassandra_table_name(const char *built)
 	return sb.data;
 }
 
+/*
+ * table_name
+ *		The Cassandra name of the query's table: what it holds "by" its
+ *		partition key, built from the most specific relation and the key's
+ *		columns (cassandra_table_name makes it valid).
+ */
 static char *
 table_name(Ctx *c)
 {
@@ -757,6 +831,11 @@ from_part(const char *base)
 	return f ? f : base;
 }
 
+/*
+ * same_column
+ *		Whether two columns have the same name, type, kind, position, order
+ *		and source.
+ */
 static bool
 same_column(const Column *x, const Column *y)
 {
@@ -765,6 +844,11 @@ same_column(const Column *x, const Column *y)
 		strcmp(x->source, y->source) == 0;
 }
 
+/*
+ * covers
+ *		Whether table a can serve b's query: the same key and every column
+ *		of b in a (see the merging comment above).
+ */
 static bool
 covers(const Table *a, const Table *b)
 {

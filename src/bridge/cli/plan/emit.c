@@ -1,26 +1,21 @@
 /*-------------------------------------------------------------------------
  *
- * plan_emit.c
+ * emit.c
  *	  The generated files 001_schema.cql, 002_foreign_tables.sql,
  *	  003_load.sql and 004_verify.sql (formats: docs/cqlbridge-design.md,
  *	  section 2), built in memory; plan.c writes them.
  *
+ * layer: command
+ *
  * IDENTIFICATION
- *	  src/bridge/cli/plan_emit.c
+ *	  src/bridge/cli/plan/emit.c
  *
  *-------------------------------------------------------------------------
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-
-/* SQL identifier, quoted only when needed (bridge_qi) */
-char *
-plan_qi(const char *s)
-{
-	return bridge_qi(s);
-}
+#include "plan/plan.h"
 
 /* CQL identifier: quoted when not lower-case or a reserved CQL keyword */
 char *
@@ -40,22 +35,11 @@ plan_cqi(const char *s)
 	return bridge_plain_ident(s, reserved) ? bridge_strdup(s) : bridge_quote_ident(s);
 }
 
-char *
-plan_key_text(const Table *t)
-{
-	StrBuf		sb;
-
-	sb_init(&sb);
-	sb_append(&sb, "((");
-	for (int i = 0; i < t->npk; i++)
-		sb_appendf(&sb, "%s%s", i ? ", " : "", t->cols[i].name);
-	sb_append(&sb, ")");
-	for (int i = t->npk; i < t->npk + t->nck; i++)
-		sb_appendf(&sb, ", %s", t->cols[i].name);
-	sb_append(&sb, ")");
-	return sb.data;
-}
-
+/*
+ * ftable
+ *		The foreign table of t, "<foreign schema>.<table>", each part quoted
+ *		only when needed.
+ */
 static char *
 ftable(Plan *p, const Table *t)
 {
@@ -74,6 +58,11 @@ view_name(Plan *p, const Table *t)
 						 plan_qi(bridge_printf("%s_src", t->name)));
 }
 
+/*
+ * kind_name
+ *		The cql_fdw column option "kind" of a column kind (partition_key,
+ *		clustering, static, regular).
+ */
 static const char *
 kind_name(ColKind k)
 {
@@ -95,6 +84,12 @@ kind_name(ColKind k)
 /* 001_schema.cql													*/
 /* ---------------------------------------------------------------- */
 
+/*
+ * plan_emit_schema
+ *		The text of 001_schema.cql: CREATE KEYSPACE, the UDT of address
+ *		columns when a table has one, CREATE TABLE of every target with its
+ *		key and clustering order.
+ */
 char *
 plan_emit_schema(Plan *p)
 {
@@ -151,6 +146,12 @@ plan_emit_schema(Plan *p)
 /* 002_foreign_tables.sql											*/
 /* ---------------------------------------------------------------- */
 
+/*
+ * plan_emit_foreign
+ *		The text of 002_foreign_tables.sql: the schema check DO block, every
+ *		foreign table with its column options (kind, position, bucket), and
+ *		the source view of every target (security_invoker).
+ */
 char *
 plan_emit_foreign(Plan *p)
 {
@@ -214,6 +215,11 @@ plan_emit_foreign(Plan *p)
 /* 003_load.sql														*/
 /* ---------------------------------------------------------------- */
 
+/*
+ * rel_row
+ *		The "relation" row of the analysis with that alias at that level, or
+ *		NULL.
+ */
 static const ARow *
 rel_row(const Query *q, const char *alias, int level)
 {
@@ -257,6 +263,14 @@ typedef struct SubPath
 	char	   *outer[16];
 } SubPath;
 
+/*
+ * sublink_path
+ *		Fill sp (see SubPath above) for the sublink relation start: the FROM
+ *		and join conditions of the path to the correlated relations and the
+ *		correlation's inner and outer columns.  Fatal when the sublink has
+ *		no correlation or one of its relations is not joined to the
+ *		correlated one.
+ */
 static void
 sublink_path(Table *t, const Query *q, const ARow *start, SubPath *sp)
 {
@@ -433,17 +447,24 @@ plan_affected_sql(Plan *p, Table *t, const ARow *rel, bool fanout)
 	}
 }
 
+/*
+ * plan_emit_load
+ *		The text of 003_load.sql: per target its metadata lines (table,
+ *		columns, key, rows, affected) and the SELECT of its rows from the
+ *		source view.
+ */
 char *
 plan_emit_load(Plan *p)
 {
 	StrBuf		sb;
 
 	sb_init(&sb);
-	sb_append(&sb, "-- 003_load.sql: per target table, the SELECT of its rows (columns in the order of \"columns\").\n");
-	sb_append(&sb, "-- apply streams them into the foreign table in one pass, ordered by the partition key and\n");
-	sb_append(&sb, "-- resumable batch by batch, or with --chunks N in hash chunks of whole partitions.\n");
-	sb_append(&sb, "-- \"affected\" lines: source relation (primary key) | key columns of the target rows it feeds.\n");
-	sb_append(&sb, "-- Names are SQL identifiers, quoted where needed; the keyspace names the plan's objects.\n");
+	sb_append(&sb,
+			  "-- 003_load.sql: per target table, the SELECT of its rows (columns in the order of \"columns\").\n"
+			  "-- apply streams them into the foreign table in one pass, ordered by the partition key and\n"
+			  "-- resumable batch by batch, or with --chunks N in hash chunks of whole partitions.\n"
+			  "-- \"affected\" lines: source relation (primary key) | key columns of the target rows it feeds.\n"
+			  "-- Names are SQL identifiers, quoted where needed; the keyspace names the plan's objects.\n");
 	sb_appendf(&sb, "-- keyspace: %s\n", p->keyspace);
 	for (int ti = 0; ti < p->ntables; ti++)
 	{
@@ -493,6 +514,10 @@ plan_emit_load(Plan *p)
 /* 004_verify.sql													*/
 /* ---------------------------------------------------------------- */
 
+/*
+ * is_lower_op
+ *		Whether a range operator gives the lower bound of a range (> or >=).
+ */
 static bool
 is_lower_op(const char *op)
 {
@@ -559,6 +584,12 @@ source_sample_columns(const Query *q, const Table *t)
 	return sql;
 }
 
+/*
+ * plan_emit_verify
+ *		The text of 004_verify.sql: per workload query its metadata, the
+ *		sample statement of parameter values, the source query and the
+ *		target query over the foreign table.
+ */
 char *
 plan_emit_verify(Plan *p)
 {

@@ -1,0 +1,186 @@
+/*-------------------------------------------------------------------------
+ *
+ * conn.c
+ *	  The libpq side of cqlbridge: connecting with the command's options
+ *	  and running statements and scripts, every failure reported with the
+ *	  server's SQLSTATE, detail and hint (or as an interruption).
+ *
+ * layer: common
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/common/conn.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+
+/* Notices (e.g. "relation already exists, skipping") are not news. */
+static void
+quiet_notice_processor(void *arg, const char *message)
+{
+	(void) arg;
+	if (getenv("CQLBRIDGE_NOTICES"))
+		fputs(message, stderr);
+}
+
+/*
+ * bridge_connect
+ *		Connect with -d/-h/-p/-U and the PG* environment, as psql does (-d
+ *		may be a conninfo string or URI); notices are silenced unless
+ *		CQLBRIDGE_NOTICES is set.  Fatal with a hint when the connection
+ *		fails.
+ */
+PGconn *
+bridge_connect(const BridgeOptions *opts)
+{
+	const char *keys[6];
+	const char *vals[6];
+	int			n = 0;
+	PGconn	   *conn;
+
+	/* expand_dbname = 1: -d may be a conninfo string or URI, like psql */
+	if (opts->host)
+	{
+		keys[n] = "host";
+		vals[n++] = opts->host;
+	}
+	if (opts->port)
+	{
+		keys[n] = "port";
+		vals[n++] = opts->port;
+	}
+	if (opts->user)
+	{
+		keys[n] = "user";
+		vals[n++] = opts->user;
+	}
+	keys[n] = "fallback_application_name";
+	vals[n++] = "cqlbridge";
+	if (opts->dbname)
+	{
+		keys[n] = "dbname";
+		vals[n++] = opts->dbname;
+	}
+	keys[n] = NULL;
+	vals[n] = NULL;
+
+	conn = PQconnectdbParams(keys, vals, 1);
+	if (conn == NULL)
+		bridge_fatal("out of memory while connecting");
+	if (PQstatus(conn) != CONNECTION_OK)
+	{
+		char	   *msg = bridge_strdup(PQerrorMessage(conn));
+		size_t		len = strlen(msg);
+
+		while (len > 0 && msg[len - 1] == '\n')
+			msg[--len] = '\0';
+		PQfinish(conn);
+		bridge_fatal_hint("Give the database with -d, -h, -p, -U or the PGDATABASE, PGHOST, PGPORT, PGUSER environment variables.",
+						  "could not connect to the database: %s", msg);
+	}
+	PQsetNoticeProcessor(conn, quiet_notice_processor, NULL);
+	return conn;
+}
+
+/*
+ * report_failure
+ *		Print the failure of a statement (or of a script, when script is
+ *		given: then with the line of the failing statement) to stderr:
+ *		"cqlbridge: <what> failed: <message> (SQLSTATE x)" and the server's
+ *		DETAIL, HINT and CONTEXT.  A statement cancelled by Ctrl-C exits
+ *		here with the interruption's message instead, so it is not reported
+ *		as a failure.  res may be NULL (out of memory, lost connection).
+ */
+static void
+report_failure(PGconn *conn, const PGresult *res, const char *what, const char *script)
+{
+	const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
+	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
+	const char *context = res ? PQresultErrorField(res, PG_DIAG_CONTEXT) : NULL;
+	const char *pos = res && script ? PQresultErrorField(res, PG_DIAG_STATEMENT_POSITION) : NULL;
+
+	bridge_check_interrupt(NULL);
+	fflush(stdout);
+	fprintf(stderr, "cqlbridge: %s failed: %s", what,
+			msg ? msg : PQerrorMessage(conn));
+	if (state)
+		fprintf(stderr, " (SQLSTATE %s)", state);
+	fputc('\n', stderr);
+	if (pos)
+	{
+		/* turn the character position into a line number */
+		long		p = atol(pos);
+		int			line = 1;
+
+		for (long i = 0; i < p - 1 && script[i]; i++)
+			if (script[i] == '\n')
+				line++;
+		fprintf(stderr, "LINE:  %d of the script\n", line);
+	}
+	if (detail)
+		fprintf(stderr, "DETAIL:  %s\n", detail);
+	if (hint)
+		fprintf(stderr, "HINT:  %s\n", hint);
+	if (context)
+		fprintf(stderr, "CONTEXT:  %s\n", context);
+}
+
+/*
+ * bridge_exec
+ *		Run one statement with text parameters and return its result; exit
+ *		(status 1, the server's SQLSTATE, detail and hint printed) unless it
+ *		succeeded.  'what' names the step in the message.
+ */
+PGresult *
+bridge_exec(PGconn *conn, const char *what, const char *sql,
+			int nparams, const char *const *params)
+{
+	PGresult   *res;
+	ExecStatusType st;
+
+	res = PQexecParams(conn, sql, nparams, NULL, params, NULL, NULL, 0);
+	st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+	{
+		report_failure(conn, res, what, NULL);
+		exit(BRIDGE_EXIT_FAILURE);
+	}
+	return res;
+}
+
+/*
+ * bridge_exec_script
+ *		Run a script of several statements by the simple query protocol
+ *		(one implicit transaction unless the script says otherwise); on the
+ *		first failure report it with its line in the script, read the
+ *		remaining results and exit (status 1).
+ */
+void
+bridge_exec_script(PGconn *conn, const char *what, const char *sql)
+{
+	PGresult   *res;
+	bool		ok = true;
+
+	if (!PQsendQuery(conn, sql))
+		bridge_fatal("%s failed: %s", what, PQerrorMessage(conn));
+	while ((res = PQgetResult(conn)) != NULL)
+	{
+		ExecStatusType st = PQresultStatus(res);
+
+		if (ok && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK &&
+			st != PGRES_EMPTY_QUERY)
+		{
+			report_failure(conn, res, what, sql);
+			ok = false;
+		}
+		PQclear(res);
+	}
+	if (!ok)
+		exit(BRIDGE_EXIT_FAILURE);
+}
