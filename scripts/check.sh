@@ -91,6 +91,8 @@ step()
 step build-extension make -s -j2 PG_CONFIG="$PG_CONFIG"
 step install bash scripts/pg.sh install
 step build-unit make -s -j2 -k unit
+# scripts/check_layers.py reads the objects of the extension, unit and bridge builds
+step build-bridge make -s PG_CONFIG="$PG_CONFIG" bridge
 
 section "unit"
 shopt -s nullglob

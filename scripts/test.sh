@@ -6,7 +6,9 @@
 #
 # Suites, each counting its own results (scripts/lib_tap.sh says how):
 #   unit         build/unit/test_*              TAP, no services needed;
-#                scripts/check_layers.py        layering, one result
+#                scripts/check_layers.py        layering of src/cql and
+#                                               src/bridge, no call loops,
+#                                               one result
 #   fuzz         build/fuzz/fuzz_*              FUZZ_SECONDS each, pass/fail;
 #                                               run while the nodes start
 #   integration  build/integration/test_*, tests/integration/*.py|*.sh
@@ -214,8 +216,9 @@ for t in "${units[@]}"; do
 	esac
 done
 [ "${#units[@]}" -gt 0 ] || fail unit "no unit test binaries"
-# the layering of src/cql (transport < session < cluster) and the FDW's
-# public-headers-only rule, read from the unit build's objects
+# the layering of src/cql (transport < session < cluster) and src/bridge,
+# file-level call loops, the FDW's public-headers-only rule, read from the
+# objects of the builds above
 t0=$(now)
 if python3 scripts/check_layers.py > "$LOGDIR/unit-check_layers.log" 2>&1; then
 	pass unit
