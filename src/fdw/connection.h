@@ -20,7 +20,14 @@
 #include "cql_fdw.h"
 #include "cql_wire.h"
 
-#define CQLFDW_VERSION "0.2"
+/*
+ * The extension's version (cql_fdw.control's default_version), defined by
+ * the Makefile for the objects of src/fdw: sent as the STARTUP
+ * DRIVER_VERSION.  There is no second copy of the number to keep in step.
+ */
+#ifndef CQLFDW_VERSION
+#error "CQLFDW_VERSION is defined by the Makefile from cql_fdw.control"
+#endif
 
 /* prepared statements kept per connection between statements (LRU) */
 #define CQLFDW_MAX_PREPARED 500
