@@ -65,33 +65,6 @@
  */
 
 /*
- * Ordering of these types agrees with Cassandra's.  uuid (Cassandra sorts
- * by version and time first), inet (family-length first in PostgreSQL) and
- * boolean are left out; text only under a bytewise collation, checked by
- * the caller.
- */
-static bool
-range_pushable_type(Oid typid)
-{
-	switch (typid)
-	{
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case NUMERICOID:
-		case TEXTOID:
-		case VARCHAROID:
-		case BYTEAOID:
-		case DATEOID:
-		case TIMEOID:
-		case TIMESTAMPTZOID:
-			return true;
-		default:
-			return false;
-	}
-}
-
-/*
  * is_integer_type
  *		int2, int4 or int8: a value of one may be compared with a column of
  *		another, the executor converts it exactly (cqlfdw_encode_bound).
@@ -283,7 +256,7 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 	}
 	else
 	{
-		if (is_in || !range_pushable_type(coltype) || cql_type_forbids_range(col))
+		if (is_in || !cqlfdw_range_pushable_type(coltype) || cql_type_forbids_range(col))
 			return false;
 		if (cqlfdw_is_text_type(coltype) && !is_bytewise_collation(inputcollid))
 			return false;
@@ -1176,40 +1149,36 @@ cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, "SELECT ");
 	*retrieved_attrs = NIL;
-	for (int i = 0; i < t->natts; i++)
-	{
-		AttrNumber	a = i + 1;
 
-		if (t->cols[i].remote_name == NULL)
-			continue;
-		if (!whole_row &&
-			!bms_is_member(a - FirstLowInvalidHeapAttributeNumber, attrs_used))
-			continue;
-		if (!first)
-			appendStringInfoString(&buf, ", ");
-		cqlfdw_append_ident(&buf, t->cols[i].remote_name);
-		*retrieved_attrs = lappend_int(*retrieved_attrs, a);
-		first = false;
-	}
-	/* write metadata columns (write_metadata.c): WRITETIME("v"), TTL("v") */
-	for (int i = 0; i < t->natts; i++)
-	{
-		AttrNumber	a = i + 1;
+	/*
+	 * The table's columns, then the write metadata columns (write_metadata.c):
+	 * WRITETIME("v"), TTL("v").
+	 */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < t->natts; i++)
+		{
+			AttrNumber	a = i + 1;
+			const CqlFdwColumn *col = &t->cols[i];
 
-		if (t->cols[i].meta == CQLMETA_NONE)
-			continue;
-		if (!whole_row &&
-			!bms_is_member(a - FirstLowInvalidHeapAttributeNumber, attrs_used))
-			continue;
-		if (!first)
-			appendStringInfoString(&buf, ", ");
-		appendStringInfoString(&buf, t->cols[i].meta == CQLMETA_TTL
-							   ? "TTL(" : "WRITETIME(");
-		cqlfdw_append_ident(&buf, t->cols[t->cols[i].meta_attnum - 1].remote_name);
-		appendStringInfoChar(&buf, ')');
-		*retrieved_attrs = lappend_int(*retrieved_attrs, a);
-		first = false;
-	}
+			if (pass == 0 ? col->remote_name == NULL : col->meta == CQLMETA_NONE)
+				continue;
+			if (!whole_row &&
+				!bms_is_member(a - FirstLowInvalidHeapAttributeNumber, attrs_used))
+				continue;
+			if (!first)
+				appendStringInfoString(&buf, ", ");
+			if (pass == 0)
+				cqlfdw_append_ident(&buf, col->remote_name);
+			else
+			{
+				appendStringInfoString(&buf, col->meta == CQLMETA_TTL
+									   ? "TTL(" : "WRITETIME(");
+				cqlfdw_append_ident(&buf, t->cols[col->meta_attnum - 1].remote_name);
+				appendStringInfoChar(&buf, ')');
+			}
+			*retrieved_attrs = lappend_int(*retrieved_attrs, a);
+			first = false;
+		}
 	if (first)
 	{
 		/* no column needed (e.g. count(*)): fetch the smallest thing */

@@ -23,6 +23,7 @@
 
 /* deparse_rules.c */
 extern bool cqlfdw_eq_pushable_type(Oid typid);
+extern bool cqlfdw_range_pushable_type(Oid typid);
 extern bool cqlfdw_is_text_type(Oid typid);
 extern Oid	cqlfdw_default_btree_opfamily(Oid typid);
 extern Var *cqlfdw_our_var(Expr *e, Index relid);

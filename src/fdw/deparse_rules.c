@@ -24,17 +24,30 @@
 
 #include "deparse_int.h"
 
+/* what a type's comparisons mean in Cassandra (type_rules) */
+#define CQLFDW_EQ_PUSHABLE		0x01
+#define CQLFDW_RANGE_PUSHABLE	0x02
+
 /*
- * Equality of these PostgreSQL types means what Cassandra's equality
- * means for the CQL types they map to.  float4/float8 are missing on
- * purpose: Cassandra's Float.compare() tells -0.0 from 0.0.
+ * type_rules
+ *		Which comparisons of a PostgreSQL type mean in Cassandra what they
+ *		mean in PostgreSQL, for the CQL types it maps to.
+ *
+ * Equality: float4/float8 are missing on purpose (Cassandra's
+ * Float.compare() tells -0.0 from 0.0).  Ordering: uuid (Cassandra sorts
+ * by version and time first), inet (family-length first in PostgreSQL)
+ * and boolean are left out; text only under a bytewise collation, checked
+ * by the caller.
  */
-bool
-cqlfdw_eq_pushable_type(Oid typid)
+static int
+type_rules(Oid typid)
 {
 	switch (typid)
 	{
 		case BOOLOID:
+		case UUIDOID:
+		case INETOID:
+			return CQLFDW_EQ_PUSHABLE;
 		case INT2OID:
 		case INT4OID:
 		case INT8OID:
@@ -45,12 +58,30 @@ cqlfdw_eq_pushable_type(Oid typid)
 		case DATEOID:
 		case TIMEOID:
 		case TIMESTAMPTZOID:
-		case UUIDOID:
-		case INETOID:
-			return true;
+			return CQLFDW_EQ_PUSHABLE | CQLFDW_RANGE_PUSHABLE;
 		default:
-			return false;
+			return 0;
 	}
+}
+
+/*
+ * cqlfdw_eq_pushable_type
+ *		Equality of the type means what Cassandra's equality means.
+ */
+bool
+cqlfdw_eq_pushable_type(Oid typid)
+{
+	return (type_rules(typid) & CQLFDW_EQ_PUSHABLE) != 0;
+}
+
+/*
+ * cqlfdw_range_pushable_type
+ *		Ordering of the type agrees with Cassandra's.
+ */
+bool
+cqlfdw_range_pushable_type(Oid typid)
+{
+	return (type_rules(typid) & CQLFDW_RANGE_PUSHABLE) != 0;
 }
 
 /*

@@ -342,6 +342,28 @@ cqlfdw_is_counter_increment(Expr *expr, Index rtindex, AttrNumber attnum)
 }
 
 /*
+ * append_meta_binds
+ *		The markers of USING TTL ? and TIMESTAMP ? of a write: a TTL when
+ *		the table has a ttl option or a ttl_of column, a timestamp when it
+ *		has a writetime_of column (cqlfdw_meta_plan_write).
+ */
+static void
+append_meta_binds(List **attrs, List **kinds, const CqlFdwOptions *opts,
+				  const CqlMetaWrite *mw)
+{
+	if (opts->ttl > 0 || mw->ttl_attnum > 0)
+	{
+		*attrs = lappend_int(*attrs, mw->ttl_attnum);
+		*kinds = lappend_int(*kinds, MODBIND_TTL);
+	}
+	if (mw->ts_attnum > 0)
+	{
+		*attrs = lappend_int(*attrs, mw->ts_attnum);
+		*kinds = lappend_int(*kinds, MODBIND_TIMESTAMP);
+	}
+}
+
+/*
  * cqlPlanForeignModify
  *		PlanForeignModify callback: the one CQL statement sent per row, and
  *		where each bind marker's value comes from, in marker order
@@ -409,16 +431,7 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 		cql = cqlfdw_deparse_insert(t, attrs, opts.if_not_exists,
 									opts.ttl > 0 || mw.ttl_attnum > 0,
 									mw.ts_attnum > 0);
-		if (opts.ttl > 0 || mw.ttl_attnum > 0)
-		{
-			attrs = lappend_int(attrs, mw.ttl_attnum);
-			kinds = lappend_int(kinds, MODBIND_TTL);
-		}
-		if (mw.ts_attnum > 0)
-		{
-			attrs = lappend_int(attrs, mw.ts_attnum);
-			kinds = lappend_int(kinds, MODBIND_TIMESTAMP);
-		}
+		append_meta_binds(&attrs, &kinds, &opts, &mw);
 	}
 	else if (operation == CMD_UPDATE)
 	{
@@ -485,16 +498,7 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 		/* markers: USING TTL ? AND TIMESTAMP ?, the assignments, the key */
 		cqlfdw_meta_plan_write(t, tupdesc, RelationGetRelationName(rel), updated,
 							   false, &mw);
-		if (opts.ttl > 0 || mw.ttl_attnum > 0)
-		{
-			attrs = lappend_int(attrs, mw.ttl_attnum);
-			kinds = lappend_int(kinds, MODBIND_TTL);
-		}
-		if (mw.ts_attnum > 0)
-		{
-			attrs = lappend_int(attrs, mw.ts_attnum);
-			kinds = lappend_int(kinds, MODBIND_TIMESTAMP);
-		}
+		append_meta_binds(&attrs, &kinds, &opts, &mw);
 		attrs = list_concat(attrs, set_attrs);
 		kinds = list_concat(kinds, set_kinds);
 		append_key_binds(t, &conds, &attrs, &kinds);
