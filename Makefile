@@ -11,7 +11,10 @@
 # make demo                  the main job: services + demo
 
 EXTENSION  = cql_fdw
-EXTVERSION = 0.3
+# the one version number is the control file's default_version; the build
+# derives the rest from it (connection.h's CQLFDW_VERSION, the STARTUP
+# DRIVER_VERSION), and scripts/check_layers.py fails if anything disagrees
+EXTVERSION := $(shell sed -n "s/^default_version *= *'\(.*\)'.*/\1/p" $(dir $(lastword $(MAKEFILE_LIST)))cql_fdw.control)
 MODULE_big = cql_fdw
 # the 0.1 script plus the update scripts: CREATE EXTENSION installs 0.1 and
 # follows the update path, so fresh and updated databases are identical
@@ -25,7 +28,9 @@ CQL_HDRS := $(wildcard src/cql/*.h)
 BRIDGE_EXT_SRCS := $(sort $(wildcard src/bridge/*.c))
 OBJS      = $(CQL_SRCS:.c=.o) $(FDW_SRCS:.c=.o) $(BRIDGE_EXT_SRCS:.c=.o)
 
-PG_CPPFLAGS = -I$(srcdir)/src/cql -I$(srcdir)/src/fdw
+# src/include: headers shared by the extension's parts (compat.h); only the
+# FDW's own objects see src/fdw, so src/bridge cannot include an FDW header
+PG_CPPFLAGS = -I$(srcdir)/src/include -I$(srcdir)/src/cql
 SHLIB_LINK  = -llz4 -lssl -lcrypto
 
 # pg_regress suites, in order (sql/NAME.sql -> expected/NAME.out)
@@ -48,7 +53,10 @@ endif
 
 # PGXS does not track headers; a changed struct must rebuild its users
 FDW_HDRS := $(wildcard src/fdw/*.h)
-$(OBJS): $(CQL_HDRS) $(FDW_HDRS)
+SHARED_HDRS := $(wildcard src/include/*.h)
+$(OBJS): $(CQL_HDRS) $(FDW_HDRS) $(SHARED_HDRS)
+$(FDW_SRCS:.c=.o) $(FDW_SRCS:.c=.bc): override CPPFLAGS += -I$(srcdir)/src/fdw -DCQLFDW_VERSION='"$(EXTVERSION)"'
+$(FDW_SRCS:.c=.o) $(FDW_SRCS:.c=.bc): $(EXTENSION).control
 
 # Objects are built next to the sources: building against another
 # PostgreSQL (make PG_CONFIG=...) must rebuild them all, so they depend on

@@ -15,6 +15,18 @@ only functions of its layer or below, and no files call each other in a
 loop.  The extension's part (src/bridge/*.c, layer "extension", objects of
 `make`) includes nothing of the program and has no call loop either.
 
+src/fdw (check_fdw): the files of the FDW have levels too, though not named
+ones: from the compiled objects (src/fdw/*.o of `make`), a file calls
+another when its undefined symbols are defined there; a call loop between
+files is a finding.
+
+The version (check_version): cql_fdw.control's default_version is the one
+version number; the Makefile and the sources derive it, and the newest
+update script must lead to it.
+
+Objects that are missing or older than their sources are an error (run the
+builds first), never a silent pass.
+
 Usage: make && make unit && make bridge && python3 scripts/check_layers.py
 (exit 1 on a finding)
 """
@@ -156,6 +168,60 @@ def check_bridge(root, build):
     return len(layer) + len(ext), problems
 
 
+# ---------------------------------------------------------------------------
+# src/fdw: no call loop between files
+# ---------------------------------------------------------------------------
+def check_fdw(root):
+    """Call loops between the files of src/fdw; (files, problems)."""
+    objs = {}
+    for src in sorted(glob.glob(os.path.join(root, "src/fdw/*.c"))):
+        obj = src[:-2] + ".o"
+        if not os.path.exists(obj) or os.path.getmtime(obj) < os.path.getmtime(src):
+            sys.exit(f"{os.path.relpath(obj, root)} missing or older than its source: run make first")
+        objs[os.path.basename(src)] = obj
+    calls = file_calls(objs)
+    problems = []
+    for group in call_loops({k: set(v) for k, v in calls.items()}):
+        detail = "; ".join(f"{a} -> {b}: {' '.join(sorted(set(calls[a][b])))}"
+                           for a in group for b in sorted(calls[a]) if b in group)
+        problems.append("src/fdw: call loop between " + ", ".join(group) + " (" + detail + ")")
+    return len(objs), problems
+
+
+# ---------------------------------------------------------------------------
+# One version number
+# ---------------------------------------------------------------------------
+def check_version(root):
+    """The control file's default_version is the only literal version: the
+    Makefile derives EXTVERSION from it, no source defines CQLFDW_VERSION,
+    and the newest update script ends at it.  Returns the problems found."""
+    problems = []
+    control = open(os.path.join(root, "cql_fdw.control")).read()
+    m = re.search(r"^default_version\s*=\s*'([^']+)'", control, re.M)
+    if not m:
+        problems.append("cql_fdw.control: no default_version")
+        version = None
+    else:
+        version = m.group(1)
+    for no, line in enumerate(open(os.path.join(root, "Makefile")), 1):
+        if re.match(r"\s*EXTVERSION\s*:?=", line) and "cql_fdw.control" not in line:
+            problems.append(f"Makefile:{no}: EXTVERSION not derived from cql_fdw.control: {line.strip()}")
+    for src in sorted(glob.glob(os.path.join(root, "src/**/*.[ch]"), recursive=True)):
+        for no, line in enumerate(open(src), 1):
+            if re.match(r"\s*#\s*define\s+CQLFDW_VERSION\s", line):
+                problems.append(f"{os.path.relpath(src, root)}:{no}: a second version number: {line.strip()}")
+    ends = [re.match(r"cql_fdw--[\d.]+--([\d.]+)\.sql$", os.path.basename(f))
+            for f in glob.glob(os.path.join(root, "cql_fdw--*--*.sql"))]
+    newest = max((e.group(1) for e in ends if e),
+                 key=lambda v: [int(x) for x in v.split(".")], default=None)
+    if version and newest and newest != version:
+        problems.append(f"cql_fdw.control: default_version {version}, but the newest update script leads to {newest}")
+    for p in problems:
+        print(p)
+    print(f"version {version}: {len(problems)} version problems")
+    return len(problems)
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     build = os.environ.get("BUILD", os.path.join(root, "build"))
@@ -186,11 +252,14 @@ def main():
                 problems.append(f"{os.path.relpath(src, root)}:{no}: "
                                 f"includes a private header: {line.strip()}")
     nbridge, bridge_problems = check_bridge(root, build)
-    for p in problems + bridge_problems:
+    nfdw, fdw_problems = check_fdw(root)
+    for p in problems + bridge_problems + fdw_problems:
         print(p)
     print(f"src/cql: {len(layer)} files, {len(problems)} layering problems")
     print(f"src/bridge: {nbridge} files, {len(bridge_problems)} layering problems")
-    return 1 if problems or bridge_problems else 0
+    print(f"src/fdw: {nfdw} files, {len(fdw_problems)} call loops")
+    version = check_version(root)
+    return 1 if problems or bridge_problems or fdw_problems or version else 0
 
 
 if __name__ == "__main__":

@@ -284,6 +284,39 @@ is_bare_char(char ch)
 			 ch == '{' || ch == '}' || ch == '\'' || ch == '"');
 }
 
+/* Skip the digits at s[*i]; returns how many there were */
+static size_t
+skip_digits(const char *s, size_t n, size_t *i)
+{
+	size_t		d = 0;
+
+	while (*i < n && cql_is_digit(s[*i]))
+	{
+		(*i)++;
+		d++;
+	}
+	return d;
+}
+
+/*
+ * An optional exponent, e[+-]digits (or E), at s[*i]: skipped, and false
+ * when it is malformed.  Shared by the JSON and the CQL number syntax.
+ */
+static bool
+skip_exponent(const char *s, size_t n, size_t *i, bool *integral)
+{
+	if (*i < n && (s[*i] == 'e' || s[*i] == 'E'))
+	{
+		*integral = false;
+		(*i)++;
+		if (*i < n && (s[*i] == '+' || s[*i] == '-'))
+			(*i)++;
+		if (skip_digits(s, n, i) == 0)
+			return false;
+	}
+	return true;
+}
+
 /* Is [s, s+n) a JSON number (strict grammar)? */
 static bool
 json_number_syntax(const char *s, size_t n, bool *integral)
@@ -298,29 +331,15 @@ json_number_syntax(const char *s, size_t n, bool *integral)
 	if (s[i] == '0')
 		i++;
 	else
-		while (i < n && cql_is_digit(s[i]))
-			i++;
+		(void) skip_digits(s, n, &i);
 	if (i < n && s[i] == '.')
 	{
 		*integral = false;
 		i++;
-		if (i >= n || !cql_is_digit(s[i]))
+		if (skip_digits(s, n, &i) == 0)
 			return false;
-		while (i < n && cql_is_digit(s[i]))
-			i++;
 	}
-	if (i < n && (s[i] == 'e' || s[i] == 'E'))
-	{
-		*integral = false;
-		i++;
-		if (i < n && (s[i] == '+' || s[i] == '-'))
-			i++;
-		if (i >= n || !cql_is_digit(s[i]))
-			return false;
-		while (i < n && cql_is_digit(s[i]))
-			i++;
-	}
-	return i == n;
+	return skip_exponent(s, n, &i, integral) && i == n;
 }
 
 /*
@@ -402,40 +421,21 @@ static bool
 cql_number_syntax(const char *s, size_t n, bool *integral)
 {
 	size_t		i = 0;
-	size_t		d = 0;
+	size_t		d;
 
 	*integral = true;
 	if (i < n && (s[i] == '-' || s[i] == '+'))
 		i++;
-	while (i < n && cql_is_digit(s[i]))
-	{
-		i++;
-		d++;
-	}
+	d = skip_digits(s, n, &i);
 	if (i < n && s[i] == '.')
 	{
 		*integral = false;
 		i++;
-		while (i < n && cql_is_digit(s[i]))
-		{
-			i++;
-			d++;
-		}
+		d += skip_digits(s, n, &i);
 	}
 	if (d == 0)
 		return false;
-	if (i < n && (s[i] == 'e' || s[i] == 'E'))
-	{
-		*integral = false;
-		i++;
-		if (i < n && (s[i] == '+' || s[i] == '-'))
-			i++;
-		if (i >= n || !cql_is_digit(s[i]))
-			return false;
-		while (i < n && cql_is_digit(s[i]))
-			i++;
-	}
-	return i == n;
+	return skip_exponent(s, n, &i, integral) && i == n;
 }
 
 /* Textual number acceptable for a numeric type, given its token kind. */

@@ -116,6 +116,59 @@ write_flags(cql_buf *b, int version, uint32_t flags)
 		cql_buf_u8(b, (uint8_t) flags);
 }
 
+/*
+ * check_tail_params
+ *		The parameters a QUERY, an EXECUTE and a BATCH share at the end of
+ *		their body: a keyspace and now_in_seconds need protocol v5.
+ */
+static cql_status
+check_tail_params(int version, const cql_query_params *p)
+{
+	cql_status	st;
+
+	if (p->keyspace)
+	{
+		if (version < CQL_PROTOCOL_V5)
+			return CQL_ERR_UNSUPPORTED;
+		if ((st = check_string(p->keyspace)) != CQL_OK)
+			return st;
+	}
+	if (p->now_in_seconds != 0 && version < CQL_PROTOCOL_V5)
+		return CQL_ERR_UNSUPPORTED;
+	return CQL_OK;
+}
+
+/* The flags of those shared parameters (the only ones a BATCH has) */
+static uint32_t
+tail_flags(const cql_query_params *p)
+{
+	uint32_t	flags = 0;
+
+	if (p->serial_consistency != 0)
+		flags |= CQL_QFLAG_WITH_SERIAL_CONSISTENCY;
+	if (p->default_timestamp != CQL_NO_TIMESTAMP)
+		flags |= CQL_QFLAG_WITH_DEFAULT_TIMESTAMP;
+	if (p->keyspace)
+		flags |= CQL_QFLAG_WITH_KEYSPACE;
+	if (p->now_in_seconds != 0)
+		flags |= CQL_QFLAG_WITH_NOW_IN_SECONDS;
+	return flags;
+}
+
+/* [serial][timestamp][keyspace][now], as the flags say */
+static void
+write_tail(cql_buf *b, const cql_query_params *p, uint32_t flags)
+{
+	if (flags & CQL_QFLAG_WITH_SERIAL_CONSISTENCY)
+		cql_buf_u16(b, p->serial_consistency);
+	if (flags & CQL_QFLAG_WITH_DEFAULT_TIMESTAMP)
+		cql_buf_i64(b, p->default_timestamp);
+	if (flags & CQL_QFLAG_WITH_KEYSPACE)
+		cql_buf_string(b, p->keyspace);
+	if (flags & CQL_QFLAG_WITH_NOW_IN_SECONDS)
+		cql_buf_i32(b, p->now_in_seconds);
+}
+
 static cql_status
 check_params(int version, const cql_query_params *p)
 {
@@ -130,16 +183,7 @@ check_params(int version, const cql_query_params *p)
 		return CQL_ERR_INVALID_ARG;
 	if (p->paging_state && p->paging_state_len < 0)
 		return CQL_ERR_INVALID_ARG;
-	if (p->keyspace)
-	{
-		if (version < CQL_PROTOCOL_V5)
-			return CQL_ERR_UNSUPPORTED;
-		if ((st = check_string(p->keyspace)) != CQL_OK)
-			return st;
-	}
-	if (p->now_in_seconds != 0 && version < CQL_PROTOCOL_V5)
-		return CQL_ERR_UNSUPPORTED;
-	return CQL_OK;
+	return check_tail_params(version, p);
 }
 
 /* <consistency><flags>[values][page size][paging state][serial][ts][ks][now] */
@@ -158,14 +202,7 @@ write_params(cql_buf *b, int version, const cql_query_params *p)
 		flags |= CQL_QFLAG_PAGE_SIZE;
 	if (p->paging_state)
 		flags |= CQL_QFLAG_WITH_PAGING_STATE;
-	if (p->serial_consistency != 0)
-		flags |= CQL_QFLAG_WITH_SERIAL_CONSISTENCY;
-	if (p->default_timestamp != CQL_NO_TIMESTAMP)
-		flags |= CQL_QFLAG_WITH_DEFAULT_TIMESTAMP;
-	if (p->keyspace)
-		flags |= CQL_QFLAG_WITH_KEYSPACE;
-	if (p->now_in_seconds != 0)
-		flags |= CQL_QFLAG_WITH_NOW_IN_SECONDS;
+	flags |= tail_flags(p);
 
 	cql_buf_u16(b, p->consistency);
 	write_flags(b, version, flags);
@@ -176,14 +213,7 @@ write_params(cql_buf *b, int version, const cql_query_params *p)
 		cql_buf_i32(b, p->page_size);
 	if (flags & CQL_QFLAG_WITH_PAGING_STATE)
 		cql_buf_bytes(b, p->paging_state, p->paging_state_len);
-	if (flags & CQL_QFLAG_WITH_SERIAL_CONSISTENCY)
-		cql_buf_u16(b, p->serial_consistency);
-	if (flags & CQL_QFLAG_WITH_DEFAULT_TIMESTAMP)
-		cql_buf_i64(b, p->default_timestamp);
-	if (flags & CQL_QFLAG_WITH_KEYSPACE)
-		cql_buf_string(b, p->keyspace);
-	if (flags & CQL_QFLAG_WITH_NOW_IN_SECONDS)
-		cql_buf_i32(b, p->now_in_seconds);
+	write_tail(b, p, flags);
 }
 
 cql_status
@@ -350,15 +380,8 @@ cql_write_batch(cql_buf *b, int version, uint8_t batch_type,
 		if ((st = check_values(version, s->nvalues, s->values, NULL)) != CQL_OK)
 			return st;
 	}
-	if (p->keyspace)
-	{
-		if (version < CQL_PROTOCOL_V5)
-			return CQL_ERR_UNSUPPORTED;
-		if ((st = check_string(p->keyspace)) != CQL_OK)
-			return st;
-	}
-	if (p->now_in_seconds != 0 && version < CQL_PROTOCOL_V5)
-		return CQL_ERR_UNSUPPORTED;
+	if ((st = check_tail_params(version, p)) != CQL_OK)
+		return st;
 
 	cql_buf_u8(b, batch_type);
 	cql_buf_u16(b, (uint16_t) nstmts);
@@ -380,23 +403,9 @@ cql_write_batch(cql_buf *b, int version, uint8_t batch_type,
 	}
 
 	/* only these flags are meaningful in a BATCH; never names (broken) */
-	if (p->serial_consistency != 0)
-		flags |= CQL_QFLAG_WITH_SERIAL_CONSISTENCY;
-	if (p->default_timestamp != CQL_NO_TIMESTAMP)
-		flags |= CQL_QFLAG_WITH_DEFAULT_TIMESTAMP;
-	if (p->keyspace)
-		flags |= CQL_QFLAG_WITH_KEYSPACE;
-	if (p->now_in_seconds != 0)
-		flags |= CQL_QFLAG_WITH_NOW_IN_SECONDS;
+	flags |= tail_flags(p);
 	cql_buf_u16(b, p->consistency);
 	write_flags(b, version, flags);
-	if (flags & CQL_QFLAG_WITH_SERIAL_CONSISTENCY)
-		cql_buf_u16(b, p->serial_consistency);
-	if (flags & CQL_QFLAG_WITH_DEFAULT_TIMESTAMP)
-		cql_buf_i64(b, p->default_timestamp);
-	if (flags & CQL_QFLAG_WITH_KEYSPACE)
-		cql_buf_string(b, p->keyspace);
-	if (flags & CQL_QFLAG_WITH_NOW_IN_SECONDS)
-		cql_buf_i32(b, p->now_in_seconds);
+	write_tail(b, p, flags);
 	return finish(b);
 }

@@ -60,12 +60,10 @@ check_ready(cql_conn *c, cql_request **req, cql_error *err)
 	return cql_conn_check(c, err);
 }
 
-cql_status
-cql_send_query(cql_conn *c, const char *query, const cql_query_params *params,
-			   cql_request **req, cql_error *err)
+/* check_ready, and a statement's text must be given */
+static cql_status
+check_query_ready(cql_conn *c, const char *query, cql_request **req, cql_error *err)
 {
-	cql_query_params dflt;
-	cql_buf		b;
 	cql_status	st;
 
 	if ((st = check_ready(c, req, err)) != CQL_OK)
@@ -75,6 +73,19 @@ cql_send_query(cql_conn *c, const char *query, const cql_query_params *params,
 		cql_conn_set_error(c, err, CQL_ERR_INVALID_ARG, 0, "no query text");
 		return CQL_ERR_INVALID_ARG;
 	}
+	return CQL_OK;
+}
+
+cql_status
+cql_send_query(cql_conn *c, const char *query, const cql_query_params *params,
+			   cql_request **req, cql_error *err)
+{
+	cql_query_params dflt;
+	cql_buf		b;
+	cql_status	st;
+
+	if ((st = check_query_ready(c, query, req, err)) != CQL_OK)
+		return st;
 	cql_buf_init(&b, c->alloc);
 	st = cql_write_query(&b, c->version, query, params_or_default(params, &dflt));
 	return submit_built(c, CQL_OP_QUERY, &b, st, req, err);
@@ -86,13 +97,8 @@ cql_send_prepare(cql_conn *c, const char *query, cql_request **req, cql_error *e
 	cql_buf		b;
 	cql_status	st;
 
-	if ((st = check_ready(c, req, err)) != CQL_OK)
+	if ((st = check_query_ready(c, query, req, err)) != CQL_OK)
 		return st;
-	if (query == NULL)
-	{
-		cql_conn_set_error(c, err, CQL_ERR_INVALID_ARG, 0, "no query text");
-		return CQL_ERR_INVALID_ARG;
-	}
 	cql_buf_init(&b, c->alloc);
 	st = cql_write_prepare(&b, c->version, query, NULL);
 	return submit_built(c, CQL_OP_PREPARE, &b, st, req, err);
@@ -536,25 +542,40 @@ remember_keyspace(cql_conn *c, const cql_result *res)
 	c->keyspace = ks;
 }
 
-cql_status
-cql_query(cql_conn *c, const char *query, const cql_query_params *params,
-		  cql_result *res, cql_error *err)
+/*
+ * finish_sync
+ *		The end of a synchronous QUERY or EXECUTE whose send returned
+ *		'sent': the answer awaited into *res (dropped when res is NULL;
+ *		*res is zeroed also when the send failed), and with use_keyspace the
+ *		keyspace a USE chose remembered for the connection.
+ */
+static cql_status
+finish_sync(cql_conn *c, cql_status sent, cql_request *req, cql_result *res,
+			cql_error *err, bool use_keyspace)
 {
 	cql_result	tmp;
 	cql_result *r = res ? res : &tmp;
-	cql_request *req;
 	cql_status	st;
 
 	memset(r, 0, sizeof(*r));
-	st = cql_send_query(c, query, params, &req, err);
-	if (st != CQL_OK)
-		return st;
+	if (sent != CQL_OK)
+		return sent;
 	st = finish(c, req, r, err);
-	if (st == CQL_OK)
+	if (st == CQL_OK && use_keyspace)
 		remember_keyspace(c, r);
 	if (r == &tmp)
 		cql_result_free(&tmp);
 	return st;
+}
+
+cql_status
+cql_query(cql_conn *c, const char *query, const cql_query_params *params,
+		  cql_result *res, cql_error *err)
+{
+	cql_request *req = NULL;
+	cql_status	st = cql_send_query(c, query, params, &req, err);
+
+	return finish_sync(c, st, req, res, err, true);
 }
 
 /* PREPARE p->query and (re)fill p. */
@@ -651,20 +672,11 @@ cql_status
 cql_execute(cql_conn *c, cql_prepared *p, const cql_query_params *params,
 			cql_result *res, cql_error *err)
 {
-	cql_result	tmp;
-	cql_result *r = res ? res : &tmp;
-	cql_request *req;
-	cql_status	st;
+	cql_request *req = NULL;
+	cql_status	st = cql_send_execute(c, p, params, &req, err);
 
-	memset(r, 0, sizeof(*r));
-	st = cql_send_execute(c, p, params, &req, err);
-	if (st != CQL_OK)
-		return st;
 	/* a forgotten statement or stale columns: recovered inside the await */
-	st = finish(c, req, r, err);
-	if (st == CQL_OK && r == &tmp)
-		cql_result_free(&tmp);
-	return st;
+	return finish_sync(c, st, req, res, err, false);
 }
 
 void

@@ -14,6 +14,7 @@
  *-------------------------------------------------------------------------
  */
 #include "cql_types_int.h"
+#include "cql_values_int.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -84,18 +85,6 @@ skip_balanced(const char *s, size_t len, size_t *pos)
 	return CQL_OK;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decode hex [s, s+n) into a NUL-terminated allocation. */
 static cql_status
 unhex_dup(const char *s, size_t n, const cql_allocator *a, char **out)
@@ -109,8 +98,8 @@ unhex_dup(const char *s, size_t n, const cql_allocator *a, char **out)
 		return CQL_ERR_NOMEM;
 	for (size_t i = 0; i < n / 2; i++)
 	{
-		int			hi = hexval(s[2 * i]),
-					lo = hexval(s[2 * i + 1]);
+		int			hi = cql_hex_digit(s[2 * i]),
+					lo = cql_hex_digit(s[2 * i + 1]);
 
 		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
 		{

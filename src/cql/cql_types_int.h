@@ -2,8 +2,8 @@
  *
  * cql_types_int.h
  *		Private: what the type descriptor files (cql_types.c,
- *		cql_type_parse.c, cql_type_format.c) share.  Not part of the public
- *		API.
+ *		cql_type_option.c, cql_type_parse.c, cql_type_format.c) share.  Not
+ *		part of the public API.
  *
  * layer: codec (private)
  *

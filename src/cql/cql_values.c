@@ -345,18 +345,6 @@ cql_uuid_to_string(const uint8_t v[16], char out[37])
 	out[o] = '\0';
 }
 
-static int
-hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 cql_status
 cql_uuid_from_string(const char *s, size_t len, uint8_t out[16])
 {
@@ -375,8 +363,8 @@ cql_uuid_from_string(const char *s, size_t len, uint8_t out[16])
 				return CQL_ERR_TYPE;
 			i++;
 		}
-		hi = hex_digit(s[i]);
-		lo = hex_digit(s[i + 1]);
+		hi = cql_hex_digit(s[i]);
+		lo = cql_hex_digit(s[i + 1]);
 		if (hi < 0 || lo < 0)
 			return CQL_ERR_TYPE;
 		out[k] = (uint8_t) (hi * 16 + lo);

@@ -2,7 +2,8 @@
  *
  * cql_values_int.h
  *		Helpers shared by the value codec files (cql_values.c,
- *		cql_numeric.c, cql_datetime.c, cql_format.c, cql_parse.c).
+ *		cql_numeric.c, cql_datetime.c, cql_format.c, cql_parse.c) and the
+ *		type parser (cql_type_parse.c).
  *		Not part of the library's public contract.
  *
  * layer: codec (private)
@@ -33,6 +34,19 @@ static inline bool
 cql_is_digit(char c)
 {
 	return c >= '0' && c <= '9';
+}
+
+/* The value of a hexadecimal digit, -1 for any other character */
+static inline int
+cql_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }
 
 static inline char

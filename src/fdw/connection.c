@@ -12,6 +12,12 @@
  * statement_timeout and backend termination interrupt a slow Cassandra
  * request within a moment.
  *
+ * It is also the one place where library errors become SQLSTATEs
+ * (cqlfdw_report, cqlfdw_fail) and where interruptible waits live.  It
+ * calls no other file of src/fdw but the option and layout code below it:
+ * the statement handle (remote.c) and ad-hoc CQL (cql_execute.c,
+ * cql_query.c) are built on it.
+ *
  * The protocol library allocates with malloc: its objects are released
  * explicitly (or by memory-context reset callbacks of the scans that hold
  * them), and an out-of-memory inside the library is an error code, never a
@@ -47,7 +53,6 @@
 #include "cql_fdw.h"
 #include "compat.h"
 #include "connection.h"
-#include "remote.h"
 #include "cql_cluster.h"
 #include "cql_conn.h"
 #include "cql_schema.h"
@@ -678,7 +683,22 @@ describe_server_error(StringInfo buf, const cql_error *err)
 void
 cqlfdw_report(int elevel, cql_status st, const cql_error *err, const char *cql)
 {
+	cqlfdw_report_as(elevel, st, err, cql, NULL, NULL);
+}
+
+/*
+ * cqlfdw_report_as
+ *		cqlfdw_report for a caller that knows more about what failed: the
+ *		message is prefixed by 'what' ("what: message") and 'detail', when
+ *		given, replaces the description of the failure.  The SQLSTATE and
+ *		the hint are the mapping's, as for every other failure.
+ */
+void
+cqlfdw_report_as(int elevel, cql_status st, const cql_error *err, const char *cql,
+				 const char *what, const char *detail_text)
+{
 	StringInfoData detail;
+	const char *msg;
 
 	if (st == CQL_ERR_INTERRUPTED)
 		cqlfdw_check_interrupts();
@@ -686,10 +706,14 @@ cqlfdw_report(int elevel, cql_status st, const cql_error *err, const char *cql)
 	initStringInfo(&detail);
 	if (st == CQL_ERR_SERVER)
 	{
-		describe_server_error(&detail, err);
+		if (detail_text)
+			appendStringInfoString(&detail, detail_text);
+		else
+			describe_server_error(&detail, err);
+		msg = err->message[0] ? err->message : "Cassandra returned an error";
 		ereport(elevel,
 				(errcode(sqlstate_for_server_error(err->code)),
-				 errmsg("%s", err->message[0] ? err->message : "Cassandra returned an error"),
+				 what ? errmsg("%s: %s", what, msg) : errmsg("%s", msg),
 				 errdetail("%s", detail.data),
 				 err->code == CQL_ERRCODE_UNAVAILABLE
 				 ? errhint("Lower the consistency level (options consistency and write_consistency) or bring more replicas up.")
@@ -700,13 +724,16 @@ cqlfdw_report(int elevel, cql_status st, const cql_error *err, const char *cql)
 	}
 	else
 	{
-		if (err && err->host[0])
+		if (detail_text)
+			appendStringInfoString(&detail, detail_text);
+		else if (err && err->host[0])
 			appendStringInfo(&detail, "Host %s: %s.", err->host, cql_status_message(st));
 		else
 			appendStringInfo(&detail, "%s.", cql_status_message(st));
+		msg = (err && err->message[0]) ? err->message : cql_status_message(st);
 		ereport(elevel,
 				(errcode(sqlstate_for_status(st)),
-				 errmsg("%s", (err && err->message[0]) ? err->message : cql_status_message(st)),
+				 what ? errmsg("%s: %s", what, msg) : errmsg("%s", msg),
 				 errdetail("%s", detail.data),
 				 st == CQL_ERR_TIMEOUT
 				 ? errhint("Raise the server option request_timeout (milliseconds) if Cassandra needs longer.")
@@ -853,186 +880,10 @@ cqlfdw_prepare(CqlConnEntry *entry, uint64 generation, cql_conn *conn,
  * SQL-callable functions
  * ---------------------------------------------------------------------
  */
-PG_FUNCTION_INFO_V1(cqlfdw_execute_sql);
 PG_FUNCTION_INFO_V1(cql_fdw_get_connections);
 PG_FUNCTION_INFO_V1(cql_fdw_statistics);
 PG_FUNCTION_INFO_V1(cql_fdw_disconnect);
 PG_FUNCTION_INFO_V1(cql_fdw_disconnect_all);
-
-/*
- * cqlfdw_redact_cql
- *		The statement as it may be shown in an error: when it mentions a
- *		password (CREATE/ALTER ROLE or USER ... PASSWORD), every string
- *		literal ('...' and $$...$$) is replaced by '***', and the server's
- *		message, which may quote the statement (Cassandra's syntax errors
- *		do), has every occurrence of a literal's text replaced as well, so
- *		that the secret reaches neither the client nor the server log.
- *		Returns cql itself when nothing needs hiding.  Also used by
- *		cql_query() (cql_query.c), whose CQL is as free-form.
- */
-const char *
-cqlfdw_redact_cql(const char *cql, cql_error *err)
-{
-	StringInfoData buf;
-	List	   *secrets = NIL;
-	ListCell   *lc;
-	const char *p;
-
-	for (p = cql; *p; p++)
-		if (pg_strncasecmp(p, "password", 8) == 0)
-			break;
-	if (*p == '\0')
-		return cql;
-
-	initStringInfo(&buf);
-	p = cql;
-	while (*p)
-	{
-		const char *start;
-		const char *end;
-
-		if (*p == '\'')
-		{
-			/* '' inside a literal is an escaped quote */
-			start = ++p;
-			for (; *p; p++)
-				if (*p == '\'' && p[1] != '\'')
-					break;
-				else if (*p == '\'')
-					p++;
-			end = p;
-			if (*p)
-				p++;
-		}
-		else if (p[0] == '$' && p[1] == '$')
-		{
-			start = p + 2;
-			end = strstr(start, "$$");
-			if (end == NULL)
-				end = start + strlen(start);
-			p = *end ? end + 2 : end;
-		}
-		else
-		{
-			appendStringInfoChar(&buf, *p++);
-			continue;
-		}
-		appendStringInfoString(&buf, "'***'");
-		if (end > start)
-			secrets = lappend(secrets, pnstrdup(start, end - start));
-	}
-
-	foreach(lc, secrets)
-	{
-		const char *secret = lfirst(lc);
-		char	   *hit;
-
-		size_t		slen = strlen(secret);
-
-		if (strspn(secret, "*") == slen)
-			continue;			/* nothing to hide, and would match forever */
-		while ((hit = strstr(err->message, secret)) != NULL)
-		{
-			/* "***" in place; a shorter secret becomes as many stars */
-			size_t		keep = Min(slen, 3);
-
-			memset(hit, '*', keep);
-			memmove(hit + keep, hit + slen, strlen(hit + slen) + 1);
-		}
-	}
-	return buf.data;
-}
-
-/*
- * cqlfdw_server_for_cql
- *		The cql_fdw server of that name for raw CQL (cql_execute,
- *		cql_query): it must exist and belong to cql_fdw, and the current
- *		user must have USAGE on it.
- */
-ForeignServer *
-cqlfdw_server_for_cql(const char *servername)
-{
-	ForeignServer *server = GetForeignServerByName(servername, false);
-	AclResult	aclresult;
-
-	if (GetForeignDataWrapper(server->fdwid)->fdwhandler !=
-		GetForeignDataWrapperByName("cql_fdw", false)->fdwhandler)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("server \"%s\" is not a cql_fdw server", servername)));
-	aclresult = cqlfdw_server_aclcheck(server->serverid, GetUserId(), ACL_USAGE);
-	if (aclresult != ACLCHECK_OK)
-		aclcheck_error(aclresult, OBJECT_FOREIGN_SERVER, server->servername);
-	return server;
-}
-
-/*
- * cql_execute(server_name text, cql text) returns void
- *		Run one CQL statement through the current user's mapping.
- *
- * The statement runs with the Cassandra credentials of a user mapping, so
- * the caller needs USAGE on the foreign server, as for dblink and for any
- * foreign table of it; the extension script also revokes EXECUTE from
- * PUBLIC, so a DBA decides who may send arbitrary CQL.
- *
- * Schema changes are followed by a schema-agreement wait in Cassandra's
- * coordinator, so a following statement on the same server sees them.
- */
-Datum
-cqlfdw_execute_sql(PG_FUNCTION_ARGS)
-{
-	char	   *servername = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	char	   *cql = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	ForeignServer *server = cqlfdw_server_for_cql(servername);
-	CqlRemote	remote;
-	cql_conn   *conn;
-	cql_query_params params;
-	cql_result	res;
-	cql_error	err;
-	cql_status	st;
-
-	cqlfdw_remote_open_server(&remote, server, GetUserId(), cql);
-	PG_TRY();
-	{
-		conn = cqlfdw_remote_control(&remote);
-
-		cql_query_params_init(&params);
-		params.consistency = remote.opts.write_consistency;
-		memset(&res, 0, sizeof(res));
-		cql_error_clear(&err);
-		st = cql_query(conn, cql, &params, &res, &err);
-		if (st != CQL_OK)
-		{
-			if (st != CQL_ERR_SERVER)
-				cql_cluster_report_failure(remote.entry->cluster, conn, st);
-			cqlfdw_report(ERROR, st, &err, cqlfdw_redact_cql(cql, &err));
-		}
-		if (res.kind == CQL_RESULT_SCHEMA_CHANGE)
-		{
-			/*
-			 * After DDL, wait until every node has the new schema: a write sent
-			 * to another node right after CREATE TABLE would otherwise fail,
-			 * and let the router see new keyspaces.
-			 */
-			cql_result_free(&res);
-			st = cql_schema_await_agreement(conn, remote.opts.request_timeout_ms, &err);
-			if (st == CQL_ERR_INTERRUPTED)
-				cqlfdw_check_interrupts();
-			if (st != CQL_OK)
-				cqlfdw_report(ERROR, st, &err, cqlfdw_redact_cql(cql, &err));
-			(void) cql_cluster_refresh_keyspaces(remote.entry->cluster, &err);
-		}
-		else
-			cql_result_free(&res);
-	}
-	PG_FINALLY();
-	{
-		/* also when the error is caught, e.g. in a PL/pgSQL block */
-		cqlfdw_remote_release(&remote);
-	}
-	PG_END_TRY();
-	PG_RETURN_VOID();
-}
 
 /*
  * cql_fdw_get_connections()

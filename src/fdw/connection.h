@@ -20,7 +20,14 @@
 #include "cql_fdw.h"
 #include "cql_wire.h"
 
-#define CQLFDW_VERSION "0.2"
+/*
+ * The extension's version (cql_fdw.control's default_version), defined by
+ * the Makefile for the objects of src/fdw: sent as the STARTUP
+ * DRIVER_VERSION.  There is no second copy of the number to keep in step.
+ */
+#ifndef CQLFDW_VERSION
+#error "CQLFDW_VERSION is defined by the Makefile from cql_fdw.control"
+#endif
 
 /* prepared statements kept per connection between statements (LRU) */
 #define CQLFDW_MAX_PREPARED 500
@@ -49,7 +56,6 @@ typedef struct CqlConnEntry
 extern CqlConnEntry *cqlfdw_get_connection(UserMapping *user,
 										   const CqlFdwOptions *opts);
 extern void cqlfdw_check_interrupts(void);
-extern ForeignServer *cqlfdw_server_for_cql(const char *servername);
 extern bool cqlfdw_index_needs_partition_key(UserMapping *user, const CqlFdwOptions *opts);
 
 /* in schema_cache.c */
@@ -59,6 +65,9 @@ extern void cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 /* in connection.c: errors, interruptible waits, prepare, write timestamps */
 extern void cqlfdw_report(int elevel, cql_status st, const cql_error *err,
 						  const char *cql);
+extern void cqlfdw_report_as(int elevel, cql_status st, const cql_error *err,
+							 const char *cql, const char *what,
+							 const char *detail);
 extern cql_status cqlfdw_await(cql_conn *conn, cql_request *req, cql_result *res,
 							   cql_error *err);
 extern cql_status cqlfdw_await_expecting(cql_conn *conn, cql_request *req, cql_result *res,
@@ -69,7 +78,6 @@ cqlfdw_noreturn extern void cqlfdw_fail(CqlConnEntry *entry, uint64 generation,
 extern cql_prepared *cqlfdw_prepare(CqlConnEntry *entry, uint64 generation,
 									cql_conn *conn, const char *cql);
 extern int64 cqlfdw_write_timestamp(void);
-extern const char *cqlfdw_redact_cql(const char *cql, cql_error *err);
 
 /* What this backend's requests went through (cql_fdw_statistics()) */
 typedef struct CqlFdwStats

@@ -55,11 +55,16 @@ _PG_init(void)
  * cql_fdw_handler
  *		The FdwRoutine of cql_fdw.
  *
- * Scans: planner.c (planning, EXPLAIN) and scan.c (execution); writes:
- * modify.c (INSERT, UPDATE, DELETE, TRUNCATE) and direct_modify.c (UPDATE
- * and DELETE sent as one statement); analyze.c; import.c; upper.c
- * (aggregates of one partition computed by Cassandra).  There are no join
- * or async callbacks: joins run locally.
+ * Plan time, for a scan: GetForeignRelSize, GetForeignPaths (planner.c),
+ * GetForeignUpperPaths (upper_plan.c), IsForeignPathAsyncCapable,
+ * IsForeignScanParallelSafe, then GetForeignPlan of the chosen path
+ * (planner.c; a pushed aggregate's: upper_plan.c).  Run time: Begin,
+ * Iterate (the first starts the scan), ReScan, End, ExplainForeignScan
+ * (scan.c; one task's requests: scan_task.c), the DSM callbacks of a
+ * parallel token scan (scan_ranges.c) and the asynchronous ones under an
+ * Append (scan_async.c).  Writes: PlanForeignModify / PlanDirectModify at
+ * plan time, Begin/Exec/End at run time (modify.c, direct_modify.c);
+ * analyze.c; import.c.  There are no join callbacks: joins run locally.
  */
 Datum
 cql_fdw_handler(PG_FUNCTION_ARGS)

@@ -75,7 +75,7 @@ typedef struct CqlFdwOptions
 	int			max_buckets;	/* bucket partitions one scan may read */
 	bool		index_pushdown; /* push predicates on SAI-indexed columns */
 	bool		async_capable;	/* run concurrently under an Append */
-	bool		aggregate_pushdown; /* aggregates of a partition (upper.c) */
+	bool		aggregate_pushdown; /* aggregates of a partition (upper_plan.c) */
 	int			timestamp_precision;	/* CqlTsPrecision (convert.h) of
 										 * written sub-millisecond
 										 * timestamps; columns may override */
@@ -237,6 +237,7 @@ extern AttrNumber cqlfdw_column_by_remote_name(const CqlFdwTable *t,
 /* in option.c */
 extern void cqlfdw_get_options(Oid serverid, Oid userid, Oid relid,
 							   CqlFdwOptions *opts);
+extern void cqlfdw_options_add_mapping(CqlFdwOptions *o, UserMapping *um);
 extern int	cqlfdw_consistency_from_name(const char *name, bool for_write);
 extern int	cqlfdw_timestamp_precision(Oid relid, AttrNumber attnum,
 									   const CqlFdwOptions *opts);

@@ -20,7 +20,8 @@
  *
  * The privileges are those of cql_execute(): USAGE on the foreign server,
  * checked here, and EXECUTE, revoked from PUBLIC by the extension script.
- * The CQL shown in error contexts is redacted as cql_execute's is.
+ * The CQL shown in error contexts is redacted as cql_execute's is
+ * (cql_execute.c).
  *
  * IDENTIFICATION
  *		src/fdw/cql_query.c
@@ -47,6 +48,7 @@
 #include "convert.h"
 #include "cql_cluster.h"
 #include "cql_conn.h"
+#include "cql_execute.h"
 #include "cql_fdw.h"
 #include "import.h"
 #include "remote.h"

@@ -60,76 +60,9 @@
 #include "deparse_int.h"
 
 /* ---------------------------------------------------------------------
- * Type rules
+ * Type rules (those deparse_collection.c shares: deparse_rules.c)
  * ---------------------------------------------------------------------
  */
-
-/*
- * Equality of these PostgreSQL types means what Cassandra's equality
- * means for the CQL types they map to.  float4/float8 are missing on
- * purpose: Cassandra's Float.compare() tells -0.0 from 0.0.
- */
-bool
-cqlfdw_eq_pushable_type(Oid typid)
-{
-	switch (typid)
-	{
-		case BOOLOID:
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case NUMERICOID:
-		case TEXTOID:
-		case VARCHAROID:
-		case BYTEAOID:
-		case DATEOID:
-		case TIMEOID:
-		case TIMESTAMPTZOID:
-		case UUIDOID:
-		case INETOID:
-			return true;
-		default:
-			return false;
-	}
-}
-
-/*
- * Ordering of these types agrees with Cassandra's.  uuid (Cassandra sorts
- * by version and time first), inet (family-length first in PostgreSQL) and
- * boolean are left out; text only under a bytewise collation, checked by
- * the caller.
- */
-static bool
-range_pushable_type(Oid typid)
-{
-	switch (typid)
-	{
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case NUMERICOID:
-		case TEXTOID:
-		case VARCHAROID:
-		case BYTEAOID:
-		case DATEOID:
-		case TIMEOID:
-		case TIMESTAMPTZOID:
-			return true;
-		default:
-			return false;
-	}
-}
-
-/*
- * is_text_type
- *		text or varchar: a value of one may be compared with a column of the
- *		other.
- */
-bool
-cqlfdw_is_text_type(Oid typid)
-{
-	return typid == TEXTOID || typid == VARCHAROID;
-}
 
 /*
  * is_integer_type
@@ -163,20 +96,6 @@ is_bytewise_collation(Oid collid)
 }
 
 /*
- * default_btree_opfamily
- *		The btree operator family of the type's default operator class, or
- *		InvalidOid.  Used to recognize the type's own comparison operators
- *		and sort orders.
- */
-Oid
-cqlfdw_default_btree_opfamily(Oid typid)
-{
-	Oid			opclass = GetDefaultOpClass(typid, BTREE_AM_OID);
-
-	return OidIsValid(opclass) ? get_opclass_family(opclass) : InvalidOid;
-}
-
-/*
  * A timestamptz constant that is not a whole number of milliseconds cannot
  * be compared in Cassandra without changing the answer (the bound value
  * would be truncated).  Runtime values (Params) are adjusted exactly by the
@@ -199,44 +118,6 @@ const_has_submillisecond(Expr *value)
  * Clause matching
  * ---------------------------------------------------------------------
  */
-
-/* The Var of our relation under at most a binary-compatible relabeling */
-Var *
-cqlfdw_our_var(Expr *e, Index relid)
-{
-	while (e && IsA(e, RelabelType))
-		e = ((RelabelType *) e)->arg;
-	if (e && IsA(e, Var))
-	{
-		Var		   *v = (Var *) e;
-
-		if (v->varno == relid && v->varlevelsup == 0 && v->varattno > 0)
-			return v;
-	}
-	return NULL;
-}
-
-/*
- * Can 'value' be evaluated by the executor before the remote request is
- * sent?  It must not read our relation, must not be volatile (it is
- * evaluated once per scan, not once per row), and may read other relations
- * only when they are the outer side of a parameterized path.
- */
-bool
-cqlfdw_is_safe_value(PlannerInfo *root, Expr *value, Index relid, Relids outer_ok)
-{
-	Relids		varnos;
-
-	if (contain_volatile_functions((Node *) value) ||
-		contain_subplans((Node *) value) ||
-		contain_agg_clause((Node *) value) ||
-		contain_window_function((Node *) value))
-		return false;
-	varnos = pull_varnos(root, (Node *) value);
-	if (bms_is_member(relid, varnos))
-		return false;
-	return bms_is_subset(varnos, outer_ok);
-}
 
 /*
  * strategy_to_kind
@@ -375,7 +256,7 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 	}
 	else
 	{
-		if (is_in || !range_pushable_type(coltype) || cql_type_forbids_range(col))
+		if (is_in || !cqlfdw_range_pushable_type(coltype) || cql_type_forbids_range(col))
 			return false;
 		if (cqlfdw_is_text_type(coltype) && !is_bytewise_collation(inputcollid))
 			return false;
@@ -1268,40 +1149,36 @@ cqlfdw_deparse_select(const CqlFdwTable *t, const CqlScanShape *shape,
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, "SELECT ");
 	*retrieved_attrs = NIL;
-	for (int i = 0; i < t->natts; i++)
-	{
-		AttrNumber	a = i + 1;
 
-		if (t->cols[i].remote_name == NULL)
-			continue;
-		if (!whole_row &&
-			!bms_is_member(a - FirstLowInvalidHeapAttributeNumber, attrs_used))
-			continue;
-		if (!first)
-			appendStringInfoString(&buf, ", ");
-		cqlfdw_append_ident(&buf, t->cols[i].remote_name);
-		*retrieved_attrs = lappend_int(*retrieved_attrs, a);
-		first = false;
-	}
-	/* write metadata columns (write_metadata.c): WRITETIME("v"), TTL("v") */
-	for (int i = 0; i < t->natts; i++)
-	{
-		AttrNumber	a = i + 1;
+	/*
+	 * The table's columns, then the write metadata columns (write_metadata.c):
+	 * WRITETIME("v"), TTL("v").
+	 */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < t->natts; i++)
+		{
+			AttrNumber	a = i + 1;
+			const CqlFdwColumn *col = &t->cols[i];
 
-		if (t->cols[i].meta == CQLMETA_NONE)
-			continue;
-		if (!whole_row &&
-			!bms_is_member(a - FirstLowInvalidHeapAttributeNumber, attrs_used))
-			continue;
-		if (!first)
-			appendStringInfoString(&buf, ", ");
-		appendStringInfoString(&buf, t->cols[i].meta == CQLMETA_TTL
-							   ? "TTL(" : "WRITETIME(");
-		cqlfdw_append_ident(&buf, t->cols[t->cols[i].meta_attnum - 1].remote_name);
-		appendStringInfoChar(&buf, ')');
-		*retrieved_attrs = lappend_int(*retrieved_attrs, a);
-		first = false;
-	}
+			if (pass == 0 ? col->remote_name == NULL : col->meta == CQLMETA_NONE)
+				continue;
+			if (!whole_row &&
+				!bms_is_member(a - FirstLowInvalidHeapAttributeNumber, attrs_used))
+				continue;
+			if (!first)
+				appendStringInfoString(&buf, ", ");
+			if (pass == 0)
+				cqlfdw_append_ident(&buf, col->remote_name);
+			else
+			{
+				appendStringInfoString(&buf, col->meta == CQLMETA_TTL
+									   ? "TTL(" : "WRITETIME(");
+				cqlfdw_append_ident(&buf, t->cols[col->meta_attnum - 1].remote_name);
+				appendStringInfoChar(&buf, ')');
+			}
+			*retrieved_attrs = lappend_int(*retrieved_attrs, a);
+			first = false;
+		}
 	if (first)
 	{
 		/* no column needed (e.g. count(*)): fetch the smallest thing */

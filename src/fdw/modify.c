@@ -236,8 +236,9 @@ cqlAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
 	CqlFdwOptions opts;
 	CqlFdwTable *t;
 	Oid			userid = cqlfdw_planner_userid(root, rtindex);
+	UserMapping *user;
 
-	t = cqlfdw_table_for_rel(relid, userid, &opts);
+	t = cqlfdw_resolve_table(relid, userid, true, &opts, &user);
 	if (t->npk == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
@@ -342,6 +343,28 @@ cqlfdw_is_counter_increment(Expr *expr, Index rtindex, AttrNumber attnum)
 }
 
 /*
+ * append_meta_binds
+ *		The markers of USING TTL ? and TIMESTAMP ? of a write: a TTL when
+ *		the table has a ttl option or a ttl_of column, a timestamp when it
+ *		has a writetime_of column (cqlfdw_meta_plan_write).
+ */
+static void
+append_meta_binds(List **attrs, List **kinds, const CqlFdwOptions *opts,
+				  const CqlMetaWrite *mw)
+{
+	if (opts->ttl > 0 || mw->ttl_attnum > 0)
+	{
+		*attrs = lappend_int(*attrs, mw->ttl_attnum);
+		*kinds = lappend_int(*kinds, MODBIND_TTL);
+	}
+	if (mw->ts_attnum > 0)
+	{
+		*attrs = lappend_int(*attrs, mw->ts_attnum);
+		*kinds = lappend_int(*kinds, MODBIND_TIMESTAMP);
+	}
+}
+
+/*
  * cqlPlanForeignModify
  *		PlanForeignModify callback: the one CQL statement sent per row, and
  *		where each bind marker's value comes from, in marker order
@@ -366,7 +389,8 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 	TupleDesc	tupdesc = RelationGetDescr(rel);
 	Oid			userid = cqlfdw_planner_userid(root, resultRelation);
 	CqlFdwOptions opts;
-	CqlFdwTable *t = cqlfdw_table_for_rel(rte->relid, userid, &opts);
+	UserMapping *user;
+	CqlFdwTable *t = cqlfdw_resolve_table(rte->relid, userid, true, &opts, &user);
 	char	   *cql = NULL;
 	List	   *attrs = NIL;
 	List	   *kinds = NIL;
@@ -408,16 +432,7 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 		cql = cqlfdw_deparse_insert(t, attrs, opts.if_not_exists,
 									opts.ttl > 0 || mw.ttl_attnum > 0,
 									mw.ts_attnum > 0);
-		if (opts.ttl > 0 || mw.ttl_attnum > 0)
-		{
-			attrs = lappend_int(attrs, mw.ttl_attnum);
-			kinds = lappend_int(kinds, MODBIND_TTL);
-		}
-		if (mw.ts_attnum > 0)
-		{
-			attrs = lappend_int(attrs, mw.ts_attnum);
-			kinds = lappend_int(kinds, MODBIND_TIMESTAMP);
-		}
+		append_meta_binds(&attrs, &kinds, &opts, &mw);
 	}
 	else if (operation == CMD_UPDATE)
 	{
@@ -484,16 +499,7 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 		/* markers: USING TTL ? AND TIMESTAMP ?, the assignments, the key */
 		cqlfdw_meta_plan_write(t, tupdesc, RelationGetRelationName(rel), updated,
 							   false, &mw);
-		if (opts.ttl > 0 || mw.ttl_attnum > 0)
-		{
-			attrs = lappend_int(attrs, mw.ttl_attnum);
-			kinds = lappend_int(kinds, MODBIND_TTL);
-		}
-		if (mw.ts_attnum > 0)
-		{
-			attrs = lappend_int(attrs, mw.ts_attnum);
-			kinds = lappend_int(kinds, MODBIND_TIMESTAMP);
-		}
+		append_meta_binds(&attrs, &kinds, &opts, &mw);
 		attrs = list_concat(attrs, set_attrs);
 		kinds = list_concat(kinds, set_kinds);
 		append_key_binds(t, &conds, &attrs, &kinds);
@@ -956,6 +962,22 @@ resend_write(CqlModifyState *ms, CqlPendingWrite *pw, cql_retry_decision d)
 	}
 }
 
+/* the argument of resend_pending */
+typedef struct CqlResendArg
+{
+	CqlModifyState *ms;
+	CqlPendingWrite *pw;
+} CqlResendArg;
+
+/* CqlResendFn of a pipelined write (resend_write) */
+static void
+resend_pending(void *arg, cql_retry_decision d)
+{
+	CqlResendArg *ra = (CqlResendArg *) arg;
+
+	resend_write(ra->ms, ra->pw, d);
+}
+
 /*
  * Wait for one write; a lightweight transaction's [applied] is checked.
  * A failure is retried on another replica when the write is idempotent
@@ -968,28 +990,13 @@ finish_write(CqlModifyState *ms, CqlPendingWrite *pw)
 	cql_result	res;
 	cql_error	err;
 	cql_status	s;
+	CqlResendArg ra = {ms, pw};
 
-	for (;;)
-	{
-		cql_retry_decision d;
-
-		memset(&res, 0, sizeof(res));
-		cql_error_clear(&err);
-		s = cqlfdw_await(pw->conn, pw->req, &res, &err);
-		if (s == CQL_OK)
-			break;
-		d = cqlfdw_remote_retry(&ms->remote, &pw->retry, pw->conn, s, &err,
-								ms->stamp_writes);
-		if (d == CQL_RETRY_NO)
-		{
-			cql_request_free(pw->req);
-			pw->req = NULL;
-			cqlfdw_remote_fail(&ms->remote, pw->conn, s, &err);
-		}
-		resend_write(ms, pw, d);
-	}
-	cql_request_free(pw->req);
-	pw->req = NULL;
+	s = cqlfdw_remote_await_retrying(&ms->remote, &pw->retry, &pw->conn, &pw->req,
+									 ms->stamp_writes, resend_pending, &ra,
+									 &res, &err);
+	if (s != CQL_OK)
+		cqlfdw_remote_fail(&ms->remote, pw->conn, s, &err);
 	if (ms->remote.opts.if_not_exists && res.kind == CQL_RESULT_ROWS && res.rows_count > 0 &&
 		cql_result_cell(&res, 0, 0) != NULL)
 	{

@@ -755,6 +755,22 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 }
 
 /*
+ * cqlfdw_options_add_mapping
+ *		Add a user mapping's options (credentials, client certificate) to
+ *		merged options.  No table option has a user-mapping name, so the
+ *		result is the same whether the table's were merged before or not:
+ *		cqlfdw_resolve_table adds the mapping only when it needs it.
+ */
+void
+cqlfdw_options_add_mapping(CqlFdwOptions *o, UserMapping *um)
+{
+	ListCell   *lc;
+
+	foreach(lc, um->options)
+		apply_option(o, (DefElem *) lfirst(lc));
+}
+
+/*
  * cqlfdw_get_options
  *		Merge server, user mapping and (if relid is valid) table options.
  *
@@ -798,12 +814,7 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 		apply_option(o, (DefElem *) lfirst(lc));
 
 	if (OidIsValid(userid))
-	{
-		UserMapping *um = GetUserMapping(userid, serverid);
-
-		foreach(lc, um->options)
-			apply_option(o, (DefElem *) lfirst(lc));
-	}
+		cqlfdw_options_add_mapping(o, GetUserMapping(userid, serverid));
 
 	if (OidIsValid(relid))
 	{

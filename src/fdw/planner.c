@@ -2,7 +2,9 @@
  *
  * planner.c
  *		Planner callbacks of cql_fdw: size estimates, access paths (plain,
- *		ordered, parameterized), the plan, and EXPLAIN output.
+ *		ordered, parameterized) and the plan.  The relation's resolved
+ *		options, layout and classification: planner_rel.c; EXPLAIN of the
+ *		scan: scan.c.
  *
  * The costs encode one idea: reading one partition is a single round trip
  * to a replica, reading N partitions is N of them (pipelined), and a token
@@ -55,18 +57,6 @@
 #define CQL_UNKNOWN_PARTITIONS	10	/* IN list of unknown length */
 #define CQL_DEFAULT_TUPLES		1000.0	/* never analyzed */
 
-/*
- * Planner state of a foreign base relation (baserel->fdw_private)
- */
-typedef struct CqlFdwRelationInfo
-{
-	CqlFdwOptions opts;
-	CqlFdwTable *table;
-	Oid			userid;
-	CqlScanShape shape;			/* classification of baserestrictinfo */
-	Bitmapset  *attrs_used;
-} CqlFdwRelationInfo;
-
 /* fdw_private of a ForeignPath */
 enum FdwPathPrivateIndex
 {
@@ -76,111 +66,18 @@ enum FdwPathPrivateIndex
 };
 
 /*
- * cqlfdw_planner_userid
- *		The role whose user mapping the relation rtindex is read or written
- *		with: its checkAsUser (a view owner's), else the current user.  The
- *		planner's twin of cqlfdw_scan_userid / cqlfdw_result_userid.
- */
-Oid
-cqlfdw_planner_userid(PlannerInfo *root, Index rtindex)
-{
-	Oid			checkasuser = cqlfdw_planner_checkasuser(root, rtindex);
-
-	return OidIsValid(checkasuser) ? checkasuser : GetUserId();
-}
-
-/*
- * cqlfdw_planned_rel
- *		What planning worked out for a foreign base relation: its layout,
- *		merged options, and the classification of its restrictions, which is
- *		also the shape of its plain (unparameterized) scan.  Direct modify
- *		builds its statement from that shape instead of classifying again.
- */
-void
-cqlfdw_planned_rel(RelOptInfo *baserel, const CqlFdwTable **t,
-				   const CqlFdwOptions **opts, const CqlScanShape **shape)
-{
-	CqlFdwRelationInfo *fpinfo = (CqlFdwRelationInfo *) baserel->fdw_private;
-
-	*t = fpinfo->table;
-	*opts = &fpinfo->opts;
-	*shape = &fpinfo->shape;
-}
-
-/*
- * cqlfdw_table_for_rel
- *		Layout of a foreign table, completed from the remote schema when
- *		the table carries no key options.
- */
-CqlFdwTable *
-cqlfdw_table_for_rel(Oid relid, Oid userid, CqlFdwOptions *opts)
-{
-	ForeignTable *ft = GetForeignTable(relid);
-	bool		complete;
-	CqlFdwTable *t;
-
-	cqlfdw_get_options(ft->serverid, InvalidOid, relid, opts);
-	t = cqlfdw_get_table(relid, opts, &complete);
-	if (!complete)
-	{
-		UserMapping *user = GetUserMapping(userid, ft->serverid);
-
-		cqlfdw_get_options(ft->serverid, userid, relid, opts);
-		cqlfdw_complete_layout(t, relid, user, opts);
-	}
-	cqlfdw_meta_resolve(t, relid);
-
-	/* a table with SAI indexes: may the node use them without a partition key? */
-	if (opts->index_pushdown)
-	{
-		bool		indexed = false;
-
-		for (int i = 0; i < t->natts && !indexed; i++)
-			indexed = t->cols[i].sai_index || t->cols[i].sai_values_index ||
-				t->cols[i].sai_keys_index;
-		if (indexed)
-		{
-			cqlfdw_get_options(ft->serverid, userid, relid, opts);
-			opts->index_needs_pk =
-				cqlfdw_index_needs_partition_key(GetUserMapping(userid, ft->serverid), opts);
-		}
-	}
-	return t;
-}
-
-/*
  * cqlGetForeignRelSize
  *		GetForeignRelSize callback.
  *
- * Resolves the options and the table layout (from the remote schema when the
- * table has no key options: that may connect), classifies baserestrictinfo
- * into conditions sent to Cassandra and local filters (kept in fpinfo for
- * GetForeignPaths), and estimates the rows with the selectivity of all
- * restrictions over reltuples, CQL_DEFAULT_TUPLES when the table was never
- * analyzed.
+ * Resolves the options and the table layout and classifies baserestrictinfo
+ * (cqlfdw_plan_rel, kept in fpinfo for GetForeignPaths), and estimates the
+ * rows with the selectivity of all restrictions over reltuples,
+ * CQL_DEFAULT_TUPLES when the table was never analyzed.
  */
 void
 cqlGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 {
-	CqlFdwRelationInfo *fpinfo = palloc0(sizeof(CqlFdwRelationInfo));
-	ListCell   *lc;
-
-	baserel->fdw_private = fpinfo;
-	fpinfo->userid = cqlfdw_planner_userid(root, baserel->relid);
-	fpinfo->table = cqlfdw_table_for_rel(foreigntableid, fpinfo->userid, &fpinfo->opts);
-
-	cqlfdw_classify(root, baserel, fpinfo->table, &fpinfo->opts,
-					baserel->baserestrictinfo, NULL, false, &fpinfo->shape);
-
-	/* columns needed: output plus whatever local filters read */
-	pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid,
-				   &fpinfo->attrs_used);
-	foreach(lc, fpinfo->shape.local_conds)
-	{
-		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-
-		pull_varattnos((Node *) rinfo->clause, baserel->relid, &fpinfo->attrs_used);
-	}
+	(void) cqlfdw_plan_rel(root, baserel, foreigntableid);
 
 	/* ANALYZE gives reltuples; without it assume a modest table */
 	if (baserel->tuples < 0)
@@ -601,49 +498,6 @@ bucket_private(CqlFdwRelationInfo *fpinfo, const CqlScanShape *shape, int direct
 }
 
 /*
- * cqlfdw_shape_binds
- *		The bind markers of the WHERE clause of a scan of shape 'shape'
- *		(cqlfdw_append_from_where), in the order of the statement text:
- *		List of IntList (CqlBindKind, attnum, fdw_exprs index or -1).  The
- *		values are appended to *fdw_exprs.
- */
-List *
-cqlfdw_shape_binds(const CqlFdwTable *t, const CqlScanShape *shape,
-				   List **fdw_exprs)
-{
-	List	   *binds = NIL;
-	ListCell   *lc;
-
-	if (shape->access == CQLACC_TOKEN_SCAN && t->npk > 0)
-	{
-		binds = lappend(binds, list_make3_int(CQLBIND_TOKEN_LOW, 0, -1));
-		binds = lappend(binds, list_make3_int(CQLBIND_TOKEN_HIGH, 0, -1));
-	}
-	foreach(lc, shape->pushed)
-	{
-		CqlCond    *c = (CqlCond *) lfirst(lc);
-
-		if (c->kind == CQLBIND_BUCKET)
-		{
-			/* a value per task, from the bucket enumeration */
-			binds = lappend(binds, list_make3_int(c->kind, c->attnum, -1));
-			continue;
-		}
-		if (c->kind == CQLBIND_ENTRY)
-		{
-			/* m[?] = ?: the key's marker first */
-			*fdw_exprs = lappend(*fdw_exprs, c->key);
-			binds = lappend(binds, list_make3_int(CQLBIND_ENTRY_KEY, c->attnum,
-												  list_length(*fdw_exprs) - 1));
-		}
-		*fdw_exprs = lappend(*fdw_exprs, c->value);
-		binds = lappend(binds, list_make3_int(c->kind, c->attnum,
-											  list_length(*fdw_exprs) - 1));
-	}
-	return binds;
-}
-
-/*
  * cqlGetForeignPlan
  *		GetForeignPlan callback.
  *
@@ -678,14 +532,13 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	List	   *fdw_private;
 	List	   *bucket = NIL;
 	CqlAnnSearch ann;
-	int			fetch_size;
+	int			page_min = 0;
 
-	/* an aggregate computed by Cassandra (upper.c) */
+	/* an aggregate computed by Cassandra (upper_plan.c) */
 	if (IS_UPPER_REL(baserel))
 		return cqlfdw_upper_plan(root, baserel, best_path, tlist);
 
 	fpinfo = (CqlFdwRelationInfo *) baserel->fdw_private;
-	fetch_size = fpinfo->opts.fetch_size;
 	direction = intVal(list_nth(best_path->fdw_private, FdwPathPrivateOrder));
 	has_limit = intVal(list_nth(best_path->fdw_private, FdwPathPrivateLimit)) != 0;
 	cqlfdw_classify(root, baserel, fpinfo->table, &fpinfo->opts, scan_clauses,
@@ -697,7 +550,7 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 		if (shape.access == CQLACC_TOKEN_SCAN)
 			shape.access = CQLACC_ANN_SEARCH;
 		/* Cassandra wants the page to hold the k rows */
-		fetch_size = Max(fetch_size, (int) ann.limit + 1);
+		page_min = (int) ann.limit + 1;
 	}
 
 	/*
@@ -760,8 +613,7 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	fdw_private = lappend(fdw_private, makeInteger(shape.access));	/* Access */
 	fdw_private = lappend(fdw_private, binds);	/* Binds */
 	fdw_private = lappend(fdw_private, makeInteger(shape.npartitions));
-	fdw_private = lappend(fdw_private, makeInteger(fetch_size));
-	fdw_private = lappend(fdw_private, makeInteger(fpinfo->opts.consistency));
+	fdw_private = lappend(fdw_private, makeInteger(page_min));
 	fdw_private = lappend(fdw_private, makeInteger(offset_index));
 	fdw_private = lappend(fdw_private, makeInteger(shape.filtering));
 	fdw_private = lappend(fdw_private, bucket); /* FdwScanPrivateBucket */
@@ -775,112 +627,4 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 
 	return make_foreignscan(tlist, local_exprs, baserel->relid, fdw_exprs,
 							fdw_private, NIL, NIL, outer_plan);
-}
-
-/*
- * bucket_access_text
- *		EXPLAIN's Access of a scan that enumerates buckets, e.g.
- *		"20 partitions (day buckets of reported_at), clustering order".
- */
-static const char *
-bucket_access_text(ForeignScanState *node, List *bucket, int npart)
-{
-	Relation	rel = node->ss.ss_currentRelation;
-	AttrNumber	a = list_nth_int(bucket, FdwBucketAttnum);
-	int			direction = list_nth_int(bucket, FdwBucketDirection);
-	List	   *options = GetForeignColumnOptions(RelationGetRelid(rel), a);
-	const char *spec = "";
-	const char *of = "";
-	ListCell   *lc;
-	StringInfoData buf;
-
-	foreach(lc, options)
-	{
-		DefElem    *def = (DefElem *) lfirst(lc);
-
-		if (strcmp(def->defname, "bucket") == 0)
-			spec = defGetString(def);
-		else if (strcmp(def->defname, "bucket_of") == 0)
-			of = defGetString(def);
-	}
-	initStringInfo(&buf);
-	if (npart >= 0)
-		appendStringInfo(&buf, "%d partition%s", npart, npart == 1 ? "" : "s");
-	else
-		appendStringInfoString(&buf, "partitions");
-	appendStringInfo(&buf, " (%s buckets of %s)", spec, of);
-	if (direction != 0)
-	{
-		bool		hash = strncmp(spec, "hash", 4) == 0;
-
-		appendStringInfoString(&buf, hash ? ", merged in " : ", ");
-		appendStringInfoString(&buf, direction > 0 ? "clustering order"
-							   : "reverse clustering order");
-	}
-	return buf.data;
-}
-
-/*
- * cqlExplainForeignScan
- *		ExplainForeignScan callback: "Access" (single partition, N
- *		partitions, token range scan, index scan, with the SAI index that
- *		filters), and with VERBOSE the "Remote CQL".
- */
-void
-cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
-{
-	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
-	List	   *fdw_private = plan->fdw_private;
-	CqlAccess	access = intVal(list_nth(fdw_private, FdwScanPrivateAccess));
-	int			npart = intVal(list_nth(fdw_private, FdwScanPrivateNPartitions));
-	List	   *bucket = (List *) list_nth(fdw_private, FdwScanPrivateBucket);
-	const char *index = strVal(list_nth(fdw_private, FdwScanPrivateIndex));
-	const char *ann = strVal(list_nth(fdw_private, FdwScanPrivateAnn));
-	const char *refused = strVal(list_nth(fdw_private, FdwScanPrivateIndexRefused));
-	List	   *upper = (List *) list_nth(fdw_private, FdwScanPrivateUpper);
-	StringInfoData buf;
-
-	/* an aggregate computed by Cassandra (upper.c) */
-	if (upper != NIL)
-		ExplainPropertyText("Relations", strVal(list_nth(upper, FdwUpperRelations)), es);
-
-	initStringInfo(&buf);
-	switch (access)
-	{
-		case CQLACC_SINGLE_PARTITION:
-			appendStringInfoString(&buf, "single partition");
-			break;
-		case CQLACC_MULTI_PARTITION:
-			if (bucket != NIL)
-				appendStringInfoString(&buf, bucket_access_text(node, bucket, npart));
-			else if (npart >= 0)
-				appendStringInfo(&buf, "%d partitions", npart);
-			else
-				appendStringInfoString(&buf, "multiple partitions");
-			break;
-		case CQLACC_TOKEN_SCAN:
-			appendStringInfoString(&buf, index[0] ? "index scan" : "token range scan");
-			break;
-		case CQLACC_INDEX_SCAN:
-			appendStringInfoString(&buf, "index scan");
-			break;
-		case CQLACC_ANN_SEARCH:
-			appendStringInfoString(&buf, ann);
-			break;
-	}
-	if (ann[0] && access != CQLACC_ANN_SEARCH)
-		appendStringInfo(&buf, ", %s", ann);
-	if (index[0])
-		appendStringInfo(&buf, (access == CQLACC_TOKEN_SCAN || access == CQLACC_INDEX_SCAN)
-						 ? " (%s)" : ", index filter (%s)", index);
-	if (refused[0])
-		appendStringInfo(&buf, ", index %s not used: guardrail non_partition_restricted_index_query_enabled is false",
-						 refused);
-	ExplainPropertyText("Access", buf.data, es);
-	if (es->analyze && access == CQLACC_MULTI_PARTITION)
-		ExplainPropertyInteger("Partitions read", NULL,
-							   cqlfdw_scan_partitions_read(node), es);
-	if (es->verbose)
-		ExplainPropertyText("Remote CQL",
-							strVal(list_nth(fdw_private, FdwScanPrivateCql)), es);
 }

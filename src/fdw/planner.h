@@ -19,6 +19,7 @@
 #include "cql_cluster.h"
 #include "convert.h"
 #include "cql_fdw.h"
+#include "deparse.h"
 
 /*
  * fdw_private of a cql_fdw ForeignScan: only Node trees, so that plans can
@@ -32,8 +33,10 @@ enum FdwScanPrivateIndex
 	FdwScanPrivateAccess,		/* Integer: CqlAccess */
 	FdwScanPrivateBinds,		/* List of IntList (kind, attnum, expr index) */
 	FdwScanPrivateNPartitions,	/* Integer: partitions read, -1 unknown */
-	FdwScanPrivateFetchSize,	/* Integer: page size */
-	FdwScanPrivateConsistency,	/* Integer: consistency code */
+	FdwScanPrivatePageMin,		/* Integer: least page size the plan needs
+								 * (an ANN search's k + 1), 0; the options
+								 * (fetch_size, consistency, scan_window)
+								 * come with the statement handle */
 	FdwScanPrivateOffsetIndex,	/* Integer: fdw_exprs index of OFFSET, -1 */
 	FdwScanPrivateFiltering,	/* Integer: ALLOW FILTERING used */
 	FdwScanPrivateBucket,		/* IntList (FdwBucketIndex), or NIL */
@@ -43,7 +46,7 @@ enum FdwScanPrivateIndex
 	FdwScanPrivateIndexRefused, /* String: an index the node's guardrail
 								 * refuses without the partition key, "" */
 	FdwScanPrivateUpper			/* List (FdwUpperIndex) of an aggregate
-								 * computed remotely (upper.c), or NIL */
+								 * computed remotely (upper_plan.c), or NIL */
 };
 
 /*
@@ -76,13 +79,31 @@ enum FdwBucketIndex
 								 * of = on every source of a hash bucket */
 };
 
-/* in planner.c */
-struct CqlScanShape;
-extern CqlFdwTable *cqlfdw_table_for_rel(Oid relid, Oid userid, CqlFdwOptions *opts);
+/*
+ * Planner state of a foreign base relation (baserel->fdw_private):
+ * planner_rel.c fills it once per relation, the planner's callbacks read it
+ */
+typedef struct CqlFdwRelationInfo
+{
+	CqlFdwOptions opts;
+	CqlFdwTable *table;
+	Oid			userid;
+	CqlScanShape shape;			/* classification of baserestrictinfo */
+	Bitmapset  *attrs_used;
+} CqlFdwRelationInfo;
+
+/* in planner_rel.c */
 extern Oid	cqlfdw_planner_userid(PlannerInfo *root, Index rtindex);
+extern CqlFdwRelationInfo *cqlfdw_plan_rel(PlannerInfo *root, RelOptInfo *baserel,
+										   Oid foreigntableid);
 extern void cqlfdw_planned_rel(RelOptInfo *baserel, const CqlFdwTable **t,
 							   const CqlFdwOptions **opts,
-							   const struct CqlScanShape **shape);
+							   const CqlScanShape **shape);
+extern List *cqlfdw_shape_binds(const CqlFdwTable *t,
+								const CqlScanShape *shape,
+								List **fdw_exprs);
+
+/* in planner.c */
 extern void cqlGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel,
 								 Oid foreigntableid);
 extern void cqlGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel,
@@ -91,13 +112,8 @@ extern ForeignScan *cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel,
 									  Oid foreigntableid, ForeignPath *best_path,
 									  List *tlist, List *scan_clauses,
 									  Plan *outer_plan);
-extern void cqlExplainForeignScan(ForeignScanState *node, ExplainState *es);
 
-extern List *cqlfdw_shape_binds(const CqlFdwTable *t,
-								const struct CqlScanShape *shape,
-								List **fdw_exprs);
-
-/* in upper.c */
+/* in upper_plan.c */
 extern void cqlGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage,
 									RelOptInfo *input_rel, RelOptInfo *output_rel,
 									void *extra);
@@ -118,11 +134,26 @@ extern void cqlReInitializeDSMForeignScan(ForeignScanState *node,
 extern void cqlInitializeWorkerForeignScan(ForeignScanState *node,
 										   shm_toc *toc, void *coordinate);
 
+/*
+ * cqlfdw_async_supported
+ *		Can this build run scans asynchronously (scan_async.c: epoll and
+ *		timerfd, Linux only)?  A constant, so that the planner and the
+ *		parallel-safety check ask it without calling into the scan.
+ */
+static inline bool
+cqlfdw_async_supported(void)
+{
+#ifdef __linux__
+	return true;
+#else
+	return false;
+#endif
+}
+
 /* in scan_async.c */
 extern void cqlForeignAsyncRequest(AsyncRequest *areq);
 extern void cqlForeignAsyncConfigureWait(AsyncRequest *areq);
 extern void cqlForeignAsyncNotify(AsyncRequest *areq);
-extern bool cqlfdw_async_supported(void);
 extern bool cqlIsForeignPathAsyncCapable(ForeignPath *path);
 
 /* in scan.c */
@@ -134,6 +165,6 @@ extern void cqlBeginForeignScan(ForeignScanState *node, int eflags);
 extern TupleTableSlot *cqlIterateForeignScan(ForeignScanState *node);
 extern void cqlReScanForeignScan(ForeignScanState *node);
 extern void cqlEndForeignScan(ForeignScanState *node);
-extern int64 cqlfdw_scan_partitions_read(ForeignScanState *node);
+extern void cqlExplainForeignScan(ForeignScanState *node, ExplainState *es);
 
 #endif							/* CQL_FDW_PLANNER_H */

@@ -86,32 +86,89 @@ cqlfdw_remote_open_rel(CqlRemote *r, Relation rel, Oid userid, const char *cql)
 }
 
 /*
+ * cqlfdw_resolve_table
+ *		The one route to a foreign table's options and layout, for planning
+ *		(planner_rel.c, modify.c) and for statement handles
+ *		(cqlfdw_remote_resolve_rel): the options merged once (server, user
+ *		mapping, table), the layout from the column options or, when they
+ *		are incomplete, from the remote schema (cached per backend), and
+ *		the write-metadata columns resolved.
+ *
+ * A statement handle (planning false) needs the user mapping: it is looked
+ * up first, and a missing one is the error.  Planning looks it up only
+ * when it must connect: for a layout from the remote schema, or to ask
+ * whether the node lets SAI indexes answer without the partition key
+ * (opts->index_needs_pk, only for a table with SAI indexes and
+ * index_pushdown); so a table with key options plans without a mapping.
+ * *user is the mapping, or NULL when planning did not need it.
+ */
+CqlFdwTable *
+cqlfdw_resolve_table(Oid relid, Oid userid, bool planning, CqlFdwOptions *opts,
+					 UserMapping **user)
+{
+	ForeignTable *ft = GetForeignTable(relid);
+	UserMapping *um = NULL;
+	bool		complete;
+	CqlFdwTable *t;
+
+	cqlfdw_get_options(ft->serverid, InvalidOid, relid, opts);
+	if (!planning)
+	{
+		um = GetUserMapping(userid, ft->serverid);
+		cqlfdw_options_add_mapping(opts, um);
+	}
+	t = cqlfdw_get_table(relid, opts, &complete);
+	if (!complete)
+	{
+		if (um == NULL)
+		{
+			um = GetUserMapping(userid, ft->serverid);
+			cqlfdw_options_add_mapping(opts, um);
+		}
+		cqlfdw_complete_layout(t, relid, um, opts);
+	}
+	cqlfdw_meta_resolve(t, relid);
+
+	/* a table with SAI indexes: may the node use them without a partition key? */
+	if (planning && opts->index_pushdown)
+	{
+		bool		indexed = false;
+
+		for (int i = 0; i < t->natts && !indexed; i++)
+			indexed = t->cols[i].sai_index || t->cols[i].sai_values_index ||
+				t->cols[i].sai_keys_index;
+		if (indexed)
+		{
+			if (um == NULL)
+			{
+				um = GetUserMapping(userid, ft->serverid);
+				cqlfdw_options_add_mapping(opts, um);
+			}
+			opts->index_needs_pk = cqlfdw_index_needs_partition_key(um, opts);
+		}
+	}
+	*user = um;
+	return t;
+}
+
+/*
  * cqlfdw_remote_resolve_rel
  *		Everything but the connection, for callers that check options
- *		first (TRUNCATE): options merged once (server, then user mapping,
- *		then table), and the layout from the column options or, when they
- *		are incomplete, from the remote schema (cached per backend).
+ *		first (TRUNCATE): options and layout by cqlfdw_resolve_table.
  *		cqlfdw_remote_connect completes it.
  */
 void
 cqlfdw_remote_resolve_rel(CqlRemote *r, Relation rel, Oid userid, const char *cql)
 {
 	Oid			relid = RelationGetRelid(rel);
-	ForeignTable *ft = GetForeignTable(relid);
-	bool		complete;
 
 	memset(r, 0, sizeof(*r));
-	r->serverid = ft->serverid;
+	r->serverid = GetForeignTable(relid)->serverid;
 	r->relid = relid;
 	r->userid = userid;
 	r->relname = pstrdup(RelationGetRelationName(rel));
 	r->cql = cql;
-	r->user = GetUserMapping(userid, ft->serverid);
-	cqlfdw_get_options(ft->serverid, userid, relid, &r->opts);
-	r->table = cqlfdw_get_table(relid, &r->opts, &complete);
-	if (!complete)
-		cqlfdw_complete_layout(r->table, relid, r->user, &r->opts);
-	cqlfdw_meta_resolve(r->table, relid);
+	r->table = cqlfdw_resolve_table(relid, userid, false, &r->opts, &r->user);
 	r->keyspace = r->table->keyspace;
 }
 
@@ -410,6 +467,45 @@ cqlfdw_remote_retry(CqlRemote *r, CqlRetry *rt, cql_conn *conn, cql_status s,
 							 cql_retry_decision_name(d),
 							 err->message[0] ? err->message : cql_status_message(s))));
 	return d;
+}
+
+/*
+ * cqlfdw_remote_await_retrying
+ *		Await the request *req on *conn into *res, and while it fails and
+ *		the retry policy (cqlfdw_remote_retry, with the caller's word on
+ *		'idempotent') allows, have it sent again by resend(arg, decision),
+ *		which replaces *req (and *conn, for the next host) and frees the
+ *		request it replaces.
+ *
+ * Returns CQL_OK with the answer in *res, or the status of the last
+ * failure with *err (the handle's connection closed meanwhile counts as
+ * not retryable); *req is freed and NULL either way.  The caller raises
+ * the failure as it needs to (cqlfdw_remote_fail, cqlfdw_report_as).
+ */
+cql_status
+cqlfdw_remote_await_retrying(CqlRemote *r, CqlRetry *rt, cql_conn **conn,
+							 cql_request **req, bool idempotent,
+							 CqlResendFn resend, void *arg,
+							 cql_result *res, cql_error *err)
+{
+	for (;;)
+	{
+		cql_retry_decision d = CQL_RETRY_NO;
+		cql_status	s;
+
+		memset(res, 0, sizeof(*res));
+		cql_error_clear(err);
+		s = cqlfdw_await(*conn, *req, res, err);
+		if (s != CQL_OK && cqlfdw_remote_alive(r))
+			d = cqlfdw_remote_retry(r, rt, *conn, s, err, idempotent);
+		if (s == CQL_OK || d == CQL_RETRY_NO)
+		{
+			cql_request_free(*req);
+			*req = NULL;
+			return s;
+		}
+		resend(arg, d);
+	}
 }
 
 /*

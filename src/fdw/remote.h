@@ -58,6 +58,10 @@ typedef struct CqlRemote
 	bool		pinned;			/* counted in entry->busy */
 } CqlRemote;
 
+/* a foreign table's options and layout, the one route */
+extern CqlFdwTable *cqlfdw_resolve_table(Oid relid, Oid userid, bool planning,
+										 CqlFdwOptions *opts, UserMapping **user);
+
 /* open / release */
 extern void cqlfdw_remote_open_rel(CqlRemote *r, Relation rel, Oid userid,
 								   const char *cql);
@@ -86,6 +90,13 @@ extern cql_retry_decision cqlfdw_remote_retry(CqlRemote *r, CqlRetry *rt,
 extern cql_request *cqlfdw_remote_send_execute(CqlRemote *r, cql_conn *conn,
 											   cql_prepared *p,
 											   const cql_query_params *params);
+/* sends a failed request again: the next host or the same (decision) */
+typedef void (*CqlResendFn) (void *arg, cql_retry_decision d);
+extern cql_status cqlfdw_remote_await_retrying(CqlRemote *r, CqlRetry *rt,
+											   cql_conn **conn, cql_request **req,
+											   bool idempotent,
+											   CqlResendFn resend, void *arg,
+											   cql_result *res, cql_error *err);
 cqlfdw_noreturn extern void cqlfdw_remote_fail(CqlRemote *r, cql_conn *conn,
 												cql_status s, cql_error *err);
 extern void cqlfdw_remote_check_binds(CqlRemote *r, const cql_prepared *p,

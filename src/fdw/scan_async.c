@@ -282,16 +282,6 @@ cqlForeignAsyncNotify(AsyncRequest *areq)
 	produce(areq);
 }
 
-/*
- * cqlfdw_async_supported
- *		Can this build run scans asynchronously?
- */
-bool
-cqlfdw_async_supported(void)
-{
-	return true;
-}
-
 #else							/* !__linux__ */
 
 void
@@ -310,12 +300,6 @@ void
 cqlForeignAsyncNotify(AsyncRequest *areq)
 {
 	elog(ERROR, "asynchronous foreign scans are not supported on this platform");
-}
-
-bool
-cqlfdw_async_supported(void)
-{
-	return false;
 }
 
 #endif							/* __linux__ */

@@ -2,7 +2,8 @@
  *
  * scan_int.h
  *		The state of a cql_fdw foreign scan, shared by scan.c,
- *		scan_merge.c, scan_ranges.c and upper.c (not for other files).
+ *		scan_task.c, scan_bind.c, scan_merge.c, scan_ranges.c, scan_async.c
+ *		and upper_rows.c (not for other files).
  *
  * IDENTIFICATION
  *		src/fdw/scan_int.h
@@ -59,7 +60,7 @@ typedef struct CqlBindSpec
 	int			expr_index;		/* into param_exprs, -1 for tokens */
 } CqlBindSpec;
 
-/* A result column of an aggregate scan (upper.c) */
+/* A result column of an aggregate scan (upper_rows.c) */
 typedef enum CqlUpperKind
 {
 	CQLUP_VALUE,				/* a grouping column, min or max */
@@ -90,8 +91,10 @@ typedef struct CqlScanState
 	CqlAccess	access;
 	int			nbinds;
 	CqlBindSpec *binds;
-	int			fetch_size;
+	int			fetch_size;		/* page size */
 	int			consistency;
+	int			scan_window;	/* token ranges in flight at most, clamped
+								 * to CQLFDW_MAX_SCAN_WINDOW */
 	int			offset_index;
 	List	   *bucket;			/* FdwScanPrivateBucket, or NIL */
 	List	   *param_exprs;	/* ExprState per fdw_exprs entry */
@@ -99,7 +102,7 @@ typedef struct CqlScanState
 
 	/* relation */
 	Relation	rel;
-	CqlUpperScan *upper;		/* an aggregate scan (upper.c), or NULL */
+	CqlUpperScan *upper;		/* an aggregate scan (upper_rows.c), or NULL */
 	const char *expected_warning;	/* a Cassandra warning the requests
 									 * ask for on purpose, or NULL */
 	int			nretrieved;
@@ -157,6 +160,7 @@ typedef struct CqlScanState
 	int			error_col;		/* retrieved index being converted, -1 */
 } CqlScanState;
 
+/* scan_task.c: one task's requests */
 extern bool cqlfdw_scan_task_ready(const CqlScanTask *t);
 extern int	cqlfdw_scan_wait_limit(const CqlScanState *st, int max_ms);
 extern void cqlfdw_scan_pump(cql_conn *conn, int timeout_ms);
@@ -164,6 +168,13 @@ extern void cqlfdw_scan_submit_page(CqlScanState *st, CqlScanTask *t,
 									bool retrying);
 extern void cqlfdw_scan_await_task_page(CqlScanState *st, CqlScanTask *t,
 										cql_result *page);
+extern void cqlfdw_scan_setup_convs(CqlScanState *st, cql_prepared *p);
+
+/* scan_bind.c: bind values and the task list */
+extern void cqlfdw_scan_init_bind_convs(CqlScanState *st);
+extern void cqlfdw_scan_build_tasks(CqlScanState *st, ExprContext *econtext);
+
+/* scan.c */
 extern bool cqlfdw_scan_would_wait(ForeignScanState *node, cql_conn **conns,
 								   int max, int *nconns);
 
@@ -174,7 +185,7 @@ extern bool cqlfdw_ranges_next_page(CqlScanState *st);
 extern bool cqlfdw_ranges_would_wait(CqlScanState *st, cql_conn **conns,
 									 int max, int *nconns);
 
-/* upper.c */
+/* upper_rows.c */
 extern CqlUpperScan *cqlfdw_upper_begin(ForeignScanState *node);
 extern void cqlfdw_upper_setup_convs(CqlScanState *st, cql_prepared *p);
 extern void cqlfdw_upper_store_row(CqlScanState *st, cql_result *page,
@@ -184,6 +195,7 @@ extern void cqlfdw_upper_combine_row(CqlScanState *st, cql_result *page,
 									 int32 row);
 extern void cqlfdw_upper_combined_row(CqlScanState *st, TupleTableSlot *slot);
 
+/* scan_merge.c */
 extern void cqlfdw_merge_setup(CqlScanState *st, int direction);
 extern CqlScanTask *cqlfdw_merge_next(CqlScanState *st);
 

@@ -106,10 +106,10 @@ cqlfdw_scan_range_count(CqlScanState *st)
 	if (st->pscan)
 		return st->pscan->nranges;
 	n = cqlfdw_token_range_count(st->remote.entry->cluster);
-	/* a count per range (upper.c) must finish within request_timeout */
+	/* a count per range (upper_rows.c) must finish within request_timeout */
 	if (st->upper != NULL && st->upper->combine)
 		n = Max(n, COUNT_RANGES);
-	return Max(n, Min(st->remote.opts.scan_window, CQLFDW_MAX_SCAN_WINDOW));
+	return Max(n, st->scan_window);
 }
 
 /* ---------------------------------------------------------------------
@@ -427,7 +427,7 @@ cqlInitializeDSMForeignScan(ForeignScanState *node, ParallelContext *pcxt,
 	ps->nranges = 1;
 	if (st == NULL)
 		return;
-	window = Min(st->remote.opts.scan_window, CQLFDW_MAX_SCAN_WINDOW);
+	window = st->scan_window;
 	ps->nranges = Max(cqlfdw_token_range_count(st->remote.entry->cluster),
 					  window * (pcxt->nworkers + 1) * 2);
 	st->pscan = ps;

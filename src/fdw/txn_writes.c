@@ -159,12 +159,30 @@ send_one(InFlight *f, bool route)
 }
 
 /*
+ * resend_one
+ *		CqlResendFn of a deferred write: the failed request is dropped and
+ *		the write sent again, routed anew for the next host.
+ */
+static void
+resend_one(void *arg, cql_retry_decision d)
+{
+	InFlight   *f = (InFlight *) arg;
+
+	cql_request_free(f->req);
+	f->req = NULL;
+	send_one(f, d == CQL_RETRY_NEXT_HOST);
+}
+
+/*
  * finish_one
  *		Await one write sent at COMMIT, and count it in *applied.
  *
- * A failure is an ERROR that says how many writes were applied before it (a
- * transport failure also marks the node); for a lightweight transaction
- * (serial consistency set) a row that already existed is a unique violation.
+ * A timestamped write (not a counter, not IF NOT EXISTS) is sent again
+ * when the retry policy allows it: same timestamp, so a replay changes
+ * nothing.  A failure is an ERROR, through the SQLSTATE mapping, that says
+ * how many writes were applied before it (a transport failure also marks
+ * the node); for a lightweight transaction (serial consistency set) a row
+ * that already existed is a unique violation.
  */
 static void
 finish_one(InFlight *f, int *applied)
@@ -173,41 +191,18 @@ finish_one(InFlight *f, int *applied)
 	cql_error	err;
 	cql_status	s;
 
-	for (;;)
-	{
-		cql_retry_decision d;
-
-		memset(&res, 0, sizeof(res));
-		cql_error_clear(&err);
-		s = cqlfdw_await(f->conn, f->req, &res, &err);
-		cql_request_free(f->req);
-		f->req = NULL;
-		if (s == CQL_OK || !cqlfdw_remote_alive(f->w->remote))
-			break;
-
-		/*
-		 * A timestamped write (not a counter, not IF NOT EXISTS) is sent
-		 * again when the retry policy allows it: same timestamp, so a
-		 * replay changes nothing.
-		 */
-		d = cqlfdw_remote_retry(f->w->remote, &f->retry, f->conn, s, &err,
-								f->w->timestamp != CQL_NO_TIMESTAMP &&
-								f->w->serial_consistency == 0);
-		if (d == CQL_RETRY_NO)
-			break;
-		send_one(f, d == CQL_RETRY_NEXT_HOST);
-	}
+	s = cqlfdw_remote_await_retrying(f->w->remote, &f->retry, &f->conn, &f->req,
+									 f->w->timestamp != CQL_NO_TIMESTAMP &&
+									 f->w->serial_consistency == 0,
+									 resend_one, f, &res, &err);
 	if (s != CQL_OK)
 	{
 		if (s != CQL_ERR_SERVER && cqlfdw_remote_alive(f->w->remote))
 			cql_cluster_report_failure(f->w->remote->entry->cluster, f->conn, s);
-		ereport(ERROR,
-				(errcode(ERRCODE_FDW_UNABLE_TO_CREATE_EXECUTION),
-				 errmsg("could not send a deferred write to Cassandra at COMMIT: %s",
-						err.message[0] ? err.message : cql_status_message(s)),
-				 errdetail("%d earlier deferred writes of this transaction were applied and remain; Cassandra cannot undo them.",
-						   *applied),
-				 errcontext("remote CQL: %s", f->w->remote->cql)));
+		cqlfdw_report_as(ERROR, s, &err, f->w->remote->cql,
+						 "could not send a deferred write to Cassandra at COMMIT",
+						 psprintf("%d earlier deferred writes of this transaction were applied and remain; Cassandra cannot undo them.",
+								  *applied));
 	}
 	if (f->w->serial_consistency && res.kind == CQL_RESULT_ROWS && res.rows_count > 0 &&
 		cql_result_cell(&res, 0, 0) != NULL)

@@ -8,7 +8,7 @@
  * PG_VERSION_NUM itself.
  *
  * IDENTIFICATION
- *		src/fdw/compat.h
+ *		src/include/compat.h
  *
  *-------------------------------------------------------------------------
  */

@@ -1,12 +1,21 @@
 /*-------------------------------------------------------------------------
  *
- * upper.c
- *		Aggregate pushdown: count, min, max and sum computed by Cassandra.
+ * upper_plan.c
+ *		Aggregate pushdown, planning: count, min, max and sum computed by
+ *		Cassandra (the rows of the plan: upper_rows.c).
  *
- * Only where Cassandra computes exactly what PostgreSQL would.  The scan
- * must read one partition (every partition-key column bound by equality)
- * with every restriction answered remotely: no token scan, no ALLOW
- * FILTERING, no index, no local filter.  Within that partition:
+ * Only where Cassandra computes exactly what PostgreSQL would, with every
+ * restriction answered remotely: no ALLOW FILTERING, no index, no local
+ * filter, no IN on the partition key.  Two shapes qualify:
+ *
+ *	- one partition (every partition-key column bound by equality): the
+ *	  aggregates below, and GROUP BY a clustering prefix;
+ *	- the whole table (a token range scan), for counts only and without
+ *	  GROUP BY: one count(*) / count(col) per token range, the ranges
+ *	  counted concurrently (scan_ranges.c) and summed by upper_rows.c, so
+ *	  that each count finishes within the request timeout.
+ *
+ * Within a partition:
  *
  *	count(*), count(col)	Cassandra's count(col) counts non-null values.
  *	min(col), max(col)		for integer columns, timestamp and date, and
@@ -35,11 +44,10 @@
  *
  * The plan is a ForeignScan with scanrelid 0 whose fdw_scan_tlist holds
  * the grouping columns and the aggregates; the scan machinery of scan.c
- * runs the statement, and the functions at the end of this file convert
- * its rows into that tuple.
+ * runs the statement, and upper_rows.c converts its rows into that tuple.
  *
  * IDENTIFICATION
- *		src/fdw/upper.c
+ *		src/fdw/upper_plan.c
  *
  *-------------------------------------------------------------------------
  */
@@ -369,8 +377,8 @@ only_counts(List *tlist)
 /*
  * cqlGetForeignUpperPaths
  *		GetForeignUpperPaths callback: a path that has Cassandra compute the
- *		aggregates of a single-partition scan (see the file header for what
- *		is pushed).
+ *		aggregates of a single-partition scan, or the counts of a whole
+ *		table range by range (see the file header for what is pushed).
  *
  * It costs one request and a small step per row aggregated remotely, so it
  * wins over aggregating the transferred rows locally.
@@ -570,8 +578,7 @@ cqlfdw_upper_plan(PlannerInfo *root, RelOptInfo *upperrel,
 	fdw_private = lappend(fdw_private, makeInteger(shape->access));
 	fdw_private = lappend(fdw_private, binds);
 	fdw_private = lappend(fdw_private, makeInteger(1));
-	fdw_private = lappend(fdw_private, makeInteger(opts->fetch_size));
-	fdw_private = lappend(fdw_private, makeInteger(opts->consistency));
+	fdw_private = lappend(fdw_private, makeInteger(0));
 	fdw_private = lappend(fdw_private, makeInteger(-1));
 	fdw_private = lappend(fdw_private, makeInteger(0));
 	fdw_private = lappend(fdw_private, NIL);
@@ -582,200 +589,4 @@ cqlfdw_upper_plan(PlannerInfo *root, RelOptInfo *upperrel,
 
 	return make_foreignscan(tlist, NIL, 0, fdw_exprs, fdw_private,
 							ui->scan_tlist, NIL, NULL);
-}
-
-/* ---------------------------------------------------------------------
- * Execution
- * ---------------------------------------------------------------------
- */
-
-/*
- * cqlfdw_upper_begin
- *		The executor state of an aggregate scan from its
- *		FdwScanPrivateUpper list: the range table entry of the foreign table
- *		among those the scan covers, and the scan tuple's descriptor (from
- *		fdw_scan_tlist).
- */
-CqlUpperScan *
-cqlfdw_upper_begin(ForeignScanState *node)
-{
-	ForeignScan *fsplan = (ForeignScan *) node->ss.ps.plan;
-	EState	   *estate = node->ss.ps.state;
-	List	   *upper = (List *) list_nth(fsplan->fdw_private, FdwScanPrivateUpper);
-	Oid			relid = (Oid) intVal(list_nth(upper, FdwUpperRelid));
-	CqlUpperScan *u = palloc0(sizeof(CqlUpperScan));
-	List	   *kinds = (List *) list_nth(upper, FdwUpperKinds);
-	Bitmapset  *relids = cqlfdw_scan_base_relids(fsplan);
-	ListCell   *lc;
-	int			i = 0;
-	int			x = -1;
-
-	while ((x = bms_next_member(relids, x)) >= 0)
-	{
-		if (exec_rt_fetch(x, estate)->relid == relid)
-		{
-			u->rtindex = x;
-			break;
-		}
-	}
-	if (u->rtindex == 0)
-		elog(ERROR, "foreign table %u not found in the range table of an aggregate scan",
-			 relid);
-	u->grouped = intVal(list_nth(upper, FdwUpperGrouped)) != 0;
-	u->combine = intVal(list_nth(upper, FdwUpperCombine)) != 0;
-	u->sums = palloc0(sizeof(int64) * Max(list_length(kinds), 1));
-	u->tupdesc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
-	u->kinds = palloc(sizeof(CqlUpperKind) * Max(list_length(kinds), 1));
-	foreach(lc, kinds)
-		u->kinds[i++] = (CqlUpperKind) lfirst_int(lc);
-	return u;
-}
-
-/*
- * cqlfdw_upper_setup_convs
- *		Converters of the result columns of an aggregate scan: into the
- *		scan tuple's type, a sum into numeric first (its varint), a sum's
- *		count into bigint.
- */
-void
-cqlfdw_upper_setup_convs(CqlScanState *st, cql_prepared *p)
-{
-	CqlUpperScan *u = st->upper;
-
-	for (int i = 0; i < st->nretrieved; i++)
-	{
-		Oid			type = INT8OID;
-		int32		typmod = -1;
-		char		colname[32];
-
-		if (u->kinds[i] == CQLUP_SUM)
-			type = NUMERICOID;
-		else if (u->kinds[i] != CQLUP_SUM_COUNT)
-		{
-			Form_pg_attribute att = TupleDescAttr(u->tupdesc, st->retrieved[i] - 1);
-
-			type = att->atttypid;
-			typmod = att->atttypmod;
-		}
-		snprintf(colname, sizeof(colname), "aggregate %d", i + 1);
-		cqlfdw_conv_init_or_error(&st->convs[i], p->cols[i].type, type, typmod,
-								  st->relname, colname);
-	}
-}
-
-/*
- * cqlfdw_upper_store_row
- *		Row 'row' of the page into the scan tuple.  A sum of no value
- *		(its count is 0) is NULL, as in PostgreSQL; a sum into bigint
- *		raises "bigint out of range" as PostgreSQL would.
- */
-void
-cqlfdw_upper_store_row(CqlScanState *st, cql_result *page, int32 row,
-					   TupleTableSlot *slot)
-{
-	CqlUpperScan *u = st->upper;
-
-	u->nrows++;
-	for (int i = 0; i < st->nretrieved; i++)
-	{
-		const cql_elem *cell = cql_result_cell(page, row, i);
-		AttrNumber	a = st->retrieved[i];
-		Datum		d;
-		bool		isnull;
-
-		st->error_col = i;
-		d = cqlfdw_conv_read(&st->convs[i], cell->p, cell->n, &isnull);
-		if (u->kinds[i] == CQLUP_SUM_COUNT)
-			continue;
-		if (u->kinds[i] == CQLUP_SUM)
-		{
-			const cql_elem *count = cql_result_cell(page, row, i + 1);
-			bool		cnull;
-			Datum		n = cqlfdw_conv_read(&st->convs[i + 1], count->p, count->n,
-											 &cnull);
-
-			if (cnull || DatumGetInt64(n) == 0)
-				isnull = true;
-			else if (!isnull &&
-					 TupleDescAttr(u->tupdesc, a - 1)->atttypid == INT8OID)
-				d = DirectFunctionCall1(numeric_int8, d);
-		}
-		slot->tts_values[a - 1] = d;
-		slot->tts_isnull[a - 1] = isnull;
-	}
-	st->error_col = -1;
-}
-
-/*
- * cqlfdw_upper_no_rows
- *		At the end of an aggregate scan: without GROUP BY, PostgreSQL's
- *		aggregate of no row is one row (count 0, the others NULL), also when
- *		the scan sent nothing because no row could match (a NULL key value).
- *		Returns whether the slot was filled so.
- */
-bool
-cqlfdw_upper_no_rows(CqlScanState *st, TupleTableSlot *slot)
-{
-	CqlUpperScan *u = st->upper;
-	TupleDesc	desc = slot->tts_tupleDescriptor;
-
-	if (u->grouped || u->nrows > 0)
-		return false;
-	u->nrows++;
-	memset(slot->tts_isnull, true, sizeof(bool) * desc->natts);
-	for (int i = 0; i < st->nretrieved; i++)
-	{
-		AttrNumber	a = st->retrieved[i];
-
-		if (u->kinds[i] != CQLUP_COUNT)
-			continue;
-		slot->tts_values[a - 1] = Int64GetDatum(0);
-		slot->tts_isnull[a - 1] = false;
-	}
-	return true;
-}
-
-/*
- * cqlfdw_upper_combine_row
- *		A whole-table count: add the counts of one token range's row.
- */
-void
-cqlfdw_upper_combine_row(CqlScanState *st, cql_result *page, int32 row)
-{
-	CqlUpperScan *u = st->upper;
-
-	for (int i = 0; i < st->nretrieved; i++)
-	{
-		const cql_elem *cell = cql_result_cell(page, row, i);
-		bool		isnull;
-		Datum		d;
-
-		st->error_col = i;
-		d = cqlfdw_conv_read(&st->convs[i], cell->p, cell->n, &isnull);
-		if (!isnull)
-			u->sums[i] += DatumGetInt64(d);
-	}
-	st->error_col = -1;
-}
-
-/*
- * cqlfdw_upper_combined_row
- *		A whole-table count: the one row of sums into the slot, then zero
- *		for a rescan.
- */
-void
-cqlfdw_upper_combined_row(CqlScanState *st, TupleTableSlot *slot)
-{
-	CqlUpperScan *u = st->upper;
-
-	u->nrows++;
-	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
-	for (int i = 0; i < st->nretrieved; i++)
-	{
-		AttrNumber	a = st->retrieved[i];
-
-		slot->tts_values[a - 1] = Int64GetDatum(u->sums[i]);
-		slot->tts_isnull[a - 1] = false;
-		u->sums[i] = 0;
-	}
 }
