@@ -547,7 +547,7 @@ start_timeout()
 cmd_start()
 {
 	local -a args=()
-	local a nodes node peer group to_start="" timeout
+	local a nodes node peer group to_start="" restart="" timeout
 	for a in "$@"; do
 		case $a in
 			--keep-data) KEEP_DATA=1 ;;
@@ -577,10 +577,13 @@ cmd_start()
 				say "$node already running and ready: reused"
 				continue
 			fi
-			stop_nodes "$node"
+			restart="$restart $node"
 		fi
 		to_start="$to_start $node"
 	done
+	# running nodes are stopped together (each drains in parallel)
+	[ -z "$restart" ] || stop_nodes $restart
+	restart=""
 	# A cluster node restarted with wiped data while its peers remember
 	# its old host id is refused ("A node with address ... already
 	# exists"): wipe and restart the whole cluster together instead.
@@ -592,14 +595,17 @@ cmd_start()
 					case " $to_start " in *" $node "*) continue ;; esac
 					if node_pid "$node" > /dev/null; then
 						say "$node restarts too: its peers start with fresh data"
-						stop_nodes "$node"
-						to_start="$to_start $node"
-						nodes="$nodes $node"
+						restart="$restart $node"
 					fi
 				done
 				break
 			done
 		done
+		if [ -n "$restart" ]; then
+			stop_nodes $restart
+			to_start="$to_start$restart"
+			nodes="$nodes$restart"
+		fi
 	fi
 	# Launch all first (a cluster starts together, every node is a seed),
 	# then wait for all.
