@@ -763,7 +763,7 @@ case $cmd in
 	login) cql_login_probe "${1:?host}" "${2:?port}" "${3:?user}" "${4:?password}" && echo "login ok" ;;
 	nodetool) cmd_nodetool "$@" ;;
 	cqlsh) cmd_cqlsh "$@" ;;
-	logs) tail -n "${2:-50}" "$(node_dir "$(one_node "${1:?node}")")/logs/system.log" ;;
+	logs) node=$(one_node "${1:?node}"); tail -n "${2:-50}" "$(node_dir "$node")/logs/system.log" ;;
 	kill|pause|resume) cmd_signal "$cmd" "${1:?node}" ;;
 	*) awk 'NR >= 3 && /^set -euo/ { exit } NR >= 3 { sub(/^# ?/, ""); print }' "$0"; [ -z "$cmd" ] || exit 2 ;;
 esac
