@@ -8,7 +8,7 @@
 #   cassandra.sh start single|auth|cluster|NODE... [--keep-data] [--reuse]
 #   cassandra.sh stop [all|single|auth|cluster|NODE...]
 #   cassandra.sh status
-#   cassandra.sh wait [single|auth|cluster|all]
+#   cassandra.sh wait [single|auth|cluster|all|NODE...]
 #   cassandra.sh probe HOST [PORT]         v4 OPTIONS -> SUPPORTED check
 #   cassandra.sh login HOST PORT USER PASS SASL PLAIN login check
 #   cassandra.sh nodetool NODE ARGS...     needs CASSANDRA_JMX=1 at start
@@ -21,9 +21,15 @@
 # Nodes (all ports 9042 CQL / 7000 storage, one loopback address each):
 #   single  127.0.0.1           one node, no authentication
 #   node1..node3 127.0.0.1-3    "cluster": all seeds, balanced tokens
-#   auth    127.0.0.4           PasswordAuthenticator, cassandra/cassandra;
-#                               dynamic data masking on, index queries
-#                               need a partition key (guardrail)
+#   auth    127.0.0.4           "auth" cluster of three (auth, auth2
+#   auth2   127.0.0.8           and auth3; all seeds, balanced tokens):
+#   auth3   127.0.0.9           PasswordAuthenticator, cassandra/cassandra,
+#                               system_auth at RF 3; dynamic data masking
+#                               on, index queries need a partition key
+#                               (guardrail).  In start/stop/wait "auth" is
+#                               the three nodes, "auth1" the node auth
+#                               alone; in the other commands "auth" is the
+#                               node 127.0.0.4
 #   scratch 127.0.0.5           spare single node for experiments
 #   tls     127.0.0.6           client encryption (PEM), optional (TLS and
 #                               plaintext on one port), no client certificate
@@ -36,9 +42,11 @@
 #   CQL_FDW_CACHE              cache dir (default ~/.cache/cql_fdw)
 #   CASSANDRA_VERSION          cassandra-all version (default: cassandra/pom.xml)
 #   CASSANDRA_RUN_DIR          node state (default $CQL_FDW_CACHE/run)
-#   CASSANDRA_HEAP             heap per node (default 1G)
+#   CASSANDRA_HEAP             heap per node (default 1G; the auth and
+#                              TLS nodes 512M)
 #   CASSANDRA_RING_DELAY_MS    gossip ring delay (default 1000)
-#   CASSANDRA_JMX=1            enable local JMX (7199/7299/7399, auth 7499)
+#   CASSANDRA_JMX=1            enable local JMX (7199/7299/7399, auth
+#                              7499/7899/7999)
 #   CASSANDRA_JVM_OPTS         extra JVM options, appended last
 #   CASSANDRA_MLOCK=1          as root, let mlockall lock the heap (default:
 #                              CAP_IPC_LOCK dropped, see launch_node)
@@ -98,30 +106,34 @@ JPMS=(
 	--add-opens=java.base/java.nio=ALL-UNNAMED
 )
 
-ALL_NODES="single node1 node2 node3 auth scratch tls mtls"
+ALL_NODES="single node1 node2 node3 auth auth2 auth3 scratch tls mtls"
 CLUSTER_NODES="node1 node2 node3"
 CLUSTER_SEEDS="127.0.0.1:7000,127.0.0.2:7000,127.0.0.3:7000"
+AUTH_NODES="auth auth2 auth3"
+AUTH_SEEDS="127.0.0.4:7000,127.0.0.8:7000,127.0.0.9:7000"
 
-# node_attr NODE -> sets ADDR CLUSTER SEEDS TOKEN AUTH JMX_PORT
+# node_attr NODE -> sets ADDR CLUSTER SEEDS TOKEN AUTH JMX_PORT TLS, and
+#	GROUP: the nodes of its multi-node cluster (empty for a one-node
+#	cluster), PEERS: their addresses
 node_attr()
 {
-	AUTH=0 TLS=
+	AUTH=0 TLS= GROUP= PEERS=
 	case $1 in
 		single)
 			ADDR=127.0.0.1 CLUSTER="cql_fdw single" SEEDS=127.0.0.1:7000
 			TOKEN=-9223372036854775808 JMX_PORT=7199 ;;
-		node1)
-			ADDR=127.0.0.1 CLUSTER="cql_fdw cluster" SEEDS=$CLUSTER_SEEDS
-			TOKEN=-9223372036854775808 JMX_PORT=7199 ;;
-		node2)
-			ADDR=127.0.0.2 CLUSTER="cql_fdw cluster" SEEDS=$CLUSTER_SEEDS
-			TOKEN=-3074457345618258603 JMX_PORT=7299 ;;
-		node3)
-			ADDR=127.0.0.3 CLUSTER="cql_fdw cluster" SEEDS=$CLUSTER_SEEDS
-			TOKEN=3074457345618258602 JMX_PORT=7399 ;;
-		auth)
-			ADDR=127.0.0.4 CLUSTER="cql_fdw auth" SEEDS=127.0.0.4:7000
-			TOKEN=-9223372036854775808 JMX_PORT=7499 AUTH=1 ;;
+		node1|node2|node3)
+			CLUSTER="cql_fdw cluster" SEEDS=$CLUSTER_SEEDS
+			GROUP=$CLUSTER_NODES PEERS="127.0.0.1 127.0.0.2 127.0.0.3" ;;&
+		node1) ADDR=127.0.0.1 TOKEN=-9223372036854775808 JMX_PORT=7199 ;;
+		node2) ADDR=127.0.0.2 TOKEN=-3074457345618258603 JMX_PORT=7299 ;;
+		node3) ADDR=127.0.0.3 TOKEN=3074457345618258602 JMX_PORT=7399 ;;
+		auth|auth2|auth3)
+			CLUSTER="cql_fdw auth" SEEDS=$AUTH_SEEDS AUTH=1
+			GROUP=$AUTH_NODES PEERS="127.0.0.4 127.0.0.8 127.0.0.9" ;;&
+		auth) ADDR=127.0.0.4 TOKEN=-9223372036854775808 JMX_PORT=7499 ;;
+		auth2) ADDR=127.0.0.8 TOKEN=-3074457345618258603 JMX_PORT=7899 ;;
+		auth3) ADDR=127.0.0.9 TOKEN=3074457345618258602 JMX_PORT=7999 ;;
 		scratch)
 			ADDR=127.0.0.5 CLUSTER="cql_fdw scratch" SEEDS=127.0.0.5:7000
 			TOKEN=-9223372036854775808 JMX_PORT=7599 ;;
@@ -144,12 +156,25 @@ expand_nodes()
 		case $a in
 			all) out="$out $ALL_NODES" ;;
 			cluster) out="$out $CLUSTER_NODES" ;;
+			auth) out="$out $AUTH_NODES" ;;
+			auth1) out="$out auth" ;;
 			tls-nodes) out="$out tls mtls" ;;
-			single|node1|node2|node3|auth|scratch|tls|mtls) out="$out $a" ;;
+			single|node1|node2|node3|auth2|auth3|scratch|tls|mtls) out="$out $a" ;;
 			*) die "unknown node or group '$a'" ;;
 		esac
 	done
 	echo $out
+}
+
+# one_node NAME -> the node NAME names in a command about one node: the
+#	node itself, or "auth" for its alias auth1 ("auth" there is the node
+#	127.0.0.4, not the auth cluster)
+one_node()
+{
+	case $1 in
+		auth1) echo auth ;;
+		*) node_attr "$1"; echo "$1" ;;
+	esac
 }
 
 node_dir() { echo "$RUN_DIR/$1"; }
@@ -244,7 +269,8 @@ render_yaml()
 		"$REPO/cassandra/cassandra.yaml.in" > "$dir/conf/cassandra.yaml"
 	grep -q '@[A-Z_]*@' "$dir/conf/cassandra.yaml" && die "unreplaced placeholder in $dir/conf/cassandra.yaml"
 	if [ "$AUTH" = 1 ]; then
-		# the auth node also has Cassandra 5.0's optional behaviours on:
+		# the auth nodes also have Cassandra 5.0's optional behaviours on
+		# (all three: any of them may coordinate a request):
 		# dynamic data masking (roles without UNMASK read masked values)
 		# and the guardrail that refuses index queries without a partition
 		# key (tests/pgtap/50_cassandra5.sql)
@@ -315,7 +341,7 @@ make_certs()
 
 launch_node()
 {
-	local node=$1 dir jamm cp heap
+	local node=$1 dir jamm cp heap setup_delay=0
 	local -a jvm extra
 	dir=$(node_dir "$node")
 	node_attr "$node"
@@ -327,9 +353,6 @@ launch_node()
 	mkdir -p "$dir/conf/triggers" "$dir/logs"
 	if [ "$KEEP_DATA" != 1 ]; then
 		rm -rf "$dir/data"
-		touch "$dir/fresh"
-	else
-		rm -f "$dir/fresh"
 	fi
 	mkdir -p "$dir/data"
 	# Keep one generation of old logs for debugging.
@@ -342,10 +365,21 @@ launch_node()
 	cp "$REPO/cassandra/logback.xml" "$dir/conf/logback.xml"
 
 	jamm=$(compgen -G "$LIB/jamm-*.jar" | head -n1) || die "no jamm jar in $LIB"
-	# the TLS nodes hold little data: half the memory unless told otherwise
+	# the TLS and auth nodes hold little data: half the memory unless told
+	# otherwise
 	heap=$HEAP
-	[ -n "$TLS" ] && [ -z "${CASSANDRA_HEAP:-}" ] && heap=512M
+	if [ -z "${CASSANDRA_HEAP:-}" ] && { [ -n "$TLS" ] || [ "$AUTH" = 1 ]; }; then
+		heap=512M
+	fi
 	cp="$dir/conf:$LIB/*"
+	# The auth cluster creates system_auth with RF 3 (Cassandra's default
+	# is 1: a login would fail whenever the one replica of the role is
+	# down).  The default superuser is then written at QUORUM, which fails
+	# until the node sees a peer; the role manager retries its setup after
+	# superuser_setup_delay_ms, so a delay of 0 would retry in a busy loop.
+	if [ "$AUTH" = 1 ] && [ -n "$GROUP" ]; then
+		setup_delay=500
+	fi
 
 	jvm=(
 		-Xms"$heap" -Xmx"$heap" -Xss256k
@@ -371,10 +405,22 @@ launch_node()
 		-Dcassandra.libjemalloc=-
 		-Dcassandra.skip_wait_for_gossip_to_settle=0
 		-Dcassandra.ring_delay_ms="$RING_DELAY_MS"
-		-Dcassandra.superuser_setup_delay_ms=0
+		-Dcassandra.superuser_setup_delay_ms="$setup_delay"
 		-Dcassandra.skip_sync=true
 		-javaagent:"$jamm"
 	)
+	# The auth nodes serve light test traffic: the C1 compiler alone halves
+	# the CPU a node burns until it is ready (14 instead of 28 CPU-s each,
+	# measured on the two cores), which is what three JVMs starting at
+	# once wait for.  bcrypt with 2^4 rounds instead of 2^10 for the
+	# passwords they hash (the superuser, the roles tests create): every
+	# login checks one, and a cluster connect logs in on every node.
+	if [ "$AUTH" = 1 ]; then
+		jvm+=(-XX:TieredStopAtLevel=1 -Dcassandra.auth_bcrypt_gensalt_log2_rounds=4)
+	fi
+	if [ "$AUTH" = 1 ] && [ -n "$GROUP" ]; then
+		jvm+=(-Dcassandra.system_auth.default_rf=3)
+	fi
 	# unsafesystem skips the commit log for the system keyspaces: a node
 	# killed with SIGKILL would come back without the schema it had and fail
 	# requests with "keyspace does not exist" until it pulls it from its
@@ -432,20 +478,18 @@ node_ready()
 	else
 		cql_options_probe "$ADDR" 9042 || return 1
 	fi
+	# every peer must be seen UP, or early queries at CL>ONE fail (and
+	# the auth cluster's logins read the role at QUORUM)
+	for peer in $PEERS; do
+		[ "$peer" = "$ADDR" ] && continue
+		grep -q "/$peer:7000 is now UP" "$log" || return 1
+	done
+	# the superuser exists once some node of the cluster created it (one
+	# or two of the three log 'Created default superuser role'): a real
+	# login on this node says so
 	if [ "$AUTH" = 1 ]; then
-		if [ -f "$dir/fresh" ]; then
-			grep -q 'Created default superuser role' "$log" || return 1
-		fi
 		cql_login_probe "$ADDR" 9042 cassandra cassandra > /dev/null 2>&1 || return 1
 	fi
-	case $node in
-		node1|node2|node3)
-			# every peer must be seen UP, or early queries at CL>ONE fail
-			for peer in 127.0.0.1 127.0.0.2 127.0.0.3; do
-				[ "$peer" = "$ADDR" ] && continue
-				grep -q "/$peer:7000 is now UP" "$log" || return 1
-			done ;;
-	esac
 	return 0
 }
 
@@ -489,10 +533,21 @@ wait_nodes()
 	return 0
 }
 
+# start_timeout NODE...: seconds to wait for them (CASSANDRA_START_TIMEOUT,
+#	else 180, or 300 when more than one node of a cluster starts: they
+#	share the two cores)
+start_timeout()
+{
+	case " $* " in
+		*" node2 "*|*" node3 "*|*" auth2 "*|*" auth3 "*) echo "${CASSANDRA_START_TIMEOUT:-300}" ;;
+		*) echo "${CASSANDRA_START_TIMEOUT:-180}" ;;
+	esac
+}
+
 cmd_start()
 {
 	local -a args=()
-	local a nodes node to_start="" timeout
+	local a nodes node peer group to_start="" restart="" timeout
 	for a in "$@"; do
 		case $a in
 			--keep-data) KEEP_DATA=1 ;;
@@ -522,51 +577,54 @@ cmd_start()
 				say "$node already running and ready: reused"
 				continue
 			fi
-			stop_nodes "$node"
+			restart="$restart $node"
 		fi
 		to_start="$to_start $node"
 	done
+	# running nodes are stopped together (each drains in parallel)
+	[ -z "$restart" ] || stop_nodes $restart
+	restart=""
 	# A cluster node restarted with wiped data while its peers remember
 	# its old host id is refused ("A node with address ... already
 	# exists"): wipe and restart the whole cluster together instead.
 	if [ "$KEEP_DATA" != 1 ]; then
-		case " $to_start " in
-			*" node1 "*|*" node2 "*|*" node3 "*)
-				for node in $CLUSTER_NODES; do
+		for group in "$CLUSTER_NODES" "$AUTH_NODES"; do
+			for peer in $group; do
+				case " $to_start " in *" $peer "*) ;; *) continue ;; esac
+				for node in $group; do
 					case " $to_start " in *" $node "*) continue ;; esac
 					if node_pid "$node" > /dev/null; then
 						say "$node restarts too: its peers start with fresh data"
-						stop_nodes "$node"
-						to_start="$to_start $node"
-						nodes="$nodes $node"
+						restart="$restart $node"
 					fi
-				done ;;
-		esac
+				done
+				break
+			done
+		done
+		if [ -n "$restart" ]; then
+			stop_nodes $restart
+			to_start="$to_start$restart"
+			nodes="$nodes$restart"
+		fi
 	fi
 	# Launch all first (a cluster starts together, every node is a seed),
 	# then wait for all.
 	for node in $to_start; do
 		launch_node "$node"
 	done
-	timeout=${CASSANDRA_START_TIMEOUT:-180}
-	case " $nodes " in
-		*" node2 "*|*" node3 "*) timeout=${CASSANDRA_START_TIMEOUT:-300} ;;
-	esac
+	timeout=$(start_timeout $nodes)
 	[ -z "$to_start" ] || wait_nodes "$timeout" $to_start
 }
 
 cmd_wait()
 {
-	local nodes node running="" timeout=${CASSANDRA_START_TIMEOUT:-180}
+	local nodes node running=""
 	nodes=$(expand_nodes "${@:-all}")
 	for node in $nodes; do
 		node_pid "$node" > /dev/null && running="$running $node"
 	done
 	[ -n "$running" ] || die "no running node among: $nodes"
-	case " $running " in
-		*" node2 "*|*" node3 "*) timeout=${CASSANDRA_START_TIMEOUT:-300} ;;
-	esac
-	wait_nodes "$timeout" $running
+	wait_nodes "$(start_timeout $running)" $running
 }
 
 # ---------------------------------------------------------------------------
@@ -617,8 +675,8 @@ stop_nodes()
 #	launch_node).
 cmd_signal()
 {
-	local what=$1 node=$2 pid sig
-	expand_nodes "$node" > /dev/null
+	local what=$1 node pid sig
+	node=$(one_node "$2")
 	pid=$(node_pid "$node") || die "$node is not running"
 	case $what in
 		kill) sig=KILL ;;
@@ -670,7 +728,8 @@ cmd_status()
 
 cmd_nodetool()
 {
-	local node=${1:?node}
+	local node
+	node=$(one_node "${1:?node}")
 	shift
 	node_attr "$node"
 	fetch_jars
@@ -681,7 +740,8 @@ cmd_nodetool()
 
 cmd_cqlsh()
 {
-	local node=${1:?node}
+	local node
+	node=$(one_node "${1:?node}")
 	shift
 	node_attr "$node"
 	[ -x "$VENV/bin/cqlsh" ] || die "cqlsh not installed: run scripts/deps.sh"
@@ -703,7 +763,7 @@ case $cmd in
 	login) cql_login_probe "${1:?host}" "${2:?port}" "${3:?user}" "${4:?password}" && echo "login ok" ;;
 	nodetool) cmd_nodetool "$@" ;;
 	cqlsh) cmd_cqlsh "$@" ;;
-	logs) tail -n "${2:-50}" "$(node_dir "${1:?node}")/logs/system.log" ;;
+	logs) node=$(one_node "${1:?node}"); tail -n "${2:-50}" "$(node_dir "$node")/logs/system.log" ;;
 	kill|pause|resume) cmd_signal "$cmd" "${1:?node}" ;;
 	*) awk 'NR >= 3 && /^set -euo/ { exit } NR >= 3 { sub(/^# ?/, ""); print }' "$0"; [ -z "$cmd" ] || exit 2 ;;
 esac

@@ -34,7 +34,8 @@
 #
 # Environment:
 #   CQL_TOPOLOGY=cluster|single  Cassandra topology (default cluster); the
-#                                auth node (127.0.0.4) is always started.
+#                                auth cluster (127.0.0.4, .8, .9) and the TLS
+#                                nodes (127.0.0.6, .7) are always started.
 #                                cluster = 3 nodes on 127.0.0.1-3
 #   FUZZ_SECONDS                 per fuzz target (default 60)
 #   CQL_REUSE=1                  reuse already running Cassandra nodes and
@@ -303,7 +304,7 @@ export CQL_CLUSTER_SIZE
 export CQLSH=$VENV/bin/cqlsh
 
 # --- 7. integration ---------------------------------------------------------------
-section "integration (CQL_TOPOLOGY=$TOPOLOGY, hosts $CLUSTER_HOSTS, auth 127.0.0.4)"
+section "integration (CQL_TOPOLOGY=$TOPOLOGY, hosts $CLUSTER_HOSTS, auth cluster 127.0.0.4,.8,.9)"
 PY=$VENV/bin/python
 [ -x "$PY" ] || PY=$SYS_PYTHON
 integ=(build/integration/test_* tests/integration/*.py tests/integration/*.sh)

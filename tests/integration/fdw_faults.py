@@ -10,9 +10,10 @@ scan that waits on a silent server within about a second; a reset or
 garbage bytes give an ERROR with a connection SQLSTATE, never a crash or a
 hang; the next statement reconnects and works.
 
-Upstream is the single-node PasswordAuthenticator server (CQL_AUTH_HOST):
-a one-node cluster, so every request of the session goes through the proxy
-(on the multi-node test cluster the FDW would route around it).
+Upstream is a node of the PasswordAuthenticator cluster (CQL_AUTH_HOST).
+The proxied server lists only the proxy and does not set discover_peers,
+so every request of the session goes through the proxy (with the peers of
+system.peers the FDW would route around it).
 Needs PGHOST/PGPORT/PGUSER/PGDATABASE of a server with cql_fdw installed.
 """
 import os

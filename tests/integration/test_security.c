@@ -2,8 +2,12 @@
  * test_security.c
  *		Security options of the library against the live test bed:
  *		- require_auth on a cluster: the no-auth cluster is refused (every
- *		  connection the cluster opens uses the option); the auth node
- *		  (CQL_AUTH_HOST, cassandra/cassandra) is accepted;
+ *		  connection the cluster opens uses the option); the auth cluster
+ *		  (CQL_AUTH_HOST, cassandra/cassandra, three nodes) is accepted,
+ *		  the peers it announces are found and keys of an RF 1 keyspace
+ *		  are routed to every one of them over authenticated
+ *		  connections; a wrong password is CQL_ERR_AUTH, with a message
+ *		  that does not show it;
  *		- contact_points_only: with one contact point, no connection is ever
  *		  opened to the peers from system.peers_v2; without it routing uses
  *		  every host (multi-node bed only);
@@ -11,12 +15,15 @@
  *
  * Environment: CQL_HOST, CQL_PORT, CQL_AUTH_HOST, CQL_AUTH_PORT,
  * CQL_USER, CQL_PASSWORD (see itest.h), CQL_CLUSTER_SIZE (1 when absent:
- * then the peer checks are reduced to the single node).
+ * then the peer checks are reduced to the single node),
+ * CQL_AUTH_CLUSTER_SIZE (nodes of the auth cluster, 3 when absent).
  */
 #include "cql_cluster.h"
 #include "itest.h"
 
 #define KS "cql_fdw_security_t"
+#define KS_AUTH "cql_fdw_security_auth_t"
+#define WRONG_PASSWORD "not-the-password-4711"
 
 static void
 cluster_options(cql_conn_options *o, const char *host, int port)
@@ -25,6 +32,47 @@ cluster_options(cql_conn_options *o, const char *host, int port)
 	o->host = host;
 	o->port = port;
 	o->connect_timeout_ms = 5000;
+}
+
+/*
+ * route_keys
+ *		Route 300 keys of an RF 1 keyspace, so that every key has exactly
+ *		one replica; count the hosts used, the keys without a connection
+ *		(*bad) and, when unauth is not NULL, the keys whose connection did
+ *		not authenticate (*unauth).
+ */
+static int
+route_keys(cql_cluster *cl, const char *ks, int *used_hosts, int *bad, int *unauth)
+{
+	int			counts[64] = {0};
+	int			used = 0;
+
+	*bad = 0;
+	if (unauth)
+		*unauth = 0;
+	for (int i = 0; i < 300; i++)
+	{
+		uint8_t		k[4] = {(uint8_t) (i >> 24), (uint8_t) (i >> 16), (uint8_t) (i >> 8), (uint8_t) i};
+		cql_conn   *conn = NULL;
+		cql_error	err;
+		int			h;
+
+		if (cql_cluster_conn_for_key(cl, ks, k, 4, &conn, &err) != CQL_OK)
+		{
+			if ((*bad)++ < 3)
+				diag("conn_for_key: %s", err.message);
+			continue;
+		}
+		if (unauth && !cql_conn_authenticated(conn))
+			(*unauth)++;
+		h = cql_cluster_host_of(cl, conn);
+		if (h >= 0 && h < 64)
+			counts[h]++;
+	}
+	for (int i = 0; i < 64; i++)
+		used += counts[i] > 0;
+	*used_hosts = used;
+	return used;
 }
 
 /* ---------------------------------------------------------------------
@@ -40,6 +88,7 @@ test_require_auth(void)
 	cql_error	err;
 	cql_status	st;
 	char		hosts[128];
+	int			size = atoi(itest_env("CQL_AUTH_CLUSTER_SIZE", "3"));
 
 	/* the no-auth cluster: connecting fails, credentials or not */
 	cluster_options(&o, itest_host(), itest_port());
@@ -69,11 +118,33 @@ test_require_auth(void)
 		cql_conn_close(c);
 	}
 
-	/* the auth node: accepted, and authenticated */
+	/* the auth cluster: accepted, and authenticated */
 	cluster_options(&o, itest_auth_host(), itest_auth_port());
 	o.username = itest_user();
 	o.password = itest_password();
 	o.require_auth = true;
+
+	/*
+	 * A keyspace with RF 1 on it, made before the cluster handle reads the
+	 * schema: each key then has one replica, and the keys below spread
+	 * over every node.
+	 */
+	{
+		cql_conn   *c = NULL;
+
+		st = cql_connect(&o, &c, &err);
+		if (!ok(st == CQL_OK, "require_auth: plain connect to the auth node (%s)", err.message))
+		{
+			cql_conn_close(c);
+			return;
+		}
+		ok(itest_exec(c, "CREATE KEYSPACE IF NOT EXISTS " KS_AUTH " WITH replication = "
+					  "{'class': 'SimpleStrategy', 'replication_factor': 1}"),
+		   "create keyspace " KS_AUTH " on the auth cluster");
+		cql_conn_close(c);
+	}
+
+	/* one contact point: the other nodes come from system.peers */
 	snprintf(hosts, sizeof(hosts), "%s:%d", itest_auth_host(), itest_auth_port());
 	co.hosts = hosts;
 	st = cql_cluster_connect_opts(&co, &cl, &err);
@@ -88,6 +159,42 @@ test_require_auth(void)
 		ok(st == CQL_OK && conn && cql_conn_authenticated(conn),
 		   "... a routed connection is authenticated too (%s)", err.message);
 	}
+
+	/* every peer: keys routed to each node, over authenticated connections */
+	{
+		cql_host_info hi[64];
+		int			nh,
+					used,
+					bad,
+					unauth,
+					connected = 0;
+
+		nh = cql_cluster_hosts(cl, hi, 64);
+		is_int(nh, size, "require_auth: the auth cluster's %d nodes are known", size);
+		ok(cql_cluster_token_aware(cl, NULL), "... and routing is token-aware");
+		route_keys(cl, KS_AUTH, &used, &bad, &unauth);
+		is_int(bad, 0, "require_auth: a connection for every key of " KS_AUTH);
+		is_int(used, size, "... keys routed to all %d nodes", size);
+		is_int(unauth, 0, "... every routed connection authenticated");
+		nh = cql_cluster_hosts(cl, hi, 64);
+		for (int i = 0; i < nh && i < 64; i++)
+		{
+			connected += hi[i].connected;
+			if (!hi[i].connected)
+				diag("not connected: %s:%d", hi[i].address, hi[i].port);
+		}
+		is_int(connected, size, "... the handle holds a connection to each of the %d nodes", size);
+	}
+	cql_cluster_free(cl);
+	cl = NULL;
+
+	/* a wrong password: refused by every node, and not shown */
+	o.password = WRONG_PASSWORD;
+	st = cql_cluster_connect_opts(&co, &cl, &err);
+	is_int(st, CQL_ERR_AUTH, "require_auth: wrong password on the auth cluster -> CQL_ERR_AUTH");
+	ok(cl == NULL, "... no cluster handed out");
+	ok(strstr(err.message, WRONG_PASSWORD) == NULL,
+	   "... message without the password: %s", err.message);
 	cql_cluster_free(cl);
 }
 
@@ -95,37 +202,6 @@ test_require_auth(void)
  * contact_points_only
  * ---------------------------------------------------------------------
  */
-
-/* Route 300 keys of an RF 1 keyspace; count the hosts used. */
-static int
-route_keys(cql_cluster *cl, int *used_hosts, int *bad)
-{
-	int			counts[64] = {0};
-	int			used = 0;
-
-	*bad = 0;
-	for (int i = 0; i < 300; i++)
-	{
-		uint8_t		k[4] = {(uint8_t) (i >> 24), (uint8_t) (i >> 16), (uint8_t) (i >> 8), (uint8_t) i};
-		cql_conn   *conn = NULL;
-		cql_error	err;
-		int			h;
-
-		if (cql_cluster_conn_for_key(cl, KS, k, 4, &conn, &err) != CQL_OK)
-		{
-			if ((*bad)++ < 3)
-				diag("conn_for_key: %s", err.message);
-			continue;
-		}
-		h = cql_cluster_host_of(cl, conn);
-		if (h >= 0 && h < 64)
-			counts[h]++;
-	}
-	for (int i = 0; i < 64; i++)
-		used += counts[i] > 0;
-	*used_hosts = used;
-	return used;
-}
 
 static void
 test_contact_points_only(void)
@@ -166,7 +242,7 @@ test_contact_points_only(void)
 	nh = cql_cluster_hosts(cl, hosts, 64);
 	is_int(nh, size, "contact_points_only: every host is still known (token map)");
 	ok(cql_cluster_token_aware(cl, NULL), "contact_points_only: still token-aware");
-	route_keys(cl, &used, &bad);
+	route_keys(cl, KS, &used, &bad, NULL);
 	is_int(bad, 0, "contact_points_only: a connection for every key");
 	is_int(used, 1, "contact_points_only: every key goes to the one allowed host");
 	nh = cql_cluster_hosts(cl, hosts, 64);
@@ -190,7 +266,7 @@ test_contact_points_only(void)
 	/* the refresh path keeps the restriction */
 	st = cql_cluster_refresh(cl, &err);
 	ok(st == CQL_OK, "contact_points_only: refresh (%s)", err.message);
-	route_keys(cl, &used, &bad);
+	route_keys(cl, KS, &used, &bad, NULL);
 	is_int(used, 1, "contact_points_only: after refresh, still one host");
 	cql_cluster_free(cl);
 	cl = NULL;
@@ -200,7 +276,7 @@ test_contact_points_only(void)
 	st = cql_cluster_connect_opts(&co, &cl, &err);
 	if (!ok(st == CQL_OK, "default: connect (%s)", err.message))
 		return;
-	route_keys(cl, &used, &bad);
+	route_keys(cl, KS, &used, &bad, NULL);
 	is_int(bad, 0, "default: a connection for every key");
 	is_int(used, size, "default: keys routed to all %d hosts", size);
 	nh = cql_cluster_hosts(cl, hosts, 64);
