@@ -31,16 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Milliseconds on the monotonic clock (backoffs, event polling). */
-int64_t
-cql_cluster_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void
 cql_cluster_options_init(cql_cluster_options *o)
 {
@@ -255,7 +245,7 @@ cql_cluster_mark_down(cql_cluster *c, cluster_host *h)
 	if (b < 1)
 		b = 1;
 	h->backoff_ms = b;
-	h->down_until = cql_cluster_now_ms() + b;
+	h->down_until = cql_now_ms() + b;
 	host_drop_conn(c, h);
 	c->stats.hosts_marked_down++;
 }
@@ -283,7 +273,7 @@ connect_control(cql_cluster *c, bool shuffle, cql_error *err)
 		order[i] = i;
 	if (shuffle && c->ncps > 1)
 	{
-		uint64_t	x = (uint64_t) cql_cluster_now_ms() ^ ((uint64_t) getpid() << 32) ^ (uint64_t) (uintptr_t) c;
+		uint64_t	x = (uint64_t) cql_now_ms() ^ ((uint64_t) getpid() << 32) ^ (uint64_t) (uintptr_t) c;
 
 		for (int i = c->ncps - 1; i > 0; i--)
 		{
@@ -306,7 +296,7 @@ connect_control(cql_cluster *c, bool shuffle, cql_error *err)
 		cluster_host *h = &c->hosts[i];
 		cql_conn   *conn = NULL;
 
-		if (!h->allowed || !cql_cluster_host_is_up(h, cql_cluster_now_ms()))
+		if (!h->allowed || !cql_cluster_host_is_up(h, cql_now_ms()))
 			continue;
 		if (h->conn && cql_conn_status(h->conn) == CQL_OK)
 			conn = h->conn;
@@ -387,7 +377,7 @@ load_keyspaces(cql_cluster *c, cql_error *err)
 						   cql_status_message(st));
 	}
 	cql_result_free(&res);
-	c->keyspaces_loaded_at = cql_cluster_now_ms();
+	c->keyspaces_loaded_at = cql_now_ms();
 	return st;
 }
 
@@ -741,7 +731,7 @@ cql_cluster_refresh_keyspaces(cql_cluster *c, cql_error *err)
 int
 cql_cluster_hosts(cql_cluster *c, cql_host_info *out, int max)
 {
-	int64_t		now = cql_cluster_now_ms();
+	int64_t		now = cql_now_ms();
 
 	for (int i = 0; i < c->nhosts && i < max && out; i++)
 	{
@@ -822,7 +812,7 @@ cql_cluster_replicas(cql_cluster *c, const char *keyspace, int64_t token,
 	if (!c->tm || !keyspace)
 		return 0;
 	if (!cql_token_map_has_keyspace(c->tm, keyspace) && c->control &&
-		cql_cluster_now_ms() - c->keyspaces_loaded_at >= 1000)
+		cql_now_ms() - c->keyspaces_loaded_at >= 1000)
 	{
 		/* created after we connected?  Reload, at most once a second. */
 		cql_error	e;
@@ -847,7 +837,7 @@ is_local(const cql_cluster *c, const cluster_host *h)
 static int
 build_plan(cql_cluster *c, const int *reps, int nreps)
 {
-	int64_t		now = cql_cluster_now_ms();
+	int64_t		now = cql_now_ms();
 	int			n = 0;
 	int			start = c->nhosts ? (int) (c->rr++ % (unsigned) c->nhosts) : 0;
 

@@ -168,7 +168,7 @@ cql_cluster_register_events(cql_cluster *c)
 void
 cql_cluster_poll_events(cql_cluster *c)
 {
-	int64_t		now = cql_cluster_now_ms();
+	int64_t		now = cql_now_ms();
 	cql_error	e;
 
 	if (c->registered == NULL || now - c->events_polled_at < EVENT_POLL_INTERVAL_MS)
@@ -199,7 +199,7 @@ cql_cluster_poll_events(cql_cluster *c)
 int
 cql_cluster_heartbeat(cql_cluster *c, int idle_ms, int timeout_ms, cql_error *err)
 {
-	int64_t		now = cql_cluster_now_ms();
+	int64_t		now = cql_now_ms();
 	int			dead = 0;
 	cql_request **reqs;
 	int			nsent = 0;
@@ -301,7 +301,7 @@ peer_counts(void *ctx, const uint8_t host_id[16])
 {
 	cql_cluster *c = ctx;
 	char		id[37];
-	int64_t		now = cql_cluster_now_ms();
+	int64_t		now = cql_now_ms();
 
 	snprintf(id, sizeof(id),
 			 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",

@@ -16,6 +16,7 @@
 #define CQL_CLUSTER_INT_H
 
 #include "cql_cluster.h"
+#include "cql_conn_int.h"	/* cql_now_ms: the monotonic clock in ms */
 
 /* ---- the cluster handle (cql_cluster.c, cql_cluster_health.c) ---- */
 typedef struct cluster_host
@@ -93,7 +94,6 @@ struct cql_cluster
 };
 
 /* ---- cql_cluster.c, used by cql_cluster_health.c ---- */
-extern int64_t cql_cluster_now_ms(void);
 
 /* Not in a failure backoff at monotonic time 'now' (ms). */
 static inline bool

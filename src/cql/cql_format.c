@@ -93,8 +93,14 @@ put_float_digits(const char *e_text, cql_buf *out)
 	}
 }
 
-void
-cql_double_format(double v, cql_buf *out)
+/*
+ * The shortest decimal form of v that reads back as the same value, in the
+ * type of the column: as a double (is_float false, up to 17 significant
+ * digits) or as a float (up to 9), then written by put_float_digits.
+ * NaN and the infinities are spelt as CQL spells them.
+ */
+static void
+put_shortest(double v, bool is_float, cql_buf *out)
 {
 	char		s[64];
 
@@ -108,37 +114,25 @@ cql_double_format(double v, cql_buf *out)
 		cql_buf_str(out, v < 0 ? "-Infinity" : "Infinity");
 		return;
 	}
-	for (int prec = 0; prec <= 16; prec++)
+	for (int prec = 0; prec <= (is_float ? 8 : 16); prec++)
 	{
 		snprintf(s, sizeof(s), "%.*e", prec, v);
-		if (strtod(s, NULL) == v)
+		if (is_float ? strtof(s, NULL) == (float) v : strtod(s, NULL) == v)
 			break;
 	}
 	put_float_digits(s, out);
 }
 
 void
+cql_double_format(double v, cql_buf *out)
+{
+	put_shortest(v, false, out);
+}
+
+void
 cql_float_format(float v, cql_buf *out)
 {
-	char		s[64];
-
-	if (isnan(v))
-	{
-		cql_buf_str(out, "NaN");
-		return;
-	}
-	if (isinf(v))
-	{
-		cql_buf_str(out, v < 0 ? "-Infinity" : "Infinity");
-		return;
-	}
-	for (int prec = 0; prec <= 8; prec++)
-	{
-		snprintf(s, sizeof(s), "%.*e", prec, (double) v);
-		if (strtof(s, NULL) == v)
-			break;
-	}
-	put_float_digits(s, out);
+	put_shortest((double) v, true, out);
 }
 
 /* ---------------------------------------------------------------------
@@ -431,41 +425,14 @@ format_value(const cql_type *t, const uint8_t *p, int32_t n,
 				break;
 			}
 		case CQL_TYPE_TINYINT:
-			{
-				int8_t		v;
-
-				if ((st = cql_decode_tinyint(p, n, &v)) != CQL_OK)
-					return st;
-				snprintf(s, sizeof(s), "%d", v);
-				cql_buf_str(out, s);
-				break;
-			}
 		case CQL_TYPE_SMALLINT:
-			{
-				int16_t		v;
-
-				if ((st = cql_decode_smallint(p, n, &v)) != CQL_OK)
-					return st;
-				snprintf(s, sizeof(s), "%d", v);
-				cql_buf_str(out, s);
-				break;
-			}
 		case CQL_TYPE_INT:
-			{
-				int32_t		v;
-
-				if ((st = cql_decode_int(p, n, &v)) != CQL_OK)
-					return st;
-				snprintf(s, sizeof(s), "%d", v);
-				cql_buf_str(out, s);
-				break;
-			}
 		case CQL_TYPE_BIGINT:
 		case CQL_TYPE_COUNTER:
 			{
 				int64_t		v;
 
-				if ((st = cql_decode_bigint(p, n, &v)) != CQL_OK)
+				if ((st = cql_decode_integer(t->id, p, n, &v)) != CQL_OK)
 					return st;
 				snprintf(s, sizeof(s), "%lld", (long long) v);
 				cql_buf_str(out, s);

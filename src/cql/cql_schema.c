@@ -21,6 +21,7 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "cql_conn_int.h"	/* cql_now_ms */
 #include "cql_schema.h"
 #include "cql_sysrows.h"
 
@@ -656,6 +657,29 @@ keyspace_home(cql_conn *c, const char *ks, int *home, cql_error *err)
 	return st;
 }
 
+/*
+ * The home of a keyspace that must exist (keyspace_home): a NULL name or a
+ * keyspace found nowhere is CQL_ERR_INVALID_ARG with a message that says
+ * which, as every reader of one keyspace's schema reports it.
+ */
+static cql_status
+existing_keyspace_home(cql_conn *c, const char *ks, int *home, cql_error *err)
+{
+	cql_status	st;
+
+	*home = 0;
+	if (!ks)
+	{
+		cql_error_setf(err, CQL_ERR_INVALID_ARG, "no keyspace given");
+		return CQL_ERR_INVALID_ARG;
+	}
+	if ((st = keyspace_home(c, ks, home, err)) != CQL_OK)
+		return st;
+	if (!*home)
+		return missing_keyspace(ks, err);
+	return CQL_OK;
+}
+
 cql_status
 cql_schema_keyspace_exists(cql_conn *c, const char *keyspace, bool *exists,
 						   cql_error *err)
@@ -700,15 +724,8 @@ cql_schema_list_tables(cql_conn *c, const char *keyspace, const cql_allocator *a
 
 	*names = NULL;
 	*n = 0;
-	if (!keyspace)
-	{
-		cql_error_setf(err, CQL_ERR_INVALID_ARG, "no keyspace given");
-		return CQL_ERR_INVALID_ARG;
-	}
-	if ((st = keyspace_home(c, keyspace, &home, err)) != CQL_OK)
+	if ((st = existing_keyspace_home(c, keyspace, &home, err)) != CQL_OK)
 		return st;
-	if (!home)
-		return missing_keyspace(keyspace, err);
 	st = run(c, home == 1 ?
 			 "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?" :
 			 "SELECT table_name FROM system_virtual_schema.tables WHERE keyspace_name = ?",
@@ -837,15 +854,8 @@ cql_schema_load_udts(cql_conn *c, const char *keyspace, const cql_allocator *a,
 
 	*udts = NULL;
 	*n = 0;
-	if (!keyspace)
-	{
-		cql_error_setf(err, CQL_ERR_INVALID_ARG, "no keyspace given");
-		return CQL_ERR_INVALID_ARG;
-	}
-	if ((st = keyspace_home(c, keyspace, &home, err)) != CQL_OK)
+	if ((st = existing_keyspace_home(c, keyspace, &home, err)) != CQL_OK)
 		return st;
-	if (!home)
-		return missing_keyspace(keyspace, err);
 	return load_udts_home(c, keyspace, home, a, udts, n, err);
 }
 
@@ -1185,10 +1195,8 @@ cql_schema_load_table(cql_conn *c, const char *keyspace, const char *table,
 		cql_error_setf(err, CQL_ERR_INVALID_ARG, "no keyspace or table given");
 		return CQL_ERR_INVALID_ARG;
 	}
-	if ((st = keyspace_home(c, keyspace, &home, err)) != CQL_OK)
+	if ((st = existing_keyspace_home(c, keyspace, &home, err)) != CQL_OK)
 		return st;
-	if (!home)
-		return missing_keyspace(keyspace, err);
 
 	/* a table, or else a materialized view */
 	st = run(c, home == 1 ?
@@ -1298,15 +1306,6 @@ cql_schema_load_table(cql_conn *c, const char *keyspace, const char *table,
  * Schema agreement
  * ---------------------------------------------------------------------
  */
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Collect the distinct schema versions of a result into v (up to 2 kept,
  * all counted in *nv).  Rows of peers that 'counts' rejects, or without a
@@ -1357,7 +1356,7 @@ cql_schema_await_agreement_among(cql_conn *c, int timeout_ms,
 								 cql_schema_peer_filter counts, void *ctx,
 								 cql_error *err)
 {
-	int64_t		deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int64_t		deadline = cql_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	bool		use_v2 = true;
 
 	for (;;)
@@ -1389,7 +1388,7 @@ cql_schema_await_agreement_among(cql_conn *c, int timeout_ms,
 			return st;
 		if (nv <= 1)
 			return CQL_OK;
-		if (mono_ms() >= deadline)
+		if (cql_now_ms() >= deadline)
 		{
 			cql_error_setf(err, CQL_ERR_TIMEOUT,
 						   "schema versions did not agree within %d ms (%d versions)",

@@ -176,6 +176,9 @@ extern cql_status cql_decode_tinyint(const uint8_t *p, int32_t n, int8_t *v);
 extern cql_status cql_decode_smallint(const uint8_t *p, int32_t n, int16_t *v);
 extern cql_status cql_decode_int(const uint8_t *p, int32_t n, int32_t *v);
 extern cql_status cql_decode_bigint(const uint8_t *p, int32_t n, int64_t *v);	/* bigint, counter, timestamp(ms), time(ns) */
+/* tinyint, smallint, int, bigint or counter (by id) widened to int64 */
+extern cql_status cql_decode_integer(cql_type_id id, const uint8_t *p, int32_t n,
+									 int64_t *v);
 extern cql_status cql_decode_float(const uint8_t *p, int32_t n, float *v);
 extern cql_status cql_decode_double(const uint8_t *p, int32_t n, double *v);
 /* date: days relative to 1970-01-01 (wire value minus 2^31) */

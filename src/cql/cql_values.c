@@ -154,6 +154,34 @@ cql_decode_bigint(const uint8_t *p, int32_t n, int64_t *v)
 }
 
 cql_status
+cql_decode_integer(cql_type_id id, const uint8_t *p, int32_t n, int64_t *v)
+{
+	int32_t		want = id == CQL_TYPE_TINYINT ? 1 :
+		id == CQL_TYPE_SMALLINT ? 2 :
+		id == CQL_TYPE_INT ? 4 :
+		(id == CQL_TYPE_BIGINT || id == CQL_TYPE_COUNTER) ? 8 : -1;
+
+	if (n != want || !p)
+		return CQL_ERR_TYPE;
+	switch (want)
+	{
+		case 1:
+			*v = (int8_t) p[0];
+			break;
+		case 2:
+			*v = (int16_t) cql_get_be16(p);
+			break;
+		case 4:
+			*v = (int32_t) cql_get_be32(p);
+			break;
+		default:
+			*v = (int64_t) cql_get_be64(p);
+			break;
+	}
+	return CQL_OK;
+}
+
+cql_status
 cql_decode_float(const uint8_t *p, int32_t n, float *v)
 {
 	uint32_t	bits;

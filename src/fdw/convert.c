@@ -432,43 +432,17 @@ out_of_range(CqlConv *cv)
 static int64
 read_integer(CqlConv *cv, const uint8_t *p, int32_t n)
 {
+	int64_t		v;
 	cql_status	st;
 
-	switch (cv->ctype->id)
-	{
-		case CQL_TYPE_TINYINT:
-			{
-				int8_t		v;
-
-				if ((st = cql_decode_tinyint(p, n, &v)) != CQL_OK)
-					bad_value(cv, st);
-				return v;
-			}
-		case CQL_TYPE_SMALLINT:
-			{
-				int16_t		v;
-
-				if ((st = cql_decode_smallint(p, n, &v)) != CQL_OK)
-					bad_value(cv, st);
-				return v;
-			}
-		case CQL_TYPE_INT:
-			{
-				int32_t		v;
-
-				if ((st = cql_decode_int(p, n, &v)) != CQL_OK)
-					bad_value(cv, st);
-				return v;
-			}
-		default:
-			{
-				int64_t		v;
-
-				if ((st = cql_decode_bigint(p, n, &v)) != CQL_OK)
-					bad_value(cv, st);
-				return v;
-			}
-	}
+	/* the default: other integer-like types (timestamp, time) are 8 bytes */
+	st = cql_decode_integer(cv->ctype->id == CQL_TYPE_TINYINT ||
+							cv->ctype->id == CQL_TYPE_SMALLINT ||
+							cv->ctype->id == CQL_TYPE_INT ?
+							cv->ctype->id : CQL_TYPE_BIGINT, p, n, &v);
+	if (st != CQL_OK)
+		bad_value(cv, st);
+	return v;
 }
 
 /* The value rendered by the protocol library, as a palloc'd C string */
