@@ -200,3 +200,19 @@ DEALLOCATE t24;
 UPDATE wr.times SET v = 'changed' WHERE k = 1 AND c = '24:00:00';
 DELETE FROM wr.times WHERE k = 1 AND c = '24:00:00';
 SELECT k, c, v FROM wr.times ORDER BY k, c;
+-- sets and maps inside a UDT or tuple are sent in CQL order without
+-- duplicates (Cassandra sorts only top-level collections; a repeated map
+-- key keeps its last value): Cassandra's own JSON of the stored key
+DO $$
+BEGIN
+  PERFORM cql_execute('cass', 'CREATE TYPE regress_write.tagged (name text, tags frozen<set<text>>, m frozen<map<int, text>>)');
+  PERFORM cql_execute('cass', 'CREATE TABLE regress_write.nested (k frozen<tagged> PRIMARY KEY, v int)');
+END $$;
+IMPORT FOREIGN SCHEMA regress_write LIMIT TO (nested) FROM SERVER cass INTO wr;
+INSERT INTO wr.nested VALUES
+  ('{"name": "a", "tags": ["work", "home", "work"], "m": [[10, "x"], [9, "y"], [10, "z"]]}', 1);
+SELECT k, v FROM wr.nested;
+SELECT * FROM cql_query('cass', 'SELECT toJson(k) AS k FROM regress_write.nested');
+-- so a lookup of that key written in another order finds it
+SELECT * FROM cql_query('cass', 'SELECT v FROM regress_write.nested WHERE k = ?',
+  '{"name": "a", "tags": ["work", "home"], "m": [[10, "z"], [9, "y"]]}'::jsonb);
