@@ -84,3 +84,28 @@ SELECT * FROM ty.scalars_missing;
 CREATE FOREIGN TABLE ty.nosuchtable (id int)
   SERVER cass OPTIONS (keyspace 'regress_types', "table" 'nosuchtable');
 SELECT * FROM ty.nosuchtable;
+
+-- timestamps: CQL's reach far beyond PostgreSQL's (4714 BC .. 294276 AD);
+-- the last and first PostgreSQL instants read exactly, one millisecond
+-- past either end is an error naming the value
+DO $$
+BEGIN
+  PERFORM cql_execute('cass', 'CREATE TABLE regress_types.ts_edge (id int PRIMARY KEY, ts timestamp)');
+  PERFORM cql_execute('cass', 'INSERT INTO regress_types.ts_edge (id, ts) VALUES (1, 9224318015999999)');
+  PERFORM cql_execute('cass', 'INSERT INTO regress_types.ts_edge (id, ts) VALUES (2, -210866803200000)');
+  PERFORM cql_execute('cass', 'INSERT INTO regress_types.ts_edge (id, ts) VALUES (3, 9224318016000000)');
+  PERFORM cql_execute('cass', 'INSERT INTO regress_types.ts_edge (id, ts) VALUES (4, -210866803200001)');
+  PERFORM cql_execute('cass', 'INSERT INTO regress_types.ts_edge (id, ts) VALUES (5, 9223372036854775807)');
+  PERFORM cql_execute('cass', 'INSERT INTO regress_types.ts_edge (id, ts) VALUES (6, -9223372036854775808)');
+END $$;
+IMPORT FOREIGN SCHEMA regress_types LIMIT TO (ts_edge) FROM SERVER cass INTO ty;
+SET timezone = 'UTC';
+SELECT id, ts, (extract(epoch FROM ts) * 1000)::bigint AS ms FROM ty.ts_edge WHERE id IN (1, 2) ORDER BY id;
+SELECT ts FROM ty.ts_edge WHERE id = 3;
+SELECT ts FROM ty.ts_edge WHERE id = 4;
+SELECT ts FROM ty.ts_edge WHERE id = 5;
+SELECT ts FROM ty.ts_edge WHERE id = 6;
+-- declared as text, every value reads (milliseconds beyond year 9999)
+CREATE FOREIGN TABLE ty.ts_edge_text (id int, ts text)
+  SERVER cass OPTIONS (keyspace 'regress_types', "table" 'ts_edge');
+SELECT id, ts FROM ty.ts_edge_text ORDER BY id;

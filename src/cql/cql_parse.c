@@ -799,6 +799,9 @@ parse_list_like(const cql_type *t, pcur *c, char close, cql_buf *content, int de
 		}
 	}
 	cql_buf_patch_u32(content, count_at, (uint32_t) count);
+	/* sets and maps in CQL order without duplicates, at any depth */
+	if (t->id != CQL_TYPE_LIST)
+		return cql_collection_canonicalize(t, content, count_at);
 	return cql_buf_status(content);
 }
 
@@ -876,7 +879,7 @@ parse_json_map_object(const cql_type *t, pcur *c, cql_buf *content, int depth)
 	if (st != CQL_OK)
 		return st;
 	cql_buf_patch_u32(content, count_at, (uint32_t) count);
-	return cql_buf_status(content);
+	return cql_collection_canonicalize(t, content, count_at);
 }
 
 /* JSON map as an array of [key, value] pairs. */
@@ -911,7 +914,7 @@ parse_json_map_pairs(const cql_type *t, pcur *c, cql_buf *content, int depth)
 		}
 	}
 	cql_buf_patch_u32(content, count_at, (uint32_t) count);
-	return cql_buf_status(content);
+	return cql_collection_canonicalize(t, content, count_at);
 }
 
 static cql_status

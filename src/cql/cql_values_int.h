@@ -2,8 +2,8 @@
  *
  * cql_values_int.h
  *		Helpers shared by the value codec files (cql_values.c,
- *		cql_numeric.c, cql_datetime.c, cql_format.c, cql_parse.c) and the
- *		type parser (cql_type_parse.c).
+ *		cql_numeric.c, cql_datetime.c, cql_format.c, cql_parse.c,
+ *		cql_collection_order.c) and the type parser (cql_type_parse.c).
  *		Not part of the library's public contract.
  *
  * layer: codec (private)
@@ -69,5 +69,27 @@ cql_word_eq(const char *s, size_t n, const char *word)
 
 /* Strict decimal integer parse of the whole of [s, s+n) into int64. */
 extern cql_status cql_parse_int64(const char *s, size_t n, int64_t *v);
+
+/*
+ * Cassandra's order of two non-null serialized values of type t (its
+ * AbstractType.compare): negative, 0 or positive.  *st is CQL_ERR_NOMEM
+ * when memory ran out (decimals of different scales need some); the
+ * result is then meaningless.  (cql_collection_order.c)
+ */
+extern int	cql_value_compare(const cql_type *t, const uint8_t *a, size_t an,
+							  const uint8_t *b, size_t bn,
+							  const cql_allocator *alloc, cql_status *st);
+
+/*
+ * Put the encoded set or map of type t that starts at content->data + at
+ * (its element count) and ends at content->len into Cassandra's form:
+ * elements (map: entries by key) sorted by cql_value_compare of the
+ * element (key) type, equal ones dropped (a set keeps the first, a map the
+ * first key with the last value).  content->len shrinks by what was
+ * dropped.  Other types are left alone.  Errors: CQL_ERR_MALFORMED (not a
+ * well-formed collection), CQL_ERR_NOMEM (content unchanged).
+ */
+extern cql_status cql_collection_canonicalize(const cql_type *t, cql_buf *content,
+											  size_t at);
 
 #endif							/* CQL_VALUES_INT_H */

@@ -428,6 +428,22 @@ out_of_range(CqlConv *cv)
 					cqlfdw_cql_type_string(cv->ctype), format_type_be(cv->pgtype))));
 }
 
+/*
+ * timestamp_out_of_range
+ *		ERROR for a received CQL timestamp (ms since 1970-01-01 UTC) outside
+ *		PostgreSQL's timestamp range, naming the value.
+ */
+static void
+timestamp_out_of_range(CqlConv *cv, int64 ms)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("Cassandra timestamp %lld (milliseconds since 1970-01-01 UTC) is out of range for type %s",
+					(long long) ms, format_type_be(cv->pgtype)),
+			 errdetail("PostgreSQL's timestamps run from 4714-11-24 00:00:00 BC to 294276-12-31 23:59:59.999999 UTC."),
+			 errhint("Declare the column as text or jsonb to read such values (as milliseconds since 1970-01-01), or correct the row in Cassandra.")));
+}
+
 /* Integer of any CQL integer type, widened to int64 */
 static int64
 read_integer(CqlConv *cv, const uint8_t *p, int32_t n)
@@ -647,10 +663,15 @@ cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n, bool *isnull)
 
 				if ((st = cql_decode_bigint(p, n, &ms)) != CQL_OK)
 					bad_value(cv, st);
-				if (pg_mul_s64_overflow(ms, 1000, &us) ||
-					pg_sub_s64_overflow(us, PG_EPOCH_OFFSET_US, &us) ||
+
+				/*
+				 * The epoch shift first, in milliseconds: microseconds since
+				 * 1970 overflow for PostgreSQL's last ~30 years.
+				 */
+				if (pg_sub_s64_overflow(ms, PG_EPOCH_OFFSET_US / 1000, &us) ||
+					pg_mul_s64_overflow(us, 1000, &us) ||
 					!IS_VALID_TIMESTAMP(us))
-					out_of_range(cv);
+					timestamp_out_of_range(cv, ms);
 				return TimestampTzGetDatum(us);
 			}
 		case CONV_DATE:
@@ -1098,8 +1119,15 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 				return CQLW_OK;
 			}
 		case CONV_TIME:
-			cql_encode_bigint(out, DatumGetTimeADT(d) * 1000);
-			return CQLW_OK;
+			{
+				TimeADT		t = DatumGetTimeADT(d);
+
+				/* PostgreSQL's 24:00:00 is no CQL time (they end before it) */
+				if (t < 0 || t >= USECS_PER_DAY)
+					return refuse(cv, CQLREF_TIME_24);
+				cql_encode_bigint(out, t * 1000);
+				return CQLW_OK;
+			}
 		case CONV_INTERVAL:
 			{
 				Interval   *iv = DatumGetIntervalP(d);
@@ -1226,6 +1254,10 @@ cqlfdw_conv_refusal_errdetail(const CqlConv *cv)
 		case CQLREF_DURATION:
 			errdetail("Cassandra type duration holds months, days and nanoseconds of one sign, each in its range.");
 			errhint("Write an interval whose parts are all positive or all negative.");
+			break;
+		case CQLREF_TIME_24:
+			errdetail("Cassandra type time ends at 23:59:59.999999999; PostgreSQL's 24:00:00 is past it.");
+			errhint("Write 00:00:00 (of the next day), or 23:59:59.999999 for the end of a day.");
 			break;
 		case CQLREF_LITERAL:
 			errdetail("The text is no value of Cassandra type %s.", tn);

@@ -79,6 +79,7 @@ typedef enum CqlRefusal
 	CQLREF_MULTIDIM,			/* array of more than one dimension */
 	CQLREF_DIMENSION,			/* vector of another dimension */
 	CQLREF_DURATION,			/* interval Cassandra's duration cannot hold */
+	CQLREF_TIME_24,				/* time 24:00:00, past CQL's last time */
 	CQLREF_LITERAL				/* text/JSON that is no value of the type */
 } CqlRefusal;
 

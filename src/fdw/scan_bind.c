@@ -25,6 +25,7 @@
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/date.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
@@ -152,6 +153,20 @@ cqlfdw_encode_bound(const char *relname, CqlConv *cv, CqlBindKind kind, Datum d,
 			}
 		case NUMERICOID:
 			adjusted = DirectFunctionCall1(use_floor ? numeric_floor : numeric_ceil, d);
+			break;
+		case TIMEOID:
+
+			/*
+			 * 24:00:00 is after every CQL time: as a range bound it is sent
+			 * as the nanosecond count it stands for, which Cassandra
+			 * compares (c < 24:00 is every row, c > 24:00 none).
+			 */
+			if (DatumGetTimeADT(d) == USECS_PER_DAY)
+			{
+				cql_encode_bigint(out, USECS_PER_DAY * 1000);
+				return true;
+			}
+			adjusted = d;
 			break;
 		default:
 			adjusted = d;

@@ -23,8 +23,7 @@
 # Usage: crosscheck_writes.py
 # Environment: CQL_HOST (127.0.0.1), CQL_PORT (9042), CQLSH (cqlsh from
 # the cache venv), PGHOST/PGPORT/PGUSER/PGDATABASE of a server with
-# cql_fdw installed; CROSSCHECK_WRITES_STRICT=1 turns the checks of known,
-# reported bugs into assertions (they are skipped otherwise).
+# cql_fdw installed.
 # Output: TAP with a fixed plan; exit status 1 on any failure.  An
 # unreachable node is a failure, not a skip.  One node is enough.
 #
@@ -63,12 +62,11 @@ if not _driver_ok() and os.path.exists(VENV_PY) and \
     os.execv(VENV_PY, [VENV_PY] + sys.argv)
 
 sys.path.insert(0, os.path.join(HERE, "lib"))
-from taplib import done, ok, plan, psql, skip  # noqa: E402
+from taplib import done, ok, plan, psql  # noqa: E402
 
 HOST = os.environ.get("CQL_HOST", "127.0.0.1")
 PORT = int(os.environ.get("CQL_PORT", "9042"))
 CQLSH = os.environ.get("CQLSH") or os.path.expanduser("~/.cache/cql_fdw/venv/bin/cqlsh")
-STRICT = os.environ.get("CROSSCHECK_WRITES_STRICT") == "1"
 KS = "crosscheck_writes"
 SRV = "cw_srv"
 SCH = "cw"
@@ -175,7 +173,7 @@ ROW_TYPICAL = {
     "mi": ("'{\"2\": \"two\", \"1\": \"one\"}'", {1: "one", 2: "two"}),
     "fli": ("'{9007199254740993,-1}'", [9007199254740993, -1]),
     "tp": ("'[7, \"seven\", true]'", (7, "seven", True)),
-    # the set inside the UDT given in CQL order: see known_bugs
+    # the set inside the UDT given in CQL order (other orders: write_rules)
     "ad": ("'{\"street\": \"1 Main St\", \"zip\": 12345, \"tags\": [\"home\", \"work\"]}'",
            {"street": "1 Main St", "zip": 12345, "tags": ["home", "work"]}),
     "nest": ("'[[1], [2, 3], []]'", [[1], [2, 3], []]),
@@ -201,7 +199,7 @@ ROW_HIGH = {
     "si": ("32767", 32767),
     "t": (sql_str("line1\nline2\ttab 😀 " + "x" * 5000), "line1\nline2\ttab 😀 " + "x" * 5000),
     "tm": ("'23:59:59.999999'", ns_of(23, 59, 59, 999999)),
-    # near the end of PostgreSQL's range (the very end: see known_bugs)
+    # near the end of PostgreSQL's range (the very end: see write_rules)
     "ts": ("'294247-01-01 00:00:00.999+00'", ms(294247, 1, 1, 0, 0, 0, 999)),
     "tu": ("'ffffffff-ffff-1fff-bfff-ffffffffffff'", U("ffffffff-ffff-1fff-bfff-ffffffffffff")),
     "ti": ("127", 127),
@@ -453,16 +451,17 @@ BULK_KIND = {"bi": "int", "t": "text", "de": "decimal", "ts": "ts", "da": "date"
              "ma": "map", "tm": "time", "vi": "int", "bo": "bool"}
 
 
-def known_bugs(session):
+def write_rules(session):
     """
-    Bugs of cql_fdw this test found (reported, not fixed here): each check
-    runs with CROSSCHECK_WRITES_STRICT=1, and is a skip otherwise.
+    Rules of cql_fdw's writes this test once found broken: 24:00:00 is no
+    CQL time, sets and maps nested in a UDT or tuple must be sent in CQL
+    order without duplicates, PostgreSQL's last timestamps fit a CQL one.
     """
     checks = []
 
     # time '24:00:00' is a PostgreSQL time but past CQL's last one
-    # (23:59:59.999999999): cql_fdw writes 86400000000000 ns, which Cassandra
-    # stores and no reader can read (cql_fdw itself: "invalid time value")
+    # (23:59:59.999999999): cql_fdw used to write 86400000000000 ns, which
+    # Cassandra stores and no reader can read; it must refuse it
     def time_24():
         rc, out = psql("INSERT INTO %s.tm (k, tm) VALUES (1, '24:00:00')" % SCH)
         raw = session.execute('SELECT blobAsBigint(timeAsBlob(tm)) AS n FROM "%s".tm WHERE k = 1'
@@ -470,11 +469,12 @@ def known_bugs(session):
         return rc != 0 and raw is None, "%s\nstored: %s" % (out, raw and raw.n)
     checks.append(("time '24:00:00' is refused, not written as 86400000000000 ns", time_24))
 
-    # a set or a map nested in a UDT or a tuple, written from jsonb, is sent
-    # in the order given (a jsonb object's keys: shorter first) and with its
-    # duplicates; Cassandra canonicalizes only top-level collections, so the
-    # stored value is out of CQL order (an equality with the same value
-    # finds nothing) or holds an element twice
+    # a set or a map nested in a UDT or a tuple, written from jsonb, must be
+    # sent in CQL order without duplicates (not in the order given: a jsonb
+    # object's keys come shorter first): Cassandra canonicalizes only
+    # top-level collections, so the stored value would be out of CQL order
+    # (an equality with the same value finds nothing) or hold an element
+    # twice
     def nested_collections():
         rc, out = psql("""INSERT INTO %s.nested (k, ad, tp) VALUES
   (1, '{"tags": ["work", "home"]}', '[1, {"5": 1, "-1": 2}, {"bb": 1, "a": 2, "c": 3}]'),
@@ -488,24 +488,24 @@ def known_bugs(session):
     checks.append(("sets and maps inside a UDT or a tuple are stored in CQL order, without "
                    "duplicates", nested_collections))
 
-    # PostgreSQL's last timestamps (after about 294247-01-01) overflow the
-    # microseconds since 1970 that cql_fdw computes before dividing by 1000,
-    # although their milliseconds fit a CQL timestamp easily
+    # PostgreSQL's last timestamps (after about 294247-01-01) overflow
+    # microseconds since 1970, although their milliseconds fit a CQL
+    # timestamp easily: written and read back (by cql_fdw too) exactly
     def last_timestamp():
         rc, out = psql("INSERT INTO %s.typed (k, c, ts) VALUES (5, 1, '294276-12-31 23:59:59.999+00')"
                        % SCH)
         got = read_rows(session, "typed", ["ts"], "WHERE k = 5").get((5, 1), {}).get("ts")
         want = ms(294276, 12, 31, 23, 59, 59, 999)
-        return rc == 0 and got == want, "%s\nstored: %s, expected %s" % (out, got, want)
-    checks.append(("PostgreSQL's last timestamp (294276-12-31 23:59:59.999) is stored",
-                   last_timestamp))
+        rc2, back = psql("SELECT ts = '294276-12-31 23:59:59.999+00' FROM %s.typed WHERE k = 5 AND c = 1"
+                         % SCH)
+        return rc == 0 and got == want and rc2 == 0 and back.strip() == "t", \
+            "%s\nstored: %s, expected %s\nread back equal: %s" % (out, got, want, back.strip())
+    checks.append(("PostgreSQL's last timestamp (294276-12-31 23:59:59.999) is stored, "
+                   "and read back exactly", last_timestamp))
 
     for name, fn in checks:
-        if STRICT:
-            good, diag = fn()
-            ok(good, name, diag)
-        else:
-            skip(name, "known cql_fdw bug (reported; CROSSCHECK_WRITES_STRICT=1 checks it)")
+        good, diag = fn()
+        ok(good, name, diag)
 
 
 def main():
@@ -665,7 +665,7 @@ ALTER FOREIGN TABLE {SCH}.typed ALTER COLUMN ve TYPE real[];
        "(mixed-sign interval, NaN decimal, fractional varint, 128 tinyint, network, non-ASCII ascii, "
        "interval overflowing ns)", "\n".join(errs + ["rows written: %s" % got] if got else errs))
 
-    known_bugs(session)
+    write_rules(session)
 
     cluster.shutdown()
     psql("SELECT cql_execute('%s', 'DROP KEYSPACE IF EXISTS %s'); DROP SCHEMA %s CASCADE; "
