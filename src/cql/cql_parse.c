@@ -196,20 +196,18 @@ read_json_string(pcur *c, cql_buf *out)
 				cql_buf_u8(out, (uint8_t) ch);
 				break;
 			case 'b':
-				cql_buf_u8(out, '\b');
-				break;
 			case 'f':
-				cql_buf_u8(out, '\f');
-				break;
 			case 'n':
-				cql_buf_u8(out, '\n');
-				break;
 			case 'r':
-				cql_buf_u8(out, '\r');
-				break;
 			case 't':
-				cql_buf_u8(out, '\t');
-				break;
+				{
+					/* the control character each letter names */
+					static const char letters[] = "bfnrt";
+					static const char controls[] = "\b\f\n\r\t";
+
+					cql_buf_u8(out, (uint8_t) controls[strchr(letters, ch) - letters]);
+					break;
+				}
 			case 'u':
 				{
 					uint32_t	cp,
@@ -608,26 +606,20 @@ scalar_content(const cql_type *t, const char *s, size_t n, tok_kind kind,
 			return cql_buf_status(content);
 
 		case CQL_TYPE_TINYINT:
-			if ((st = parse_integer(s, n, kind, json, INT8_MIN, INT8_MAX, &v)) != CQL_OK)
-				return st;
-			cql_encode_tinyint(content, (int8_t) v);
-			return cql_buf_status(content);
 		case CQL_TYPE_SMALLINT:
-			if ((st = parse_integer(s, n, kind, json, INT16_MIN, INT16_MAX, &v)) != CQL_OK)
-				return st;
-			cql_encode_smallint(content, (int16_t) v);
-			return cql_buf_status(content);
 		case CQL_TYPE_INT:
-			if ((st = parse_integer(s, n, kind, json, INT32_MIN, INT32_MAX, &v)) != CQL_OK)
-				return st;
-			cql_encode_int(content, (int32_t) v);
-			return cql_buf_status(content);
 		case CQL_TYPE_BIGINT:
 		case CQL_TYPE_COUNTER:
-			if ((st = parse_integer(s, n, kind, json, INT64_MIN, INT64_MAX, &v)) != CQL_OK)
-				return st;
-			cql_encode_bigint(content, v);
-			return cql_buf_status(content);
+			{
+				int64_t		min,
+							max;
+
+				cql_integer_range(t->id, &min, &max);
+				if ((st = parse_integer(s, n, kind, json, min, max, &v)) != CQL_OK)
+					return st;
+				cql_encode_integer(content, t->id, v);
+				return cql_buf_status(content);
+			}
 
 		case CQL_TYPE_VARINT:
 			{

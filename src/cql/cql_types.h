@@ -209,6 +209,13 @@ extern void cql_encode_tinyint(cql_buf *b, int8_t v);
 extern void cql_encode_smallint(cql_buf *b, int16_t v);
 extern void cql_encode_int(cql_buf *b, int32_t v);
 extern void cql_encode_bigint(cql_buf *b, int64_t v);
+/*
+ * tinyint, smallint, int, bigint or counter (by id): cql_integer_range
+ * gives the values the type holds; cql_encode_integer writes v (which must
+ * be in that range) in the type's width.
+ */
+extern void cql_integer_range(cql_type_id id, int64_t *min, int64_t *max);
+extern void cql_encode_integer(cql_buf *b, cql_type_id id, int64_t v);
 extern void cql_encode_float(cql_buf *b, float v);
 extern void cql_encode_double(cql_buf *b, double v);
 extern void cql_encode_date(cql_buf *b, int64_t days);	/* days since epoch */

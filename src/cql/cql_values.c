@@ -153,13 +153,59 @@ cql_decode_bigint(const uint8_t *p, int32_t n, int64_t *v)
 	return CQL_OK;
 }
 
+/* Bytes of a value of the integer type id (1, 2, 4 or 8), -1 for others. */
+static int32_t
+integer_width(cql_type_id id)
+{
+	switch (id)
+	{
+		case CQL_TYPE_TINYINT:
+			return 1;
+		case CQL_TYPE_SMALLINT:
+			return 2;
+		case CQL_TYPE_INT:
+			return 4;
+		case CQL_TYPE_BIGINT:
+		case CQL_TYPE_COUNTER:
+			return 8;
+		default:
+			return -1;
+	}
+}
+
+void
+cql_integer_range(cql_type_id id, int64_t *min, int64_t *max)
+{
+	int32_t		w = integer_width(id);
+
+	*max = w > 0 && w < 8 ? (int64_t) ((UINT64_C(1) << (8 * w - 1)) - 1) : INT64_MAX;
+	*min = -*max - 1;
+}
+
+void
+cql_encode_integer(cql_buf *b, cql_type_id id, int64_t v)
+{
+	switch (integer_width(id))
+	{
+		case 1:
+			cql_buf_u8(b, (uint8_t) v);
+			break;
+		case 2:
+			cql_buf_u16(b, (uint16_t) v);
+			break;
+		case 4:
+			cql_buf_i32(b, (int32_t) v);
+			break;
+		default:
+			cql_buf_i64(b, v);
+			break;
+	}
+}
+
 cql_status
 cql_decode_integer(cql_type_id id, const uint8_t *p, int32_t n, int64_t *v)
 {
-	int32_t		want = id == CQL_TYPE_TINYINT ? 1 :
-		id == CQL_TYPE_SMALLINT ? 2 :
-		id == CQL_TYPE_INT ? 4 :
-		(id == CQL_TYPE_BIGINT || id == CQL_TYPE_COUNTER) ? 8 : -1;
+	int32_t		want = integer_width(id);
 
 	if (n != want || !p)
 		return CQL_ERR_TYPE;
