@@ -42,26 +42,12 @@ import uuid
 from decimal import Decimal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VENV_PY = os.path.expanduser("~/.cache/cql_fdw/venv/bin/python")
-
-
-def _driver_ok():
-    try:
-        import cassandra
-        from cassandra.cqltypes import VectorType  # noqa: F401
-        return tuple(int(x) for x in cassandra.__version__.split(".")[:2]) >= (3, 29)
-    except Exception:
-        return False
-
+sys.path.insert(0, os.path.join(HERE, "lib"))
+from driver import use_venv_driver  # noqa: E402
 
 # The Debian driver (3.25) predates vector support: use the venv's (3.30+).
-if not _driver_ok() and os.path.exists(VENV_PY) and \
-        os.path.realpath(sys.executable) != os.path.realpath(VENV_PY) and \
-        not os.environ.get("CROSSCHECK_REEXEC"):
-    os.environ["CROSSCHECK_REEXEC"] = "1"
-    os.execv(VENV_PY, [VENV_PY] + sys.argv)
+use_venv_driver()
 
-sys.path.insert(0, os.path.join(HERE, "lib"))
 from taplib import done, ok, plan, psql  # noqa: E402
 
 HOST = os.environ.get("CQL_HOST", "127.0.0.1")

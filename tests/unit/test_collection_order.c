@@ -14,22 +14,11 @@
 #include "cql_types.h"
 #include "cql_values_int.h"
 #include "failing_alloc.h"
+#include "parse_type.h"
 #include "tap.h"
 
 static const cql_allocator *A = &cql_malloc_allocator;
 
-static cql_type *
-T(const char *s)
-{
-	cql_type   *t = NULL;
-
-	if (cql_type_parse(s, NULL, NULL, NULL, A, &t) != CQL_OK)
-	{
-		printf("# cannot parse type %s\n", s);
-		exit(2);
-	}
-	return t;
-}
 
 /* Encode text of type ts in style st; returns status, bytes in *out. */
 static cql_status

@@ -5,6 +5,7 @@
  *		edge values, strict rejection of bad input, and hostile bytes.
  */
 #include "cql_types.h"
+#include "parse_type.h"
 #include "tap.h"
 
 #include <math.h>
@@ -14,18 +15,6 @@ static const cql_allocator *A = &cql_malloc_allocator;
 /* buffer data, never NULL (memcmp of NULL is undefined even for 0 bytes) */
 #define D(b) ((b).data ? (const void *) (b).data : (const void *) "")
 
-static cql_type *
-T(const char *s)
-{
-	cql_type   *t = NULL;
-
-	if (cql_type_parse(s, NULL, NULL, NULL, A, &t) != CQL_OK)
-	{
-		printf("# cannot parse type %s\n", s);
-		exit(2);
-	}
-	return t;
-}
 
 /* A UDT addr {street text, "Zip" int, tags list<text>} built by hand. */
 static cql_type *
