@@ -444,6 +444,29 @@ timestamp_out_of_range(CqlConv *cv, int64 ms)
 			 errhint("Declare the column as text or jsonb to read such values (as milliseconds since 1970-01-01), or correct the row in Cassandra.")));
 }
 
+/*
+ * cqlfdw_array_elements
+ *		The elements of a one-dimensional array whose elements are of type
+ *		elemtype, as deconstruct_array gives them (palloc'd Datums and null
+ *		flags) with the element type's storage looked up; *len and *byval
+ *		(where not NULL) say how to copy or compare the Datums.
+ */
+void
+cqlfdw_array_elements(ArrayType *arr, Oid elemtype, Datum **elems, bool **nulls,
+					  int *n, int16 *len, bool *byval)
+{
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+
+	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(arr, elemtype, elmlen, elmbyval, elmalign, elems, nulls, n);
+	if (len)
+		*len = elmlen;
+	if (byval)
+		*byval = elmbyval;
+}
+
 /* Integer of any CQL integer type, widened to int64 */
 static int64
 read_integer(CqlConv *cv, const uint8_t *p, int32_t n)

@@ -12,6 +12,7 @@
 #define CQL_FDW_CONVERT_H
 
 #include "fmgr.h"
+#include "utils/array.h"
 
 #include "cql_core.h"
 #include "cql_types.h"
@@ -122,6 +123,8 @@ typedef enum CqlWriteResult
 
 /* palloc in the current context, for the library's stateless functions */
 extern const cql_allocator cqlfdw_palloc_allocator;
+extern void cqlfdw_array_elements(ArrayType *arr, Oid elemtype, Datum **elems,
+								  bool **nulls, int *n, int16 *len, bool *byval);
 
 extern bool cqlfdw_conv_init(CqlConv *cv, const cql_type *ctype, Oid pgtype,
 							 int32 typmod);

@@ -54,6 +54,7 @@
 
 #include "bucket.h"
 #include "compat.h"
+#include "convert.h"
 #include "cql_fdw.h"
 #include "cql_wire.h"
 #include "deparse.h"
@@ -413,10 +414,8 @@ const_array_length(Expr *value)
 {
 	Const	   *c;
 	ArrayType  *arr;
-	Oid			elemtype;
 	int16		elmlen;
 	bool		elmbyval;
-	char		elmalign;
 	Datum	   *elems;
 	bool	   *nulls;
 	int			n;
@@ -428,9 +427,7 @@ const_array_length(Expr *value)
 	if (c->constisnull)
 		return 0;
 	arr = DatumGetArrayTypeP(c->constvalue);
-	elemtype = ARR_ELEMTYPE(arr);
-	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
-	deconstruct_array(arr, elemtype, elmlen, elmbyval, elmalign, &elems, &nulls, &n);
+	cqlfdw_array_elements(arr, ARR_ELEMTYPE(arr), &elems, &nulls, &n, &elmlen, &elmbyval);
 	for (int i = 0; i < n; i++)
 	{
 		bool		dup = nulls[i];

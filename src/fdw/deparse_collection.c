@@ -25,6 +25,7 @@
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 
+#include "convert.h"
 #include "deparse.h"
 #include "deparse_int.h"
 
@@ -191,15 +192,13 @@ cqlfdw_match_collection_condition(PlannerInfo *root, RelOptInfo *baserel, const 
 			int			n;
 			int16		len;
 			bool		byval;
-			char		align;
 
 			elemtype = get_element_type(var->vartype);
 			if (!OidIsValid(elemtype) || !IsA(r, Const) || c->constisnull ||
 				c->consttype != var->vartype)
 				return false;
 			arr = DatumGetArrayTypeP(c->constvalue);
-			get_typlenbyvalalign(elemtype, &len, &byval, &align);
-			deconstruct_array(arr, elemtype, len, byval, align, &elems, &nulls, &n);
+			cqlfdw_array_elements(arr, elemtype, &elems, &nulls, &n, &len, &byval);
 			if (n != 1 || nulls[0])
 				return false;
 			value = (Expr *) makeConst(elemtype, -1, c->constcollid, len,

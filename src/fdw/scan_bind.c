@@ -212,18 +212,14 @@ static InValue *
 encode_in_list(CqlScanState *st, CqlConv *cv, Datum arr_datum, Oid elemtype,
 			   int *count)
 {
-	ArrayType  *arr = DatumGetArrayTypeP(arr_datum);
-	int16		elmlen;
-	bool		elmbyval;
-	char		elmalign;
 	Datum	   *elems;
 	bool	   *nulls;
 	int			n;
 	InValue    *vals;
 	int			k = 0;
 
-	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
-	deconstruct_array(arr, elemtype, elmlen, elmbyval, elmalign, &elems, &nulls, &n);
+	cqlfdw_array_elements(DatumGetArrayTypeP(arr_datum), elemtype, &elems, &nulls, &n,
+						  NULL, NULL);
 	vals = palloc(sizeof(InValue) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{

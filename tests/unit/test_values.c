@@ -15,7 +15,6 @@ static const cql_allocator *A = &cql_malloc_allocator;
 /* buffer data, never NULL (memcmp of NULL is undefined even for 0 bytes) */
 #define D(b) ((b).data ? (const void *) (b).data : (const void *) "")
 
-
 /* A UDT addr {street text, "Zip" int, tags list<text>} built by hand. */
 static cql_type *
 udt_addr(void)
