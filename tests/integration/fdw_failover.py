@@ -33,6 +33,7 @@ CQL_CLUSTER_HOSTS with three hosts and PGHOST/PGPORT/PGUSER/PGDATABASE of a
 server with cql_fdw installed; skipped on a single node.
 tap-timeout: 2400 (scripts/test.sh: loads 400,000 rows at RF 3, restarts nodes)
 tap-needs: cluster (skipped with CQL_TOPOLOGY=single)
+tap-order: last (scripts/test.sh runs it after the other suites on PostgreSQL 15)
 """
 import os
 import subprocess
