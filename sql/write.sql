@@ -79,8 +79,11 @@ INSERT INTO wr.sessions VALUES (1, 'alice');
 INSERT INTO wr.sessions VALUES (1, 'mallory');
 SELECT * FROM wr.sessions;
 
--- TTL: the row disappears by itself
-ALTER FOREIGN TABLE wr.sessions OPTIONS (DROP if_not_exists, ADD ttl '1');
+-- TTL: the row disappears by itself.  Cassandra counts a TTL in whole
+-- seconds of its clock (expiry = the insert's second + ttl), so a row with
+-- ttl 1 written at x.99 s is gone 10 ms later: ttl 2 keeps it for at least
+-- one second, and 2.5 s later it is gone.
+ALTER FOREIGN TABLE wr.sessions OPTIONS (DROP if_not_exists, ADD ttl '2');
 INSERT INTO wr.sessions VALUES (2, 'short-lived');
 SELECT count(*) FROM wr.sessions WHERE id = 2;
 SELECT pg_sleep(2.5);

@@ -136,6 +136,27 @@ load_targets()
 	mapfile -t FTS < <(meta "$1/003_load.sql" foreign_table)
 	mapfile -t VIEWS < <(meta "$1/003_load.sql" source_view)
 	mapfile -t COLS < <(meta "$1/003_load.sql" columns)
+	mapfile -t TABLES < <(meta "$1/003_load.sql" table)
+}
+
+# read_back_all LABEL: one test per target (TABLES, VIEWS, COLS of
+# load_targets): the Cassandra table, read by the DataStax Python driver
+# (tests/bridge/read_back.py, not through cql_fdw), equals its source view.
+# An empty list is a failure.
+read_back_all()
+{
+	local i out rc py=${CQL_FDW_CACHE:-$HOME/.cache/cql_fdw}/venv/bin/python
+	[ -x "$py" ] || py=python3
+	if [ "${#TABLES[@]}" -eq 0 ]; then
+		ok 1 "$1: the target tables to read back (none listed)"
+		return 1
+	fi
+	for i in "${!TABLES[@]}"; do
+		out=$("$py" "$HERE/read_back.py" "$DB" "${TABLES[$i]}" "${VIEWS[$i]}" "${COLS[$i]}" 2>&1)
+		rc=$?
+		ok $rc "$1: ${TABLES[$i]} read by the Python driver equals its source view"
+		[ $rc -eq 0 ] || sed 's/^/# /' <<< "$out" | head -20
+	done
 }
 
 # plan_into SCHEMA WORKLOAD DESCRIPTION: one test: cqlbridge plan of

@@ -6,7 +6,8 @@
 # that nothing in the bridge is hotel-shaped:
 #   plan   -> model.txt equals migrations/video/generated/model.txt (the
 #             published keys, newest-first clustering C↓, the tag set)
-#   apply  -> every foreign table equals its source view
+#   apply  -> every foreign table equals its source view, and so does
+#             every Cassandra table read by the Python driver (read_back.py)
 #   verify -> every query gives the same answers on both sides
 #   sync   -> a new comment, an edited video title and a removed tag reach
 #             the query tables at COMMIT; verify passes again; a change
@@ -33,7 +34,7 @@ FS=video_cql
 VIDEO=$REPO/migrations/video
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin video
-tap_plan 23
+tap_plan 28
 
 fresh_db "$CQL_HOST"
 load_migrations "$VIDEO"
@@ -59,6 +60,8 @@ plan_into video_rel "$VIDEO/workload.sql" "plan into the test keyspace"
 
 # --- apply, compare, verify ------------------------------------------------------------
 apply_and_compare "apply loads every table" "after apply"
+# the load as an independent reader sees it: the Python driver, not cql_fdw
+read_back_all "after apply"
 
 "$CQLBRIDGE" verify --samples 5 "$GEN" > "$WORK/verify.out" 2>&1
 rc=$?
