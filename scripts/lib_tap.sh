@@ -265,9 +265,9 @@ suite_version()
 summary()
 {
 	local s tp=0 tf=$SETUP_FAILED ts=0
-	printf '  %-14s %-4s %7s %7s %8s %9s\n' suite PG passed failed skipped seconds
+	printf '  %-16s %-4s %7s %7s %8s %9s\n' suite PG passed failed skipped seconds
 	for s in "${SUITES[@]}"; do
-		printf '  %-14s %-4s %7d %7d %8d %9s\n' "$s" "$(suite_version "$s")" \
+		printf '  %-16s %-4s %7d %7d %8d %9s\n' "$s" "$(suite_version "$s")" \
 			"${PASS[$s]}" "${FAIL[$s]}" "${SKIP[$s]}" "${SECS[$s]}"
 		tp=$((tp + PASS[$s]))
 		tf=$((tf + FAIL[$s]))
@@ -277,7 +277,7 @@ summary()
 	if [ "${#FILE_TIMES[@]}" -gt 0 ]; then
 		echo "  slowest items (seconds):"
 		printf '%s\n' "${FILE_TIMES[@]}" | sort -rn | head -n 15 |
-			awk '{ printf "    %7.1f  %-14s %s\n", $1, $2, $3 }'
+			awk '{ printf "    %7.1f  %-16s %s\n", $1, $2, $3 }'
 	fi
 	if [ "${#SKIPPED_ITEMS[@]}" -gt 0 ]; then
 		echo "  skipped:"
