@@ -15,6 +15,7 @@
 #include "cql_values_int.h"
 #include "failing_alloc.h"
 #include "parse_type.h"
+#include "rnd.h"
 #include "tap.h"
 
 static const cql_allocator *A = &cql_malloc_allocator;
@@ -279,17 +280,6 @@ test_maps_and_nesting(void)
 		cql_type_free(t, A);
 	}
 	cql_buf_free(&b);
-}
-
-/* xorshift: the same pseudo-random sequence on every run */
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t
-rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
 }
 
 static int

@@ -6,6 +6,7 @@
  */
 #include "cql_types.h"
 #include "parse_type.h"
+#include "rnd.h"
 #include "tap.h"
 
 #include <math.h>
@@ -185,17 +186,6 @@ formats(const char *type, cql_format_style style, const char *hex, const char *t
 		ok(st == want_st && fmtbuf[0] == '\0', "%s: bytes %s refused with %d (got %d, '%s')",
 		   type, hex, want_st, st, show(fmtbuf));
 	cql_type_free(t, A);
-}
-
-static uint64_t rng = 0x9E3779B97F4A7C15ULL;
-
-static uint64_t
-rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
 }
 
 /* format -> parse must reproduce bytes, for both styles */
