@@ -31,6 +31,8 @@
 #                               alone; in the other commands "auth" is the
 #                               node 127.0.0.4
 #   scratch 127.0.0.5           spare single node for experiments
+#   scratch2 127.0.0.10, scratch3 127.0.0.11  more spare single nodes (parallel
+#                               development: one per worker)
 #   tls     127.0.0.6           client encryption (PEM), optional (TLS and
 #                               plaintext on one port), no client certificate
 #   mtls    127.0.0.7           TLS only, client certificate required
@@ -106,7 +108,7 @@ JPMS=(
 	--add-opens=java.base/java.nio=ALL-UNNAMED
 )
 
-ALL_NODES="single node1 node2 node3 auth auth2 auth3 scratch tls mtls"
+ALL_NODES="single node1 node2 node3 auth auth2 auth3 scratch scratch2 scratch3 tls mtls"
 CLUSTER_NODES="node1 node2 node3"
 CLUSTER_SEEDS="127.0.0.1:7000,127.0.0.2:7000,127.0.0.3:7000"
 AUTH_NODES="auth auth2 auth3"
@@ -137,6 +139,12 @@ node_attr()
 		scratch)
 			ADDR=127.0.0.5 CLUSTER="cql_fdw scratch" SEEDS=127.0.0.5:7000
 			TOKEN=-9223372036854775808 JMX_PORT=7599 ;;
+		scratch2)
+			ADDR=127.0.0.10 CLUSTER="cql_fdw scratch2" SEEDS=127.0.0.10:7000
+			TOKEN=-9223372036854775808 JMX_PORT=7099 ;;
+		scratch3)
+			ADDR=127.0.0.11 CLUSTER="cql_fdw scratch3" SEEDS=127.0.0.11:7000
+			TOKEN=-9223372036854775808 JMX_PORT=7098 ;;
 		tls)
 			ADDR=127.0.0.6 CLUSTER="cql_fdw tls" SEEDS=127.0.0.6:7000
 			TOKEN=-9223372036854775808 JMX_PORT=7699 TLS=server ;;
@@ -159,7 +167,7 @@ expand_nodes()
 			auth) out="$out $AUTH_NODES" ;;
 			auth1) out="$out auth" ;;
 			tls-nodes) out="$out tls mtls" ;;
-			single|node1|node2|node3|auth2|auth3|scratch|tls|mtls) out="$out $a" ;;
+			single|node1|node2|node3|auth2|auth3|scratch|scratch2|scratch3|tls|mtls) out="$out $a" ;;
 			*) die "unknown node or group '$a'" ;;
 		esac
 	done

@@ -22,7 +22,7 @@ SELECT plan(46);
 SELECT lives_ok('CREATE EXTENSION cql_fdw', 'CREATE EXTENSION cql_fdw works');
 SELECT has_extension('cql_fdw', 'extension cql_fdw is installed');
 SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'cql_fdw'),
-          '0.6', 'installed version is 0.6');
+          '0.7', 'installed version is 0.7');
 SELECT ok(NOT has_function_privilege('public', 'cql_execute(text, text)', 'EXECUTE'),
           'EXECUTE on cql_execute is not granted to PUBLIC');
 
