@@ -15,7 +15,7 @@ Recorded per run: wall seconds, rows/s, the PostgreSQL backend's CPU seconds
 and the Cassandra node's CPU seconds (both from /proc), and the TLS/plain
 ratio of the medians.  Usage:
 
-  bash scripts/cassandra.sh start tls
+  CASSANDRA_C2=1 bash scripts/cassandra.sh start tls   # full JIT, as a production node
   eval "$(bash scripts/pg.sh env)"
   python3 bench/tls_vs_plain.py [--rows 500000] [--runs 3] [--mode require]
 """

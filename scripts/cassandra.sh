@@ -50,6 +50,9 @@
 #   CASSANDRA_JMX=1            enable local JMX (7199/7299/7399, auth
 #                              7499/7899/7999)
 #   CASSANDRA_JVM_OPTS         extra JVM options, appended last
+#   CASSANDRA_C2=1             the full JIT (C2) on the auth and TLS nodes
+#                              too (they run the C1 compiler alone: half
+#                              the start-up CPU; for benchmarks)
 #   CASSANDRA_MLOCK=1          as root, let mlockall lock the heap (default:
 #                              CAP_IPC_LOCK dropped, see launch_node)
 #   CASSANDRA_KEEP_DATA=1      same as --keep-data
@@ -423,8 +426,15 @@ launch_node()
 	# once wait for.  bcrypt with 2^4 rounds instead of 2^10 for the
 	# passwords they hash (the superuser, the roles tests create): every
 	# login checks one, and a cluster connect logs in on every node.
+	# The TLS nodes serve the TLS tests' light traffic too: C1 as well
+	# (bench/tls_vs_plain.py compares TLS and plaintext on the same node,
+	# so both sides see the same compiler; CASSANDRA_C2=1 gives any node
+	# the full JIT for a benchmark).
 	if [ "$AUTH" = 1 ]; then
-		jvm+=(-XX:TieredStopAtLevel=1 -Dcassandra.auth_bcrypt_gensalt_log2_rounds=4)
+		jvm+=(-Dcassandra.auth_bcrypt_gensalt_log2_rounds=4)
+	fi
+	if { [ "$AUTH" = 1 ] || [ -n "$TLS" ]; } && [ "${CASSANDRA_C2:-0}" != 1 ]; then
+		jvm+=(-XX:TieredStopAtLevel=1)
 	fi
 	if [ "$AUTH" = 1 ] && [ -n "$GROUP" ]; then
 		jvm+=(-Dcassandra.system_auth.default_rf=3)

@@ -35,6 +35,7 @@ CASS_BG=""
 STARTED_NODE=0
 rm -rf "$LOGDIR"
 mkdir -p "$LOGDIR"
+cpu_sampler_start
 suite_add unit pg_regress
 SECS[setup]=0
 
@@ -42,6 +43,7 @@ SECS[setup]=0
 
 cleanup()
 {
+	cpu_sampler_stop
 	if [ -n "$CHILD" ] && kill -0 "$CHILD" 2> /dev/null; then
 		kill -TERM "$CHILD" 2> /dev/null
 		wait "$CHILD" 2> /dev/null

@@ -63,14 +63,82 @@ setup_fail()
 	FAILED_ITEMS+=("setup: $1")
 }
 
-# add_time SUITE NAME START: charge the seconds since START to SUITE and
-# remember NAME's time for the list of the slowest items
+# cpu_sampler_start: from now on, every 2 s, the machine's busy CPU
+#	seconds (all cores: user, nice, system, irq, softirq, steal of
+#	/proc/stat) go to $LOGDIR/cpu.samples as "WALL BUSY", so that each
+#	suite's share of the machine can be told afterwards (cpu_busy).  On 2
+#	cores, a suite at 100 % was held back by CPU; at 40 % it was waiting.
+CPU_SAMPLES=""
+CPU_SAMPLER=""
+NCPU=$(nproc 2> /dev/null || echo 1)
+CLK_TCK=$(getconf CLK_TCK 2> /dev/null || echo 100)
+# cpu_sample: "WALL BUSY_JIFFIES", in bash alone (no process start between
+#	the clock and the counters)
+cpu_sample()
+{
+	local _c u n s _i _w q sq st
+	read -r _c u n s _i _w q sq st _ < /proc/stat || return 1
+	echo "$EPOCHREALTIME $((u + n + s + q + sq + st))"
+}
+cpu_sampler_start()
+{
+	[ -r /proc/stat ] || return 0
+	CPU_SAMPLES=$LOGDIR/cpu.samples
+	cpu_sample > "$CPU_SAMPLES"
+	(
+		trap - EXIT INT TERM HUP
+		while sleep 2; do cpu_sample >> "$CPU_SAMPLES" || exit 0; done
+	) > /dev/null 2>&1 &
+	CPU_SAMPLER=$!
+}
+cpu_sampler_stop()
+{
+	[ -n "$CPU_SAMPLER" ] && kill "$CPU_SAMPLER" 2> /dev/null
+	CPU_SAMPLER=""
+	return 0
+}
+
+# cpu_busy START: busy CPU seconds of the whole machine from START (a
+#	`now` value) until now, from the samples (0 without a sampler)
+cpu_busy()
+{
+	[ -n "$CPU_SAMPLES" ] && [ -s "$CPU_SAMPLES" ] || { echo 0; return; }
+	cpu_sample >> "$CPU_SAMPLES"
+	# the busy seconds at START, interpolated between the samples around it
+	awk -v a="$1" -v hz="$CLK_TCK" '
+		NR == 1 { first = $2 }
+		$1 <= a { t0 = $1; b0 = $2; first = $2 }
+		$1 > a && t0 != "" && !done { if ($1 > t0) first = b0 + (a - t0) * ($2 - b0) / ($1 - t0); done = 1 }
+		{ last = $2 }
+		END { printf "%.1f", (last - first) / hz }' "$CPU_SAMPLES"
+}
+
+# add_time SUITE NAME START: charge the seconds since START to SUITE (and
+# the machine's busy CPU seconds meanwhile) and remember NAME's time for
+# the list of the slowest items
+declare -A BUSY
 add_time()
 {
-	local secs
+	local secs busy
 	secs=$(elapsed "$3")
+	busy=$(cpu_busy "$3")
 	SECS[$1]=$(awk -v a="${SECS[$1]}" -v b="$secs" 'BEGIN { printf "%.1f", a + b }')
-	FILE_TIMES+=("$secs $1 $2")
+	BUSY[$1]=$(awk -v a="${BUSY[$1]:-0}" -v b="$busy" 'BEGIN { printf "%.1f", a + b }')
+	FILE_TIMES+=("$secs $1 $2 $(cpu_pct "$busy" "$secs")")
+}
+
+# cpu_pct BUSY SECS: BUSY CPU seconds as a share of SECS on all cores ("-"
+#	without samples)
+cpu_pct()
+{
+	if [ -z "$CPU_SAMPLES" ]; then
+		echo "-"
+	else
+		# (sampled: a saturated machine may come out a few per cent over)
+		awk -v b="$1" -v s="$2" -v n="$NCPU" 'BEGIN {
+			if (s <= 0) { print "-"; exit }
+			p = 100 * b / (s * n); printf "%d%%", (p > 100 ? 100 : p) }'
+	fi
 }
 
 section() { printf '\n==== %s ====\n' "$*"; }
@@ -265,19 +333,19 @@ suite_version()
 summary()
 {
 	local s tp=0 tf=$SETUP_FAILED ts=0
-	printf '  %-16s %-4s %7s %7s %8s %9s\n' suite PG passed failed skipped seconds
+	printf '  %-16s %-4s %7s %7s %8s %9s %5s\n' suite PG passed failed skipped seconds cpu
 	for s in "${SUITES[@]}"; do
-		printf '  %-16s %-4s %7d %7d %8d %9s\n' "$s" "$(suite_version "$s")" \
-			"${PASS[$s]}" "${FAIL[$s]}" "${SKIP[$s]}" "${SECS[$s]}"
+		printf '  %-16s %-4s %7d %7d %8d %9s %5s\n' "$s" "$(suite_version "$s")" \
+			"${PASS[$s]}" "${FAIL[$s]}" "${SKIP[$s]}" "${SECS[$s]}" "$(cpu_pct "${BUSY[$s]:-0}" "${SECS[$s]}")"
 		tp=$((tp + PASS[$s]))
 		tf=$((tf + FAIL[$s]))
 		ts=$((ts + SKIP[$s]))
 	done
 	echo "  setup steps (dependencies, builds, services): $SETUP_OK ok, $SETUP_FAILED failed, ${SECS[setup]:-0} s"
 	if [ "${#FILE_TIMES[@]}" -gt 0 ]; then
-		echo "  slowest items (seconds):"
+		echo "  slowest items (seconds, machine CPU busy meanwhile on $NCPU cores):"
 		printf '%s\n' "${FILE_TIMES[@]}" | sort -rn | head -n 15 |
-			awk '{ printf "    %7.1f  %-16s %s\n", $1, $2, $3 }'
+			awk '{ printf "    %7.1f %5s  %-16s %s\n", $1, ($4 == "" ? "-" : $4), $2, $3 }'
 	fi
 	if [ "${#SKIPPED_ITEMS[@]}" -gt 0 ]; then
 		echo "  skipped:"
@@ -287,7 +355,7 @@ summary()
 		echo "  failures:"
 		printf '    %s\n' "${FAILED_ITEMS[@]}"
 	fi
-	echo "  wall time $(elapsed "$1") s; logs in $LOGDIR"
+	echo "  wall time $(elapsed "$1") s (machine CPU busy $(cpu_pct "$(cpu_busy "$1")" "$(elapsed "$1")")); logs in $LOGDIR"
 	echo "$tp passed, $tf failed, $ts skipped"
 	[ "$tf" -eq 0 ]
 }

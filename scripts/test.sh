@@ -74,6 +74,7 @@ esac
 
 rm -rf "$LOGDIR"
 mkdir -p "$LOGDIR"
+cpu_sampler_start
 
 # --- suites -------------------------------------------------------------------------
 PG_EXTRA_VERSIONS=${CQL_PG_VERSIONS-18 16}
@@ -119,6 +120,7 @@ cleanup()
 {
 	[ "$CLEANED" = 1 ] && return
 	CLEANED=1
+	cpu_sampler_stop
 	if [ -n "$CHILD" ] && kill -0 "$CHILD" 2> /dev/null; then
 		kill -TERM "$CHILD" 2> /dev/null
 		wait "$CHILD" 2> /dev/null

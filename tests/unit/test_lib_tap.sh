@@ -5,7 +5,8 @@
 #	passing file, "# SKIP" assertions counted as skipped (not passed), a
 #	whole-file skip that is a skip only while a declared need is down and a
 #	failure otherwise, a plan that was not kept, a crash, no plan, a
-#	missing pg_regress run, and the closing line.  TAP output.
+#	missing pg_regress run, the machine's CPU share charged to a suite, and
+#	the closing line.  TAP output.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../scripts/lib_common.sh
@@ -17,7 +18,7 @@ LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/test_lib_tap.XXXXXX")
 trap 'rm -rf "$LOGDIR"' EXIT
 TEST_TIMEOUT=60
 
-echo "1..24"
+echo "1..27"
 n=0
 check()
 {
@@ -132,8 +133,31 @@ check "$(cat nopgv.txt)" "CQL_FDW_NO_PGVECTOR=unset" "... and a server with pgve
 cd "$here" || exit 1
 PATH=$saved_path
 
-# the closing line: tests only; a failed setup step counts as failed
+# the CPU share: a suite that kept one core busy for its whole time shows
+# about 100 / cores per cent, a suite that slept about none
+cpu_sampler_start
+suite_add busy idle
+t0=$(now)
+timeout 3 sh -c 'while :; do :; done'
+add_time busy spin "$t0"
+t0=$(now)
+sleep 3
+add_time idle nap "$t0"
+cpu_sampler_stop
+share() { awk -v b="${BUSY[$1]}" -v s="${SECS[$1]}" -v n="$NCPU" 'BEGIN { printf "%d", 100 * b / (s * n) }'; }
+want=$((100 / NCPU))
+check "$(awk -v p="$(share busy)" -v w="$want" 'BEGIN { print (p >= w * 0.6) ? "busy" : p }')" busy \
+	"a suite spinning on one core is charged about $want % of $NCPU cores ($(share busy) %)"
+# (other processes on the machine count too, so no upper bound but the
+# machine's own: a share near 200 % would be time charged twice; a 3 s
+# window on a loaded machine is off by up to a few tenths of a second)
+check "$(awk -v p="$(share idle)" 'BEGIN { print (p <= 150) ? "bounded" : p }')" bounded \
+	"no suite is charged more than the whole machine, within the sampling error ($(share idle) %: ${BUSY[idle]} of ${SECS[idle]} s)"
+check "$(summary "$(now)" 2> /dev/null | awk '$1 == "busy" { print ($NF ~ /^[0-9]+%$/) ? "shown" : $NF }')" shown \
+	"the summary table has the cpu column"
 SUITES=(a b)
+
+# the closing line: tests only; a failed setup step counts as failed
 SETUP_OK=5
 SETUP_FAILED=1
 last=$(summary "$(now)" 2> /dev/null | tail -n1)
