@@ -78,7 +78,7 @@ cpu_sample()
 {
 	local _c u n s _i _w q sq st
 	read -r _c u n s _i _w q sq st _ < /proc/stat || return 1
-	echo "$EPOCHREALTIME $((u + n + s + q + sq + st))"
+	echo "${EPOCHREALTIME/,/.} $((u + n + s + q + sq + st))"
 }
 cpu_sampler_start()
 {
