@@ -74,6 +74,27 @@ eat(pcur *c, char ch)
 	return false;
 }
 
+/*
+ * After an element of a bracketed sequence: the closing character ends the
+ * sequence, a comma asks for the next element, anything else is not the
+ * type's syntax.  One place for the rule every collection and UDT literal
+ * follows.
+ */
+typedef enum
+{
+	SEQ_NEXT,
+	SEQ_END,
+	SEQ_BAD
+} seq_step;
+
+static seq_step
+seq_after_element(pcur *c, char close)
+{
+	if (eat(c, close))
+		return SEQ_END;
+	return eat(c, ',') ? SEQ_NEXT : SEQ_BAD;
+}
+
 static bool
 is_word_char(char ch)
 {
@@ -764,6 +785,7 @@ parse_list_like(const cql_type *t, pcur *c, char close, cql_buf *content, int de
 	size_t		count_at = content->len;
 	int64_t		count = 0;
 	cql_status	st;
+	seq_step	step;
 
 	cql_buf_i32(content, 0);
 	if (!eat(c, close))
@@ -784,9 +806,9 @@ parse_list_like(const cql_type *t, pcur *c, char close, cql_buf *content, int de
 				return st;
 			if (++count > CQL_MAX_COLLECTION_ELEMS)
 				return CQL_ERR_TOO_LARGE;
-			if (eat(c, close))
+			if ((step = seq_after_element(c, close)) == SEQ_END)
 				break;
-			if (!eat(c, ','))
+			if (step == SEQ_BAD)
 				return CQL_ERR_TYPE;
 		}
 	}
@@ -804,6 +826,7 @@ parse_json_map_object(const cql_type *t, pcur *c, cql_buf *content, int depth)
 	size_t		count_at = content->len;
 	int64_t		count = 0;
 	cql_status	st;
+	seq_step	step;
 	cql_buf		key;
 
 	cql_buf_i32(content, 0);
@@ -859,11 +882,9 @@ parse_json_map_object(const cql_type *t, pcur *c, cql_buf *content, int depth)
 			st = CQL_ERR_TOO_LARGE;
 			break;
 		}
-		if (eat(c, '}'))
-			break;
-		if (!eat(c, ','))
+		if ((step = seq_after_element(c, '}')) != SEQ_NEXT)
 		{
-			st = CQL_ERR_TYPE;
+			st = step == SEQ_BAD ? CQL_ERR_TYPE : CQL_OK;
 			break;
 		}
 	}
@@ -881,6 +902,7 @@ parse_json_map_pairs(const cql_type *t, pcur *c, cql_buf *content, int depth)
 	size_t		count_at = content->len;
 	int64_t		count = 0;
 	cql_status	st;
+	seq_step	step;
 
 	cql_buf_i32(content, 0);
 	if (!eat(c, ']'))
@@ -899,9 +921,9 @@ parse_json_map_pairs(const cql_type *t, pcur *c, cql_buf *content, int depth)
 				return CQL_ERR_TYPE;
 			if (++count > CQL_MAX_COLLECTION_ELEMS)
 				return CQL_ERR_TOO_LARGE;
-			if (eat(c, ']'))
+			if ((step = seq_after_element(c, ']')) == SEQ_END)
 				break;
-			if (!eat(c, ','))
+			if (step == SEQ_BAD)
 				return CQL_ERR_TYPE;
 		}
 	}
@@ -1041,6 +1063,7 @@ parse_udt(const cql_type *t, pcur *c, cql_buf *content, int depth)
 	bool	   *seen;
 	cql_buf		name;
 	cql_status	st = CQL_OK;
+	seq_step	step;
 	int			nf = t->nsub;
 
 	vals = cql_alloc0(c->a, sizeof(cql_buf) * (size_t) (nf > 0 ? nf : 1));
@@ -1093,11 +1116,9 @@ parse_udt(const cql_type *t, pcur *c, cql_buf *content, int depth)
 			seen[fi] = true;
 			if ((st = parse_element(t->sub[fi], c, &vals[fi], true, depth + 1)) != CQL_OK)
 				break;
-			if (eat(c, '}'))
-				break;
-			if (!eat(c, ','))
+			if ((step = seq_after_element(c, '}')) != SEQ_NEXT)
 			{
-				st = CQL_ERR_TYPE;
+				st = step == SEQ_BAD ? CQL_ERR_TYPE : CQL_OK;
 				break;
 			}
 		}
