@@ -336,7 +336,8 @@ summary()
 	printf '  %-16s %-4s %7s %7s %8s %9s %5s\n' suite PG passed failed skipped seconds cpu
 	for s in "${SUITES[@]}"; do
 		printf '  %-16s %-4s %7d %7d %8d %9s %5s\n' "$s" "$(suite_version "$s")" \
-			"${PASS[$s]}" "${FAIL[$s]}" "${SKIP[$s]}" "${SECS[$s]}" "$(cpu_pct "${BUSY[$s]:-0}" "${SECS[$s]}")"
+			"${PASS[$s]}" "${FAIL[$s]}" "${SKIP[$s]}" "${SECS[$s]}" \
+			"$(if [ -n "${BUSY[$s]:-}" ]; then cpu_pct "${BUSY[$s]}" "${SECS[$s]}"; else echo -; fi)"
 		tp=$((tp + PASS[$s]))
 		tf=$((tf + FAIL[$s]))
 		ts=$((ts + SKIP[$s]))

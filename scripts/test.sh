@@ -40,9 +40,10 @@
 #                                auth cluster (127.0.0.4, .8, .9) and the TLS
 #                                nodes (127.0.0.6, .7) are always started.
 #                                cluster = 3 nodes on 127.0.0.1-3
-#   FUZZ_SECONDS                 per fuzz target (default 20: the checked-in
-#                                corpus replayed, then 20 s of new inputs;
-#                                600 for a deep run after a codec change)
+#   FUZZ_SECONDS                 per fuzz target (default 30: the checked-in
+#                                corpus replayed, then 30 s of new inputs,
+#                                in the background at nice 19; 600 for a
+#                                deep run after a codec change)
 #   CQL_REUSE=1                  reuse already running Cassandra nodes and
 #                                leave them running afterwards
 #   CQL_KEEP_SERVICES=1          do not stop anything at the end
@@ -60,7 +61,7 @@ set -uo pipefail
 cd "$REPO" || exit 1
 
 TOPOLOGY=${CQL_TOPOLOGY:-cluster}
-FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 LOGDIR=$REPO/build/test-logs
 T_START=$(now)
@@ -119,6 +120,7 @@ PG_EXTRA_STARTED=""
 CASS_BG=""
 CLEANED=0
 FUZZ_WORK=""
+FUZZ_PIDS=()
 cleanup()
 {
 	[ "$CLEANED" = 1 ] && return
@@ -128,7 +130,8 @@ cleanup()
 		kill -TERM "$CHILD" 2> /dev/null
 		wait "$CHILD" 2> /dev/null
 	fi
-	[ -z "$FUZZ_WORK" ] || rm -rf "$FUZZ_WORK"
+	for p in "${FUZZ_PIDS[@]}"; do kill "$p" 2> /dev/null; done
+	[ -z "$FUZZ_WORK" ] || rm -rf $FUZZ_WORK
 	if [ -n "$CASS_BG" ] && kill -0 "$CASS_BG" 2> /dev/null; then
 		kill "$CASS_BG" 2> /dev/null
 		wait "$CASS_BG" 2> /dev/null
@@ -243,41 +246,70 @@ else
 fi
 add_time unit scripts/check_layers.py "$t0"
 
-# --- 5. fuzz (needs no service: runs while the nodes start) --------------------------
-section "fuzz (${FUZZ_SECONDS}s per target)"
+# --- 5. fuzz (needs no service): in the background, at the lowest priority ----------
+# The targets run side by side under nice 19 from here (the nodes may still
+# be starting) through the first integration tests, and are collected
+# before regress_cluster: they take the CPU the tests leave (on 2 cores the
+# integration tests wait for Cassandra a good part of the time) instead of
+# minutes of their own on the critical path.  Each runs FUZZ_SECONDS of
+# wall-clock time after replaying the checked-in corpus.
+section "fuzz (${FUZZ_SECONDS}s per target, in the background at nice 19)"
 mkdir -p build/fuzz/artifacts
 fuzzers=(build/fuzz/fuzz_*)
 [ "${#fuzzers[@]}" -gt 0 ] || fail fuzz "no fuzz targets built"
+FUZZ_PIDS=()
+FUZZ_NAMES=()
+FUZZ_T0=$(now)
 for f in "${fuzzers[@]}"; do
 	[ -x "$f" ] || continue
 	name=$(basename "$f")
 	work=$(mktemp -d "${TMPDIR:-/tmp}/cql_fdw_fuzz.XXXXXX")
-	FUZZ_WORK=$work
+	FUZZ_WORK="$FUZZ_WORK $work"
 	seeds=()
 	# per-target seed dir if present (corpus/fuzz_x or corpus/x), else all
 	for d in "tests/fuzz/corpus/$name" "tests/fuzz/corpus/${name#fuzz_}"; do
 		[ -d "$d" ] && seeds+=("$d")
 	done
 	[ "${#seeds[@]}" -gt 0 ] || [ ! -d tests/fuzz/corpus ] || seeds=(tests/fuzz/corpus)
-	rc=0
-	t0=$(now)
 	# New inputs go to the temp dir first, so the repo's corpus is only read.
-	bg_run "$LOGDIR/fuzz-$name.log" \
-		timeout -k 10 $((FUZZ_SECONDS + 120)) "$f" -max_total_time="$FUZZ_SECONDS" \
+	nice -n 19 timeout -k 10 $((FUZZ_SECONDS + 300)) "$f" -max_total_time="$FUZZ_SECONDS" \
 		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="build/fuzz/artifacts/$name-" "$work" "${seeds[@]}" || rc=$?
-	add_time fuzz "$name" "$t0"
-	rm -rf "$work"
-	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$LOGDIR/fuzz-$name.log" | tail -n1)
-	if [ "$rc" -eq 0 ]; then
-		printf '  %-40s ok (%s runs)\n' "$name" "${runs:-?}"
-		pass fuzz
-	else
-		printf '  %-40s FAILED (exit %s)\n' "$name" "$rc"
-		tail -n 40 "$LOGDIR/fuzz-$name.log" | sed 's/^/    | /'
-		fail fuzz "$name"
-	fi
+		-artifact_prefix="build/fuzz/artifacts/$name-" "$work" "${seeds[@]}" \
+		> "$LOGDIR/fuzz-$name.log" 2>&1 < /dev/null &
+	FUZZ_PIDS+=($!)
+	FUZZ_NAMES+=("$name")
+	echo "  $name started (log $LOGDIR/fuzz-$name.log)"
 done
+
+# fuzz_collect: wait for the background fuzz targets and count them
+fuzz_collect()
+{
+	local i rc runs name
+	[ "${#FUZZ_PIDS[@]}" -gt 0 ] || return 0
+	section "fuzz results (${FUZZ_SECONDS}s per target, started $(elapsed "$FUZZ_T0") s ago)"
+	for i in "${!FUZZ_PIDS[@]}"; do
+		name=${FUZZ_NAMES[$i]}
+		rc=0
+		wait "${FUZZ_PIDS[$i]}" || rc=$?
+		FILE_TIMES+=("$(awk -v a="$FUZZ_T0" -v b="$(stat -c %.3Y "$LOGDIR/fuzz-$name.log")" 'BEGIN { printf "%.1f", b - a }') fuzz $name(background)")
+		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$LOGDIR/fuzz-$name.log" | tail -n1)
+		if [ "$rc" -eq 0 ]; then
+			printf '  %-40s ok (%s runs)\n' "$name" "${runs:-?}"
+			pass fuzz
+		else
+			printf '  %-40s FAILED (exit %s)\n' "$name" "$rc"
+			tail -n 40 "$LOGDIR/fuzz-$name.log" | sed 's/^/    | /'
+			fail fuzz "$name"
+		fi
+	done
+	# the suite's time: from the start of the targets to the last one's end
+	# (its log's last write); no CPU share: it ran beside other suites
+	SECS[fuzz]=$(for name in "${FUZZ_NAMES[@]}"; do stat -c %.3Y "$LOGDIR/fuzz-$name.log"; done |
+		awk -v a="$FUZZ_T0" 'BEGIN { m = a } $1 > m { m = $1 } END { printf "%.1f", m - a }')
+	FUZZ_PIDS=()
+	rm -rf $FUZZ_WORK
+	FUZZ_WORK=""
+}
 
 # --- 6. services ------------------------------------------------------------------
 section "services"
@@ -292,8 +324,8 @@ else
 fi
 CASS_BG=""
 cat "$LOGDIR/cassandra-start.log"
-say "Cassandra nodes up $(elapsed "$T_CASS") s after their start (build, unit and fuzz ran meanwhile)"
-FILE_TIMES+=("$(elapsed "$T_CASS") setup cassandra-start(beside-build,unit,fuzz)")
+say "Cassandra nodes up $(elapsed "$T_CASS") s after their start (build and unit tests ran meanwhile)"
+FILE_TIMES+=("$(elapsed "$T_CASS") setup cassandra-start(beside-build,unit)")
 
 PG_OK=0
 PG_STARTED=1
@@ -353,6 +385,7 @@ for t in "${integ[@]}"; do
 	fi
 done
 run_integration "${integ_now[@]}"
+fuzz_collect
 
 # --- 8. the cluster's part of pg_regress, the node-failure tests, then one node -------
 # On the 3-node cluster pg_regress runs the suites whose code routes writes
