@@ -125,5 +125,15 @@ SELECT cql_token('{int}', VARIADIC ARRAY[1]);
 SELECT cql_token('{int}', point '(1,2)');
 SELECT cql_token(ARRAY[NULL]::text[], 1);
 
+-- cql_fdw.token_order_scan: a whole-table scan returns its rows in token
+-- order (the ranges still read concurrently), as cqlbridge diff needs
+INSERT INTO tk.t_int SELECT g, g FROM generate_series(1, 3000) g;
+SET cql_fdw.token_order_scan = on;
+SELECT count(*) >= 3000 AS rows, count(*) FILTER (WHERE t < prev) AS out_of_order
+FROM (SELECT t, lag(t) OVER () AS prev
+      FROM (SELECT cql_token('{int}', k1) AS t FROM tk.t_int) s) q;
+EXPLAIN (COSTS OFF) SELECT * FROM tk.t_int;
+RESET cql_fdw.token_order_scan;
+
 DROP SCHEMA tk CASCADE;
 SELECT cql_execute('cass', 'DROP KEYSPACE regress_token');

@@ -41,13 +41,24 @@ PG_FUNCTION_INFO_V1(cql_fdw_handler);
  * _PG_init
  *		Module load.
  *
- * cql_fdw defines no GUCs; reserving the prefix makes a setting such as SET
+ * cql_fdw's settings are server, table and column options; its one GUC,
+ * cql_fdw.token_order_scan, asks a session's whole-table scans for rows in
+ * token order (cqlbridge diff merges them with its source in that order;
+ * scan_ranges.c).  Reserving the prefix makes a setting such as SET
  * cql_fdw.fetch_size an error instead of a silently created placeholder
  * variable.
  */
 void
 _PG_init(void)
 {
+	DefineCustomBoolVariable("cql_fdw.token_order_scan",
+							 "Whole-table scans return their rows in token order.",
+							 "Token ranges are still read concurrently (scan_window), but returned in ring order; parallel plans are not used for foreign scans while it is on.",
+							 &cqlfdw_token_order_scan,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("cql_fdw");
 }
 

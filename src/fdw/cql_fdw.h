@@ -90,6 +90,9 @@ typedef struct CqlFdwOptions
 #define CQLFDW_DEFAULT_FETCH_SIZE		5000
 #define CQLFDW_DEFAULT_SCAN_WINDOW		8
 #define CQLFDW_MAX_SCAN_WINDOW			256
+
+/* GUC cql_fdw.token_order_scan: token scans in ring order (scan_ranges.c) */
+extern PGDLLIMPORT bool cqlfdw_token_order_scan;
 #define CQLFDW_DEFAULT_CONNECT_TIMEOUT	10000
 #define CQLFDW_DEFAULT_REQUEST_TIMEOUT	30000
 #define CQLFDW_DEFAULT_BATCH_SIZE		100
