@@ -67,6 +67,9 @@ typedef struct BridgeOptions
 #define BRIDGE_EXIT_FAILURE 1
 #define BRIDGE_EXIT_USAGE	2
 
+/* base.c: the status failures exit with (1; diff and verify set 2). */
+extern int	bridge_failure_status;
+
 /* Print "cqlbridge: " + message + newline to stderr and exit(1). */
 extern void bridge_fatal(const char *fmt,...) __attribute__((format(printf, 1, 2), noreturn));
 
