@@ -57,6 +57,13 @@ typedef struct BridgeOptions
 	int			samples;		/* --samples per query (default 5) */
 	bool		show;			/* --show: EXPLAIN and rows of one sample */
 
+	/* diff */
+	const char *table;			/* --table: one query table */
+	int			examples;		/* --examples per table (default 10) */
+	const char *json;			/* --json FILE: the report for tools */
+	bool		repair;			/* --repair: write what differs */
+	const char *consistency;	/* --consistency of the Cassandra reads */
+
 	/* sync */
 	bool		uninstall;		/* --uninstall: remove the triggers */
 

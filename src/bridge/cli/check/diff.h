@@ -1,0 +1,83 @@
+/*-------------------------------------------------------------------------
+ *
+ * diff.h
+ *	  "cqlbridge diff": every row of every query table compared with
+ *	  every row of its source view (diff.c: the tables and the report;
+ *	  diff_merge.c: the two ordered streams merged; diff_repair.c:
+ *	  --repair).
+ *
+ * layer: command
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/check/diff.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQLBRIDGE_DIFF_H
+#define CQLBRIDGE_DIFF_H
+
+#include "common/common.h"
+
+/* What a difference is */
+typedef enum DiffKind
+{
+	DIFF_MISSING,				/* in the source view, not in Cassandra */
+	DIFF_EXTRA,					/* in Cassandra, not in the source view */
+	DIFF_DIFFERENT				/* both, with other values */
+} DiffKind;
+
+/* One difference kept as an example (and, with --repair, to repair) */
+typedef struct DiffExample
+{
+	DiffKind	kind;
+	char	  **key;			/* the primary-key values (text), nkey */
+	char	   *columns;		/* DIFF_DIFFERENT: the columns that differ */
+} DiffExample;
+
+/* One query table of the plan and what its diff found */
+typedef struct DiffTable
+{
+	const char *target;			/* keyspace.table */
+	const char *foreign_table;	/* schema.table, as 003 writes it */
+	const char *source_view;
+	long long	expected;		/* 003 "rows": for the progress line */
+	int			ncols;
+	char	  **cols;			/* 003 "columns", unquoted */
+	char	  **types;			/* their foreign-table types (format_type) */
+	int			nkey;
+	int		   *key;			/* indexes into cols: the primary key */
+	int			npk;
+	int		   *pk;				/* indexes into cols: the partition key */
+	char	  **pk_cql;			/* the partition key's CQL types */
+
+	/* the result */
+	long long	src_rows;
+	long long	tgt_rows;
+	long long	missing;
+	long long	extra;
+	long long	different;
+	long long  *col_diffs;		/* per column: rows where it differs */
+	int			nexamples;
+	int			maxexamples;
+	DiffExample *examples;
+	/* every differing key, for --repair (NULL without it) */
+	int			nrepair;
+	int			maxrepair;
+	DiffExample *repair;
+	long long	repaired;
+	long long	still_different;
+} DiffTable;
+
+/* diff_merge.c: compare one table on conn (in a REPEATABLE READ transaction) */
+extern void diff_table(PGconn *conn, DiffTable *t, int examples, bool keep_all,
+					   bool tty, const BridgeOptions *opts);
+extern char *diff_token_expr(const DiffTable *t, const char *alias);
+extern char *diff_key_text(const DiffTable *t, char **key);
+
+/* diff_repair.c: write what differs again, then compare those keys */
+extern void diff_repair(PGconn *conn, DiffTable *t, const char *keyspace);
+
+/* diff.c: the command (main.c dispatches) */
+extern int	cmd_diff(const BridgeOptions *opts);
+
+#endif							/* CQLBRIDGE_DIFF_H */
