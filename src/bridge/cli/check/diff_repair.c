@@ -99,6 +99,28 @@ same_rows(PGresult *a, PGresult *b)
 }
 
 /*
+ * begin_locked
+ *		BEGIN a READ COMMITTED transaction and, with sync installed
+ *		(lock_table not NULL), take the row of t's target in sync's lock
+ *		table, as sync's flush does: from then on this transaction's
+ *		statements see every change whose flush ran, and no flush of t runs
+ *		until it ends.
+ */
+static void
+begin_locked(PGconn *conn, const DiffTable *t, const char *what, const char *lock_table)
+{
+	const char *params[1];
+
+	PQclear(bridge_exec(conn, what, "BEGIN ISOLATION LEVEL READ COMMITTED", 0, NULL));
+	if (lock_table == NULL)
+		return;
+	params[0] = t->target;
+	PQclear(bridge_exec(conn, bridge_printf("%s: taking sync's lock", what),
+						bridge_printf("SELECT 1 FROM %s l WHERE l.target = $1 FOR UPDATE", lock_table),
+						1, params));
+}
+
+/*
  * diff_repair
  *		Repair every key of t->repair (see the file comment), then compare
  *		each again: t->repaired counts the keys written, t->still_different
@@ -134,16 +156,7 @@ diff_repair(PGconn *conn, DiffTable *t, const char *keyspace)
 		const char *const *key = (const char *const *) t->repair[i].key;
 
 		if (i % REPAIR_BATCH == 0)
-		{
-			PQclear(bridge_exec(conn, what, "BEGIN ISOLATION LEVEL READ COMMITTED", 0, NULL));
-			if (locked)
-			{
-				params[0] = t->target;
-				PQclear(bridge_exec(conn, bridge_printf("%s: taking sync's lock", what),
-									bridge_printf("SELECT 1 FROM %s l WHERE l.target = $1 FOR UPDATE", lock_table),
-									1, params));
-			}
-		}
+			begin_locked(conn, t, what, locked ? lock_table : NULL);
 		res = bridge_exec(conn, what, insert, t->nkey, key);
 		if (strcmp(PQcmdTuples(res), "0") == 0)
 			PQclear(bridge_exec(conn, what, delete, t->nkey, key));
@@ -155,17 +168,26 @@ diff_repair(PGconn *conn, DiffTable *t, const char *keyspace)
 		bridge_check_interrupt("the keys committed so far are repaired; run \"cqlbridge diff --repair\" again for the rest");
 	}
 
-	/* the repaired keys compared again */
+	/*
+	 * The repaired keys compared again, under sync's lock too: a flush
+	 * between the two reads would show a difference that is none.
+	 */
 	for (int i = 0; i < t->nrepair; i++)
 	{
 		const char *const *key = (const char *const *) t->repair[i].key;
-		PGresult   *a = bridge_exec(conn, what, read_s, t->nkey, key);
-		PGresult   *b = bridge_exec(conn, what, read_f, t->nkey, key);
+		PGresult   *a;
+		PGresult   *b;
 
+		if (i % REPAIR_BATCH == 0)
+			begin_locked(conn, t, what, locked ? lock_table : NULL);
+		a = bridge_exec(conn, what, read_s, t->nkey, key);
+		b = bridge_exec(conn, what, read_f, t->nkey, key);
 		if (!same_rows(a, b))
 			t->still_different++;
 		PQclear(a);
 		PQclear(b);
+		if (i % REPAIR_BATCH == REPAIR_BATCH - 1 || i == t->nrepair - 1)
+			PQclear(bridge_exec(conn, what, "COMMIT", 0, NULL));
 	}
 	free(schema);
 	free(cond_s);
