@@ -14,6 +14,8 @@
 #             clustering order), never a scan
 #   sync   -> new readings in a new bucket, a reading moved to another
 #             bucket, deletes and new alerts reach the tables at COMMIT
+#   diff   -> no difference; a missing and a stray reading and a changed
+#             alert made in Cassandra are found, --repair fixes them
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST (default
 # 127.0.0.1), CQLBRIDGE (default build/cqlbridge), BRIDGE_BUCKETS_DB /
@@ -37,7 +39,7 @@ TELEMETRY=$REPO/migrations/telemetry
 GOLDEN=$TELEMETRY/generated
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin buckets
-tap_plan 37
+tap_plan 40
 
 fresh_db "$CQL_HOST"
 load_migrations "$TELEMETRY"
@@ -140,5 +142,24 @@ is "$(q "SELECT count(*) FROM $FS.readings_by_sensor_id WHERE sensor_id = 1 AND 
 	"0" "and is gone from its old bucket"
 "$CQLBRIDGE" verify --samples 10 "$GEN" > "$WORK/verify2.out" 2>&1
 ok $? "verify passes again after the synced changes"
+
+# --- diff: time and hash buckets, DESC clustering (test_diff.sh has the rest) ------------------
+t0=$(date +%s.%N)
+"$CQLBRIDGE" diff -q "$GEN" > "$WORK/diff1.out" 2>&1
+rc=$?
+ok $rc "diff after the synced changes: no difference"
+[ $rc -eq 0 ] || sed 's/^/# /' "$WORK/diff1.out" | head -20
+diag "diff of $(q "SELECT count(*) FROM $FS.readings_by_sensor_id") readings and the alerts in $(echo "$(date +%s.%N) - $t0" | bc) s"
+bkt=$(q "SELECT cql_time_bucket('2 weeks', timestamptz '2026-01-10 00:00:00+00')")
+hb=$(q "SELECT bucket FROM $FS.alerts_by_site_id WHERE site_id = 1 AND alert_id = 100")
+q "SELECT cql_execute('cqlbridge', \$c\$DELETE FROM $KS.readings_by_sensor_id WHERE sensor_id = 1 AND reported_at_bucket = '$bkt' AND reported_at = '2026-01-10 00:00:01+00'\$c\$),
+          cql_execute('cqlbridge', \$c\$INSERT INTO $KS.readings_by_sensor_id (sensor_id, reported_at_bucket, reported_at, value) VALUES (1, '$bkt', '2026-01-10 00:00:00.500+00', 7)\$c\$),
+          cql_execute('cqlbridge', \$c\$UPDATE $KS.alerts_by_site_id SET message = 'changed' WHERE site_id = 1 AND bucket = $hb AND alert_id = 100\$c\$)" > /dev/null
+"$CQLBRIDGE" diff --json "$WORK/diff.json" "$GEN" > "$WORK/diff2.out" 2>&1
+rc=$?
+is "$rc:$(jq -c '[.tables[] | [.missing, .extra, .different]]' "$WORK/diff.json")" "1:[[1,1,0],[0,0,1],[0,0,0]]" \
+	"diff finds the missing and the stray reading (time bucket, DESC) and the changed alert (hash bucket)"
+"$CQLBRIDGE" diff -q --repair "$GEN" > "$WORK/diff3.out" 2>&1 && "$CQLBRIDGE" diff -q "$GEN" > "$WORK/diff4.out" 2>&1
+ok $? "diff --repair fixes them; the next diff finds nothing"
 
 exit $((TAP_FAILED > 0))
