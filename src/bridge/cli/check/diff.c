@@ -48,6 +48,19 @@ index_of(char **names, int n, const char *name)
 }
 
 /*
+ * result_row
+ *		The row of res whose first column is name, -1 if none.
+ */
+static int
+result_row(PGresult *res, const char *name)
+{
+	for (int r = 0; r < PQntuples(res); r++)
+		if (strcmp(PQgetvalue(res, r, 0), name) == 0)
+			return r;
+	return -1;
+}
+
+/*
  * idents
  *		A 003 metadata list of identifiers, unquoted; fatal with file:line
  *		when it does not parse.
@@ -123,12 +136,9 @@ check_table(PGconn *conn, const BridgeBlockFile *f, const BridgeBlock *b,
 	t->pk_cql = bridge_malloc(sizeof(char *) * t->npk);
 	for (int c = 0; c < t->ncols; c++)
 	{
-		int			r;
+		int			r = result_row(res, t->cols[c]);
 
-		for (r = 0; r < PQntuples(res); r++)
-			if (strcmp(PQgetvalue(res, r, 0), t->cols[c]) == 0)
-				break;
-		if (r == PQntuples(res))
+		if (r < 0)
 			bridge_fatal_hint("Run \"cqlbridge apply DIR\" again (it recreates the foreign tables).",
 							  "foreign table %s has no column %s of the plan", t->foreign_table,
 							  bridge_show_name(t->cols[c]));
@@ -156,17 +166,10 @@ check_table(PGconn *conn, const BridgeBlockFile *f, const BridgeBlock *b,
 		bridge_fatal_hint(bridge_printf("Run \"cqlbridge apply %s\" (it creates the source views).", dir),
 						  "source view %s of %s does not exist", t->source_view, t->target);
 	for (int c = 0; c < t->ncols; c++)
-	{
-		int			r;
-
-		for (r = 0; r < PQntuples(res); r++)
-			if (strcmp(PQgetvalue(res, r, 0), t->cols[c]) == 0)
-				break;
-		if (r == PQntuples(res))
+		if (result_row(res, t->cols[c]) < 0)
 			bridge_fatal_hint("Run \"cqlbridge plan\" and \"cqlbridge apply\" again, or restore the view from 002_foreign_tables.sql.",
 							  "source view %s changed since the plan: it has no column %s",
 							  t->source_view, bridge_show_name(t->cols[c]));
-	}
 	PQclear(res);
 }
 

@@ -205,6 +205,23 @@ group_clear(Group *g, int ncols)
 }
 
 /*
+ * append_example
+ *		Append *e to a growable array of differences.
+ */
+static void
+append_example(DiffExample **arr, int *n, int *cap, const DiffExample *e)
+{
+	if (*n == *cap)
+	{
+		*cap = *cap ? *cap * 2 : 16;
+		*arr = realloc(*arr, sizeof(DiffExample) * *cap);
+		if (*arr == NULL)
+			bridge_fatal("out of memory");
+	}
+	(*arr)[(*n)++] = *e;
+}
+
+/*
  * record
  *		Count a difference; keep it as an example (up to 'examples') and,
  *		with keep_all (--repair), in the list of keys to repair.
@@ -229,27 +246,9 @@ record(DiffTable *t, DiffKind kind, char **row, const char *columns, int example
 	for (int k = 0; k < t->nkey; k++)
 		e.key[k] = row[t->key[k]] ? bridge_strdup(row[t->key[k]]) : NULL;
 	if (t->nexamples < examples)
-	{
-		if (t->nexamples == t->maxexamples)
-		{
-			t->maxexamples = t->maxexamples ? t->maxexamples * 2 : 8;
-			t->examples = realloc(t->examples, sizeof(DiffExample) * t->maxexamples);
-			if (t->examples == NULL)
-				bridge_fatal("out of memory");
-		}
-		t->examples[t->nexamples++] = e;
-	}
+		append_example(&t->examples, &t->nexamples, &t->maxexamples, &e);
 	if (keep_all)
-	{
-		if (t->nrepair == t->maxrepair)
-		{
-			t->maxrepair = t->maxrepair ? t->maxrepair * 2 : 64;
-			t->repair = realloc(t->repair, sizeof(DiffExample) * t->maxrepair);
-			if (t->repair == NULL)
-				bridge_fatal("out of memory");
-		}
-		t->repair[t->nrepair++] = e;
-	}
+		append_example(&t->repair, &t->nrepair, &t->maxrepair, &e);
 }
 
 /*
