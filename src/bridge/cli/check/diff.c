@@ -8,10 +8,12 @@
  *	  examples; --json FILE writes the same report for tools; --repair
  *	  writes what differs (diff_repair.c).
  *
- * Each table is compared in its own REPEATABLE READ, READ ONLY
- * transaction (one snapshot of the source), by the merge of diff_merge.c.
- * The session reads Cassandra in token order (cql_fdw.token_order_scan)
- * at --consistency (cql_fdw.read_consistency, LOCAL_QUORUM by default).
+ * Each table is compared by the merge of diff_merge.c: its source view
+ * read in a REPEATABLE READ, READ ONLY transaction (one snapshot) on one
+ * session, its Cassandra table on a second session that reads in token
+ * order (cql_fdw.token_order_scan) at --consistency
+ * (cql_fdw.read_consistency, LOCAL_QUORUM by default); the two backends
+ * work at the same time.
  * Before anything is read, every table is checked against the plan: the
  * foreign table exists and reads the plan's keyspace, the source view
  * exists and has every column of 003, and the partition key's CQL types
@@ -317,6 +319,7 @@ cmd_diff(const BridgeOptions *opts)
 	BridgeBlockFile *f;
 	char	   *keyspace;
 	PGconn	   *conn;
+	PGconn	   *tgt;
 	DiffTable  *tables;
 	int			n = 0;
 	long long	total = 0;
@@ -335,7 +338,9 @@ cmd_diff(const BridgeOptions *opts)
 		bridge_fatal("out of memory");
 
 	conn = bridge_connect(opts);
+	tgt = bridge_connect(opts);
 	bridge_install_cancel(conn);
+	bridge_install_cancel(tgt);
 	bridge_set_interrupt_hint("nothing was changed; run the same \"cqlbridge diff\" again");
 	{
 		PGresult   *res = bridge_exec(conn, "checking cql_fdw",
@@ -347,12 +352,17 @@ cmd_diff(const BridgeOptions *opts)
 							  "function public.cql_token(text[], \"any\") does not exist");
 		PQclear(res);
 	}
-	/* load the library (its GUCs), then set them */
-	PQclear(bridge_exec(conn, "loading cql_fdw", "SELECT public.cql_token('{int}', 1)", 0, NULL));
-	params[0] = opts->consistency ? opts->consistency : "LOCAL_QUORUM";
-	PQclear(bridge_exec(conn, "setting the read consistency (--consistency)",
-						"SELECT pg_catalog.set_config('cql_fdw.read_consistency', $1, false)", 1, params));
+	/* both cursors are read to the end: plan them for all rows, not a fast start */
 	PQclear(bridge_exec(conn, "setting up the session",
+						"SELECT pg_catalog.set_config('cursor_tuple_fraction', '1', false)", 0, NULL));
+	PQclear(bridge_exec(tgt, "setting up the session",
+						"SELECT pg_catalog.set_config('cursor_tuple_fraction', '1', false)", 0, NULL));
+	/* the Cassandra side's session: load the library (its GUCs), set them */
+	PQclear(bridge_exec(tgt, "loading cql_fdw", "SELECT public.cql_token('{int}', 1)", 0, NULL));
+	params[0] = opts->consistency ? opts->consistency : "LOCAL_QUORUM";
+	PQclear(bridge_exec(tgt, "setting the read consistency (--consistency)",
+						"SELECT pg_catalog.set_config('cql_fdw.read_consistency', $1, false)", 1, params));
+	PQclear(bridge_exec(tgt, "setting up the session",
 						"SELECT pg_catalog.set_config('cql_fdw.token_order_scan', 'on', false),"
 						" pg_catalog.set_config('max_parallel_workers_per_gather', '0', false)", 0, NULL));
 
@@ -381,8 +391,10 @@ cmd_diff(const BridgeOptions *opts)
 	{
 		PQclear(bridge_exec(conn, "starting the diff transaction",
 							"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", 0, NULL));
-		diff_table(conn, &tables[i], opts->examples, opts->repair, tty, opts);
+		PQclear(bridge_exec(tgt, "starting the diff transaction", "BEGIN READ ONLY", 0, NULL));
+		diff_table(conn, tgt, &tables[i], opts->examples, opts->repair, tty, opts);
 		PQclear(bridge_exec(conn, "ending the diff transaction", "COMMIT", 0, NULL));
+		PQclear(bridge_exec(tgt, "ending the diff transaction", "COMMIT", 0, NULL));
 		total += tables[i].missing + tables[i].extra + tables[i].different;
 	}
 	if (opts->repair)
@@ -405,6 +417,7 @@ cmd_diff(const BridgeOptions *opts)
 	if (opts->json)
 		write_json(opts->json, tables, n, opts->repair);
 	PQfinish(conn);
+	PQfinish(tgt);
 	if (opts->repair)
 		return left > 0 ? BRIDGE_EXIT_FAILURE : 0;
 	return total > 0 ? BRIDGE_EXIT_FAILURE : 0;

@@ -68,9 +68,9 @@ typedef struct DiffTable
 	long long	still_different;
 } DiffTable;
 
-/* diff_merge.c: compare one table on conn (in a REPEATABLE READ transaction) */
-extern void diff_table(PGconn *conn, DiffTable *t, int examples, bool keep_all,
-					   bool tty, const BridgeOptions *opts);
+/* diff_merge.c: compare one table (source view on src_conn, Cassandra on tgt_conn) */
+extern void diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffTable *t, int examples,
+					   bool keep_all, bool tty, const BridgeOptions *opts);
 extern char *diff_token_expr(const DiffTable *t, const char *alias);
 extern char *diff_key_text(const DiffTable *t, char **key);
 

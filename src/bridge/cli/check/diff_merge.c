@@ -29,7 +29,14 @@
 
 #include "check/diff.h"
 
-/* A cursor read 2000 rows (a FETCH) at a time */
+/* rows per FETCH of either cursor */
+#define DIFF_FETCH_ROWS 10000
+
+/*
+ * A cursor on its own connection, read DIFF_FETCH_ROWS rows at a time; the
+ * next FETCH is sent as soon as a batch arrives, so both backends work
+ * while the merge compares.
+ */
 typedef struct Stream
 {
 	PGconn	   *conn;
@@ -38,6 +45,8 @@ typedef struct Stream
 	PGresult   *res;
 	int			pos;
 	int			n;
+	bool		pending;		/* a FETCH is in flight */
+	bool		last;			/* the batch held is the last one */
 	bool		done;
 	long long	last_token;
 	bool		started;
@@ -53,21 +62,83 @@ typedef struct Group
 } Group;
 
 /*
+ * stream_fail
+ *		Report a failed FETCH (the server's message, SQLSTATE, detail and
+ *		hint) and exit; an interrupt is reported as such.
+ */
+static void
+stream_fail(Stream *s, PGresult *res)
+{
+	const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
+	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
+
+	bridge_check_interrupt(NULL);
+	fflush(stdout);
+	fprintf(stderr, "cqlbridge: reading the %s failed: %s", s->what,
+			msg ? msg : PQerrorMessage(s->conn));
+	if (state)
+		fprintf(stderr, " (SQLSTATE %s)", state);
+	fputc('\n', stderr);
+	if (detail)
+		fprintf(stderr, "DETAIL:  %s\n", detail);
+	if (hint)
+		fprintf(stderr, "HINT:  %s\n", hint);
+	exit(bridge_failure_status);
+}
+
+/*
+ * stream_send
+ *		Send the next FETCH without waiting for it.
+ */
+static void
+stream_send(Stream *s)
+{
+	if (!PQsendQueryParams(s->conn, s->fetch, 0, NULL, NULL, NULL, NULL, 0))
+		stream_fail(s, NULL);
+	s->pending = true;
+}
+
+/*
  * stream_peek
- *		Make the stream's current row available; false at its end.
+ *		Make the stream's current row available; false at its end.  A
+ *		batch that arrives full sends the next FETCH at once.
  */
 static bool
 stream_peek(Stream *s)
 {
+	PGresult   *r;
+
 	if (s->res && s->pos < s->n)
 		return true;
 	if (s->done)
 		return false;
+	if (s->last)
+	{
+		s->done = true;
+		return false;
+	}
+	if (!s->pending)
+		stream_send(s);
 	if (s->res)
 		PQclear(s->res);
-	s->res = bridge_exec(s->conn, s->what, s->fetch, 0, NULL);
+	s->res = NULL;
+	while ((r = PQgetResult(s->conn)) != NULL)
+	{
+		if (s->res)
+			PQclear(s->res);
+		s->res = r;
+	}
+	s->pending = false;
+	if (s->res == NULL || PQresultStatus(s->res) != PGRES_TUPLES_OK)
+		stream_fail(s, s->res);
 	s->n = PQntuples(s->res);
 	s->pos = 0;
+	if (s->n < DIFF_FETCH_ROWS)
+		s->last = true;
+	else
+		stream_send(s);
 	if (s->n == 0)
 		s->done = true;
 	return s->n > 0;
@@ -356,12 +427,13 @@ show_progress(const DiffTable *t, double elapsed)
 /*
  * diff_table
  *		Compare every row of t on both sides; the counts, examples and
- *		(keep_all) every differing key go into t.  conn is in a REPEATABLE
- *		READ transaction: the source side is one snapshot.
+ *		(keep_all) every differing key go into t.  The source view is read
+ *		on src_conn, in a REPEATABLE READ transaction (one snapshot), the
+ *		Cassandra table on tgt_conn, in a transaction too (the cursor's).
  */
 void
-diff_table(PGconn *conn, DiffTable *t, int examples, bool keep_all, bool tty,
-		   const BridgeOptions *opts)
+diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffTable *t, int examples,
+		   bool keep_all, bool tty, const BridgeOptions *opts)
 {
 	StrBuf		src,
 				tgt;
@@ -388,14 +460,15 @@ diff_table(PGconn *conn, DiffTable *t, int examples, bool keep_all, bool tty,
 	}
 	sb_appendf(&src, " FROM %s s ORDER BY 1", t->source_view);
 	sb_appendf(&tgt, " FROM %s f", t->foreign_table);
-	PQclear(bridge_exec(conn, bridge_printf("diff of %s: opening the source view %s", t->target, t->source_view),
+	PQclear(bridge_exec(src_conn, bridge_printf("diff of %s: opening the source view %s", t->target, t->source_view),
 						src.data, 0, NULL));
-	PQclear(bridge_exec(conn, bridge_printf("diff of %s: opening the scan of foreign table %s", t->target, t->foreign_table),
+	PQclear(bridge_exec(tgt_conn, bridge_printf("diff of %s: opening the scan of foreign table %s", t->target, t->foreign_table),
 						tgt.data, 0, NULL));
 
-	ss.conn = ts.conn = conn;
-	ss.fetch = "FETCH 2000 FROM diff_src";
-	ts.fetch = "FETCH 2000 FROM diff_tgt";
+	ss.conn = src_conn;
+	ts.conn = tgt_conn;
+	ss.fetch = bridge_printf("FETCH %d FROM diff_src", DIFF_FETCH_ROWS);
+	ts.fetch = bridge_printf("FETCH %d FROM diff_tgt", DIFF_FETCH_ROWS);
 	ss.what = bridge_printf("rows of source view %s", t->source_view);
 	ts.what = bridge_printf("rows of Cassandra table %s (foreign table %s)", t->target, t->foreign_table);
 	t->col_diffs = calloc(t->ncols, sizeof(long long));
@@ -435,8 +508,8 @@ diff_table(PGconn *conn, DiffTable *t, int examples, bool keep_all, bool tty,
 		PQclear(ss.res);
 	if (ts.res)
 		PQclear(ts.res);
-	PQclear(bridge_exec(conn, "closing the diff cursors", "CLOSE diff_src", 0, NULL));
-	PQclear(bridge_exec(conn, "closing the diff cursors", "CLOSE diff_tgt", 0, NULL));
+	PQclear(bridge_exec(src_conn, "closing the diff cursors", "CLOSE diff_src", 0, NULL));
+	PQclear(bridge_exec(tgt_conn, "closing the diff cursors", "CLOSE diff_tgt", 0, NULL));
 	if (tty && !opts->quiet)
 		fprintf(stderr, "\r\033[K");
 	free(gs.rows);
