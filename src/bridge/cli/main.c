@@ -122,6 +122,7 @@ static const Command commands[] = {
 		"                           extra ones, then compare those keys again\n"
 		"  --consistency=LEVEL      read consistency of the Cassandra scans\n"
 		"                           (default: LOCAL_QUORUM)\n"
+		"  --restart                forget the checkpoints of an interrupted diff\n"
 		"Exit status: 0 no difference (after --repair: all repaired), 1 differences,\n"
 		"2 error.\n",
 	cmd_diff, true},
@@ -419,7 +420,8 @@ main(int argc, char **argv)
 				opts.batch_rows = parse_long(cmd, "--batch-rows", optarg, 1, 100000000, false);
 				break;
 			case OPT_RESTART:
-				ONLY_FOR("apply");
+				if (strcmp(cmd->name, "diff") != 0)
+					ONLY_FOR("apply");
 				opts.restart = true;
 				break;
 			case OPT_SAMPLES:

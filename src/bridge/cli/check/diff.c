@@ -320,6 +320,7 @@ cmd_diff(const BridgeOptions *opts)
 	char	   *keyspace;
 	PGconn	   *conn;
 	PGconn	   *tgt;
+	DiffProgress prog = {0};
 	DiffTable  *tables;
 	int			n = 0;
 	long long	total = 0;
@@ -387,12 +388,30 @@ cmd_diff(const BridgeOptions *opts)
 						  "%s: no query table %s", path, opts->table ? opts->table : "at all");
 	}
 
+	/* checkpoints: a session of their own, not with --repair */
+	if (!opts->repair)
+	{
+		prog.conn = bridge_connect(opts);
+		diff_progress_setup(prog.conn);
+	}
 	for (int i = 0; i < n; i++)
 	{
+		tables[i].col_diffs = calloc(tables[i].ncols, sizeof(long long));
+		prog.col_diffs = calloc(tables[i].ncols, sizeof(long long));
+		if (tables[i].col_diffs == NULL || prog.col_diffs == NULL)
+			bridge_fatal("out of memory");
+		if (opts->restart && prog.conn)
+			diff_progress_forget(prog.conn, &tables[i]);
+		diff_progress_resume(&prog, &tables[i], opts->examples);
+		if (prog.next >= DIFF_RANGES)
+		{
+			total += tables[i].missing + tables[i].extra + tables[i].different;
+			continue;			/* compared by an interrupted run */
+		}
 		PQclear(bridge_exec(conn, "starting the diff transaction",
 							"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", 0, NULL));
 		PQclear(bridge_exec(tgt, "starting the diff transaction", "BEGIN READ ONLY", 0, NULL));
-		diff_table(conn, tgt, &tables[i], opts->examples, opts->repair, tty, opts);
+		diff_table(conn, tgt, &prog, &tables[i], opts->examples, opts->repair, tty, opts);
 		PQclear(bridge_exec(conn, "ending the diff transaction", "COMMIT", 0, NULL));
 		PQclear(bridge_exec(tgt, "ending the diff transaction", "COMMIT", 0, NULL));
 		total += tables[i].missing + tables[i].extra + tables[i].different;
@@ -416,6 +435,13 @@ cmd_diff(const BridgeOptions *opts)
 	fflush(stdout);
 	if (opts->json)
 		write_json(opts->json, tables, n, opts->repair);
+	/* the result is out: the next diff starts from the beginning */
+	if (prog.conn)
+	{
+		for (int i = 0; i < n; i++)
+			diff_progress_forget(prog.conn, &tables[i]);
+		PQfinish(prog.conn);
+	}
 	PQfinish(conn);
 	PQfinish(tgt);
 	if (opts->repair)

@@ -68,9 +68,38 @@ typedef struct DiffTable
 	long long	still_different;
 } DiffTable;
 
+/* token ranges of the checkpoints */
+#define DIFF_RANGES 64
+
+/* Where a table's comparison is, for its checkpoints (diff_progress.c) */
+typedef struct DiffProgress
+{
+	PGconn	   *conn;			/* autocommit session; NULL: no checkpoints */
+	int			next;			/* the first range not recorded */
+	/* t's counts at the last record */
+	long long	src_rows;
+	long long	tgt_rows;
+	long long	missing;
+	long long	extra;
+	long long	different;
+	long long  *col_diffs;
+	int			nexamples;
+} DiffProgress;
+
+/* diff_progress.c */
+extern int	diff_range_of(long long tok);
+extern long long diff_range_high(int r);
+extern void diff_progress_setup(PGconn *conn);
+extern void diff_progress_forget(PGconn *conn, const DiffTable *t);
+extern void diff_progress_resume(DiffProgress *p, DiffTable *t, int examples);
+extern void diff_progress_record(DiffProgress *p, DiffTable *t, int upto);
+
 /* diff_merge.c: compare one table (source view on src_conn, Cassandra on tgt_conn) */
-extern void diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffTable *t, int examples,
-					   bool keep_all, bool tty, const BridgeOptions *opts);
+extern void diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p,
+					   DiffTable *t, int examples, bool keep_all, bool tty,
+					   const BridgeOptions *opts);
+extern void diff_append_example(DiffExample **arr, int *n, int *cap,
+								const DiffExample *e);
 extern char *diff_token_expr(const DiffTable *t, const char *alias);
 extern char *diff_key_text(const DiffTable *t, char **key);
 

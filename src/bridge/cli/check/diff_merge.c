@@ -276,11 +276,11 @@ group_clear(Group *g, int ncols)
 }
 
 /*
- * append_example
+ * diff_append_example
  *		Append *e to a growable array of differences.
  */
-static void
-append_example(DiffExample **arr, int *n, int *cap, const DiffExample *e)
+void
+diff_append_example(DiffExample **arr, int *n, int *cap, const DiffExample *e)
 {
 	if (*n == *cap)
 	{
@@ -317,9 +317,9 @@ record(DiffTable *t, DiffKind kind, char **row, const char *columns, int example
 	for (int k = 0; k < t->nkey; k++)
 		e.key[k] = row[t->key[k]] ? bridge_strdup(row[t->key[k]]) : NULL;
 	if (t->nexamples < examples)
-		append_example(&t->examples, &t->nexamples, &t->maxexamples, &e);
+		diff_append_example(&t->examples, &t->nexamples, &t->maxexamples, &e);
 	if (keep_all)
-		append_example(&t->repair, &t->nrepair, &t->maxrepair, &e);
+		diff_append_example(&t->repair, &t->nrepair, &t->maxrepair, &e);
 }
 
 /*
@@ -430,10 +430,12 @@ show_progress(const DiffTable *t, double elapsed)
  *		(keep_all) every differing key go into t.  The source view is read
  *		on src_conn, in a REPEATABLE READ transaction (one snapshot), the
  *		Cassandra table on tgt_conn, in a transaction too (the cursor's).
+ *		Ranges before p->next were compared by an interrupted run (their
+ *		results are in t already); each range passed is recorded.
  */
 void
-diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffTable *t, int examples,
-		   bool keep_all, bool tty, const BridgeOptions *opts)
+diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
+		   int examples, bool keep_all, bool tty, const BridgeOptions *opts)
 {
 	StrBuf		src,
 				tgt;
@@ -458,8 +460,15 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffTable *t, int examples,
 		sb_appendf(&tgt, ", f.%s", qi);
 		free(qi);
 	}
-	sb_appendf(&src, " FROM %s s ORDER BY 1", t->source_view);
+	sb_appendf(&src, " FROM %s s", t->source_view);
 	sb_appendf(&tgt, " FROM %s f", t->foreign_table);
+	if (p->next > 0)
+	{
+		/* resumed: only the ranges not recorded */
+		sb_appendf(&src, " WHERE %s > %lld", tok_s, diff_range_high(p->next - 1));
+		sb_appendf(&tgt, " WHERE %s > %lld", tok_f, diff_range_high(p->next - 1));
+	}
+	sb_append(&src, " ORDER BY 1");
 	PQclear(bridge_exec(src_conn, bridge_printf("diff of %s: opening the source view %s", t->target, t->source_view),
 						src.data, 0, NULL));
 	PQclear(bridge_exec(tgt_conn, bridge_printf("diff of %s: opening the scan of foreign table %s", t->target, t->foreign_table),
@@ -471,8 +480,6 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffTable *t, int examples,
 	ts.fetch = bridge_printf("FETCH %d FROM diff_tgt", DIFF_FETCH_ROWS);
 	ss.what = bridge_printf("rows of source view %s", t->source_view);
 	ts.what = bridge_printf("rows of Cassandra table %s (foreign table %s)", t->target, t->foreign_table);
-	t->col_diffs = calloc(t->ncols, sizeof(long long));
-
 	for (;;)
 	{
 		bool		hs = stream_peek(&ss);
@@ -490,6 +497,8 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffTable *t, int examples,
 		}
 		else
 			tok = hs ? stream_token(&ss, t) : stream_token(&ts, t);
+		if (diff_range_of(tok) > p->next)
+			diff_progress_record(p, t, diff_range_of(tok));
 		group_read(&ss, t, tok, &gs);
 		group_read(&ts, t, tok, &gt);
 		t->src_rows += gs.n;
@@ -504,6 +513,7 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffTable *t, int examples,
 			show_progress(t, shown - t0);
 		}
 	}
+	diff_progress_record(p, t, DIFF_RANGES);
 	if (ss.res)
 		PQclear(ss.res);
 	if (ts.res)
