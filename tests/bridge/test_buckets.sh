@@ -14,8 +14,8 @@
 #             clustering order), never a scan
 #   sync   -> new readings in a new bucket, a reading moved to another
 #             bucket, deletes and new alerts reach the tables at COMMIT
-#   diff   -> no difference; a missing and a stray reading and a changed
-#             alert made in Cassandra are found; a diff interrupted by
+#   diff   -> a missing and a stray reading and a changed alert made in
+#             Cassandra are found, and nothing else; a diff interrupted by
 #             SIGINT or SIGKILL resumes and reports the same; --repair
 #             fixes them
 #
@@ -41,7 +41,7 @@ TELEMETRY=$REPO/migrations/telemetry
 GOLDEN=$TELEMETRY/generated
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin buckets
-tap_plan 44
+tap_plan 43
 
 fresh_db "$CQL_HOST"
 load_migrations "$TELEMETRY"
@@ -146,12 +146,7 @@ is "$(q "SELECT count(*) FROM $FS.readings_by_sensor_id WHERE sensor_id = 1 AND 
 ok $? "verify passes again after the synced changes"
 
 # --- diff: time and hash buckets, DESC clustering (test_diff.sh has the rest) ------------------
-t0=$(date +%s.%N)
-"$CQLBRIDGE" diff -q "$GEN" > "$WORK/diff1.out" 2>&1
-rc=$?
-ok $rc "diff after the synced changes: no difference"
-[ $rc -eq 0 ] || sed 's/^/# /' "$WORK/diff1.out" | head -20
-diag "diff of $(q "SELECT count(*) FROM $FS.readings_by_sensor_id") readings and the alerts in $(echo "$(date +%s.%N) - $t0" | bc) s"
+# (exactly these differences and no other: the tables equal their views after sync)
 bkt=$(q "SELECT cql_time_bucket('2 weeks', timestamptz '2026-01-10 00:00:00+00')")
 hb=$(q "SELECT bucket FROM $FS.alerts_by_site_id WHERE site_id = 1 AND alert_id = 100")
 q "SELECT cql_execute('cqlbridge', \$c\$DELETE FROM $KS.readings_by_sensor_id WHERE sensor_id = 1 AND reported_at_bucket = '$bkt' AND reported_at = '2026-01-10 00:00:01+00'\$c\$),
