@@ -240,6 +240,10 @@ group_read(Stream *s, const DiffTable *t, long long tok, Group *g)
 /* the group being sorted (qsort has no context argument) */
 static Group *sort_group;
 
+/*
+ * cmp_index
+ *		qsort comparator of row indexes of sort_group, by key (bytes).
+ */
 static int
 cmp_index(const void *a, const void *b)
 {
@@ -262,6 +266,11 @@ group_order(Group *g)
 	return idx;
 }
 
+/*
+ * group_clear
+ *		Free the rows of g and empty it (its arrays are kept for the next
+ *		token).
+ */
 static void
 group_clear(Group *g, int ncols)
 {
