@@ -93,13 +93,14 @@ extern void diff_progress_setup(PGconn *conn);
 extern void diff_progress_forget(PGconn *conn, const DiffTable *t);
 extern void diff_progress_resume(DiffProgress *p, DiffTable *t, int examples);
 extern void diff_progress_record(DiffProgress *p, DiffTable *t, int upto);
+extern void diff_append_example(DiffExample **arr, int *n, int *cap,
+								const DiffExample *e);
 
 /* diff_merge.c: compare one table (source view on src_conn, Cassandra on tgt_conn) */
 extern void diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p,
 					   DiffTable *t, int examples, bool keep_all, bool tty,
 					   const BridgeOptions *opts);
-extern void diff_append_example(DiffExample **arr, int *n, int *cap,
-								const DiffExample *e);
+
 extern char *diff_token_expr(const DiffTable *t, const char *alias);
 extern char *diff_key_text(const DiffTable *t, char **key);
 

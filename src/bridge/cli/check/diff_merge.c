@@ -285,23 +285,6 @@ group_clear(Group *g, int ncols)
 }
 
 /*
- * diff_append_example
- *		Append *e to a growable array of differences.
- */
-void
-diff_append_example(DiffExample **arr, int *n, int *cap, const DiffExample *e)
-{
-	if (*n == *cap)
-	{
-		*cap = *cap ? *cap * 2 : 16;
-		*arr = realloc(*arr, sizeof(DiffExample) * *cap);
-		if (*arr == NULL)
-			bridge_fatal("out of memory");
-	}
-	(*arr)[(*n)++] = *e;
-}
-
-/*
  * record
  *		Count a difference; keep it as an example (up to 'examples') and,
  *		with keep_all (--repair), in the list of keys to repair.

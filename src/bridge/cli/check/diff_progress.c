@@ -103,6 +103,23 @@ diff_progress_forget(PGconn *conn, const DiffTable *t)
 }
 
 /*
+ * diff_append_example
+ *		Append *e to a growable array of differences.
+ */
+void
+diff_append_example(DiffExample **arr, int *n, int *cap, const DiffExample *e)
+{
+	if (*n == *cap)
+	{
+		*cap = *cap ? *cap * 2 : 16;
+		*arr = realloc(*arr, sizeof(DiffExample) * *cap);
+		if (*arr == NULL)
+			bridge_fatal("out of memory");
+	}
+	(*arr)[(*n)++] = *e;
+}
+
+/*
  * load_examples
  *		The recorded examples of t, in range order, up to 'examples'.
  */
