@@ -24,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SCALE=${SCALE:-200}
 HOST=${CQL_HOST:-127.0.0.1}
-CACHE=${CQL_FDW_CACHE:-$HOME/.cache/cql_fdw}
+. scripts/lib_common.sh
 eval "$(bash scripts/pg.sh env)"
 DB=bench_diff
 KS=bench_diff
@@ -33,20 +33,9 @@ trap 'rm -rf "$TMP"' EXIT
 
 t() { local s e; s=$(date +%s.%N); "$@" > "$TMP/out" 2>&1 || { cat "$TMP/out"; exit 1; }; e=$(date +%s.%N); echo "$e - $s" | bc; }
 
-# CPU seconds so far of Cassandra and of PostgreSQL (the postmaster and its
-# children, ended backends included): "cass pg"
-cpu()
-{
-	local tck cpid pmpid
-	tck=$(getconf CLK_TCK)
-	cpid=${CASS_PID:-$(cat "$CACHE/run/single/pid")}
-	pmpid=$(head -1 "$(psql -X -At -d postgres -c 'SHOW data_directory')/postmaster.pid")
-	echo "$(awk -v t="$tck" '{ print ($14 + $15) / t }' /proc/"$cpid"/stat) $(
-		{ awk '{ print $14 + $15 + $16 + $17 }' /proc/"$pmpid"/stat
-		  for p in $(pgrep -P "$pmpid"); do awk '{ print $14 + $15 }' /proc/"$p"/stat 2> /dev/null; done
-		} | awk -v t="$tck" '{ n += $1 } END { print n / t }')"
-}
-cpu_delta() { echo "$1 $2" | awk '{ printf "Cassandra %.1f, PostgreSQL %.1f", $3 - $1, $4 - $2 }'; }
+# bridge_cpu, cpu_delta
+# shellcheck source=cpu.sh
+. bench/cpu.sh
 
 make -s bridge > /dev/null
 psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
@@ -70,20 +59,20 @@ echo "apply: $total rows in $s s"
 # 1. the scan of every table (warm-up first)
 mapfile -t FTS < <(sed -n 's/^-- foreign_table: //p' "$TMP/plan/003_load.sql")
 for ft in "${FTS[@]}"; do psql -X -q -d $DB -c "SELECT sum(pg_column_size(f.*)) FROM $ft f" > /dev/null; done
-c0=$(cpu)
+c0=$(bridge_cpu)
 s0=$(date +%s.%N)
 for ft in "${FTS[@]}"; do
 	s=$(t psql -X -At -v ON_ERROR_STOP=1 -d $DB -c "SELECT sum(pg_column_size(f.*)) FROM $ft f")
 	echo "  scan $ft: $s s"
 done
 scan=$(echo "$(date +%s.%N) - $s0" | bc)
-echo "1. cql_fdw full scan of every table: $scan s = $(echo "scale=0; $total / $scan" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(cpu)")"
+echo "1. cql_fdw full scan of every table: $scan s = $(echo "scale=0; $total / $scan" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(bridge_cpu)")"
 
 # 2. the diff
-c0=$(cpu)
+c0=$(bridge_cpu)
 s=$(t build/cqlbridge diff -q -d $DB --consistency ONE "$TMP/plan")
 sed 's/^/  /' "$TMP/out"
-echo "2. cqlbridge diff: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(cpu)")"
+echo "2. cqlbridge diff: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(bridge_cpu)")"
 echo "diff rate / scan rate: $(echo "scale=2; $scan / $s" | bc)"
 
 if [ -z "${BENCH_KEEP:-}" ]; then

@@ -155,6 +155,23 @@ load_examples(PGconn *conn, DiffTable *t, int examples)
 }
 
 /*
+ * mark_recorded
+ *		Remember t's counts as recorded: the next record holds what was
+ *		found after them.
+ */
+static void
+mark_recorded(DiffProgress *p, const DiffTable *t)
+{
+	p->src_rows = t->src_rows;
+	p->tgt_rows = t->tgt_rows;
+	p->missing = t->missing;
+	p->extra = t->extra;
+	p->different = t->different;
+	p->nexamples = t->nexamples;
+	memcpy(p->col_diffs, t->col_diffs, sizeof(long long) * t->ncols);
+}
+
+/*
  * diff_progress_resume
  *		Add t's recorded ranges to its counts and examples; p->next is the
  *		first range to compare (DIFF_RANGES: the table is done).
@@ -208,13 +225,7 @@ diff_progress_resume(DiffProgress *p, DiffTable *t, int examples)
 	}
 	PQclear(res);
 	load_examples(p->conn, t, examples);
-	p->src_rows = t->src_rows;
-	p->tgt_rows = t->tgt_rows;
-	p->missing = t->missing;
-	p->extra = t->extra;
-	p->different = t->different;
-	p->nexamples = t->nexamples;
-	memcpy(p->col_diffs, t->col_diffs, sizeof(long long) * t->ncols);
+	mark_recorded(p, t);
 }
 
 /*
@@ -286,11 +297,5 @@ diff_progress_record(DiffProgress *p, DiffTable *t, int upto)
 	PQclear(bridge_exec(p->conn, "recording a diff checkpoint", "COMMIT", 0, NULL));
 	sb_free(&cd);
 	p->next = upto;
-	p->src_rows = t->src_rows;
-	p->tgt_rows = t->tgt_rows;
-	p->missing = t->missing;
-	p->extra = t->extra;
-	p->different = t->different;
-	p->nexamples = t->nexamples;
-	memcpy(p->col_diffs, t->col_diffs, sizeof(long long) * t->ncols);
+	mark_recorded(p, t);
 }
