@@ -388,19 +388,17 @@ cmd_diff(const BridgeOptions *opts)
 						  "%s: no query table %s", path, opts->table ? opts->table : "at all");
 	}
 
-	/* checkpoints: a session of their own, not with --repair */
-	if (!opts->repair)
-	{
-		prog.conn = bridge_connect(opts);
-		diff_progress_setup(prog.conn);
-	}
+	/* checkpoints: a session of their own; --repair keeps none */
+	prog.conn = bridge_connect(opts);
+	prog.enabled = !opts->repair;
+	diff_progress_setup(prog.conn);
 	for (int i = 0; i < n; i++)
 	{
 		tables[i].col_diffs = calloc(tables[i].ncols, sizeof(long long));
 		prog.col_diffs = calloc(tables[i].ncols, sizeof(long long));
 		if (tables[i].col_diffs == NULL || prog.col_diffs == NULL)
 			bridge_fatal("out of memory");
-		if (opts->restart && prog.conn)
+		if (opts->restart)
 			diff_progress_forget(prog.conn, &tables[i]);
 		diff_progress_resume(&prog, &tables[i], opts->examples);
 		if (prog.next >= DIFF_RANGES)
@@ -436,12 +434,9 @@ cmd_diff(const BridgeOptions *opts)
 	if (opts->json)
 		write_json(opts->json, tables, n, opts->repair);
 	/* the result is out: the next diff starts from the beginning */
-	if (prog.conn)
-	{
-		for (int i = 0; i < n; i++)
-			diff_progress_forget(prog.conn, &tables[i]);
-		PQfinish(prog.conn);
-	}
+	for (int i = 0; i < n; i++)
+		diff_progress_forget(prog.conn, &tables[i]);
+	PQfinish(prog.conn);
 	PQfinish(conn);
 	PQfinish(tgt);
 	if (opts->repair)

@@ -74,7 +74,8 @@ typedef struct DiffTable
 /* Where a table's comparison is, for its checkpoints (diff_progress.c) */
 typedef struct DiffProgress
 {
-	PGconn	   *conn;			/* autocommit session; NULL: no checkpoints */
+	PGconn	   *conn;			/* autocommit session for the records */
+	bool		enabled;		/* false (--repair): forget, do not record */
 	int			next;			/* the first range not recorded */
 	/* t's counts at the last record */
 	long long	src_rows;

@@ -15,8 +15,8 @@
  * token order, so the recorded ranges of a table are always 0..k-1: a
  * resumed diff reads only tokens above range k-1's upper bound.  A diff
  * that ends (its report printed) forgets its tables' records.  --repair
- * neither reads nor writes records: it repairs what one whole comparison
- * found.
+ * neither reads nor writes records (it repairs what one whole comparison
+ * found), and forgets those of its tables.
  *
  * layer: command
  *
@@ -188,8 +188,11 @@ diff_progress_resume(DiffProgress *p, DiffTable *t, int examples)
 	p->src_rows = p->tgt_rows = 0;
 	p->missing = p->extra = p->different = 0;
 	p->nexamples = 0;
-	if (p->conn == NULL)
+	if (!p->enabled)
+	{
+		diff_progress_forget(p->conn, t);	/* stale for the next plain diff */
 		return;
+	}
 	snprintf(nr, sizeof(nr), "%d", DIFF_RANGES);
 	params[0] = t->target;
 	params[1] = nr;
@@ -240,7 +243,7 @@ diff_progress_record(DiffProgress *p, DiffTable *t, int upto)
 	char		v[9][32];
 	const char *params[9];
 
-	if (p->conn == NULL || upto <= p->next)
+	if (!p->enabled || upto <= p->next)
 		return;
 	sb_init(&cd);
 	sb_appendc(&cd, '{');
