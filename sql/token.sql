@@ -112,7 +112,6 @@ SELECT cql_token('{int,text}', 1, ''::text) IS NOT NULL AS empty_component;
 SELECT cql_token('{text}', NULL::text);
 SELECT cql_token('{int,text}', 1, NULL::text);
 SELECT cql_token(NULL, 1);
-SELECT cql_token('{int}');
 SELECT cql_token('{int,int}', 1);
 SELECT cql_token('{int}', 1, 2);
 SELECT cql_token('{nosuchtype}', 1);
