@@ -128,24 +128,9 @@ SQL
 	psql -X -q -d postgres -c "DROP DATABASE $db"
 }
 
-# CPU seconds so far of Cassandra (the single node) and of PostgreSQL (the
-# postmaster and its children, ended backends included): "cass pg"
-bridge_cpu()
-{
-	local tck cpid pmpid
-	tck=$(getconf CLK_TCK)
-	cpid=$(cat "$CACHE/run/single/pid")
-	pmpid=$(head -1 "$(psql -X -At -d postgres -c 'SHOW data_directory')/postmaster.pid")
-	echo "$(awk -v t="$tck" '{ print ($14 + $15) / t }' /proc/"$cpid"/stat) $(
-		{ awk '{ print $14 + $15 + $16 + $17 }' /proc/"$pmpid"/stat
-		  for p in $(pgrep -P "$pmpid"); do awk '{ print $14 + $15 }' /proc/"$p"/stat 2> /dev/null; done
-		} | awk -v t="$tck" '{ n += $1 } END { print n / t }')"
-}
-
-cpu_delta()
-{
-	echo "$1 $2" | awk '{ printf "Cassandra %.1f, PostgreSQL %.1f", $3 - $1, $4 - $2 }'
-}
+# bridge_cpu (CPU seconds of Cassandra and PostgreSQL) and cpu_delta
+# shellcheck source=cpu.sh
+. bench/cpu.sh
 
 if [ "${BENCH_BRIDGE:-0}" = only ]; then
 	bench_bridge

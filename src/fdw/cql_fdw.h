@@ -19,6 +19,7 @@
 
 #include "foreign/foreign.h"
 #include "nodes/pg_list.h"
+#include "utils/guc.h"
 
 #include "cql_core.h"
 
@@ -90,6 +91,12 @@ typedef struct CqlFdwOptions
 #define CQLFDW_DEFAULT_FETCH_SIZE		5000
 #define CQLFDW_DEFAULT_SCAN_WINDOW		8
 #define CQLFDW_MAX_SCAN_WINDOW			256
+
+/* GUC cql_fdw.token_order_scan: token scans in ring order (scan_ranges.c) */
+extern PGDLLIMPORT bool cqlfdw_token_order_scan;
+
+/* GUC cql_fdw.read_consistency: overrides option consistency (option.c) */
+extern PGDLLIMPORT char *cqlfdw_read_consistency_guc;
 #define CQLFDW_DEFAULT_CONNECT_TIMEOUT	10000
 #define CQLFDW_DEFAULT_REQUEST_TIMEOUT	30000
 #define CQLFDW_DEFAULT_BATCH_SIZE		100
@@ -239,6 +246,8 @@ extern void cqlfdw_get_options(Oid serverid, Oid userid, Oid relid,
 							   CqlFdwOptions *opts);
 extern void cqlfdw_options_add_mapping(CqlFdwOptions *o, UserMapping *um);
 extern int	cqlfdw_consistency_from_name(const char *name, bool for_write);
+extern bool cqlfdw_check_read_consistency(char **newval, void **extra,
+										  GucSource source);
 extern int	cqlfdw_timestamp_precision(Oid relid, AttrNumber attnum,
 									   const CqlFdwOptions *opts);
 

@@ -213,9 +213,11 @@ cast_value(Datum d, Oid from, Oid to, CoercionPathType path, Oid funcid)
 }
 
 /*
- * bind_param
- *		Encode argument i (1-based in messages) for a bind marker of CQL
- *		type ctype, into out.
+ * cqlfdw_bind_any
+ *		Encode argument i (1-based in messages, named "<what> $i") for a
+ *		bind marker of CQL type ctype, into out.  Also the encoder of
+ *		cql_token()'s key values (token.c), so that both read a value of
+ *		any PostgreSQL type the same way.
  *
  * Integers of any width go through bigint (the value is range-checked
  * against the CQL type when written), as for pushed-down comparisons.  A
@@ -224,8 +226,9 @@ cast_value(Datum d, Oid from, Oid to, CoercionPathType path, Oid funcid)
  * varint or decimal, date to timestamp, ...).  Text (also an untyped
  * literal) is parsed as a CQL literal of the marker's type.
  */
-static void
-bind_param(int i, const cql_type *ctype, Datum d, Oid argtype, cql_buf *out)
+void
+cqlfdw_bind_any(const char *what, int i, const cql_type *ctype, Datum d,
+				Oid argtype, cql_buf *out)
 {
 	Oid			type = getBaseType(argtype);
 	CqlConv		cv;
@@ -252,8 +255,8 @@ bind_param(int i, const cql_type *ctype, Datum d, Oid argtype, cql_buf *out)
 			!cqlfdw_conv_init(&cv, ctype, target, -1))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("parameter $%d of type %s cannot be bound to Cassandra type %s",
-							i, format_type_be(argtype), cqlfdw_cql_type_string(ctype)),
+					 errmsg("%s $%d of type %s cannot be bound to Cassandra type %s",
+							what, i, format_type_be(argtype), cqlfdw_cql_type_string(ctype)),
 					 errhint("Cast the argument to %s, or pass it as text in CQL literal form.",
 							 format_type_be(target))));
 		d = cast_value(d, type, target, path, funcid);
@@ -266,8 +269,8 @@ bind_param(int i, const cql_type *ctype, Datum d, Oid argtype, cql_buf *out)
 		getTypeOutputInfo(cv.pgtype, &outfunc, &isvarlena);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("parameter $%d (%s) is not a valid value of Cassandra type %s",
-						i, OidOutputFunctionCall(outfunc, d),
+				 errmsg("%s $%d (%s) is not a valid value of Cassandra type %s",
+						what, i, OidOutputFunctionCall(outfunc, d),
 						cqlfdw_cql_type_string(ctype)),
 				 cv.method == CONV_TEXT_LITERAL
 				 ? errhint("A text argument is read as a CQL literal of type %s.",
@@ -327,7 +330,7 @@ bind_params(CqlQueryState *st, FunctionCallInfo fcinfo)
 							   p->bind[i].name ? p->bind[i].name : "?"),
 					 errhint("CQL cannot compare with null: leave the condition out of the statement, or pass a value.")));
 		cql_buf_init(&b, &cqlfdw_palloc_allocator);
-		bind_param(i + 1, p->bind[i].type, args[i], types[i], &b);
+		cqlfdw_bind_any("parameter", i + 1, p->bind[i].type, args[i], types[i], &b);
 		values[i].p = b.data;
 		values[i].n = (int32_t) b.len;
 	}

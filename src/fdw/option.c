@@ -32,6 +32,10 @@
 #include "cql_fdw.h"
 #include "cql_wire.h"
 
+
+/* GUC cql_fdw.read_consistency (defined in _PG_init): '' = the options */
+char	   *cqlfdw_read_consistency_guc = NULL;
+
 /* What an option is, and where it may appear */
 typedef enum CqlOptionKind
 {
@@ -825,6 +829,24 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 		if (o->table == NULL)
 			o->table = get_rel_name(relid);
 	}
+	/* the session's GUC cql_fdw.read_consistency, when set, wins */
+	if (cqlfdw_read_consistency_guc != NULL && cqlfdw_read_consistency_guc[0] != '\0')
+		o->consistency = cqlfdw_consistency_from_name(cqlfdw_read_consistency_guc, false);
+}
+
+/*
+ * cqlfdw_check_read_consistency
+ *		GUC check hook of cql_fdw.read_consistency: empty (the options
+ *		decide) or a read consistency level the option consistency takes.
+ */
+bool
+cqlfdw_check_read_consistency(char **newval, void **extra, GucSource source)
+{
+	if (*newval == NULL || (*newval)[0] == '\0' ||
+		cqlfdw_consistency_from_name(*newval, false) >= 0)
+		return true;
+	GUC_check_errdetail("Valid read consistency levels are ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, SERIAL, LOCAL_SERIAL and LOCAL_ONE.");
+	return false;
 }
 
 /*

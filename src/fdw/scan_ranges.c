@@ -14,6 +14,14 @@
  * that.  Memory stays bounded: each range in flight holds at most the page
  * being received plus the page being returned.
  *
+ * With cql_fdw.token_order_scan on (cqlbridge diff sets it) the pages are
+ * returned in ring order instead: the window of ranges is still in flight,
+ * but only the lowest range's pages are returned, each of the others
+ * holding its first page until its turn; within a range Cassandra returns
+ * partitions in token order.  So the rows come in token order, with the
+ * same bounded memory, and parallel plans are off (a participant sees only
+ * some ranges).
+ *
  * With a parallel plan, every participant (the leader and each worker)
  * claims the next unread range from a counter in shared memory, so each
  * range is read by exactly one participant and none is skipped, however the
@@ -51,6 +59,9 @@
 
 /* longest single wait for answers: bounds the latency of a cancel */
 #define RANGE_WAIT_MAX_MS		100
+
+/* GUC cql_fdw.token_order_scan (defined in _PG_init) */
+bool		cqlfdw_token_order_scan = false;
 
 /* What the participants of a parallel token scan share */
 typedef struct CqlParallelScan
@@ -327,13 +338,26 @@ cqlfdw_ranges_next_page(CqlScanState *st)
 		if (st->ninflight == 0)
 			return false;
 
-		for (int k = 0; k < st->ninflight && pick < 0; k++)
+		if (cqlfdw_token_order_scan && st->pscan == NULL)
 		{
-			int			i = (st->rr + k) % st->ninflight;
+			/* ring order: only the lowest range in flight may answer */
+			int			lowest = 0;
 
-			if (cqlfdw_scan_task_ready(&st->tasks[st->inflight[i]]))
-				pick = i;
+			for (int i = 1; i < st->ninflight; i++)
+				if (st->inflight[i] < st->inflight[lowest])
+					lowest = i;
+			st->rr = lowest;
+			if (cqlfdw_scan_task_ready(&st->tasks[st->inflight[lowest]]))
+				pick = lowest;
 		}
+		else
+			for (int k = 0; k < st->ninflight && pick < 0; k++)
+			{
+				int			i = (st->rr + k) % st->ninflight;
+
+				if (cqlfdw_scan_task_ready(&st->tasks[st->inflight[i]]))
+					pick = i;
+			}
 
 		/*
 		 * Nothing for the speculative delay: the next range in turn is
@@ -387,6 +411,8 @@ bool
 cqlIsForeignScanParallelSafe(PlannerInfo *root, RelOptInfo *rel,
 							 RangeTblEntry *rte)
 {
+	if (cqlfdw_token_order_scan)
+		return false;
 	if (rel->reloptkind == RELOPT_OTHER_MEMBER_REL && cqlfdw_async_supported())
 	{
 		CqlFdwOptions o;

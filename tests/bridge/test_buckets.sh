@@ -14,6 +14,10 @@
 #             clustering order), never a scan
 #   sync   -> new readings in a new bucket, a reading moved to another
 #             bucket, deletes and new alerts reach the tables at COMMIT
+#   diff   -> a missing and a stray reading and a changed alert made in
+#             Cassandra are found, and nothing else; a diff interrupted by
+#             SIGINT or SIGKILL resumes and reports the same; --repair
+#             fixes them
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST (default
 # 127.0.0.1), CQLBRIDGE (default build/cqlbridge), BRIDGE_BUCKETS_DB /
@@ -37,7 +41,7 @@ TELEMETRY=$REPO/migrations/telemetry
 GOLDEN=$TELEMETRY/generated
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin buckets
-tap_plan 37
+tap_plan 43
 
 fresh_db "$CQL_HOST"
 load_migrations "$TELEMETRY"
@@ -140,5 +144,41 @@ is "$(q "SELECT count(*) FROM $FS.readings_by_sensor_id WHERE sensor_id = 1 AND 
 	"0" "and is gone from its old bucket"
 "$CQLBRIDGE" verify --samples 10 "$GEN" > "$WORK/verify2.out" 2>&1
 ok $? "verify passes again after the synced changes"
+
+# --- diff: time and hash buckets, DESC clustering (test_diff.sh has the rest) ------------------
+# (exactly these differences and no other: the tables equal their views after sync)
+bkt=$(q "SELECT cql_time_bucket('2 weeks', timestamptz '2026-01-10 00:00:00+00')")
+hb=$(q "SELECT bucket FROM $FS.alerts_by_site_id WHERE site_id = 1 AND alert_id = 100")
+q "SELECT cql_execute('cqlbridge', \$c\$DELETE FROM $KS.readings_by_sensor_id WHERE sensor_id = 1 AND reported_at_bucket = '$bkt' AND reported_at = '2026-01-10 00:00:01+00'\$c\$),
+          cql_execute('cqlbridge', \$c\$INSERT INTO $KS.readings_by_sensor_id (sensor_id, reported_at_bucket, reported_at, value) VALUES (1, '$bkt', '2026-01-10 00:00:00.500+00', 7)\$c\$),
+          cql_execute('cqlbridge', \$c\$UPDATE $KS.alerts_by_site_id SET message = 'changed' WHERE site_id = 1 AND bucket = $hb AND alert_id = 100\$c\$)" > /dev/null
+"$CQLBRIDGE" diff --json "$WORK/diff.json" "$GEN" > "$WORK/diff2.out" 2>&1
+rc=$?
+is "$rc:$(jq -c '[.tables[] | [.missing, .extra, .different]]' "$WORK/diff.json")" "1:[[1,1,0],[0,0,1],[0,0,0]]" \
+	"diff finds the missing and the stray reading (time bucket, DESC) and the changed alert (hash bucket)"
+# interrupted (SIGINT, then SIGKILL) once some token ranges of the readings
+# are recorded, a diff resumes after them and reports the same
+for sig in INT KILL; do
+	"$CQLBRIDGE" diff -q --json "$WORK/diff_$sig.json" "$GEN" > "$WORK/diff_$sig.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 1 400); do
+		n=$(q "SELECT count(*) FROM cqlbridge.diff_progress WHERE target = '$KS.readings_by_sensor_id'" 2> /dev/null)
+		[ "${n:-0}" -gt 0 ] && break
+		sleep 0.02
+	done
+	kill -"$sig" $pid
+	{ wait $pid; } 2> /dev/null
+	rc=$?
+	n=$(q "SELECT count(*) FROM cqlbridge.diff_progress WHERE target = '$KS.readings_by_sensor_id'")
+	[ "$sig" = KILL ] || grep -q "interrupted (SIGINT)" "$WORK/diff_$sig.out"
+	ok $(( ($rc == 2 || $rc == 137) && n > 0 && n < 64 ? 0 : 1 )) \
+		"diff stopped by SIG$sig after $n of 64 token ranges of the readings (exit $rc)"
+	"$CQLBRIDGE" diff -q --json "$WORK/diff_$sig.json" "$GEN" > "$WORK/diff_$sig.out" 2>&1
+	rc=$?
+	is "$rc:$(jq -S -c . "$WORK/diff_$sig.json")" "1:$(jq -S -c . "$WORK/diff.json")" \
+		"the diff resumed after SIG$sig reports what an uninterrupted one does"
+done
+"$CQLBRIDGE" diff -q --repair "$GEN" > "$WORK/diff3.out" 2>&1 && "$CQLBRIDGE" diff -q "$GEN" > "$WORK/diff4.out" 2>&1
+ok $? "diff --repair fixes them; the next diff finds nothing"
 
 exit $((TAP_FAILED > 0))

@@ -12,6 +12,8 @@
 #   sync   -> a new comment, an edited video title and a removed tag reach
 #             the query tables at COMMIT; verify passes again; a change
 #             under REPEATABLE READ is refused
+#   diff   -> no difference; a missing newest comment (C↓) and a removed
+#             tag made in Cassandra are found, --repair fixes them
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST (default
 # 127.0.0.1), CQLBRIDGE (default build/cqlbridge), BRIDGE_VIDEO_DB /
@@ -34,7 +36,7 @@ FS=video_cql
 VIDEO=$REPO/migrations/video
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin video
-tap_plan 28
+tap_plan 31
 
 fresh_db "$CQL_HOST"
 load_migrations "$VIDEO"
@@ -95,5 +97,22 @@ grep -q 'cqlbridge sync needs READ COMMITTED' <<< "$out"
 ok $? "a synced change under REPEATABLE READ is refused with a clear error"
 "$CQLBRIDGE" verify --samples 5 "$GEN" > "$WORK/verify2.out" 2>&1
 ok $? "verify passes again after the synced changes"
+
+# --- diff: newest-first clustering (C↓), a tag set (test_diff.sh has the rest) ----------------
+"$CQLBRIDGE" diff -q "$GEN" > "$WORK/diff1.out" 2>&1
+rc=$?
+ok $rc "diff after the synced changes: no difference"
+[ $rc -eq 0 ] || sed 's/^/# /' "$WORK/diff1.out" | head -20
+vid=$(q "SELECT video_id FROM $FS.comments_by_video_id ORDER BY video_id, created_at DESC LIMIT 1")
+ts=$(q "SELECT to_char(max(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') || '+0000' FROM $FS.comments_by_video_id WHERE video_id = '$vid'")
+tv=$(q "SELECT video_id FROM $FS.videos WHERE tags IS NOT NULL ORDER BY video_id LIMIT 1")
+q "SELECT cql_execute('cqlbridge', \$c\$DELETE FROM $KS.comments_by_video_id WHERE video_id = $vid AND created_at = '$ts'\$c\$),
+          cql_execute('cqlbridge', \$c\$UPDATE $KS.videos SET tags = tags - {'$(q "SELECT tags[1] FROM $FS.videos WHERE video_id = '$tv'")'} WHERE video_id = $tv\$c\$)" > /dev/null
+"$CQLBRIDGE" diff --json "$WORK/diff.json" "$GEN" > "$WORK/diff2.out" 2>&1
+rc=$?
+is "$rc:$(jq -c '[.tables[] | .missing, .extra, .different] | add' "$WORK/diff.json"):$(jq -c '[.tables[] | .examples[] | .kind + " " + (.columns // "")]' "$WORK/diff.json")" \
+	'1:2:["missing ","different tags"]' "diff finds the newest comment missing (C↓) and the removed tag (set)"
+"$CQLBRIDGE" diff -q --repair "$GEN" > "$WORK/diff3.out" 2>&1 && "$CQLBRIDGE" diff -q "$GEN" > "$WORK/diff4.out" 2>&1
+ok $? "diff --repair fixes them; the next diff finds nothing"
 
 exit $((TAP_FAILED > 0))

@@ -16,7 +16,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 DROP EXTENSION IF EXISTS cql_fdw CASCADE;
 
-SELECT plan(46);
+SELECT plan(49);
 
 -- installation
 SELECT lives_ok('CREATE EXTENSION cql_fdw', 'CREATE EXTENSION cql_fdw works');
@@ -108,6 +108,12 @@ SELECT ok(has_function_privilege('public', 'cql_fdw_statistics()', 'EXECUTE'),
           'cql_fdw_statistics() is executable by PUBLIC');
 SELECT has_function('cql_bridge_cursor_rows', ARRAY['text', 'bigint', 'text[]', 'anyelement'],
                     'cql_bridge_cursor_rows() exists (0.6: cqlbridge apply streams through it)');
+SELECT has_function('cql_token', ARRAY['text[]', '"any"'],
+                    'cql_token(text[], VARIADIC "any") exists (0.7: cqlbridge diff orders by it)');
+SELECT volatility_is('cql_token', ARRAY['text[]', '"any"'], 'immutable',
+                     'cql_token() is immutable');
+SELECT is(cql_token(ARRAY['text'], 'local'::text), -7564491331177403445::bigint,
+          'cql_token of text ''local'' is Cassandra''s token of system.local''s key');
 
 -- TLS options: libpq's sslmode values, files only for superusers
 SELECT throws_ok($$CREATE SERVER pgtap_bad4 FOREIGN DATA WRAPPER cql_fdw
@@ -134,9 +140,9 @@ SELECT lives_ok($$ALTER USER MAPPING FOR CURRENT_USER SERVER pgtap_cql
 SELECT lives_ok('DROP EXTENSION cql_fdw CASCADE', 'drop for the update test');
 SELECT lives_ok($$CREATE EXTENSION cql_fdw VERSION '0.1'$$, 'version 0.1 installs');
 SELECT lives_ok('ALTER EXTENSION cql_fdw UPDATE', 'ALTER EXTENSION cql_fdw UPDATE works');
-SELECT ok((SELECT extversion FROM pg_extension WHERE extname = 'cql_fdw') = '0.6'
+SELECT ok((SELECT extversion FROM pg_extension WHERE extname = 'cql_fdw') = '0.7'
           AND to_regprocedure('cql_bridge_cursor_last_key()') IS NOT NULL,
-          'the update reaches 0.6, with the functions apply streams through');
+          'the update reaches 0.7, with the functions apply streams through');
 SELECT ok(NOT has_function_privilege('public', 'cql_execute(text, text)', 'EXECUTE'),
           'after the update EXECUTE on cql_execute is not PUBLIC''s either');
 SELECT ok(NOT has_function_privilege('public', 'cql_query(text, text, "any")', 'EXECUTE')

@@ -7,10 +7,13 @@
  *	  cqlbridge plan   [options] --workload FILE -o DIR
  *	  cqlbridge apply  [options] DIR [--chunks N] [--batch-rows N] [--restart]
  *	  cqlbridge verify [options] DIR [--samples N]
+ *	  cqlbridge diff   [options] DIR [--table T] [--examples N] [--json FILE]
+ *						 [--repair] [--consistency LEVEL]
  *	  cqlbridge sync   [options] DIR [--uninstall]
  *
  * Connection options are psql's (-d -h -p -U, and the PG* environment
- * through libpq).  Usage errors exit with status 2, failures with 1.
+ * through libpq).  Usage errors exit with status 2, failures with 1
+ * (diff and verify: 1 for differences, 2 for errors).
  *
  * layer: main
  *
@@ -25,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "check/diff.h"
 #include "check/verify.h"
 #include "load/apply.h"
 #include "plan/plan.h"
@@ -49,6 +54,11 @@ enum
 	OPT_SAMPLES,
 	OPT_UNINSTALL,
 	OPT_SHOW,
+	OPT_TABLE,
+	OPT_EXAMPLES,
+	OPT_JSON,
+	OPT_REPAIR,
+	OPT_CONSISTENCY,
 	OPT_HELP
 };
 
@@ -103,6 +113,19 @@ static const Command commands[] = {
 		"  --show                   also print, for the first sample of each query,\n"
 		"                           the target statement, its EXPLAIN and its rows\n",
 	cmd_verify, true},
+	{"diff", "compare every row of the query tables with their source views",
+		"cqlbridge diff [OPTION]... DIR",
+		"  --table=TABLE            only this query table (keyspace.table or table)\n"
+		"  --examples=N             differences shown per table, with keys (default: 10)\n"
+		"  --json=FILE              also write the report as JSON into FILE\n"
+		"  --repair                 write the missing and different rows, delete the\n"
+		"                           extra ones, then compare those keys again\n"
+		"  --consistency=LEVEL      read consistency of the Cassandra scans\n"
+		"                           (default: LOCAL_QUORUM)\n"
+		"  --restart                forget the checkpoints of an interrupted diff\n"
+		"Exit status: 0 no difference (after --repair: all repaired), 1 differences,\n"
+		"2 error.\n",
+	cmd_diff, true},
 	{"sync", "install triggers that keep the Cassandra tables up to date",
 		"cqlbridge sync [OPTION]... DIR",
 		"  --uninstall              remove the triggers instead\n",
@@ -275,6 +298,11 @@ main(int argc, char **argv)
 		{"samples", required_argument, NULL, OPT_SAMPLES},
 		{"uninstall", no_argument, NULL, OPT_UNINSTALL},
 		{"show", no_argument, NULL, OPT_SHOW},
+		{"table", required_argument, NULL, OPT_TABLE},
+		{"examples", required_argument, NULL, OPT_EXAMPLES},
+		{"json", required_argument, NULL, OPT_JSON},
+		{"repair", no_argument, NULL, OPT_REPAIR},
+		{"consistency", required_argument, NULL, OPT_CONSISTENCY},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0}
 	};
@@ -297,7 +325,7 @@ main(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			cmd = &commands[i];
 	if (cmd == NULL)
-		usage_error(NULL, "unknown command \"%s\" (plan, apply, verify or sync)", argv[1]);
+		usage_error(NULL, "unknown command \"%s\" (plan, apply, verify, diff or sync)", argv[1]);
 
 	memset(&opts, 0, sizeof(opts));
 	opts.server = "cqlbridge";
@@ -306,6 +334,7 @@ main(int argc, char **argv)
 	opts.max_bytes = 100L * 1024 * 1024;
 	opts.growth = 2.0;
 	opts.samples = 5;
+	opts.examples = 10;
 
 	/* options of another command are usage errors, not silently ignored */
 #define ONLY_FOR(cmdname) only_for(cmd, (cmdname), long_options, optidx)
@@ -391,7 +420,8 @@ main(int argc, char **argv)
 				opts.batch_rows = parse_long(cmd, "--batch-rows", optarg, 1, 100000000, false);
 				break;
 			case OPT_RESTART:
-				ONLY_FOR("apply");
+				if (strcmp(cmd->name, "diff") != 0)
+					ONLY_FOR("apply");
 				opts.restart = true;
 				break;
 			case OPT_SAMPLES:
@@ -405,6 +435,36 @@ main(int argc, char **argv)
 			case OPT_SHOW:
 				ONLY_FOR("verify");
 				opts.show = true;
+				break;
+			case OPT_TABLE:
+				ONLY_FOR("diff");
+				opts.table = optarg;
+				break;
+			case OPT_EXAMPLES:
+				ONLY_FOR("diff");
+				opts.examples = (int) parse_long(cmd, "--examples", optarg, 0, 1000000, false);
+				break;
+			case OPT_JSON:
+				ONLY_FOR("diff");
+				opts.json = optarg;
+				break;
+			case OPT_REPAIR:
+				ONLY_FOR("diff");
+				opts.repair = true;
+				break;
+			case OPT_CONSISTENCY:
+				ONLY_FOR("diff");
+				{
+					static const char *const levels[] = {"ONE", "TWO", "THREE", "QUORUM", "ALL",
+					"LOCAL_QUORUM", "LOCAL_ONE", "SERIAL", "LOCAL_SERIAL"};
+					bool		ok = false;
+
+					for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++)
+						ok |= strcasecmp(optarg, levels[l]) == 0;
+					if (!ok)
+						usage_error(cmd, "invalid value \"%s\" for --consistency (ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, LOCAL_ONE, SERIAL or LOCAL_SERIAL)", optarg);
+				}
+				opts.consistency = optarg;
 				break;
 			case OPT_HELP:
 				usage_command(cmd, stdout);

@@ -558,13 +558,17 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 int
 cmd_verify(const BridgeOptions *opts)
 {
-	char	   *path = bridge_path(opts->dir, "004_verify.sql");
-	BridgeBlockFile *f = bridge_read_blocks(path);
+	char	   *path;
+	BridgeBlockFile *f;
 	PGconn	   *conn;
 	QueryResult *qr;
 	int			failed = 0;
 	int			namew = 5;
 
+	/* status 1 means "a query FAILED": errors exit with 2, as diff's */
+	bridge_failure_status = 2;
+	path = bridge_path(opts->dir, "004_verify.sql");
+	f = bridge_read_blocks(path);
 	if (f->nblocks == 0)
 		bridge_fatal("%s: no query blocks", path);
 	conn = bridge_connect(opts);

@@ -57,6 +57,13 @@ typedef struct BridgeOptions
 	int			samples;		/* --samples per query (default 5) */
 	bool		show;			/* --show: EXPLAIN and rows of one sample */
 
+	/* diff */
+	const char *table;			/* --table: one query table */
+	int			examples;		/* --examples per table (default 10) */
+	const char *json;			/* --json FILE: the report for tools */
+	bool		repair;			/* --repair: write what differs */
+	const char *consistency;	/* --consistency of the Cassandra reads */
+
 	/* sync */
 	bool		uninstall;		/* --uninstall: remove the triggers */
 
@@ -66,6 +73,9 @@ typedef struct BridgeOptions
 /* Exit status of a failed command (verify differences also use it). */
 #define BRIDGE_EXIT_FAILURE 1
 #define BRIDGE_EXIT_USAGE	2
+
+/* base.c: the status failures exit with (1; diff and verify set 2). */
+extern int	bridge_failure_status;
 
 /* Print "cqlbridge: " + message + newline to stderr and exit(1). */
 extern void bridge_fatal(const char *fmt,...) __attribute__((format(printf, 1, 2), noreturn));

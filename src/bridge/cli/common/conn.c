@@ -149,7 +149,7 @@ bridge_exec(PGconn *conn, const char *what, const char *sql,
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
 	{
 		report_failure(conn, res, what, NULL);
-		exit(BRIDGE_EXIT_FAILURE);
+		exit(bridge_failure_status);
 	}
 	return res;
 }
@@ -182,5 +182,5 @@ bridge_exec_script(PGconn *conn, const char *what, const char *sql)
 		PQclear(res);
 	}
 	if (!ok)
-		exit(BRIDGE_EXIT_FAILURE);
+		exit(bridge_failure_status);
 }

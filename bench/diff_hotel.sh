@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+#
+# bench/diff_hotel.sh - cqlbridge diff of the hotel plan against cql_fdw's
+# own full scan of the same tables (issue 23).  Run by hand on an otherwise
+# idle machine; results go to bench/README.md.
+#
+#   SCALE=200 bash bench/diff_hotel.sh        (default 200: ~15 million target rows)
+#
+# Needs the services of `make demo`/`make test` running (scripts/cassandra.sh
+# start single + scripts/pg.sh start, CQL_HOST the node) and the extension
+# installed.  Generates the hotel data at SCALE hotels (rooms=100,
+# days=730), plans and applies it (database bench_diff, keyspace
+# bench_diff, dropped at the end unless BENCH_KEEP=1), then measures with
+# Cassandra's and PostgreSQL's CPU seconds:
+#   1. cql_fdw's full scan of every table, every column
+#      (SELECT sum(pg_column_size(f.*)) FROM <foreign table> f)
+#   2. cqlbridge diff of the whole plan (the same scans in token order, the
+#      source views sorted by cql_token(), the merge)
+# and prints the diff's rate against the scan's (goal: at least 0.7x).
+# CASS_PID overrides the Cassandra process (default: the single node's).
+#
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+SCALE=${SCALE:-200}
+HOST=${CQL_HOST:-127.0.0.1}
+. scripts/lib_common.sh
+eval "$(bash scripts/pg.sh env)"
+DB=bench_diff
+KS=bench_diff
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+t() { local s e; s=$(date +%s.%N); "$@" > "$TMP/out" 2>&1 || { cat "$TMP/out"; exit 1; }; e=$(date +%s.%N); echo "$e - $s" | bc; }
+
+# bridge_cpu, cpu_delta
+# shellcheck source=cpu.sh
+. bench/cpu.sh
+
+make -s bridge > /dev/null
+psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+for f in migrations/hotel/schema/*.sql; do
+	psql -X -q -v ON_ERROR_STOP=1 -d $DB -f "$f" > /dev/null
+done
+s=$(t psql -X -v ON_ERROR_STOP=1 -d $DB -v scale="$SCALE" -v rooms=100 -v days=730 -f migrations/hotel/generate.sql)
+echo "generate.sql scale=$SCALE rooms=100 days=730: $s s"
+psql -X -q -v ON_ERROR_STOP=1 -d $DB <<SQL > /dev/null
+CREATE EXTENSION cql_fdw;
+CREATE SERVER cqlbridge FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '$HOST');
+CREATE USER MAPPING FOR CURRENT_USER SERVER cqlbridge;
+SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS');
+SQL
+build/cqlbridge plan -q -d $DB --schema hotel_rel --workload migrations/hotel/workload.sql \
+	--keyspace $KS --replication-factor 1 -o "$TMP/plan" > /dev/null
+total=$(awk '/^-- rows:/ { n += $3 } END { print n }' "$TMP/plan/003_load.sql")
+s=$(t build/cqlbridge apply -q -d $DB "$TMP/plan")
+echo "apply: $total rows in $s s"
+
+# 1. the scan of every table (warm-up first)
+mapfile -t FTS < <(sed -n 's/^-- foreign_table: //p' "$TMP/plan/003_load.sql")
+for ft in "${FTS[@]}"; do psql -X -q -d $DB -c "SELECT sum(pg_column_size(f.*)) FROM $ft f" > /dev/null; done
+c0=$(bridge_cpu)
+s0=$(date +%s.%N)
+for ft in "${FTS[@]}"; do
+	s=$(t psql -X -At -v ON_ERROR_STOP=1 -d $DB -c "SELECT sum(pg_column_size(f.*)) FROM $ft f")
+	echo "  scan $ft: $s s"
+done
+scan=$(echo "$(date +%s.%N) - $s0" | bc)
+echo "1. cql_fdw full scan of every table: $scan s = $(echo "scale=0; $total / $scan" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(bridge_cpu)")"
+
+# 2. the diff
+c0=$(bridge_cpu)
+s=$(t build/cqlbridge diff -q -d $DB --consistency ONE "$TMP/plan")
+sed 's/^/  /' "$TMP/out"
+echo "2. cqlbridge diff: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(bridge_cpu)")"
+echo "diff rate / scan rate: $(echo "scale=2; $scan / $s" | bc)"
+
+if [ -z "${BENCH_KEEP:-}" ]; then
+	psql -X -q -d $DB -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null
+	psql -X -q -d postgres -c "DROP DATABASE $DB"
+fi

@@ -1,0 +1,525 @@
+/*-------------------------------------------------------------------------
+ *
+ * diff_merge.c
+ *	  The whole-table comparison of one query table: its Cassandra rows
+ *	  (a token-range scan through the foreign table, in token order) and
+ *	  its source view's rows (ordered by the same token, computed by
+ *	  cql_token()) read as two cursors and merged.
+ *
+ * Both streams are in token order, so the merge holds one token's rows of
+ * each side at a time: one partition (or the few partitions whose keys
+ * share a token), whatever the table's size.  Within a token, the rows of
+ * both sides are sorted by their primary key's text and merged: a key on
+ * one side only is missing (source only) or extra (Cassandra only); a key
+ * on both whose values differ (PostgreSQL's text output, NULL distinct from
+ * any value, each source column cast to its foreign-table type) is
+ * different, with the columns that differ.  A stream that is not in token
+ * order is an error, never a wrong report.
+ *
+ * layer: command
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/check/diff_merge.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/diff.h"
+
+/* rows per FETCH of either cursor */
+#define DIFF_FETCH_ROWS 10000
+
+/*
+ * A cursor on its own connection, read DIFF_FETCH_ROWS rows at a time; the
+ * next FETCH is sent as soon as a batch arrives, so both backends work
+ * while the merge compares.
+ */
+typedef struct Stream
+{
+	PGconn	   *conn;
+	const char *fetch;			/* "FETCH n FROM cursor" */
+	const char *what;			/* for messages */
+	PGresult   *res;
+	int			pos;
+	int			n;
+	bool		pending;		/* a FETCH is in flight */
+	bool		last;			/* the batch held is the last one */
+	bool		done;
+	long long	last_token;
+	bool		started;
+} Stream;
+
+/* The rows of one token of one side, each with its key text */
+typedef struct Group
+{
+	int			n;
+	int			cap;
+	char	 ***rows;			/* ncols values (NULL for NULL) */
+	char	  **keys;
+} Group;
+
+/*
+ * stream_fail
+ *		Report a failed FETCH (the server's message, SQLSTATE, detail and
+ *		hint) and exit; an interrupt is reported as such.
+ */
+static void
+stream_fail(Stream *s, PGresult *res)
+{
+	const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
+	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
+
+	bridge_check_interrupt(NULL);
+	fflush(stdout);
+	fprintf(stderr, "cqlbridge: reading the %s failed: %s", s->what,
+			msg ? msg : PQerrorMessage(s->conn));
+	if (state)
+		fprintf(stderr, " (SQLSTATE %s)", state);
+	fputc('\n', stderr);
+	if (detail)
+		fprintf(stderr, "DETAIL:  %s\n", detail);
+	if (hint)
+		fprintf(stderr, "HINT:  %s\n", hint);
+	exit(bridge_failure_status);
+}
+
+/*
+ * stream_send
+ *		Send the next FETCH without waiting for it.
+ */
+static void
+stream_send(Stream *s)
+{
+	if (!PQsendQueryParams(s->conn, s->fetch, 0, NULL, NULL, NULL, NULL, 0))
+		stream_fail(s, NULL);
+	s->pending = true;
+}
+
+/*
+ * stream_peek
+ *		Make the stream's current row available; false at its end.  A
+ *		batch that arrives full sends the next FETCH at once.
+ */
+static bool
+stream_peek(Stream *s)
+{
+	PGresult   *r;
+
+	if (s->res && s->pos < s->n)
+		return true;
+	if (s->done)
+		return false;
+	if (s->last)
+	{
+		s->done = true;
+		return false;
+	}
+	if (!s->pending)
+		stream_send(s);
+	if (s->res)
+		PQclear(s->res);
+	s->res = NULL;
+	while ((r = PQgetResult(s->conn)) != NULL)
+	{
+		if (s->res)
+			PQclear(s->res);
+		s->res = r;
+	}
+	s->pending = false;
+	if (s->res == NULL || PQresultStatus(s->res) != PGRES_TUPLES_OK)
+		stream_fail(s, s->res);
+	s->n = PQntuples(s->res);
+	s->pos = 0;
+	if (s->n < DIFF_FETCH_ROWS)
+		s->last = true;
+	else
+		stream_send(s);
+	if (s->n == 0)
+		s->done = true;
+	return s->n > 0;
+}
+
+/*
+ * stream_token
+ *		The token of the current row, checked to be in order: a stream out
+ *		of token order would make the merge report wrong differences.
+ */
+static long long
+stream_token(Stream *s, const DiffTable *t)
+{
+	long long	tok = strtoll(PQgetvalue(s->res, s->pos, 0), NULL, 10);
+
+	if (s->started && tok < s->last_token)
+		bridge_fatal_hint("Run the diff again; if it recurs, report it as a bug of cql_fdw's token-order scan.",
+						  "diff of %s: the %s are not in token order (%lld after %lld)",
+						  t->target, s->what, tok, s->last_token);
+	s->started = true;
+	s->last_token = tok;
+	return tok;
+}
+
+/*
+ * diff_key_text
+ *		The primary key of a row as "(col='value', ...)" for the report
+ *		(allocated).
+ */
+char *
+diff_key_text(const DiffTable *t, char **key)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_appendc(&sb, '(');
+	for (int k = 0; k < t->nkey; k++)
+	{
+		char	   *lit = key[k] ? bridge_quote_literal(key[k]) : bridge_strdup("NULL");
+
+		sb_appendf(&sb, "%s%s=%s", k ? ", " : "", t->cols[t->key[k]], lit);
+		free(lit);
+	}
+	sb_appendc(&sb, ')');
+	return sb.data;
+}
+
+/*
+ * key_string
+ *		A row's primary key as one string that sorts and compares the same
+ *		on both sides (values joined by 0x1f, NULL as 0x1e).
+ */
+static char *
+key_string(const DiffTable *t, char **row)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	for (int k = 0; k < t->nkey; k++)
+	{
+		const char *v = row[t->key[k]];
+
+		if (k)
+			sb_appendc(&sb, '\x1f');
+		sb_append(&sb, v ? v : "\x1e");
+	}
+	return sb.data;
+}
+
+/*
+ * group_read
+ *		Read every row of token tok from the stream into g.
+ */
+static void
+group_read(Stream *s, const DiffTable *t, long long tok, Group *g)
+{
+	while (stream_peek(s) && stream_token(s, t) == tok)
+	{
+		char	  **row = bridge_malloc(sizeof(char *) * t->ncols);
+
+		for (int c = 0; c < t->ncols; c++)
+			row[c] = PQgetisnull(s->res, s->pos, c + 1) ? NULL
+				: bridge_strdup(PQgetvalue(s->res, s->pos, c + 1));
+		if (g->n == g->cap)
+		{
+			g->cap = g->cap ? g->cap * 2 : 16;
+			g->rows = realloc(g->rows, sizeof(char **) * g->cap);
+			g->keys = realloc(g->keys, sizeof(char *) * g->cap);
+			if (g->rows == NULL || g->keys == NULL)
+				bridge_fatal("out of memory");
+		}
+		g->rows[g->n] = row;
+		g->keys[g->n] = key_string(t, row);
+		g->n++;
+		s->pos++;
+	}
+}
+
+/* the group being sorted (qsort has no context argument) */
+static Group *sort_group;
+
+/*
+ * cmp_index
+ *		qsort comparator of row indexes of sort_group, by key (bytes).
+ */
+static int
+cmp_index(const void *a, const void *b)
+{
+	return strcmp(sort_group->keys[*(const int *) a], sort_group->keys[*(const int *) b]);
+}
+
+/*
+ * group_order
+ *		The indexes of g's rows sorted by key (allocated).
+ */
+static int *
+group_order(Group *g)
+{
+	int		   *idx = bridge_malloc(sizeof(int) * (g->n > 0 ? g->n : 1));
+
+	for (int i = 0; i < g->n; i++)
+		idx[i] = i;
+	sort_group = g;
+	qsort(idx, g->n, sizeof(int), cmp_index);
+	return idx;
+}
+
+/*
+ * group_clear
+ *		Free the rows of g and empty it (its arrays are kept for the next
+ *		token).
+ */
+static void
+group_clear(Group *g, int ncols)
+{
+	for (int i = 0; i < g->n; i++)
+	{
+		for (int c = 0; c < ncols; c++)
+			free(g->rows[i][c]);
+		free(g->rows[i]);
+		free(g->keys[i]);
+	}
+	g->n = 0;
+}
+
+/*
+ * record
+ *		Count a difference; keep it as an example (up to 'examples') and,
+ *		with keep_all (--repair), in the list of keys to repair.
+ */
+static void
+record(DiffTable *t, DiffKind kind, char **row, const char *columns, int examples,
+	   bool keep_all)
+{
+	DiffExample e;
+
+	if (kind == DIFF_MISSING)
+		t->missing++;
+	else if (kind == DIFF_EXTRA)
+		t->extra++;
+	else
+		t->different++;
+	if (t->nexamples >= examples && !keep_all)
+		return;
+	e.kind = kind;
+	e.columns = columns ? bridge_strdup(columns) : NULL;
+	e.key = bridge_malloc(sizeof(char *) * t->nkey);
+	for (int k = 0; k < t->nkey; k++)
+		e.key[k] = row[t->key[k]] ? bridge_strdup(row[t->key[k]]) : NULL;
+	if (t->nexamples < examples)
+		diff_append_example(&t->examples, &t->nexamples, &t->maxexamples, &e);
+	if (keep_all)
+		diff_append_example(&t->repair, &t->nrepair, &t->maxrepair, &e);
+}
+
+/*
+ * compare_groups
+ *		Merge the rows of one token of both sides by key.
+ */
+static void
+compare_groups(DiffTable *t, Group *src, Group *tgt, int examples, bool keep_all)
+{
+	int		   *a = group_order(src);
+	int		   *b = group_order(tgt);
+	int			i = 0,
+				j = 0;
+	StrBuf		cols;
+
+	sb_init(&cols);
+	while (i < src->n || j < tgt->n)
+	{
+		int			c;
+
+		if (i < src->n && j < tgt->n)
+			c = strcmp(src->keys[a[i]], tgt->keys[b[j]]);
+		else
+			c = i < src->n ? -1 : 1;
+		if (c < 0)
+			record(t, DIFF_MISSING, src->rows[a[i++]], NULL, examples, keep_all);
+		else if (c > 0)
+			record(t, DIFF_EXTRA, tgt->rows[b[j++]], NULL, examples, keep_all);
+		else
+		{
+			char	  **rs = src->rows[a[i++]];
+			char	  **rt = tgt->rows[b[j++]];
+
+			cols.len = 0;
+			if (cols.data)
+				cols.data[0] = '\0';
+			for (int k = 0; k < t->ncols; k++)
+			{
+				bool		same = (rs[k] == NULL && rt[k] == NULL) ||
+					(rs[k] != NULL && rt[k] != NULL && strcmp(rs[k], rt[k]) == 0);
+
+				if (!same)
+				{
+					sb_appendf(&cols, "%s%s", cols.len ? ", " : "", t->cols[k]);
+					t->col_diffs[k]++;
+				}
+			}
+			if (cols.len > 0)
+				record(t, DIFF_DIFFERENT, rs, cols.data, examples, keep_all);
+		}
+	}
+	sb_free(&cols);
+	free(a);
+	free(b);
+}
+
+/*
+ * diff_token_expr
+ *		cql_token() of the partition key of the row alias (allocated).
+ */
+char *
+diff_token_expr(const DiffTable *t, const char *alias)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_append(&sb, "public.cql_token(ARRAY[");
+	for (int p = 0; p < t->npk; p++)
+	{
+		char	   *lit = bridge_quote_literal(t->pk_cql[p]);
+
+		sb_appendf(&sb, "%s%s", p ? ", " : "", lit);
+		free(lit);
+	}
+	sb_append(&sb, "]::text[]");
+	for (int p = 0; p < t->npk; p++)
+	{
+		char	   *qi = bridge_quote_ident(t->cols[t->pk[p]]);
+
+		sb_appendf(&sb, ", %s.%s", alias, qi);
+		free(qi);
+	}
+	sb_append(&sb, ")");
+	return sb.data;
+}
+
+/*
+ * show_progress
+ *		The updating progress line of one table (terminal only).
+ */
+static void
+show_progress(const DiffTable *t, double elapsed)
+{
+	long long	done = t->src_rows > t->tgt_rows ? t->src_rows : t->tgt_rows;
+	double		rate = elapsed > 0 ? done / elapsed : 0;
+
+	if (rate > 0 && t->expected > done)
+		fprintf(stderr, "\r\033[K%s: %lld/%lld rows, %.0f rows/s, ETA %.0fs",
+				t->target, done, t->expected, rate, (t->expected - done) / rate);
+	else
+		fprintf(stderr, "\r\033[K%s: %lld rows, %.0f rows/s", t->target, done, rate);
+	fflush(stderr);
+}
+
+/*
+ * diff_table
+ *		Compare every row of t on both sides; the counts, examples and
+ *		(keep_all) every differing key go into t.  The source view is read
+ *		on src_conn, in a REPEATABLE READ transaction (one snapshot), the
+ *		Cassandra table on tgt_conn, in a transaction too (the cursor's).
+ *		Ranges before p->next were compared by an interrupted run (their
+ *		results are in t already); each range passed is recorded.
+ */
+void
+diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
+		   int examples, bool keep_all, bool tty, const BridgeOptions *opts)
+{
+	StrBuf		src,
+				tgt;
+	char	   *tok_s = diff_token_expr(t, "s");
+	char	   *tok_f = diff_token_expr(t, "f");
+	Stream		ss = {0},
+				ts = {0};
+	Group		gs = {0},
+				gt = {0};
+	double		t0 = bridge_now();
+	double		shown = 0;
+
+	sb_init(&src);
+	sb_init(&tgt);
+	sb_appendf(&src, "DECLARE diff_src NO SCROLL CURSOR FOR SELECT %s", tok_s);
+	sb_appendf(&tgt, "DECLARE diff_tgt NO SCROLL CURSOR FOR SELECT %s", tok_f);
+	for (int c = 0; c < t->ncols; c++)
+	{
+		char	   *qi = bridge_quote_ident(t->cols[c]);
+
+		sb_appendf(&src, ", s.%s::%s", qi, t->types[c]);
+		sb_appendf(&tgt, ", f.%s", qi);
+		free(qi);
+	}
+	sb_appendf(&src, " FROM %s s", t->source_view);
+	sb_appendf(&tgt, " FROM %s f", t->foreign_table);
+	if (p->next > 0)
+	{
+		/* resumed: only the ranges not recorded */
+		sb_appendf(&src, " WHERE %s > %lld", tok_s, diff_range_high(p->next - 1));
+		sb_appendf(&tgt, " WHERE %s > %lld", tok_f, diff_range_high(p->next - 1));
+	}
+	sb_append(&src, " ORDER BY 1");
+	PQclear(bridge_exec(src_conn, bridge_printf("diff of %s: opening the source view %s", t->target, t->source_view),
+						src.data, 0, NULL));
+	PQclear(bridge_exec(tgt_conn, bridge_printf("diff of %s: opening the scan of foreign table %s", t->target, t->foreign_table),
+						tgt.data, 0, NULL));
+
+	ss.conn = src_conn;
+	ts.conn = tgt_conn;
+	ss.fetch = bridge_printf("FETCH %d FROM diff_src", DIFF_FETCH_ROWS);
+	ts.fetch = bridge_printf("FETCH %d FROM diff_tgt", DIFF_FETCH_ROWS);
+	ss.what = bridge_printf("rows of source view %s", t->source_view);
+	ts.what = bridge_printf("rows of Cassandra table %s (foreign table %s)", t->target, t->foreign_table);
+	for (;;)
+	{
+		bool		hs = stream_peek(&ss);
+		bool		ht = stream_peek(&ts);
+		long long	tok;
+
+		if (!hs && !ht)
+			break;
+		if (hs && ht)
+		{
+			long long	a = stream_token(&ss, t);
+			long long	b = stream_token(&ts, t);
+
+			tok = a < b ? a : b;
+		}
+		else
+			tok = hs ? stream_token(&ss, t) : stream_token(&ts, t);
+		if (diff_range_of(tok) > p->next)
+			diff_progress_record(p, t, diff_range_of(tok));
+		group_read(&ss, t, tok, &gs);
+		group_read(&ts, t, tok, &gt);
+		t->src_rows += gs.n;
+		t->tgt_rows += gt.n;
+		compare_groups(t, &gs, &gt, examples, keep_all);
+		group_clear(&gs, t->ncols);
+		group_clear(&gt, t->ncols);
+		bridge_check_interrupt(NULL);
+		if (tty && !opts->quiet && bridge_now() - shown > 0.1)
+		{
+			shown = bridge_now();
+			show_progress(t, shown - t0);
+		}
+	}
+	diff_progress_record(p, t, DIFF_RANGES);
+	if (ss.res)
+		PQclear(ss.res);
+	if (ts.res)
+		PQclear(ts.res);
+	PQclear(bridge_exec(src_conn, "closing the diff cursors", "CLOSE diff_src", 0, NULL));
+	PQclear(bridge_exec(tgt_conn, "closing the diff cursors", "CLOSE diff_tgt", 0, NULL));
+	if (tty && !opts->quiet)
+		fprintf(stderr, "\r\033[K");
+	free(gs.rows);
+	free(gs.keys);
+	free(gt.rows);
+	free(gt.keys);
+	sb_free(&src);
+	sb_free(&tgt);
+	free(tok_s);
+	free(tok_f);
+}
