@@ -48,18 +48,17 @@ else
 	echo "#   not found:$unknown"
 fi
 
-missing=$(comm -23 <(echo "$raised") <(echo "$documented") | tr '\n' ' ')
-if [ -z "$missing" ]; then
-	echo "ok 2 - docs/cql_fdw.md has a SQLSTATE row for every code the extension raises"
-else
-	echo "not ok 2 - docs/cql_fdw.md has a SQLSTATE row for every code the extension raises"
-	echo "#   raised but not documented: $missing"
-fi
-
-stale=$(comm -13 <(echo "$raised") <(echo "$documented") | tr '\n' ' ')
-if [ -z "$stale" ]; then
-	echo "ok 3 - every SQLSTATE row of docs/cql_fdw.md is a code the extension raises"
-else
-	echo "not ok 3 - every SQLSTATE row of docs/cql_fdw.md is a code the extension raises"
-	echo "#   documented but never raised: $stale"
-fi
+# result N EMPTY-IF-OK WHAT DETAIL: one TAP line (and the detail on failure)
+result()
+{
+	if [ -z "$2" ]; then
+		echo "ok $1 - $3"
+	else
+		echo "not ok $1 - $3"
+		echo "#   $4$2"
+	fi
+}
+result 2 "$(comm -23 <(echo "$raised") <(echo "$documented") | tr '\n' ' ')" \
+	"docs/cql_fdw.md has a SQLSTATE row for every code the extension raises" "raised but not documented: "
+result 3 "$(comm -13 <(echo "$raised") <(echo "$documented") | tr '\n' ' ')" \
+	"every SQLSTATE row of docs/cql_fdw.md is a code the extension raises" "documented but never raised: "

@@ -69,27 +69,6 @@ plan_html_escape(const char *s)
 	return sb.data;
 }
 
-/*
- * column_marker
- *		The Chebotko marker of a column: K, B (bucket), C↑/C↓, S, or "".
- */
-static const char *
-column_marker(const Column *c)
-{
-	switch (c->kind)
-	{
-		case COL_PARTITION:
-			return c->bucket_spec ? "B" : "K";
-		case COL_CLUSTERING:
-			return c->desc ? "C↓" : "C↑";
-		case COL_STATIC:
-			return "S";
-		case COL_REGULAR:
-			break;
-	}
-	return "";
-}
-
 /* the index of table t in the plan (its node name is "t<index>") */
 static int
 table_index(const Plan *p, const Table *t)
@@ -163,7 +142,7 @@ table_node(StrBuf *sb, const Plan *p, const Table *t, int idx, bool physical)
 	for (int i = 0; i < t->ncols; i++)
 	{
 		const Column *c = &t->cols[i];
-		const char *mk = column_marker(c);
+		char	   *mk = bridge_trim_copy(plan_column_marker(c), strlen(plan_column_marker(c)));
 
 		sb_appendf(sb, "    <tr><td align=\"left\">%s</td>", plan_html_escape(c->name));
 		if (physical)

@@ -313,6 +313,7 @@ extern void plan_measure(Plan *p);
 /* report.c */
 extern char *plan_model_txt(Plan *p);
 extern char *plan_report_md(Plan *p);
+extern const char *plan_column_marker(const Column *c);
 
 /* diagram.c */
 extern char *plan_html_escape(const char *s);
