@@ -14,3 +14,27 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION cql_token(text[], "any") IS
 'Cassandra''s Murmur3 token of a partition key: the values after the first, each encoded as the CQL type at its position in key_types (e.g. cql_token(ARRAY[''text'', ''int''], hotel_id, room)); NULL or empty keys are errors';
+
+-- Functions of earlier versions that had no COMMENT (\df+ and \dd show it;
+-- tests/pgtap/05_docs.sql checks that every function of the extension has
+-- one and an entry in docs/cql_fdw.md).
+COMMENT ON FUNCTION cql_fdw_handler() IS
+  'cql_fdw: the foreign-data wrapper handler (planner and executor callbacks)';
+COMMENT ON FUNCTION cql_fdw_validator(text[], oid) IS
+  'cql_fdw: checks the options of the wrapper, servers, user mappings, foreign tables and columns';
+COMMENT ON FUNCTION cql_fdw_get_connections() IS
+  'the Cassandra connections this backend has cached: server, host, protocol version, compression, valid';
+COMMENT ON FUNCTION cql_fdw_disconnect(text) IS
+  'closes this backend''s connections to one cql_fdw server; true if any was closed';
+COMMENT ON FUNCTION cql_fdw_disconnect_all() IS
+  'closes this backend''s connections to every cql_fdw server; true if any was closed';
+COMMENT ON FUNCTION cql_fdw_statistics() IS
+  'what this backend''s Cassandra requests went through: retries, speculative executions, warnings, host events, heartbeats';
+COMMENT ON FUNCTION cql_time_bucket(text, timestamptz) IS
+  'the start of the time bucket (spec such as ''1 day'' or ''month'') that holds a timestamptz, as a bucket column stores it';
+COMMENT ON FUNCTION cql_time_bucket(text, timestamp) IS
+  'the start of the time bucket (spec such as ''1 day'' or ''month'') that holds a timestamp, as a bucket column stores it';
+COMMENT ON FUNCTION cql_time_bucket(text, date) IS
+  'the start of the time bucket (spec such as ''1 day'' or ''month'') that holds a date, as a bucket column stores it';
+COMMENT ON FUNCTION cql_hash_bucket(int, text[]) IS
+  'the hash bucket (0 .. n-1) of the given values, as a hash bucket column stores it';

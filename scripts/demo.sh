@@ -1,26 +1,38 @@
 #!/usr/bin/env bash
 #
 # scripts/demo.sh - the main job (`make demo`): from nothing to PostgreSQL
-# talking to a real Cassandra 5.0 through cql_fdw.
+# talking to a real Cassandra 5.0 through cql_fdw, told one step at a time.
 #
-#   deps -> build + install -> Cassandra (single node, 127.0.0.1:9042) +
-#   PostgreSQL 15 (port 54329; PG_VERSION=18 or 16: the PyPI builds of
-#   scripts/pgtrees.sh, port 54318 / 54316) -> CREATE EXTENSION -> a keyspace and table
-#   created and filled with cql_execute() from SQL, read back (and written)
-#   with cqlsh and through a foreign table -> the hotel example of the
-#   Cassandra documentation: its keyspaces, sample data, and the nine
-#   application queries Q1-Q9 as SQL, each with its EXPLAIN and rows ->
-#   cqlbridge: the normalized hotel schema filled with generated data,
-#   plan (query tables derived from the nine queries), apply (created and
-#   loaded through cql_fdw), verify (Q1-Q9 with EXPLAIN and rows, every
-#   answer compared), sync (a relational change reaches Cassandra).
+#   1. what the demo needs is installed, the extension built and installed
+#      (one line each; their output goes to the log)
+#   2. Cassandra (one node, 127.0.0.1:9042) and a throwaway PostgreSQL
+#      (15 on port 54329; PG_VERSION=16 or 18: the PyPI builds)
+#   3. CREATE EXTENSION, the server "cass" (the one server name of the whole
+#      demo) and a user mapping
+#   4. CQL from SQL: cql_execute() creates a keyspace and a table, inserts
+#   5. the same rows through cqlsh, one more written by cqlsh
+#   6. the table as a foreign table: IMPORT FOREIGN SCHEMA, read, write,
+#      EXPLAIN
+#   7. the hotel example of the Cassandra documentation: Q1-Q9 as SQL over
+#      its query-first tables, each with its EXPLAIN and rows
+#   8. cqlbridge: the relational hotel schema, plan (report.html to open),
+#      apply, verify, sync
 #
 # Usage: demo.sh [--keep | --stop]
 #   --stop  (default) stop the services this script started at the end
 #   --keep  leave them running; stop later with
 #           scripts/cassandra.sh stop && [PG_VERSION=N] scripts/pg.sh stop
-# A CQL node already answering on 127.0.0.1:9042 (e.g. the test cluster)
-# is used as it is and never stopped.
+# Environment:
+#   CQL_DEMO_HOST  a Cassandra node that is already running (no
+#                  authentication): used as it is, never started or
+#                  stopped, and no Java, Maven or jars are installed
+#                  (default 127.0.0.1, started when nothing answers there)
+#   CQL_DEMO_LOG   the log of installs and builds (default build/demo.log)
+#   PG_VERSION     15 (default), 16 or 18
+#
+# A step is a function step_NAME and one line `demo_step "title" NAME` at
+# the bottom; it prints what it shows (psql -e echoes the SQL it sends)
+# and sends anything long or technical to the log with `quietly`.
 #
 set -euo pipefail
 
@@ -39,137 +51,199 @@ for a in "$@"; do
 	esac
 done
 
+HOST=${CQL_DEMO_HOST:-127.0.0.1}
+LOG=${CQL_DEMO_LOG:-$REPO/build/demo.log}
+mkdir -p "$(dirname "$LOG")"
+: > "$LOG"
+GEN=$REPO/build/demo-hotel
+BRIDGE=$REPO/build/cqlbridge
 CASS_STARTED=0
 PG_STARTED=0
+NSTEP=0
+
 finish()
 {
 	local rc=$?
+	echo
 	if [ "$KEEP" = 1 ]; then
-		echo
 		echo "Services left running:"
-		echo "  Cassandra  127.0.0.1:9042   $VENV/bin/cqlsh 127.0.0.1"
+		echo "  Cassandra  $HOST:9042   $VENV/bin/cqlsh $HOST"
 		echo "  PostgreSQL $PG_VERSION port ${PGPORT:-?}    PG_VERSION=$PG_VERSION bash scripts/pg.sh psql"
-		echo "Stop them with: bash scripts/cassandra.sh stop && PG_VERSION=$PG_VERSION bash scripts/pg.sh stop"
+		[ "$CASS_STARTED" = 0 ] ||
+			echo "Stop them with: bash scripts/cassandra.sh stop && PG_VERSION=$PG_VERSION bash scripts/pg.sh stop"
 	else
-		[ "$PG_STARTED" = 1 ] && bash scripts/pg.sh stop || true
-		[ "$CASS_STARTED" = 1 ] && bash scripts/cassandra.sh stop single || true
+		[ "$PG_STARTED" = 1 ] && bash scripts/pg.sh stop >> "$LOG" 2>&1 || true
+		[ "$CASS_STARTED" = 1 ] && bash scripts/cassandra.sh stop single >> "$LOG" 2>&1 || true
 		echo "(services stopped; run 'bash scripts/demo.sh --keep' to leave them running)"
 	fi
+	[ "$rc" = 0 ] || echo "The demo failed (exit $rc); the log of installs and builds: $LOG"
 	exit $rc
 }
 trap finish EXIT
 trap 'exit 130' INT TERM HUP
 
-step() { printf '\n=== %s\n' "$*"; }
+# demo_step TITLE NAME: a numbered heading, then the function step_NAME
+demo_step()
+{
+	NSTEP=$((NSTEP + 1))
+	printf '\n=== %d. %s\n\n' "$NSTEP" "$1"
+	"step_$2"
+}
 
-step "1. dependencies"
-bash scripts/deps.sh
+# quietly WHAT COMMAND...: one line for the reader, the output to the log;
+# on failure the end of the log and the demo stops
+quietly()
+{
+	local what=$1 t0
+	shift
+	t0=$(now)
+	printf '  %s ... ' "$what"
+	printf '\n### %s: %s\n' "$what" "$*" >> "$LOG"
+	if "$@" >> "$LOG" 2>&1; then
+		echo "done ($(elapsed "$t0") s)"
+	else
+		echo "FAILED"
+		tail -n 25 "$LOG" | sed 's/^/    /'
+		die "$what failed (whole log: $LOG)"
+	fi
+}
 
-step "2. build and install the extension"
-say "PostgreSQL $PG_VERSION: $PG_CONFIG"
-[ -x "$PG_CONFIG" ] || [ "$PG_VERSION" = 15 ] || bash scripts/pgtrees.sh install "$PG_VERSION"
-make -s PG_CONFIG="$PG_CONFIG"
-bash scripts/pg.sh install
-
-step "3. services"
-if cql_options_probe 127.0.0.1 9042; then
-	say "a CQL node already answers on 127.0.0.1:9042: using it"
-else
-	CASS_STARTED=1
-	bash scripts/cassandra.sh start single
-fi
-PG_STARTED=1
-bash scripts/pg.sh start
-eval "$(bash scripts/pg.sh env)"
-PSQL=("$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 -q)
+# sql: psql echoing each statement it sends, quiet otherwise
+sql() { "$PG_BINDIR/psql" -X -q -e -v ON_ERROR_STOP=1 "$@"; }
 # cqlsh 6.2.2 warns on stdout that it was "built against 5.0.0": drop that
-cqlsh() { "$VENV/bin/cqlsh" 127.0.0.1 9042 "$@" | { grep -v '^WARNING: cqlsh was built against' || true; }; }
+cqlsh() { "$VENV/bin/cqlsh" "$HOST" 9042 "$@" | { grep -v '^WARNING: cqlsh was built against' || true; }; }
 
-step "4. CREATE EXTENSION, server and user mapping"
-"${PSQL[@]}" -e <<'SQL'
+# --- the steps -----------------------------------------------------------------
+
+step_install()
+{
+	local skip_jars=0
+	[ -z "${CQL_DEMO_HOST:-}" ] || skip_jars=1
+	quietly "installing what the demo needs (scripts/deps.sh)" \
+		env DEPS_FOR=demo DEPS_SKIP_JARS=$skip_jars bash scripts/deps.sh
+	quietly "building cql_fdw for PostgreSQL $PG_VERSION" make -s PG_CONFIG="$PG_CONFIG"
+	quietly "installing it into that PostgreSQL" bash scripts/pg.sh install
+	quietly "building cqlbridge" make -s PG_CONFIG="$PG_CONFIG" bridge
+}
+
+step_services()
+{
+	if cql_options_probe "$HOST" 9042; then
+		echo "  a Cassandra node answers on $HOST:9042: using it"
+	else
+		[ -z "${CQL_DEMO_HOST:-}" ] || die "nothing answers on $HOST:9042 (CQL_DEMO_HOST)"
+		CASS_STARTED=1
+		quietly "starting Cassandra 5.0 on $HOST:9042 (scripts/cassandra.sh start single)" \
+			bash scripts/cassandra.sh start single
+	fi
+	PG_STARTED=1
+	quietly "starting a throwaway PostgreSQL $PG_VERSION (scripts/pg.sh start)" bash scripts/pg.sh start
+	eval "$(bash scripts/pg.sh env)"
+	echo "  PostgreSQL $("$PG_BINDIR/postgres" -V | awk '{print $3}') on port $PGPORT, database $PGDATABASE"
+}
+
+step_extension()
+{
+	sql -v host="$HOST" <<'SQL'
 CREATE EXTENSION IF NOT EXISTS cql_fdw;
-CREATE SERVER demo_cql FOREIGN DATA WRAPPER cql_fdw
-    OPTIONS (host '127.0.0.1', port '9042');
-CREATE USER MAPPING FOR CURRENT_USER SERVER demo_cql;
+CREATE SERVER cass FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'host');
+CREATE USER MAPPING FOR CURRENT_USER SERVER cass;
 SELECT extname, extversion FROM pg_extension WHERE extname = 'cql_fdw';
 SQL
+}
 
-step "5. CQL from SQL: cql_execute() creates a keyspace and a table and inserts"
-"${PSQL[@]}" -e <<'SQL'
-SELECT cql_execute('demo_cql', $$DROP KEYSPACE IF EXISTS cql_fdw_demo$$);
-SELECT cql_execute('demo_cql', $$CREATE KEYSPACE cql_fdw_demo
-    WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$$);
-SELECT cql_execute('demo_cql', $$CREATE TABLE cql_fdw_demo.greetings
-    (id int PRIMARY KEY, msg text, at timestamp)$$);
-SELECT cql_execute('demo_cql', $$INSERT INTO cql_fdw_demo.greetings (id, msg, at)
-    VALUES (1, 'hello from PostgreSQL', toTimestamp(now()))$$);
+step_cql_execute()
+{
+	# cql_execute() returns nothing: its (empty) result is not printed
+	sql <<'SQL'
+SELECT cql_execute('cass', $$DROP KEYSPACE IF EXISTS cql_fdw_demo$$) \g /dev/null
+SELECT cql_execute('cass', $$CREATE KEYSPACE cql_fdw_demo
+    WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$$) \g /dev/null
+SELECT cql_execute('cass', $$CREATE TABLE cql_fdw_demo.greetings
+    (id int PRIMARY KEY, msg text, at timestamp)$$) \g /dev/null
+SELECT cql_execute('cass', $$INSERT INTO cql_fdw_demo.greetings (id, msg, at)
+    VALUES (1, 'hello from PostgreSQL', toTimestamp(now()))$$) \g /dev/null
 SQL
+}
 
-step "6. the same data through cqlsh (and one row written by cqlsh)"
-cqlsh -e "INSERT INTO cql_fdw_demo.greetings (id, msg, at) VALUES (2, 'hello from cqlsh', toTimestamp(now()));"
-cqlsh -e "SELECT id, msg FROM cql_fdw_demo.greetings;" | tee "$CACHE/demo-select.txt"
-grep -q 'hello from PostgreSQL' "$CACHE/demo-select.txt" ||
-	die "the row inserted through cql_execute() is not visible in Cassandra"
+step_cqlsh()
+{
+	echo "cqlsh> INSERT INTO cql_fdw_demo.greetings (id, msg, at) VALUES (2, 'hello from cqlsh', toTimestamp(now()));"
+	cqlsh -e "INSERT INTO cql_fdw_demo.greetings (id, msg, at) VALUES (2, 'hello from cqlsh', toTimestamp(now()));"
+	echo "cqlsh> SELECT id, msg FROM cql_fdw_demo.greetings;"
+	cqlsh -e "SELECT id, msg FROM cql_fdw_demo.greetings;" | tee "$CACHE/demo-select.txt"
+	grep -q 'hello from PostgreSQL' "$CACHE/demo-select.txt" ||
+		die "the row inserted through cql_execute() is not visible in Cassandra"
+}
 
-step "7. the same table as a foreign table: read and write it with SQL"
-"${PSQL[@]}" -e <<'SQL'
-IMPORT FOREIGN SCHEMA cql_fdw_demo FROM SERVER demo_cql INTO public;
+step_foreign_table()
+{
+	sql <<'SQL'
+IMPORT FOREIGN SCHEMA cql_fdw_demo FROM SERVER cass INTO public;
 SELECT id, msg FROM greetings ORDER BY id;
--- Cassandra timestamps have millisecond precision: say so explicitly
-INSERT INTO greetings (id, msg, at)
-    VALUES (3, 'hello through a foreign table', date_trunc('milliseconds', now()));
+-- now() has microseconds; Cassandra keeps milliseconds (truncated, as the drivers do)
+INSERT INTO greetings (id, msg, at) VALUES (3, 'hello through a foreign table', now());
 EXPLAIN (VERBOSE, COSTS OFF) SELECT msg FROM greetings WHERE id = 3;
 SELECT msg FROM greetings WHERE id = 3;
 SQL
+}
 
-step "8. the hotel example: Q1-Q9 as SQL over the query-first tables"
-# The regression suite sql/hotel.sql doubles as this demo: it creates the
-# documented keyspaces, loads sample data, imports them and runs each query
-# with its EXPLAIN (every one a single-partition read).
-CQL_HOST=127.0.0.1 "$PG_BINDIR/psql" -X -a -v ON_ERROR_STOP=1 -f sql/hotel.sql
+step_hotel()
+{
+	# sql/hotel.sql (a regression test) doubles as this step: its set-up
+	# (keyspaces, sample data, IMPORT FOREIGN SCHEMA) goes to the log, its
+	# queries Q1-Q9 are shown with their EXPLAIN and rows
+	quietly "the hotel and reservation keyspaces with sample data, imported" \
+		env CQL_HOST="$HOST" "$PG_BINDIR/psql" -X -a -v ON_ERROR_STOP=1 \
+		-c "SET client_min_messages = warning" \
+		-f <(sed -n '1,/^IMPORT FOREIGN SCHEMA reservation /p' sql/hotel.sql)
+	echo
+	sed -n '/^-- Q1\. /,$p' sql/hotel.sql | "$PG_BINDIR/psql" -X -q -a -v ON_ERROR_STOP=1
+}
 
-step "9. cqlbridge: the relational hotel schema moved to query tables"
-# The normalized hotel schema (12 tables) with generated data, and the
-# application's nine queries as SQL (migrations/hotel/workload.sql).
-# cqlbridge derives the query tables from them (plan), creates and loads
-# them through cql_fdw (apply), checks that every query gives the same
-# answer from its query table (verify), and keeps them current (sync).
-make -s PG_CONFIG="$PG_CONFIG" bridge
-BRIDGE=$REPO/build/cqlbridge
-GEN=$REPO/build/demo-hotel
-for f in migrations/hotel/schema/00[1-5]_*.sql; do
-	"${PSQL[@]}" -f "$f"
-done
-"${PSQL[@]}" -f migrations/hotel/generate.sql -v scale=6 -v rooms=20 -v days=60
-"${PSQL[@]}" -f migrations/hotel/schema/006_workload_indexes.sql
-"${PSQL[@]}" <<'SQL'
-SET client_min_messages = warning;
-CREATE SERVER IF NOT EXISTS cqlbridge FOREIGN DATA WRAPPER cql_fdw
-    OPTIONS (host '127.0.0.1', port '9042');
-CREATE USER MAPPING IF NOT EXISTS FOR CURRENT_USER SERVER cqlbridge;
-SQL
-"$PG_BINDIR/psql" -X -q -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS hotel_bridge')" > /dev/null
-"$BRIDGE" sync --uninstall -q "$GEN" > /dev/null 2>&1 || true
-rm -rf "$GEN"
+step_bridge_plan()
+{
+	local f
+	# the normalized hotel schema (12 tables) with generated data and the
+	# application's nine queries as SQL (migrations/hotel/workload.sql)
+	quietly "the relational hotel schema (hotel_rel) with generated data" bash -c '
+		set -e
+		for f in migrations/hotel/schema/00[1-5]_*.sql; do "$0" -X -q -v ON_ERROR_STOP=1 -f "$f"; done
+		"$0" -X -q -v ON_ERROR_STOP=1 -f migrations/hotel/generate.sql -v scale=6 -v rooms=20 -v days=60
+		"$0" -X -q -v ON_ERROR_STOP=1 -f migrations/hotel/schema/006_workload_indexes.sql
+		"$0" -X -q -c "SELECT cql_execute('"'"'cass'"'"', '"'"'DROP KEYSPACE IF EXISTS hotel_bridge'"'"')"
+		"$1" sync --uninstall -q "$2" > /dev/null 2>&1 || true
+		rm -rf "$2"' "$PG_BINDIR/psql" "$BRIDGE" "$GEN"
+	echo "\$ cqlbridge plan --schema hotel_rel --workload migrations/hotel/workload.sql --keyspace hotel_bridge --server cass ..."
+	"$BRIDGE" plan --schema hotel_rel --workload migrations/hotel/workload.sql --server cass \
+		--keyspace hotel_bridge --foreign-schema hotel_cql --replication-factor 1 -o "$GEN"
+	echo
+	echo "The model of Q8: the documented key loses reservations, the derived one does not:"
+	sed -n '/^table hotel_bridge.reservations_by_guest_last_name$/,/^$/p' "$GEN/model.txt"
+	if [ -f "$GEN/report.html" ] && grep -q '<svg' "$GEN/report.html"; then
+		echo "Open the diagrams and sizes: file://$GEN/report.html"
+	else
+		echo "The report (without diagrams: Graphviz is not installed): file://$GEN/report.html"
+	fi
+}
 
-echo "--- cqlbridge plan (report: $GEN/report.md, model: $GEN/model.txt)"
-"$BRIDGE" plan --schema hotel_rel --workload migrations/hotel/workload.sql \
-	--keyspace hotel_bridge --foreign-schema hotel_cql --replication-factor 1 -o "$GEN"
-echo
-echo "--- the model of Q8: the documented key loses reservations, the derived one does not"
-sed -n '/^table hotel_bridge.reservations_by_guest_last_name$/,/^$/p' "$GEN/model.txt"
+step_bridge_apply()
+{
+	echo "\$ cqlbridge apply $GEN"
+	"$BRIDGE" apply "$GEN"
+}
 
-echo "--- cqlbridge apply"
-"$BRIDGE" apply "$GEN"
+step_bridge_verify()
+{
+	echo "\$ cqlbridge verify --show --samples 10 $GEN"
+	"$BRIDGE" verify --show --samples 10 "$GEN"
+}
 
-echo
-echo "--- cqlbridge verify: Q1-Q9 through the foreign tables (EXPLAIN and rows of one"
-echo "    sample each), then every sample compared with the relational answer"
-"$BRIDGE" verify --show --samples 10 "$GEN"
-
-echo "--- cqlbridge sync: a relational change reaches Cassandra at COMMIT"
-"$BRIDGE" sync "$GEN"
-"${PSQL[@]}" -e <<'SQL'
+step_bridge_sync()
+{
+	echo "\$ cqlbridge sync $GEN"
+	"$BRIDGE" sync "$GEN"
+	sql <<'SQL'
 UPDATE hotel_rel.hotel SET name = name || ' (renovated)'
 WHERE id = (SELECT min(hotel_id) FROM hotel_rel.hotel_poi);
 SELECT poi_name, hotel_id, name FROM hotel_cql.hotels_by_poi_name
@@ -177,11 +251,32 @@ WHERE poi_name = (SELECT p.name FROM hotel_rel.point_of_interest p
                   JOIN hotel_rel.hotel_poi hp ON hp.poi_id = p.id
                   ORDER BY hp.hotel_id, p.id LIMIT 1);
 SQL
-"$BRIDGE" verify -q --samples 5 "$GEN"
-"$BRIDGE" sync --uninstall -q "$GEN"
+	echo "\$ cqlbridge verify -q --samples 5 $GEN"
+	"$BRIDGE" verify -q --samples 5 "$GEN"
+	"$BRIDGE" sync --uninstall -q "$GEN"
+}
 
-step "done"
-version=$(cqlsh -e 'SELECT release_version FROM system.local' | awk '/^ *[0-9]+\.[0-9]+/ { print $1 }')
-echo "PostgreSQL wrote through cql_fdw into Cassandra $version, cqlsh read it back,"
-echo "the hotel queries Q1-Q9 ran through foreign tables as single-partition reads, and"
-echo "cqlbridge moved the relational hotel schema to verified, synchronized query tables."
+step_done()
+{
+	local version
+	version=$(cqlsh -e 'SELECT release_version FROM system.local' | awk '/^ *[0-9]+\.[0-9]+/ { print $1 }')
+	echo "PostgreSQL wrote through cql_fdw into Cassandra $version, cqlsh read it back,"
+	echo "the hotel queries Q1-Q9 ran through foreign tables as single-partition reads, and"
+	echo "cqlbridge moved the relational hotel schema to verified, synchronized query tables."
+	echo "Diagrams and sizes of the plan: file://$GEN/report.html   Log: $LOG"
+}
+
+# --- the story -------------------------------------------------------------------
+
+demo_step "What the demo needs, built and installed" install
+demo_step "Cassandra and PostgreSQL" services
+demo_step "CREATE EXTENSION, a server and a user mapping" extension
+demo_step "CQL from SQL: cql_execute() creates a keyspace and a table and inserts a row" cql_execute
+demo_step "The same data through cqlsh (and one row written by cqlsh)" cqlsh
+demo_step "The table as a foreign table: read and write it with SQL" foreign_table
+demo_step "The hotel example: Q1-Q9 as SQL over query-first tables" hotel
+demo_step "cqlbridge plan: query tables derived from the relational hotel schema" bridge_plan
+demo_step "cqlbridge apply: the tables created and loaded through cql_fdw" bridge_apply
+demo_step "cqlbridge verify: every query answers the same from its query table" bridge_verify
+demo_step "cqlbridge sync: a relational change reaches Cassandra at COMMIT" bridge_sync
+demo_step "Done" done

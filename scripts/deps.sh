@@ -18,8 +18,23 @@
 #   Cassandra jars   cassandra-all + runtime closure into the cache
 #                    (scripts/cassandra.sh fetch).
 #
+#   For the tests only: graphviz (cqlbridge plan's diagrams), chromium
+#                    (tests/bridge/test_report_html.sh renders report.html),
+#                    docker-compose (tests/unit/test_docker.sh parses the
+#                    compose files).
+#
+# DEPS_FOR=demo (scripts/demo.sh) installs only what the demo needs: the
+# build, PostgreSQL $PG_VERSION (15: Debian's packages; 16/18: that PyPI tree,
+# without pgTAP), graphviz, cqlsh, and Java, Maven and the Cassandra jars
+# unless DEPS_SKIP_JARS=1 (the demo uses a node that is already running);
+# no clang, pgTAP, chromium or other PostgreSQL versions.
+# An installed postgresql-15 is never upgraded: its installed version is
+# named in the apt-get command, so a package that would need a newer one
+# fails to install instead.
+#
 # Runs as root (CI: no sudo, no terminal) or as a user with sudo.
-# Environment: CQL_FDW_CACHE, CQLSH_VERSION (default 6.2.2),
+# Environment: CQL_FDW_CACHE, CQLSH_VERSION (default 6.2.2), DEPS_FOR
+#              (test, the default, or demo), PG_VERSION (for the demo),
 #              DEPS_SKIP_JARS=1 (do not resolve the Cassandra jars),
 #              DEPS_SKIP_PGTREES=1 (no PostgreSQL 16/18).
 #
@@ -31,14 +46,25 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 CQLSH_VERSION=${CQLSH_VERSION:-6.2.2}
 
-PACKAGES=(
-	make gcc pkg-config procps
-	postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
-	libtap-parser-sourcehandler-pgtap-perl
-	liblz4-dev libpq-dev libssl-dev
-	clang libclang-rt-14-dev
-	python3 python3-venv python3-cassandra
-)
+DEPS_FOR=${DEPS_FOR:-test}
+case $DEPS_FOR in
+	test)
+		PACKAGES=(
+			make gcc pkg-config procps
+			postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
+			libtap-parser-sourcehandler-pgtap-perl
+			liblz4-dev libpq-dev libssl-dev
+			clang libclang-rt-14-dev
+			python3 python3-venv python3-cassandra
+			graphviz chromium docker-compose
+		)
+		;;
+	demo)
+		PACKAGES=(make gcc pkg-config procps liblz4-dev libssl-dev python3 python3-venv graphviz)
+		[ "$PG_VERSION" != 15 ] || PACKAGES+=(postgresql-15 postgresql-server-dev-15 libpq-dev)
+		;;
+	*) die "DEPS_FOR must be test or demo, not \"$DEPS_FOR\"" ;;
+esac
 
 have_pkg()
 {
@@ -57,8 +83,18 @@ missing=()
 for p in "${PACKAGES[@]}"; do
 	have_pkg "$p" || missing+=("$p")
 done
-java_ok || have_pkg openjdk-17-jdk-headless || missing+=(openjdk-17-jdk-headless)
-command -v mvn > /dev/null || missing+=(maven)
+if [ "$DEPS_FOR" = test ] || [ "${DEPS_SKIP_JARS:-0}" != 1 ]; then
+	java_ok || have_pkg openjdk-17-jdk-headless || missing+=(openjdk-17-jdk-headless)
+	command -v mvn > /dev/null || missing+=(maven)
+fi
+# keep an installed PostgreSQL 15 at its version (never upgraded as a dependency)
+if [ "${#missing[@]}" -gt 0 ]; then
+	for p in postgresql-15 postgresql-client-15; do
+		if have_pkg "$p"; then
+			missing+=("$p=$(dpkg-query -W -f='${Version}' "$p")")
+		fi
+	done
+fi
 
 if [ "${#missing[@]}" -gt 0 ]; then
 	say "installing Debian packages: ${missing[*]}"
@@ -102,7 +138,9 @@ else
 fi
 
 # --- PostgreSQL 16 and 18 (PyPI builds) + pgTAP in them -------------------------
-if [ "${DEPS_SKIP_PGTREES:-0}" != 1 ]; then
+if [ "$DEPS_FOR" = demo ]; then
+	[ "$PG_VERSION" = 15 ] || PGTREES_SKIP_PGTAP=1 bash "$REPO/scripts/pgtrees.sh" install "$PG_VERSION"
+elif [ "${DEPS_SKIP_PGTREES:-0}" != 1 ]; then
 	bash "$REPO/scripts/pgtrees.sh" install
 fi
 

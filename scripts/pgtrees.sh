@@ -119,7 +119,8 @@ cmd_install()
 		else
 			install_tree "$v"
 		fi
-		pgtap_ok "$v" || install_pgtap "$v"
+		# PGTREES_SKIP_PGTAP=1 (the demo): the tree without pgTAP
+		[ "${PGTREES_SKIP_PGTAP:-0}" = 1 ] || pgtap_ok "$v" || install_pgtap "$v"
 	done
 }
 

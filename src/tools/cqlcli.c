@@ -421,7 +421,8 @@ main(int argc, char **argv)
 			if (*end || port <= 0 || port > 65535)
 			{
 				fprintf(stderr, "cqlcli: invalid port \"%s\"\n", argv[i]);
-				return 2;
+				rc = 2;
+				goto out;
 			}
 			o.conn.port = (int) port;
 		}
@@ -436,7 +437,8 @@ main(int argc, char **argv)
 			else
 			{
 				fprintf(stderr, "cqlcli: invalid protocol version \"%s\" (auto, 4 or 5)\n", v);
-				return 2;
+				rc = 2;
+				goto out;
 			}
 		}
 		else if (strcmp(a, "-z") == 0)
@@ -450,7 +452,8 @@ main(int argc, char **argv)
 			else
 			{
 				fprintf(stderr, "cqlcli: invalid compression \"%s\" (lz4 or none)\n", z);
-				return 2;
+				rc = 2;
+				goto out;
 			}
 		}
 		else if (strcmp(a, "-u") == 0)
@@ -462,7 +465,8 @@ main(int argc, char **argv)
 					"visible to other users (ps).\n"
 					"Set CQL_PASSWORD in the environment, or give -u and type the "
 					"password at the prompt.\n");
-			return 2;
+			rc = 2;
+			goto out;
 		}
 		else if (strcmp(a, "--require-auth") == 0)
 			o.conn.require_auth = true;
@@ -475,12 +479,23 @@ main(int argc, char **argv)
 			if (cql_consistency_parse(cl, &o.consistency) != CQL_OK)
 			{
 				fprintf(stderr, "cqlcli: unknown consistency level \"%s\"\n", cl);
-				return 2;
+				rc = 2;
+				goto out;
 			}
 		}
 		else if (strcmp(a, "-t") == 0)
 		{
-			o.conn.request_timeout_ms = atoi(need_arg(argc, argv, &i));
+			char	   *end;
+			long		ms = strtol(need_arg(argc, argv, &i), &end, 10);
+
+			if (*end || end == argv[i] || ms <= 0 || ms > 3600000)
+			{
+				fprintf(stderr, "cqlcli: invalid timeout \"%s\" (milliseconds, 1 to 3600000)\n",
+						argv[i]);
+				rc = 2;
+				goto out;
+			}
+			o.conn.request_timeout_ms = (int) ms;
 			o.conn.connect_timeout_ms = o.conn.request_timeout_ms;
 		}
 		else if (strcmp(a, "-e") == 0)
@@ -507,13 +522,14 @@ main(int argc, char **argv)
 		else if (strcmp(a, "--help") == 0)
 		{
 			usage(stdout);
-			return 0;
+			goto out;
 		}
 		else
 		{
 			fprintf(stderr, "cqlcli: unknown option \"%s\"\n", a);
 			usage(stderr);
-			return 2;
+			rc = 2;
+			goto out;
 		}
 	}
 	if (sslmode && cql_ssl_mode_parse(sslmode, &tc.mode) != CQL_OK)

@@ -41,7 +41,7 @@ TELEMETRY=$REPO/migrations/telemetry
 GOLDEN=$TELEMETRY/generated
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin buckets
-tap_plan 43
+tap_plan 45
 
 fresh_db "$CQL_HOST"
 load_migrations "$TELEMETRY"
@@ -53,7 +53,8 @@ rc=$?
 ok $rc "plan of the telemetry workload"
 [ $rc -eq 0 ] || bail "plan failed: $(cat "$WORK/plan.out")"
 same_files "$GOLDEN" "$WORK/golden" migrations/telemetry/generated \
-	model.txt report.md 001_schema.cql 002_foreign_tables.sql 003_load.sql 004_verify.sql 005_sync.sql
+	model.txt report.md 001_schema.cql 002_foreign_tables.sql 003_load.sql 004_verify.sql 005_sync.sql \
+	logical.dot physical.dot
 M=$WORK/golden/model.txt
 
 # the naive key is over the limit: 2 values a row, 100,000 values a partition

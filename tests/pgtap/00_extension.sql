@@ -141,8 +141,9 @@ SELECT lives_ok('DROP EXTENSION cql_fdw CASCADE', 'drop for the update test');
 SELECT lives_ok($$CREATE EXTENSION cql_fdw VERSION '0.1'$$, 'version 0.1 installs');
 SELECT lives_ok('ALTER EXTENSION cql_fdw UPDATE', 'ALTER EXTENSION cql_fdw UPDATE works');
 SELECT ok((SELECT extversion FROM pg_extension WHERE extname = 'cql_fdw') = '0.7'
-          AND to_regprocedure('cql_bridge_cursor_last_key()') IS NOT NULL,
-          'the update reaches 0.7, with the functions apply streams through');
+          AND to_regprocedure('cql_bridge_cursor_last_key()') IS NOT NULL
+          AND obj_description('cql_fdw_statistics()'::regprocedure, 'pg_proc') IS NOT NULL,
+          'the update reaches 0.7, with the functions apply streams through and the comments of 0.7');
 SELECT ok(NOT has_function_privilege('public', 'cql_execute(text, text)', 'EXECUTE'),
           'after the update EXECUTE on cql_execute is not PUBLIC''s either');
 SELECT ok(NOT has_function_privilege('public', 'cql_query(text, text, "any")', 'EXECUTE')

@@ -2,7 +2,8 @@
  *
  * plan.c
  *	  "cqlbridge plan": from a relational schema and its workload to the
- *	  generated directory (model.txt, report.md, 001-005).
+ *	  generated directory (model.txt, report.md, 001-005, the diagrams
+ *	  logical.dot and physical.dot, their SVGs and report.html).
  *
  * Steps: catalog and workload (workload.c), analysis of every query
  * by cql_bridge_analyze(), the mapping rules (rules.c), measurements
@@ -37,8 +38,12 @@
 
 static const char *const plan_files[] = {
 	"model.txt", "report.md", "001_schema.cql", "002_foreign_tables.sql",
-	"003_load.sql", "004_verify.sql", "005_sync.sql", NULL
+	"003_load.sql", "004_verify.sql", "005_sync.sql",
+	"logical.dot", "physical.dot", "logical.svg", "physical.svg", "report.html", NULL
 };
+
+/* the files written in every run, in plan_files' order; the SVGs need dot */
+#define PLAN_NFILES 12
 
 /*
  * is_plan_file
@@ -150,7 +155,7 @@ cmd_plan(const BridgeOptions *opts)
 	Plan		p;
 	char	   *dir;
 	char	   *tmp;
-	char	   *files[6];
+	char	   *files[PLAN_NFILES];
 	size_t		dl;
 
 	memset(&p, 0, sizeof(p));
@@ -189,6 +194,14 @@ cmd_plan(const BridgeOptions *opts)
 	files[4] = plan_emit_load(&p);
 	files[5] = plan_emit_verify(&p);
 	PQfinish(p.conn);
+	files[6] = NULL;				/* 005_sync.sql: emit_sync() writes it from 003 */
+	files[7] = plan_logical_dot(&p);
+	files[8] = plan_physical_dot(&p);
+	files[11] = plan_render(&p, files[7], files[8], &files[9], &files[10]);
+	if (files[9] == NULL)
+		fprintf(stderr, "cqlbridge plan: Graphviz's dot is not installed (not found in PATH): "
+				"the diagrams are written as logical.dot and physical.dot only, without SVG; "
+				"install graphviz for logical.svg, physical.svg and the diagrams in report.html\n");
 
 	/* everything succeeded: write DIR.tmp, then swap it in */
 	dir = bridge_strdup(opts->dir);
@@ -214,7 +227,10 @@ cmd_plan(const BridgeOptions *opts)
 		bridge_fatal("could not set the mode of \"%s\": %s", tmp, strerror(errno));
 	for (int i = 0; i < 6; i++)
 		bridge_write_file(bridge_path(tmp, plan_files[i]), files[i]);
-	emit_sync(tmp);
+	emit_sync(tmp);				/* plan_files[6], 005_sync.sql */
+	for (int i = 7; i < PLAN_NFILES; i++)
+		if (files[i])
+			bridge_write_file(bridge_path(tmp, plan_files[i]), files[i]);
 	remove_plan_dir(dir, true);
 	if (rename(tmp, dir) != 0)
 		bridge_fatal("could not rename \"%s\" to \"%s\": %s", tmp, dir, strerror(errno));

@@ -16,6 +16,8 @@
  *	  emit.c		001_schema.cql ... 004_verify.sql
  *	  sizing.c		measurements on the data (sizes, MR5 checks, fan-out)
  *	  report.c		model.txt and report.md
+ *	  diagram.c		logical.dot and physical.dot (Chebotko diagrams)
+ *	  render.c		SVG by Graphviz's dot, report.html
  *	  plan.c		cmd_plan: runs the steps, writes DIR atomically
  *
  * layer: command
@@ -311,5 +313,15 @@ extern void plan_measure(Plan *p);
 /* report.c */
 extern char *plan_model_txt(Plan *p);
 extern char *plan_report_md(Plan *p);
+extern const char *plan_column_marker(const Column *c);
+
+/* diagram.c */
+extern char *plan_html_escape(const char *s);
+extern char *plan_logical_dot(Plan *p);
+extern char *plan_physical_dot(Plan *p);
+
+/* render.c */
+extern char *plan_render(Plan *p, const char *logical_dot, const char *physical_dot,
+						 char **logical_svg, char **physical_svg);
 
 #endif							/* CQLBRIDGE_PLAN_H */

@@ -24,12 +24,12 @@
 #include "plan/plan.h"
 
 /*
- * marker
+ * plan_column_marker
  *		The two-character marker of a column in model.txt: K, B (bucket),
- *		C↑/C↓, S or blank.
+ *		C↑/C↓, S or blank (diagram.c draws the same markers).
  */
-static const char *
-marker(const Column *c)
+const char *
+plan_column_marker(const Column *c)
 {
 	switch (c->kind)
 	{
@@ -209,7 +209,7 @@ plan_model_txt(Plan *p)
 		{
 			Column	   *c = &t->cols[i];
 
-			sb_appendf(&sb, "  %s %-*s %-*s <- %s", marker(c), wn, c->name, wt, c->cql_type, c->source);
+			sb_appendf(&sb, "  %s %-*s %-*s <- %s", plan_column_marker(c), wn, c->name, wt, c->cql_type, c->source);
 			if (c->rule)
 				sb_appendf(&sb, "  [%s]", c->rule);
 			sb_append(&sb, "\n");
@@ -344,7 +344,7 @@ plan_report_md(Plan *p)
 				sb_append(&sb, "-");
 			sb_append(&sb, "+\n");
 			for (int i = 0; i < t->ncols; i++)
-				sb_appendf(&sb, "| %-*s %-*s %s |\n", wn, t->cols[i].name, wt, t->cols[i].cql_type, marker(&t->cols[i]));
+				sb_appendf(&sb, "| %-*s %-*s %s |\n", wn, t->cols[i].name, wt, t->cols[i].cql_type, plan_column_marker(&t->cols[i]));
 			sb_append(&sb, "+");
 			for (int i = 0; i < inner; i++)
 				sb_append(&sb, "-");
