@@ -256,6 +256,30 @@ SQL
 	"$BRIDGE" sync --uninstall -q "$GEN"
 }
 
+step_bridge_diff()
+{
+	local rc=0
+	# every row of every query table against its source view: the proof
+	# a DBA signs a migration off with (verify compares sampled answers)
+	echo "\$ cqlbridge diff $GEN"
+	"$BRIDGE" diff "$GEN"
+	echo
+	echo "One value changed behind cqlbridge's back, straight in Cassandra:"
+	sql <<'SQL'
+SELECT poi_name, hotel_id, point_of_interest_id FROM hotel_cql.hotels_by_poi_name LIMIT 1 \gset
+UPDATE hotel_cql.hotels_by_poi_name SET phone = '+1 555 0100'
+WHERE poi_name = :'poi_name' AND hotel_id = :'hotel_id' AND point_of_interest_id = :point_of_interest_id;
+SQL
+	echo "\$ cqlbridge diff $GEN"
+	"$BRIDGE" diff "$GEN" || rc=$?
+	echo "(exit status $rc: 1 means differences found)"
+	[ "$rc" = 1 ] || die "cqlbridge diff should have found the changed row (exit $rc)"
+	echo "\$ cqlbridge diff --repair $GEN"
+	"$BRIDGE" diff --repair "$GEN"
+	echo "\$ cqlbridge diff $GEN"
+	"$BRIDGE" diff "$GEN"
+}
+
 step_done()
 {
 	local version
@@ -279,4 +303,5 @@ demo_step "cqlbridge plan: query tables derived from the relational hotel schema
 demo_step "cqlbridge apply: the tables created and loaded through cql_fdw" bridge_apply
 demo_step "cqlbridge verify: every query answers the same from its query table" bridge_verify
 demo_step "cqlbridge sync: a relational change reaches Cassandra at COMMIT" bridge_sync
+demo_step "cqlbridge diff: every row of every query table equals its source; a difference found and repaired" bridge_diff
 demo_step "Done" done
