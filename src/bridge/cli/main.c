@@ -4,6 +4,7 @@
  *	  cqlbridge: move a relational schema and its queries to Cassandra
  *	  query tables through cql_fdw.
  *
+ *	  cqlbridge workload [options] --schema S [-o FILE]
  *	  cqlbridge plan   [options] --workload FILE -o DIR
  *	  cqlbridge apply  [options] DIR [--chunks N] [--batch-rows N] [--restart]
  *	  cqlbridge verify [options] DIR [--samples N]
@@ -27,6 +28,7 @@
 #include <string.h>
 
 #include "check/verify.h"
+#include "draft/draft.h"
 #include "load/apply.h"
 #include "plan/plan.h"
 #include "sync/sync.h"
@@ -49,6 +51,9 @@ enum
 	OPT_SAMPLES,
 	OPT_UNINSTALL,
 	OPT_SHOW,
+	OPT_TOP,
+	OPT_MIN_CALLS,
+	OPT_ROLE,
 	OPT_HELP
 };
 
@@ -72,6 +77,15 @@ static const char *const connection_help =
 "      --help               show this help and exit\n";
 
 static const Command commands[] = {
+	{"workload", "draft the workload file from pg_stat_statements",
+		"cqlbridge workload [OPTION]... --schema SCHEMA [-o FILE]",
+		"  --schema=SCHEMA          relational schema whose statements are drafted\n"
+		"  -o, --output=FILE        the workload file to write (default: stdout;\n"
+		"                           an existing file is not overwritten)\n"
+		"  --top=N                  keep the N queries of most total time (default: all)\n"
+		"  --min-calls=N            keep queries called at least N times (default: 0)\n"
+		"  --role=ROLE              only the statements of that role (the application's)\n",
+	cmd_workload, false},
 	{"plan", "derive Cassandra query tables from the schema and workload",
 		"cqlbridge plan [OPTION]... --schema SCHEMA --workload FILE -o DIR",
 		"  --workload=FILE          the application's queries (block format)\n"
@@ -275,6 +289,9 @@ main(int argc, char **argv)
 		{"samples", required_argument, NULL, OPT_SAMPLES},
 		{"uninstall", no_argument, NULL, OPT_UNINSTALL},
 		{"show", no_argument, NULL, OPT_SHOW},
+		{"top", required_argument, NULL, OPT_TOP},
+		{"min-calls", required_argument, NULL, OPT_MIN_CALLS},
+		{"role", required_argument, NULL, OPT_ROLE},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0}
 	};
@@ -297,7 +314,7 @@ main(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			cmd = &commands[i];
 	if (cmd == NULL)
-		usage_error(NULL, "unknown command \"%s\" (plan, apply, verify or sync)", argv[1]);
+		usage_error(NULL, "unknown command \"%s\" (workload, plan, apply, verify or sync)", argv[1]);
 
 	memset(&opts, 0, sizeof(opts));
 	opts.server = "cqlbridge";
@@ -338,16 +355,34 @@ main(int argc, char **argv)
 				opts.quiet = true;
 				break;
 			case 'o':
+				if (strcmp(cmd->name, "workload") == 0)
+				{
+					opts.output = optarg;
+					break;
+				}
 				if (strcmp(cmd->name, "plan") != 0)
-					usage_error(cmd, "option \"%s\" is only for plan", "-o");
+					usage_error(cmd, "option \"%s\" is only for plan and workload", "-o");
 				opts.dir = optarg;
+				break;
+			case OPT_TOP:
+				ONLY_FOR("workload");
+				opts.top = (int) parse_long(cmd, "--top", optarg, 1, 100000, false);
+				break;
+			case OPT_MIN_CALLS:
+				ONLY_FOR("workload");
+				opts.min_calls = parse_long(cmd, "--min-calls", optarg, 0, LONG_MAX, false);
+				break;
+			case OPT_ROLE:
+				ONLY_FOR("workload");
+				opts.role = optarg;
 				break;
 			case OPT_WORKLOAD:
 				ONLY_FOR("plan");
 				opts.workload = optarg;
 				break;
 			case OPT_SCHEMA:
-				ONLY_FOR("plan");
+				if (strcmp(cmd->name, "workload") != 0)
+					ONLY_FOR("plan");
 				opts.source_schema = optarg;
 				break;
 			case OPT_KEYSPACE:
@@ -421,6 +456,11 @@ main(int argc, char **argv)
 		if (optind >= argc)
 			usage_error(cmd, "missing the directory argument of \"%s\"", cmd->name);
 		opts.dir = argv[optind++];
+	}
+	else if (strcmp(cmd->name, "workload") == 0)
+	{
+		if (opts.source_schema == NULL)
+			usage_error(cmd, "%s needs --schema SCHEMA (the relational schema, e.g. hotel_rel)", "workload");
 	}
 	else if (strcmp(cmd->name, "plan") == 0)
 	{

@@ -258,14 +258,13 @@ parse_block(const char *path, Line *lines, int n, BridgeBlock *b)
 }
 
 /*
- * bridge_read_blocks
- *		Read a block-format file (docs/cqlbridge-design.md, section 2): the
- *		header comment lines, then blocks separated by blank lines, each
- *		metadata lines and statements.  A malformed block is fatal with
- *		file:line.
+ * read_blocks
+ *		The reader of bridge_read_blocks and bridge_read_workload_blocks;
+ *		skip_comment_paragraphs: a comment-only paragraph after the header
+ *		is skipped rather than an error.
  */
-BridgeBlockFile *
-bridge_read_blocks(const char *path)
+static BridgeBlockFile *
+read_blocks(const char *path, bool skip_comment_paragraphs)
 {
 	char	   *text = bridge_read_file(path);
 	BridgeBlockFile *f = bridge_malloc(sizeof(BridgeBlockFile));
@@ -336,6 +335,9 @@ bridge_read_blocks(const char *path)
 			}
 			continue;
 		}
+		if (all_comments && skip_comment_paragraphs)
+			continue;
+
 		in_header = false;
 		f->blocks = realloc(f->blocks, sizeof(BridgeBlock) * (f->nblocks + 1));
 		if (!f->blocks)
@@ -349,6 +351,32 @@ bridge_read_blocks(const char *path)
 	free(lines);
 	free(text);
 	return f;
+}
+
+/*
+ * bridge_read_blocks
+ *		Read a block-format file (docs/cqlbridge-design.md, section 2): the
+ *		header comment lines, then blocks separated by blank lines, each
+ *		metadata lines and statements.  A malformed block is fatal with
+ *		file:line; so is a comment-only paragraph after the first block
+ *		(the generated files have none).
+ */
+BridgeBlockFile *
+bridge_read_blocks(const char *path)
+{
+	return read_blocks(path, false);
+}
+
+/*
+ * bridge_read_workload_blocks
+ *		bridge_read_blocks for a workload file, where a paragraph of comment
+ *		lines between blocks is a query commented out (the drafted
+ *		workload writes those the mapping cannot serve so), skipped.
+ */
+BridgeBlockFile *
+bridge_read_workload_blocks(const char *path)
+{
+	return read_blocks(path, true);
 }
 
 /*

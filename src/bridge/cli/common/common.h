@@ -60,12 +60,26 @@ typedef struct BridgeOptions
 	/* sync */
 	bool		uninstall;		/* --uninstall: remove the triggers */
 
+	/* workload (draft from pg_stat_statements) */
+	const char *output;			/* -o FILE ("-" or NULL: stdout) */
+	int			top;			/* --top N reads (0: all) */
+	long		min_calls;		/* --min-calls N */
+	const char *role;			/* --role: statements of that role only */
+
 	bool		quiet;			/* -q: no progress lines */
 } BridgeOptions;
 
-/* Exit status of a failed command (verify differences also use it). */
+/*
+ * Exit status of every command, the one definition all commands use:
+ * 0 success, 1 differences found (verify, diff), 2 error (usage errors
+ * included).
+ */
+#define BRIDGE_EXIT_SUCCESS 0
+#define BRIDGE_EXIT_DIFFERENCES 1
+#define BRIDGE_EXIT_ERROR	2
+/* older names */
 #define BRIDGE_EXIT_FAILURE 1
-#define BRIDGE_EXIT_USAGE	2
+#define BRIDGE_EXIT_USAGE	BRIDGE_EXIT_ERROR
 
 /* Print "cqlbridge: " + message + newline to stderr and exit(1). */
 extern void bridge_fatal(const char *fmt,...) __attribute__((format(printf, 1, 2), noreturn));
@@ -135,6 +149,9 @@ typedef struct BridgeBlockFile
 
 /* Read and split a block-format file; fatal with file:line on bad format. */
 extern BridgeBlockFile *bridge_read_blocks(const char *path);
+
+/* Same for a workload file: comment-only paragraphs between blocks skipped. */
+extern BridgeBlockFile *bridge_read_workload_blocks(const char *path);
 
 /* First value of a metadata key, or NULL. */
 extern const char *bridge_block_get(const BridgeBlock *b, const char *key);

@@ -15,6 +15,7 @@
  *	  buckets.c		a bucket for a wide partition: candidates, choice
  *	  emit.c		001_schema.cql ... 004_verify.sql
  *	  sizing.c		measurements on the data (sizes, MR5 checks, fan-out)
+ *	  writes.c		the write profile: Cassandra writes/s per table
  *	  report.c		model.txt and report.md
  *	  plan.c		cmd_plan: runs the steps, writes DIR atomically
  *
@@ -248,6 +249,10 @@ typedef struct Plan
 	Fanout	   *fan;
 	int			nwarn;
 	char	  **warnings;		/* plan-wide warnings (analysis warnings...) */
+	/* write profile of the workload's header (writes.c) */
+	int			nprofile;
+	char	  **prof_rel;		/* schema.table, unquoted */
+	double	   *prof_rate;		/* source rows written per second */
 } Plan;
 
 /* plan.c: the command (main.c dispatches) */
@@ -307,6 +312,11 @@ extern char *plan_affected_sql(Plan *p, Table *t, const ARow *rel, bool fanout);
 
 /* sizing.c */
 extern void plan_measure(Plan *p);
+
+/* writes.c */
+extern void plan_read_write_profile(Plan *p, const char *path, const char *header);
+extern void plan_write_profile_text(StrBuf *sb, const Plan *p, bool md);
+extern double plan_table_writes(const Plan *p, const Table *t);
 
 /* report.c */
 extern char *plan_model_txt(Plan *p);

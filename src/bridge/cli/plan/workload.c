@@ -308,9 +308,10 @@ parse_params(Query *q)
 void
 plan_read_workload(Plan *p)
 {
-	BridgeBlockFile *f = bridge_read_blocks(p->workload_path);
+	BridgeBlockFile *f = bridge_read_workload_blocks(p->workload_path);
 
 	workload_file = p->workload_path;
+	plan_read_write_profile(p, p->workload_path, f->header);
 
 	if (f->nblocks == 0)
 		bridge_fatal("%s: no query blocks (\"-- name:\" ...) found", p->workload_path);
