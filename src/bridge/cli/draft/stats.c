@@ -215,9 +215,13 @@ draft_read_stats(PGconn *conn, const BridgeOptions *opts, DraftStats *st)
 	PQclear(res);
 	if (st->nhidden > 0)
 	{
-		PQclear(res = bridge_exec(conn, "reading the current user", "SELECT current_user", 0, NULL));
+		char	   *me;
+
+		res = bridge_exec(conn, "reading the current user", "SELECT current_user", 0, NULL);
+		me = bridge_strdup(PQgetvalue(res, 0, 0));
+		PQclear(res);
 		bridge_fatal_hint(bridge_printf("GRANT pg_read_all_stats TO %s; or run as a role that has it, or draft only your own statements with --role %s.",
-										bridge_qi(PQgetvalue(res, 0, 0)), PQgetvalue(res, 0, 0)),
+										bridge_qi(me), me),
 						  "%ld of %ld statements of pg_stat_statements show \"<insufficient privilege>\" instead of their text: this role may not read other roles' statements, so the draft would miss them",
 						  st->nhidden, st->nentries);
 	}
