@@ -122,7 +122,7 @@ BRIDGE_CLI_OBJS := $(patsubst src/bridge/cli/%.c,$(BUILD)/bridge/%.o,$(BRIDGE_CL
 
 $(BUILD)/bridge/%.o: src/bridge/cli/%.c $(BRIDGE_CLI_HDRS) $(PG_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -I$(shell $(PG_CONFIG) --includedir) -Isrc/bridge/cli -c -o $@ $<
+	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -I$(shell $(PG_CONFIG) --includedir) -Isrc/bridge/cli -DCQLBRIDGE_VERSION='"$(EXTVERSION)"' -c -o $@ $<
 
 # linked with (and, through its RPATH, run with) the libpq of $(PG_CONFIG)
 $(BUILD)/cqlbridge: $(BRIDGE_CLI_OBJS)

@@ -11,7 +11,9 @@
  *	  cqlbridge sync   [options] DIR [--uninstall]
  *
  * Connection options are psql's (-d -h -p -U, and the PG* environment
- * through libpq).  Usage errors exit with status 2, failures with 1.
+ * through libpq; -W prompts for the password).  Exit status: 0 success,
+ * 1 differences found, 2 error, usage errors included (BRIDGE_EXIT_* of
+ * common/common.h, the one definition of every command).
  *
  * layer: main
  *
@@ -51,6 +53,8 @@ enum
 	OPT_SAMPLES,
 	OPT_UNINSTALL,
 	OPT_SHOW,
+	OPT_REPLICATION,
+	OPT_VERSION,
 	OPT_TOP,
 	OPT_MIN_CALLS,
 	OPT_ROLE,
@@ -73,8 +77,11 @@ static const char *const connection_help =
 "  -h, --host=HOST          server host or socket directory (PGHOST)\n"
 "  -p, --port=PORT          server port (PGPORT)\n"
 "  -U, --username=USER      user name (PGUSER)\n"
+"  -W, --password           prompt for the password (needs a terminal)\n"
 "  -q, --quiet              no progress output\n"
-"      --help               show this help and exit\n";
+"  -V, --version            show the version and exit\n"
+"      --help               show this help and exit\n"
+"\nExit status: 0 success, 1 differences found (verify), 2 error.\n";
 
 static const Command commands[] = {
 	{"workload", "draft the workload file from pg_stat_statements",
@@ -94,6 +101,7 @@ static const Command commands[] = {
 		"  --foreign-schema=NAME    schema of the foreign tables (default: keyspace + \"_cql\")\n"
 		"  --server=NAME            cql_fdw foreign server (default: cqlbridge)\n"
 		"  --replication-factor=N   keyspace replication factor (default: 3)\n"
+		"  --replication=DC:N,...   NetworkTopologyStrategy instead, e.g. 'dc1:3,dc2:3'\n"
 		"  --max-values=N           values per partition before a warning (default: 100000)\n"
 		"  --max-bytes=SIZE         bytes per partition before a warning, kB/MB/GB allowed\n"
 		"                           (default: 100MB)\n"
@@ -245,6 +253,72 @@ bad:
 }
 
 /*
+ * print_version
+ *		"cqlbridge --version": the version of the cql_fdw it comes with.
+ */
+static void
+print_version(void)
+{
+	printf("cqlbridge (cql_fdw) %s\n", CQLBRIDGE_VERSION);
+}
+
+/*
+ * parse_replication
+ *		--replication 'dc1:3,dc2:3': the data centers of a
+ *		NetworkTopologyStrategy keyspace and their replication factors
+ *		(1-100 each).  A DC name is written into 001 as a CQL string, so it
+ *		may hold letters, digits, '_', '-' and '.' only.  The replication
+ *		factor used for the size estimate becomes the sum (all copies).
+ */
+static void
+parse_replication(const Command *c, const char *arg, BridgeOptions *opts)
+{
+	char	   *copy = bridge_strdup(arg);
+	int			total = 0;
+
+	opts->ndcs = 0;
+	for (char *item = strtok(copy, ","); item; item = strtok(NULL, ","))
+	{
+		char	   *colon = strrchr(item, ':');
+		char	   *name;
+		char	   *end;
+		long		rf;
+
+		while (*item == ' ')
+			item++;
+		if (!colon || colon == item)
+			usage_error(c, "invalid value \"%s\" for --replication (DC:N[,DC:N]..., e.g. 'dc1:3,dc2:3')", arg);
+		*colon = '\0';
+		name = bridge_trim_copy(item, strlen(item));
+		for (char *p = name; *p; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+				  *p == '_' || *p == '-' || *p == '.'))
+				usage_error(c, "invalid data center name in --replication \"%s\" (letters, digits, '_', '-', '.')", arg);
+		errno = 0;
+		rf = strtol(colon + 1, &end, 10);
+		while (*end == ' ')
+			end++;
+		if (name[0] == '\0' || end == colon + 1 || *end != '\0' || errno != 0 || rf < 1 || rf > 100)
+			usage_error(c, "invalid value \"%s\" for --replication (each replication factor an integer from 1 to 100)", arg);
+		for (int i = 0; i < opts->ndcs; i++)
+			if (strcmp(opts->dc_names[i], name) == 0)
+				usage_error(c, "data center named twice in --replication \"%s\"", arg);
+		opts->dc_names = realloc(opts->dc_names, sizeof(char *) * (opts->ndcs + 1));
+		opts->dc_rf = realloc(opts->dc_rf, sizeof(int) * (opts->ndcs + 1));
+		if (!opts->dc_names || !opts->dc_rf)
+			bridge_fatal("out of memory");
+		opts->dc_names[opts->ndcs] = name;
+		opts->dc_rf[opts->ndcs] = (int) rf;
+		opts->ndcs++;
+		total += (int) rf;
+	}
+	if (opts->ndcs == 0)
+		usage_error(c, "invalid value \"%s\" for --replication (DC:N[,DC:N]..., e.g. 'dc1:3,dc2:3')", arg);
+	opts->replication_factor = total;
+	free(copy);
+}
+
+/*
  * only_for
  *		A usage error when an option of another command is given to cmd.
  */
@@ -271,6 +345,9 @@ main(int argc, char **argv)
 		{"host", required_argument, NULL, 'h'},
 		{"port", required_argument, NULL, 'p'},
 		{"username", required_argument, NULL, 'U'},
+		{"password", no_argument, NULL, 'W'},
+		{"version", no_argument, NULL, 'V'},
+		{"replication", required_argument, NULL, OPT_REPLICATION},
 		{"quiet", no_argument, NULL, 'q'},
 		{"output", required_argument, NULL, 'o'},
 		{"workload", required_argument, NULL, OPT_WORKLOAD},
@@ -298,6 +375,8 @@ main(int argc, char **argv)
 	BridgeOptions opts;
 	const Command *cmd = NULL;
 	int			c;
+	bool		have_rf = false;
+	bool		have_replication = false;
 
 	if (argc < 2)
 	{
@@ -308,6 +387,11 @@ main(int argc, char **argv)
 		strcmp(argv[1], "help") == 0)
 	{
 		usage_general(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)
+	{
+		print_version();
 		return 0;
 	}
 	for (int i = 0; i < NCOMMANDS; i++)
@@ -334,7 +418,7 @@ main(int argc, char **argv)
 	{
 		int			optidx = -1;
 
-		c = getopt_long(argc, argv, "d:h:p:U:qo:", long_options, &optidx);
+		c = getopt_long(argc, argv, "d:h:p:U:WVqo:", long_options, &optidx);
 		if (c == -1)
 			break;
 		switch (c)
@@ -353,6 +437,17 @@ main(int argc, char **argv)
 				break;
 			case 'q':
 				opts.quiet = true;
+				break;
+			case 'W':
+				opts.password_prompt = true;
+				break;
+			case 'V':
+				print_version();
+				return 0;
+			case OPT_REPLICATION:
+				ONLY_FOR("plan");
+				parse_replication(cmd, optarg, &opts);
+				have_replication = true;
 				break;
 			case 'o':
 				if (strcmp(cmd->name, "workload") == 0)
@@ -399,6 +494,7 @@ main(int argc, char **argv)
 				break;
 			case OPT_RF:
 				ONLY_FOR("plan");
+				have_rf = true;
 				opts.replication_factor = (int) parse_long(cmd, "--replication-factor", optarg, 1, 100, false);
 				break;
 			case OPT_MAX_VALUES:
@@ -473,6 +569,8 @@ main(int argc, char **argv)
 	}
 	if (optind < argc)
 		usage_error(cmd, "too many arguments (first extra: \"%s\")", argv[optind]);
+	if (have_rf && have_replication)
+		usage_error(cmd, "give either --replication-factor or --replication, not both%s", "");
 
 	/* derived defaults of plan */
 	if (opts.keyspace == NULL && opts.source_schema != NULL)

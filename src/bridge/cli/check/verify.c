@@ -553,7 +553,7 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
  * cmd_verify
  *		"cqlbridge verify DIR": verify every query of DIR/004_verify.sql and
  *		print a table of the results; returns 0 when every query gave the
- *		same answers on both sides, BRIDGE_EXIT_FAILURE otherwise.
+ *		same answers on both sides, BRIDGE_EXIT_DIFFERENCES otherwise.
  */
 int
 cmd_verify(const BridgeOptions *opts)
@@ -606,5 +606,5 @@ cmd_verify(const BridgeOptions *opts)
 		printf("all %d queries give the same answers on both sides\n", f->nblocks);
 	fflush(stdout);
 	PQfinish(conn);
-	return failed > 0 ? BRIDGE_EXIT_FAILURE : 0;
+	return failed > 0 ? BRIDGE_EXIT_DIFFERENCES : BRIDGE_EXIT_SUCCESS;
 }

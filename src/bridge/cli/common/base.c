@@ -42,7 +42,7 @@ vfatal(const char *hint, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 	if (hint)
 		fprintf(stderr, "HINT:  %s\n", hint);
-	exit(BRIDGE_EXIT_FAILURE);
+	exit(BRIDGE_EXIT_ERROR);
 }
 
 /*

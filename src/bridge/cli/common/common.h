@@ -34,6 +34,7 @@ typedef struct BridgeOptions
 	const char *host;			/* -h */
 	const char *port;			/* -p */
 	const char *user;			/* -U */
+	bool		password_prompt;	/* -W: ask for the password, as psql */
 	const char *dir;			/* generated directory (plan -o DIR, apply DIR, ...) */
 
 	/* plan */
@@ -42,7 +43,11 @@ typedef struct BridgeOptions
 	const char *keyspace;		/* --keyspace (default: source schema without "_rel") */
 	const char *foreign_schema; /* --foreign-schema (default: keyspace + "_cql") */
 	const char *server;			/* --server: cql_fdw foreign server (default cqlbridge) */
-	int			replication_factor; /* --replication-factor (default 3) */
+	int			replication_factor; /* --replication-factor (default 3); with
+									 * --replication the sum of the DCs' */
+	int			ndcs;			/* --replication 'dc1:3,dc2:3': NetworkTopologyStrategy */
+	char	  **dc_names;
+	int		   *dc_rf;
 	long		max_values;		/* --max-values per partition (default 100000) */
 	long		max_bytes;		/* --max-bytes per partition (default 100 MB) */
 	double		growth;			/* --growth: headroom of a bucket (default 2) */
@@ -77,11 +82,11 @@ typedef struct BridgeOptions
 #define BRIDGE_EXIT_SUCCESS 0
 #define BRIDGE_EXIT_DIFFERENCES 1
 #define BRIDGE_EXIT_ERROR	2
-/* older names */
-#define BRIDGE_EXIT_FAILURE 1
+/* older names: a failure was 1 (now an error is 2), a usage error 2 */
+#define BRIDGE_EXIT_FAILURE BRIDGE_EXIT_DIFFERENCES
 #define BRIDGE_EXIT_USAGE	BRIDGE_EXIT_ERROR
 
-/* Print "cqlbridge: " + message + newline to stderr and exit(1). */
+/* Print "cqlbridge: " + message + newline to stderr and exit(2). */
 extern void bridge_fatal(const char *fmt,...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* Same, with a second "HINT:  ..." line. */
@@ -109,6 +114,9 @@ extern void sb_free(StrBuf *sb);
 
 /* Connect with the options (and PG* environment); fatal on failure. */
 extern PGconn *bridge_connect(const BridgeOptions *opts);
+
+/* Schema of the cql_fdw extension, quoted (conn.c); fatal if not installed. */
+extern const char *bridge_extension_schema(PGconn *conn);
 
 /*
  * Run a statement with text parameters; fatal (message + the server's

@@ -136,10 +136,7 @@ draft_read_stats(PGconn *conn, const BridgeOptions *opts, DraftStats *st)
 						  ? "Run CREATE EXTENSION pg_stat_statements in this database (the library is preloaded already), let the application run, then draft again."
 						  : "Add pg_stat_statements to shared_preload_libraries in postgresql.conf, restart the server, run CREATE EXTENSION pg_stat_statements in this database, let the application run, then draft again.",
 						  "pg_stat_statements is not installed in database \"%s\"", PQdb(conn));
-	st->ext_schema = extension_schema(conn, "cql_fdw");
-	if (st->ext_schema == NULL)
-		bridge_fatal_hint("CREATE EXTENSION cql_fdw in the database: its cql_bridge_analyze() analyses the statements.",
-						  "the cql_fdw extension is not installed in database \"%s\"", PQdb(conn));
+	st->ext_schema = bridge_strdup(bridge_extension_schema(conn));
 
 	/* the window; fails like the view when the library is not loaded */
 	sb_init(&sql);

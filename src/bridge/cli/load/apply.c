@@ -149,7 +149,9 @@ apply_schema(PGconn *conn, const BridgeOptions *opts, const char *path)
 			params[0] = server;
 			params[1] = stmt.data;
 			what = bridge_printf("%s:%d (CQL through server \"%s\")", path, stmt_line, server);
-			res = bridge_exec(conn, what, "SELECT cql_execute($1, $2)", 2, params);
+			res = bridge_exec(conn, what,
+							  bridge_printf("SELECT %s.cql_execute($1, $2)", bridge_extension_schema(conn)),
+							  2, params);
 			PQclear(res);
 			free(what);
 			count++;

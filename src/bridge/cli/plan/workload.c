@@ -391,9 +391,10 @@ plan_analyze(Plan *p, Query *q)
 	sb_init(&what);
 	sb_appendf(&what, "analyzing %s", plan_query_ref(q));
 	res = bridge_exec(p->conn, what.data,
-					  "SELECT kind, level, ord, alias, schema_name, table_name, column_name, "
-					  "type_name, op, param, other_alias, other_column, name, detail "
-					  "FROM cql_bridge_analyze($1, $2::text[]::regtype[])",
+					  bridge_printf("SELECT kind, level, ord, alias, schema_name, table_name, column_name, "
+									"type_name, op, param, other_alias, other_column, name, detail "
+									"FROM %s.cql_bridge_analyze($1, $2::text[]::regtype[])",
+									bridge_extension_schema(p->conn)),
 					  2, params);
 	q->nrows = PQntuples(res);
 	q->rows = bridge_malloc(sizeof(ARow) * (q->nrows + 1));
