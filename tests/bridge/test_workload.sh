@@ -3,7 +3,7 @@
 # tests/bridge/test_workload.sh - "cqlbridge workload": the workload file
 # drafted from pg_stat_statements, on the hotel example.
 #
-#   an application simulation (tests/bridge/workload_sim: pgbench scripts
+#   an application simulation (tests/bridge/workload_sim/run.sh: pgbench
 #   running Q1-Q9 of migrations/hotel/workload.sql with random parameters
 #   in realistic proportions, statements the mapping cannot serve, IN lists
 #   of two and three values, and a write mix), then
@@ -60,8 +60,7 @@ bridge_begin workload
 fresh_db 127.0.0.1
 load_migrations "$HOTEL"
 q "CREATE EXTENSION pg_stat_statements" > /dev/null || bail "CREATE EXTENSION pg_stat_statements failed"
-defs=$(qf -A -t -f "$SIM/setup.sql" | tail -1)
-[ -n "$defs" ] || bail "workload_sim/setup.sql failed"
+qf -f "$SIM/setup.sql" > /dev/null || bail "workload_sim/setup.sql failed"
 
 # wl ARGS: cqlbridge workload on $DB, stdout and stderr to $WORK/wl.out/.err
 wl()
@@ -110,22 +109,17 @@ ok $? "--top 0: usage error, exit 2 (got $rc)"
 ok $? "an option of another command is a usage error"
 
 # --- the application ---------------------------------------------------------------------
-# Q1-Q9 in proportions of a booking site (availability and hotel pages
-# most), five kinds of statements the mapping cannot serve, IN lists of
-# two and three hotels, and the writes; then Q9 once more over the simple
-# protocol, whose text pg_stat_statements numbers differently.
+# workload_sim/run.sh: Q1-Q9 of migrations/hotel/workload.sql in proportions
+# of a booking site (availability and hotel pages most), five kinds of
+# statements the mapping cannot serve, IN lists of two and three hotels,
+# the writes; then Q9 over the simple protocol, numbered differently.
 q "SELECT pg_stat_statements_reset()" > /dev/null
-start=$(date +%s.%N)
-# shellcheck disable=SC2086
-(cd "$SIM" && pgbench -n -M prepared -c 2 -T 3 $defs \
-	-f q1.sql@10 -f q2.sql@15 -f q3.sql@10 -f q4.sql@20 -f q5.sql@10 -f q6.sql@10 \
-	-f q7.sql@5 -f q8.sql@5 -f q9.sql@10 \
-	-f u_like.sql@2 -f u_or.sql@1 -f u_lower.sql@2 -f u_count.sql@2 -f u_in2.sql@2 -f u_in3.sql@2 \
-	-f w_avail.sql@8 -f w_res.sql@4 -f w_guest.sql@2 "$DB") > "$WORK/pgbench.out" 2>&1
-ok $? "pgbench runs the simulated application for 3 s"
-# shellcheck disable=SC2086
-(cd "$SIM" && pgbench -n -M simple -t 20 $defs -f q9_simple.sql "$DB") > "$WORK/pgbench2.out" 2>&1
-ok $? "pgbench runs Q9 over the simple protocol"
+bash "$SIM/run.sh" "$DB" 3 > "$WORK/pgbench.out" 2>&1
+rc=$?
+ok $rc "workload_sim/run.sh runs the simulated application for 3 s"
+[ $rc -eq 0 ] || diag "$(tail -20 "$WORK/pgbench.out")"
+grep -q "number of failed transactions: 0 " "$WORK/pgbench.out"
+ok $? "no transaction of the simulation failed"
 
 # --- the draft ----------------------------------------------------------------------------
 DRAFT=$WORK/workload.sql

@@ -54,6 +54,9 @@ enum
 	OPT_UNINSTALL,
 	OPT_SHOW,
 	OPT_REPLICATION,
+	OPT_DRY_RUN,
+	OPT_JSON,
+	OPT_TABLE,
 	OPT_VERSION,
 	OPT_TOP,
 	OPT_MIN_CALLS,
@@ -108,7 +111,8 @@ static const Command commands[] = {
 		"  --growth=FACTOR          a wide table's bucket must hold FACTOR times the\n"
 		"                           widest bucket measured on the data (default: 2)\n"
 		"  --no-bucket              keep wide tables unbucketed (with a warning)\n"
-		"  -o, --output=DIR         directory to write model.txt, report.md, 001-005\n",
+		"  -o, --output=DIR         directory to write model.txt, report.md, 001-005\n"
+		"  --json=FILE              also write the plan's report as JSON to FILE\n",
 	cmd_plan, false},
 	{"apply", "create the keyspace, tables and foreign tables, then load them",
 		"cqlbridge apply [OPTION]... DIR",
@@ -117,17 +121,24 @@ static const Command commands[] = {
 		"  --chunks=N               load each table in N hash chunks, one transaction\n"
 		"                           each, instead of streaming it (each chunk reads\n"
 		"                           the whole source)\n"
-		"  --restart                forget recorded progress and load everything again\n",
+		"  --restart                forget recorded progress and load everything again\n"
+		"  --table=TABLE            load only this table (keyspace.table or table;\n"
+		"                           repeatable, or comma-separated)\n"
+		"  --dry-run                print what would be done, change nothing\n"
+		"  --json=FILE              write the load report as JSON to FILE\n",
 	cmd_apply, true},
 	{"verify", "compare the workload's answers on both sides",
 		"cqlbridge verify [OPTION]... DIR",
 		"  --samples=N              parameter sets per query (default: 5)\n"
 		"  --show                   also print, for the first sample of each query,\n"
-		"                           the target statement, its EXPLAIN and its rows\n",
+		"                           the target statement, its EXPLAIN and its rows\n"
+		"  --table=TABLE            verify only the queries of this table (repeatable)\n"
+		"  --json=FILE              write the results as JSON to FILE\n",
 	cmd_verify, true},
 	{"sync", "install triggers that keep the Cassandra tables up to date",
 		"cqlbridge sync [OPTION]... DIR",
-		"  --uninstall              remove the triggers instead\n",
+		"  --uninstall              remove the triggers instead\n"
+		"  --dry-run                print what would be done, change nothing\n",
 	cmd_sync, true},
 };
 
@@ -253,6 +264,18 @@ bad:
 }
 
 /*
+ * only_for_any
+ *		A usage error when option opt is given to a command other than a
+ *		and b.
+ */
+static void
+only_for_any(const Command *cmd, const char *a, const char *b, const char *opt)
+{
+	if (strcmp(cmd->name, a) != 0 && strcmp(cmd->name, b) != 0)
+		usage_error(cmd, "option \"%s\" is not an option of this command", opt);
+}
+
+/*
  * print_version
  *		"cqlbridge --version": the version of the cql_fdw it comes with.
  */
@@ -348,6 +371,9 @@ main(int argc, char **argv)
 		{"password", no_argument, NULL, 'W'},
 		{"version", no_argument, NULL, 'V'},
 		{"replication", required_argument, NULL, OPT_REPLICATION},
+		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+		{"json", required_argument, NULL, OPT_JSON},
+		{"table", required_argument, NULL, OPT_TABLE},
 		{"quiet", no_argument, NULL, 'q'},
 		{"output", required_argument, NULL, 'o'},
 		{"workload", required_argument, NULL, OPT_WORKLOAD},
@@ -470,6 +496,30 @@ main(int argc, char **argv)
 			case OPT_ROLE:
 				ONLY_FOR("workload");
 				opts.role = optarg;
+				break;
+			case OPT_DRY_RUN:
+				only_for_any(cmd, "apply", "sync", "--dry-run");
+				opts.dry_run = true;
+				break;
+			case OPT_JSON:
+				if (strcmp(cmd->name, "plan") != 0)
+					only_for_any(cmd, "apply", "verify", "--json");
+				opts.json = optarg;
+				break;
+			case OPT_TABLE:
+				only_for_any(cmd, "apply", "verify", "--table");
+				{
+					int			n;
+					char	  **items = bridge_split_list(optarg, &n);
+
+					if (n == 0)
+						usage_error(cmd, "invalid value \"%s\" for --table (a table name)", optarg);
+					opts.tables = realloc(opts.tables, sizeof(char *) * (opts.ntables + n));
+					if (!opts.tables)
+						bridge_fatal("out of memory");
+					for (int i = 0; i < n; i++)
+						opts.tables[opts.ntables++] = items[i];
+				}
 				break;
 			case OPT_WORKLOAD:
 				ONLY_FOR("plan");

@@ -16,7 +16,3 @@ CREATE TABLE sim.guest AS SELECT row_number() OVER (ORDER BY guest_id) AS i,
   guest_id AS g, last_name AS n FROM hotel_rel.guest;
 CREATE INDEX ON sim.poi (i); CREATE INDEX ON sim.hotel (i); CREATE INDEX ON sim.avail (i);
 CREATE INDEX ON sim.room (i); CREATE INDEX ON sim.res (i); CREATE INDEX ON sim.guest (i);
--- the sizes, as pgbench -D definitions (one line)
-SELECT format('-Dnpoi=%s -Dnhotel=%s -Dnavail=%s -Dnroom=%s -Dnres=%s -Dnguest=%s',
-  (SELECT count(*) FROM sim.poi), (SELECT count(*) FROM sim.hotel), (SELECT count(*) FROM sim.avail),
-  (SELECT count(*) FROM sim.room), (SELECT count(*) FROM sim.res), (SELECT count(*) FROM sim.guest));

@@ -488,3 +488,92 @@ bridge_split_list(const char *list, int *n)
 	}
 	return items;
 }
+
+/*
+ * table_matches
+ *		Does the selection name the target "keyspace.table" (whole, or its
+ *		table part)?
+ */
+static bool
+table_matches(const char *sel, const char *target)
+{
+	const char *dot = strrchr(target, '.');
+
+	return strcmp(sel, target) == 0 || (dot && strcmp(sel, dot + 1) == 0);
+}
+
+/*
+ * bridge_select_tables
+ *		--table: the blocks of f whose "-- table:" is selected, in file
+ *		order; a selection that names no table of the file is fatal, with
+ *		the names it has (a typo must not load or check nothing quietly).
+ */
+void
+bridge_select_tables(BridgeBlockFile *f, const BridgeOptions *opts)
+{
+	int			kept = 0;
+
+	if (opts->ntables == 0)
+		return;
+	for (int s = 0; s < opts->ntables; s++)
+	{
+		bool		found = false;
+		StrBuf		names;
+
+		for (int i = 0; i < f->nblocks; i++)
+		{
+			const char *t = bridge_block_get(&f->blocks[i], "table");
+
+			if (t && table_matches(opts->tables[s], t))
+				found = true;
+		}
+		if (found)
+			continue;
+		sb_init(&names);
+		for (int i = 0; i < f->nblocks; i++)
+		{
+			const char *t = bridge_block_get(&f->blocks[i], "table");
+
+			if (t && !strstr(names.data ? names.data : "", t))
+				sb_appendf(&names, "%s%s", names.len ? ", " : "", t);
+		}
+		bridge_fatal_hint(bridge_printf("The tables of %s: %s.", f->path, names.data ? names.data : "none"),
+						  "--table %s names no table of %s", opts->tables[s], f->path);
+	}
+	for (int i = 0; i < f->nblocks; i++)
+	{
+		const char *t = bridge_block_get(&f->blocks[i], "table");
+		bool		keep = false;
+
+		for (int s = 0; s < opts->ntables && t; s++)
+			keep |= table_matches(opts->tables[s], t);
+		if (keep)
+			f->blocks[kept++] = f->blocks[i];
+	}
+	f->nblocks = kept;
+}
+
+/*
+ * bridge_json_string
+ *		s as a JSON string: quoted, with '"', '\\' and control characters
+ *		escaped (names may hold anything but NUL).
+ */
+void
+bridge_json_string(StrBuf *sb, const char *s)
+{
+	sb_appendc(sb, '"');
+	for (const unsigned char *c = (const unsigned char *) (s ? s : ""); *c; c++)
+	{
+		if (*c == '"' || *c == '\\')
+		{
+			sb_appendc(sb, '\\');
+			sb_appendc(sb, (char) *c);
+		}
+		else if (*c < 0x20)
+			sb_appendf(sb, "\\u%04x", *c);
+		else
+			sb_appendc(sb, (char) *c);
+	}
+	sb_appendc(sb, '"');
+}
+

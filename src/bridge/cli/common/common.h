@@ -71,6 +71,12 @@ typedef struct BridgeOptions
 	long		min_calls;		/* --min-calls N */
 	const char *role;			/* --role: statements of that role only */
 
+	/* CLI conventions of several commands */
+	bool		dry_run;		/* --dry-run (apply, sync): print, change nothing */
+	const char *json;			/* --json FILE (plan, apply, verify): the report */
+	int			ntables;		/* --table (apply, verify), repeatable */
+	char	  **tables;
+
 	bool		quiet;			/* -q: no progress lines */
 } BridgeOptions;
 
@@ -161,6 +167,16 @@ extern BridgeBlockFile *bridge_read_blocks(const char *path);
 /* Same for a workload file: comment-only paragraphs between blocks skipped. */
 extern BridgeBlockFile *bridge_read_workload_blocks(const char *path);
 
+/*
+ * --table: keep only the blocks whose "-- table:" (keyspace.table) or its
+ * table part is one of opts->tables; a --table that names no block is
+ * fatal.  Nothing happens without --table.
+ */
+extern void bridge_select_tables(BridgeBlockFile *f, const BridgeOptions *opts);
+
+/* JSON: s as a JSON string (quoted, escaped) appended to sb. */
+extern void bridge_json_string(StrBuf *sb, const char *s);
+
 /* First value of a metadata key, or NULL. */
 extern const char *bridge_block_get(const BridgeBlock *b, const char *key);
 
@@ -225,6 +241,9 @@ extern char *bridge_parse_ident(const char **p);
 
 /* "a, \"B, c\"" -> names, unquoted (quote-aware); NULL on a syntax error. */
 extern char **bridge_split_idents(const char *list, int *n);
+
+/* {"a","b"}: the text of a text[] literal of the items (allocated). */
+extern char *bridge_text_array(char *const *items, int n);
 
 /* Keyspace names cqlbridge accepts: 1-48 of [a-z0-9_]. */
 extern bool bridge_valid_keyspace(const char *ks);

@@ -131,19 +131,7 @@ name_params(PGconn *conn, const char *ext, DraftStmt *s, int rank)
 	PGresult   *res;
 
 	sb_init(&types);
-	sb_append(&types, "{");
-	for (int k = 0; k < s->nparams; k++)
-	{
-		sb_append(&types, k ? ",\"" : "\"");
-		for (const char *c = s->ptypes[k]; *c; c++)
-		{
-			if (*c == '"' || *c == '\\')
-				sb_appendc(&types, '\\');
-			sb_appendc(&types, *c);
-		}
-		sb_append(&types, "\"");
-	}
-	sb_append(&types, "}");
+	sb_append(&types, bridge_text_array(s->ptypes, s->nparams));
 	sb_init(&sql);
 	sb_appendf(&sql, "SELECT kind, op, param, column_name, table_name, level "
 			   "FROM %s.cql_bridge_analyze($1, $2::text[]::regtype[])", ext);

@@ -47,6 +47,23 @@ quoted_end(const char *s, size_t i)
 	return i;
 }
 
+/*
+ * copy_quoted
+ *		When s[*i] opens a quoted token, append it to sb whole, move *i past
+ *		it and return true: every pass below copies quoted tokens untouched.
+ */
+static bool
+copy_quoted(StrBuf *sb, const char *s, size_t *i)
+{
+	size_t		e = quoted_end(s, *i);
+
+	if (e == *i)
+		return false;
+	for (; *i < e; (*i)++)
+		sb_appendc(sb, s[*i]);
+	return true;
+}
+
 /* an identifier character (PostgreSQL's: letters, digits, _, $, non-ASCII) */
 static bool
 is_ident_char(char c)
@@ -103,14 +120,8 @@ strip_comments(const char *q)
 	sb_init(&sb);
 	while (q[i])
 	{
-		size_t		e = quoted_end(q, i);
-
-		if (e != i)
-		{
-			for (; i < e; i++)
-				sb_appendc(&sb, q[i]);
+		if (copy_quoted(&sb, q, &i))
 			continue;
-		}
 		if (q[i] == '-' && q[i + 1] == '-')
 		{
 			while (q[i] && q[i] != '\n')
@@ -185,14 +196,8 @@ restore_object_keys(const char *s, int *n)
 	*n = 0;
 	while (s[i])
 	{
-		size_t		e = quoted_end(s, i);
-
-		if (e != i)
-		{
-			for (; i < e; i++)
-				sb_appendc(&sb, s[i]);
+		if (copy_quoted(&sb, s, &i))
 			continue;
-		}
 		if ((word_at(s, i, "JSONB_BUILD_OBJECT") || word_at(s, i, "JSON_BUILD_OBJECT")))
 		{
 			size_t		k = i;
@@ -285,14 +290,8 @@ rewrite_in_lists(const char *s, bool *in_list)
 	sb_init(&sb);
 	while (s[i])
 	{
-		size_t		e = quoted_end(s, i);
-
-		if (e != i)
-		{
-			for (; i < e; i++)
-				sb_appendc(&sb, s[i]);
+		if (copy_quoted(&sb, s, &i))
 			continue;
-		}
 		if (word_at(s, i, "IN"))
 		{
 			size_t		k = i + 2;
@@ -379,16 +378,11 @@ renumber_params(const char *s)
 	sb_init(&sb);
 	while (s[i])
 	{
-		size_t		e = quoted_end(s, i);
 		size_t		pe;
 		int			pn;
 
-		if (e != i)
-		{
-			for (; i < e; i++)
-				sb_appendc(&sb, s[i]);
+		if (copy_quoted(&sb, s, &i))
 			continue;
-		}
 		pn = param_at(s, i, &pe);
 		if (pn > 0 && pn < 65536)
 		{
@@ -656,16 +650,11 @@ draft_substitute(const char *text, char **pnames, char **ptypes, int nparams)
 	sb_init(&sb);
 	while (text[i])
 	{
-		size_t		e = quoted_end(text, i);
 		size_t		pe;
 		int			pn;
 
-		if (e != i)
-		{
-			for (; i < e; i++)
-				sb_appendc(&sb, text[i]);
+		if (copy_quoted(&sb, text, &i))
 			continue;
-		}
 		pn = param_at(text, i, &pe);
 		if (pn > 0 && pn <= nparams)
 		{

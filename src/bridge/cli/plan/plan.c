@@ -218,6 +218,8 @@ cmd_plan(const BridgeOptions *opts)
 	remove_plan_dir(dir, true);
 	if (rename(tmp, dir) != 0)
 		bridge_fatal("could not rename \"%s\" to \"%s\": %s", tmp, dir, strerror(errno));
+	if (opts->json)
+		bridge_write_file(opts->json, plan_json(&p));
 	if (!opts->quiet)
 	{
 		printf("cqlbridge plan: %d queries, %d tables written to %s\n", p.nqueries, p.ntables, dir);

@@ -15,7 +15,8 @@
  *	  buckets.c		a bucket for a wide partition: candidates, choice
  *	  emit.c		001_schema.cql ... 004_verify.sql
  *	  sizing.c		measurements on the data (sizes, MR5 checks, fan-out)
- *	  writes.c		the write profile: Cassandra writes/s per table
+ *	  writes.c		the write profile: Cassandra writes/s per table; the
+ *					plan as JSON (--json)
  *	  report.c		model.txt and report.md
  *	  plan.c		cmd_plan: runs the steps, writes DIR atomically
  *
@@ -317,6 +318,7 @@ extern void plan_measure(Plan *p);
 extern void plan_read_write_profile(Plan *p, const char *path, const char *header);
 extern void plan_write_profile_text(StrBuf *sb, const Plan *p, bool md);
 extern double plan_table_writes(const Plan *p, const Table *t);
+extern char *plan_json(const Plan *p);
 
 /* report.c */
 extern char *plan_model_txt(Plan *p);

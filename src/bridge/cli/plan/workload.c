@@ -373,19 +373,7 @@ plan_analyze(Plan *p, Query *q)
 	PGresult   *res;
 
 	sb_init(&types);
-	sb_append(&types, "{");
-	for (int i = 0; i < q->nparams; i++)
-	{
-		sb_appendf(&types, "%s\"", i ? "," : "");
-		for (const char *c = q->ptypes[i]; *c; c++)
-		{
-			if (*c == '"' || *c == '\\')
-				sb_append(&types, "\\");
-			sb_appendf(&types, "%c", *c);
-		}
-		sb_append(&types, "\"");
-	}
-	sb_append(&types, "}");
+	sb_append(&types, bridge_text_array(q->ptypes, q->nparams));
 	params[0] = q->sql;
 	params[1] = types.data;
 	sb_init(&what);

@@ -166,3 +166,59 @@ plan_table_writes(const Plan *p, const Table *t)
 		return -1;
 	return table_writes(p, t, NULL);
 }
+
+/*
+ * plan_json
+ *		--json FILE of plan: the queries and their tables, every table's
+ *		key, sizes, warnings and (with a write profile) writes per second,
+ *		for tools that read the plan rather than model.txt.
+ */
+char *
+plan_json(const Plan *p)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_append(&sb, "{\n  \"command\": \"plan\",\n  \"keyspace\": ");
+	bridge_json_string(&sb, p->keyspace);
+	sb_append(&sb, ",\n  \"schema\": ");
+	bridge_json_string(&sb, p->cat.schema);
+	sb_appendf(&sb, ",\n  \"replication_factor\": %d,\n  \"queries\": [", p->opts->replication_factor);
+	for (int i = 0; i < p->nqueries; i++)
+	{
+		const Query *q = &p->queries[i];
+
+		sb_append(&sb, i ? ",\n    {\"query\": " : "\n    {\"query\": ");
+		bridge_json_string(&sb, q->name);
+		sb_append(&sb, ", \"table\": ");
+		bridge_json_string(&sb, q->table->name);
+		sb_appendf(&sb, ", \"published_key_rows_lost\": %ld}", q->pub_lost);
+	}
+	sb_append(&sb, "\n  ],\n  \"tables\": [");
+	for (int i = 0; i < p->ntables; i++)
+	{
+		const Table *t = p->tables[i];
+		double		w = plan_table_writes(p, t);
+
+		sb_append(&sb, i ? ",\n    {\"table\": " : "\n    {\"table\": ");
+		bridge_json_string(&sb, t->name);
+		sb_append(&sb, ", \"key\": ");
+		bridge_json_string(&sb, plan_key_text(t));
+		sb_appendf(&sb, ", \"rows\": %ld, \"partitions\": %ld, \"rows_per_partition_max\": %ld, "
+				   "\"values_per_partition_max\": %.0f, \"bytes_per_partition_max\": %.0f, \"bytes_total\": %.0f",
+				   t->rows, t->partitions, t->max_rows, t->nv_max, t->bytes_max, t->bytes_total);
+		if (w >= 0)
+			sb_appendf(&sb, ", \"writes_per_second\": %.3f", w);
+		sb_append(&sb, ", \"warnings\": [");
+		for (int k = 0; k < t->nwarn; k++)
+		{
+			if (k)
+				sb_append(&sb, ", ");
+			bridge_json_string(&sb, t->warnings[k]);
+		}
+		sb_append(&sb, "]}");
+	}
+	sb_append(&sb, "\n  ]\n}\n");
+	return sb.data;
+}
+
