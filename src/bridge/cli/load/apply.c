@@ -154,7 +154,7 @@ apply_schema(PGconn *conn, const BridgeOptions *opts, const char *path)
 				const char *nl2 = strchr(stmt.data, '\n');
 
 				printf("  %.*s%s\n", nl2 ? (int) (nl2 - stmt.data) : (int) stmt.len, stmt.data,
-					   nl2 ? " ..." : "");
+					   nl2 ? " ..." : ";");
 				count++;
 				stmt.len = 0;
 				stmt.data[0] = '\0';
