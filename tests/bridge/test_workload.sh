@@ -74,7 +74,7 @@ served() { awk '/^-- not_served:/ {skip = 1} /^-- name:/ {if (!skip) print $3; s
 # block FILE NAME: the lines of a block
 block() { awk -v n="$2" '/^-- name:/ {on = ($3 == n)} /^$/ {on = 0} on' "$1"; }
 
-tap_plan 42
+tap_plan 44
 
 # --- errors before the application runs ------------------------------------------------
 q "SELECT pg_stat_statements_reset()" > /dev/null
@@ -216,6 +216,18 @@ grep -q "^## Write profile" "$WORK/plan/report.md" && grep -q "^| reservations_b
 ok $? "report.md has the write profile"
 grep -Eq "^  reservations_by_guest_last_name +$want/s" "$WORK/plan.out"
 ok $? "plan's summary prints the writes per table"
+
+# a relation that feeds no table, and a malformed profile line
+sed 's/^-- writes: \([0-9.]*\) hotel_rel\.guest$/&\n-- writes: 1.500 hotel_rel.no_such/' "$DRAFT" > "$WORK/extra.sql"
+"$CQLBRIDGE" plan -q -d "$DB" --schema hotel_rel --workload "$WORK/extra.sql" -o "$WORK/plan2" > /dev/null 2>&1 &&
+	grep -q "^  hotel_rel.no_such (1.500 rows/s written) feeds no query table$" "$WORK/plan2/model.txt"
+ok $? "a profile relation that feeds no query table is listed as such"
+sed 's/^-- writes: \([0-9.]*\) hotel_rel\.guest$/-- writes: fast hotel_rel.guest/' "$DRAFT" > "$WORK/bad.sql"
+"$CQLBRIDGE" plan -q -d "$DB" --schema hotel_rel --workload "$WORK/bad.sql" -o "$WORK/plan3" > /dev/null 2> "$WORK/bad.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "bad.sql: bad write profile line \"-- writes: fast hotel_rel.guest\"" "$WORK/bad.err" &&
+	grep -q "^HINT:  Write it as \"-- writes: ROWS_PER_SECOND SCHEMA.TABLE\"" "$WORK/bad.err" && [ ! -e "$WORK/plan3" ]
+ok $? "a malformed write profile line: plan stops with the line and a hint, exit 2 (got $rc)"
 
 # --- --top and --min-calls ---------------------------------------------------------------
 wl --schema hotel_rel --top 3
