@@ -74,6 +74,27 @@ prompt_password(const BridgeOptions *opts)
 }
 
 /*
+ * untracked
+ *		Keep cqlbridge's own statements (plan measures the data with the
+ *		workload's joins, verify runs the workload's queries) out of
+ *		pg_stat_statements, from which "cqlbridge workload" drafts the
+ *		application's workload: pg_stat_statements.track = none for this
+ *		session, where the module is loaded and the role may set it (a
+ *		superuser); otherwise nothing, without an error.
+ */
+static void
+untracked(PGconn *conn)
+{
+	PGresult   *res = PQexec(conn,
+							 "SELECT pg_catalog.set_config('pg_stat_statements.track', 'none', false) "
+							 "FROM pg_catalog.pg_settings s "
+							 "WHERE s.name = 'pg_stat_statements.track' "
+							 "AND (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user)");
+
+	PQclear(res);
+}
+
+/*
  * bridge_connect
  *		Connect with -d/-h/-p/-U and the PG* environment, as psql does (-d
  *		may be a conninfo string or URI); notices are silenced unless
@@ -137,6 +158,7 @@ bridge_connect(const BridgeOptions *opts)
 						  "could not connect to the database: %s", msg);
 	}
 	PQsetNoticeProcessor(conn, quiet_notice_processor, NULL);
+	untracked(conn);
 	return conn;
 }
 

@@ -122,7 +122,7 @@ unique_param(DraftStmt *s, int k, const char *base)
  *		false with s->reason when the analysis refuses the statement.
  */
 static bool
-name_params(PGconn *conn, const char *ext, DraftStmt *s, int rank)
+name_params(PGconn *conn, const char *ext, const char *schema, DraftStmt *s, int rank)
 {
 	StrBuf		types;
 	StrBuf		sql;
@@ -140,9 +140,11 @@ name_params(PGconn *conn, const char *ext, DraftStmt *s, int rank)
 	res = PQexecParams(conn, sql.data, 2, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
+		char	   *rel = draft_first_relation(s->text, schema);
+
 		s->reason = error_text(conn, res);
 		PQclear(res);
-		s->name = bridge_printf("Q%d_unmapped", rank);
+		s->name = bridge_printf("Q%d_%s", rank, rel ? draft_ident(rel) : "query");
 		return false;
 	}
 	for (int i = 0; i < PQntuples(res); i++)
@@ -374,9 +376,13 @@ cmd_workload(const BridgeOptions *opts)
 			continue;
 		nkept++;
 		if (infer_types(conn, s))
-			name_params(conn, st.ext_schema, s, nkept);
+			name_params(conn, st.ext_schema, opts->source_schema, s, nkept);
 		if (s->name == NULL)
-			s->name = bridge_printf("Q%d_unmapped", nkept);
+		{
+			char	   *rel = draft_first_relation(s->text, opts->source_schema);
+
+			s->name = bridge_printf("Q%d_%s", nkept, rel ? draft_ident(rel) : "query");
+		}
 		s->sql = draft_substitute(s->text, s->pnames, s->ptypes, s->nparams);
 		if (s->reason == NULL)
 		{

@@ -68,6 +68,7 @@ extern char *draft_normalize(const char *query, bool *in_list, int *nrestored);
 extern char *draft_merge_key(const char *text);
 extern char *draft_first_word(const char *text);
 extern bool draft_mentions_schema(const char *text, const char *schema);
+extern char *draft_first_relation(const char *text, const char *schema);
 extern char *draft_write_target(const char *text, const char *op);
 extern char *draft_substitute(const char *text, char **pnames, char **ptypes, int nparams);
 extern char *draft_ident(const char *s);

@@ -561,6 +561,21 @@ name_at(const char *s, size_t *i)
 bool
 draft_mentions_schema(const char *text, const char *schema)
 {
+	char	   *rel = draft_first_relation(text, schema);
+	bool		found = rel != NULL;
+
+	free(rel);
+	return found;
+}
+
+/*
+ * draft_first_relation
+ *		The first relation of schema the text names qualified ("schema.x"):
+ *		x unquoted (allocated), or NULL.
+ */
+char *
+draft_first_relation(const char *text, const char *schema)
+{
 	size_t		i = 0;
 
 	while (text[i])
@@ -577,8 +592,13 @@ draft_mentions_schema(const char *text, const char *schema)
 
 			if (nm && text[k] == '.' && strcmp(nm, schema) == 0)
 			{
+				size_t		r = k + 1;
+				char	   *rel = name_at(text, &r);
+
 				free(nm);
-				return true;
+				nm = NULL;
+				if (rel)
+					return rel;
 			}
 			free(nm);
 			i = k > i ? k : i + 1;
@@ -586,7 +606,7 @@ draft_mentions_schema(const char *text, const char *schema)
 		}
 		i++;
 	}
-	return false;
+	return NULL;
 }
 
 /*

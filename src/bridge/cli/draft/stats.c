@@ -166,7 +166,7 @@ draft_read_stats(PGconn *conn, const BridgeOptions *opts, DraftStats *st)
 	sb_appendf(&sql, "SELECT s.query, s.calls, s.total_exec_time, s.rows "
 			   "FROM %s.pg_stat_statements s "
 			   "WHERE s.dbid = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database()) "
-			   "AND s.toplevel "
+			   "AND s.toplevel AND s.calls > 0 "
 			   "AND ($1::text IS NULL OR s.userid = (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = $1)) "
 			   "ORDER BY s.total_exec_time DESC, s.queryid", pss);
 	params[0] = opts->role;
