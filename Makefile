@@ -132,6 +132,13 @@ $(BUILD)/cqlbridge: $(BRIDGE_CLI_OBJS)
 .PHONY: bridge
 bridge: $(BUILD)/cqlbridge
 
+# the statement texts of "cqlbridge workload" (no server, no libpq call):
+# the draft's normalize.c with the program's common files it uses
+DRAFT_UNIT_SRCS := src/bridge/cli/draft/normalize.c src/bridge/cli/common/base.c src/bridge/cli/common/blocks.c
+$(BUILD)/unit/test_draft_normalize: tests/unit/test_draft_normalize.c $(DRAFT_UNIT_SRCS) $(BRIDGE_CLI_HDRS) tests/unit/tap.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(LIB_CFLAGS) -I$(shell $(PG_CONFIG) --includedir) -Isrc/bridge/cli -o $@ $< $(DRAFT_UNIT_SRCS)
+
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(CQL_SRCS) $(CQL_HDRS)

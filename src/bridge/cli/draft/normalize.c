@@ -247,6 +247,15 @@ restore_object_keys(const char *s, int *n)
 					}
 					if (last == c)
 						break;
+					/* a plain column only: followed by "," or ")" */
+					{
+						size_t		a = last;
+
+						while (s[a] == ' ' || s[a] == '\n')
+							a++;
+						if (s[a] != ',' && s[a] != ')')
+							break;
+					}
 					{
 						char	   *col = bridge_trim_copy(s + wstart, last - wstart);
 
@@ -652,7 +661,13 @@ draft_write_target(const char *text, const char *op)
 	rel = name_at(text, &i);
 	if (!rel)
 		return NULL;
-	return bridge_printf("%s.%s", sch, rel);
+	{
+		char	   *r = bridge_printf("%s.%s", sch, rel);
+
+		free(sch);
+		free(rel);
+		return r;
+	}
 }
 
 /*
