@@ -20,7 +20,6 @@
  *
  *-------------------------------------------------------------------------
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +156,7 @@ name_params(PGconn *conn, const char *ext, const char *schema, DraftStmt *s, int
 			strcmp(PQgetvalue(res, i, 5), "0") == 0)
 			s->entity = draft_ident(PQgetvalue(res, i, 4));
 		if ((strcmp(kind, "equality") == 0 || strcmp(kind, "range") == 0) &&
-			k >= 1 && k <= s->nparams && strncmp(s->pnames[k - 1], "p", 1) == 0 &&
+			k >= 1 && k <= s->nparams &&
 			strcmp(s->pnames[k - 1], bridge_printf("p%d", k)) == 0)
 		{
 			const char *col = PQgetvalue(res, i, 3);
@@ -425,6 +424,5 @@ cmd_workload(const BridgeOptions *opts)
 	if (!opts->quiet && opts->output && strcmp(opts->output, "-") != 0)
 		printf("cqlbridge workload: %d queries (%d served, %d commented out), %d write statements, written to %s\n",
 			   nkept, nserved, nkept - nserved, nwrites, opts->output);
-	(void) errno;
 	return BRIDGE_EXIT_SUCCESS;
 }
