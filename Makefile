@@ -122,7 +122,7 @@ BRIDGE_CLI_OBJS := $(patsubst src/bridge/cli/%.c,$(BUILD)/bridge/%.o,$(BRIDGE_CL
 
 $(BUILD)/bridge/%.o: src/bridge/cli/%.c $(BRIDGE_CLI_HDRS) $(PG_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -I$(shell $(PG_CONFIG) --includedir) -Isrc/bridge/cli -c -o $@ $<
+	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -I$(shell $(PG_CONFIG) --includedir) -Isrc/bridge/cli -DCQLBRIDGE_VERSION='"$(EXTVERSION)"' -c -o $@ $<
 
 # linked with (and, through its RPATH, run with) the libpq of $(PG_CONFIG)
 $(BUILD)/cqlbridge: $(BRIDGE_CLI_OBJS)
@@ -131,6 +131,13 @@ $(BUILD)/cqlbridge: $(BRIDGE_CLI_OBJS)
 
 .PHONY: bridge
 bridge: $(BUILD)/cqlbridge
+
+# the statement texts of "cqlbridge workload" (no server, no libpq call):
+# the draft's normalize.c with the program's common files it uses
+DRAFT_UNIT_SRCS := src/bridge/cli/draft/normalize.c src/bridge/cli/common/base.c src/bridge/cli/common/blocks.c
+$(BUILD)/unit/test_draft_normalize: tests/unit/test_draft_normalize.c $(DRAFT_UNIT_SRCS) $(BRIDGE_CLI_HDRS) tests/unit/tap.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(LIB_CFLAGS) -I$(shell $(PG_CONFIG) --includedir) -Isrc/bridge/cli -o $@ $< $(DRAFT_UNIT_SRCS)
 
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 

@@ -115,6 +115,12 @@ cmd_start()
 			log_min_messages = warning
 			log_min_error_statement = error
 		EOF
+		# pg_stat_statements, for "cqlbridge workload" (tests/bridge/
+		# test_workload.sh), where the version ships it (15 and 18 do,
+		# 16's wheel does not)
+		if [ -f "$("$PG_CONFIG" --pkglibdir)/pg_stat_statements.so" ]; then
+			echo "shared_preload_libraries = 'pg_stat_statements'" >> "$DATA/postgresql.conf"
+		fi
 	fi
 	if ! as_owner "$BINDIR/pg_ctl" -D "$DATA" -l "$LOG" -w -t 60 start > /dev/null; then
 		tail -n 30 "$LOG" >&2 || true

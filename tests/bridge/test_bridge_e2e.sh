@@ -111,7 +111,7 @@ cp "$GEN"/00[1-4]_* "$WORK/bad/"
 ln=$(grep -n '^[^-].*;$' "$WORK/bad/003_load.sql" | head -n1 | cut -d: -f1)
 sed -i "${ln}s/;\$//" "$WORK/bad/003_load.sql"
 "$CQLBRIDGE" apply "$WORK/bad" > "$WORK/bad.out" 2>&1
-is "$?" 1 "apply of a damaged 003_load.sql exits 1"
+is "$?" 2 "apply of a damaged 003_load.sql exits 2 (an error)"
 grep -qE '003_load\.sql:[0-9]+: statement starting here does not end with' "$WORK/bad.out"
 ok $? "the error names 003_load.sql and the line"
 

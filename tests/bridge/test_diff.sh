@@ -129,7 +129,7 @@ is "$rc" 0 "diff after the race finds nothing: no older value restored"
 
 # --- bad input: exit 2 with a clear message -------------------------------------------------
 run_diff 8 "$GEN" --table no_such_table
-[ $rc -eq 2 ] && grep -q "no query table no_such_table" "$WORK/diff8.err" && grep -q "HINT:.*$KS.hotels" "$WORK/diff8.err"
+[ $rc -eq 2 ] && grep -q -- "--table no_such_table names no table" "$WORK/diff8.err" && grep -q "HINT:.*$KS.hotels" "$WORK/diff8.err"
 ok $? "an unknown --table: exit 2, the tables listed"
 "$CQLBRIDGE" plan -q --schema hotel_rel --workload "$HOTEL/workload.sql" --keyspace other_ks \
 	--foreign-schema "$FS" --replication-factor 1 -o "$WORK/other" > /dev/null 2>&1

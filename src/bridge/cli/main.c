@@ -4,6 +4,7 @@
  *	  cqlbridge: move a relational schema and its queries to Cassandra
  *	  query tables through cql_fdw.
  *
+ *	  cqlbridge workload [options] --schema S [-o FILE]
  *	  cqlbridge plan   [options] --workload FILE -o DIR
  *	  cqlbridge apply  [options] DIR [--chunks N] [--batch-rows N] [--restart]
  *	  cqlbridge verify [options] DIR [--samples N]
@@ -12,8 +13,9 @@
  *	  cqlbridge sync   [options] DIR [--uninstall]
  *
  * Connection options are psql's (-d -h -p -U, and the PG* environment
- * through libpq).  Usage errors exit with status 2, failures with 1
- * (diff and verify: 1 for differences, 2 for errors).
+ * through libpq; -W prompts for the password).  Exit status: 0 success,
+ * 1 differences found, 2 error, usage errors included (BRIDGE_EXIT_* of
+ * common/common.h, the one definition of every command).
  *
  * layer: main
  *
@@ -32,6 +34,7 @@
 
 #include "check/diff.h"
 #include "check/verify.h"
+#include "draft/draft.h"
 #include "load/apply.h"
 #include "plan/plan.h"
 #include "sync/sync.h"
@@ -54,9 +57,15 @@ enum
 	OPT_SAMPLES,
 	OPT_UNINSTALL,
 	OPT_SHOW,
-	OPT_TABLE,
-	OPT_EXAMPLES,
+	OPT_REPLICATION,
+	OPT_DRY_RUN,
 	OPT_JSON,
+	OPT_TABLE,
+	OPT_VERSION,
+	OPT_TOP,
+	OPT_MIN_CALLS,
+	OPT_ROLE,
+	OPT_EXAMPLES,
 	OPT_REPAIR,
 	OPT_CONSISTENCY,
 	OPT_HELP
@@ -78,10 +87,22 @@ static const char *const connection_help =
 "  -h, --host=HOST          server host or socket directory (PGHOST)\n"
 "  -p, --port=PORT          server port (PGPORT)\n"
 "  -U, --username=USER      user name (PGUSER)\n"
+"  -W, --password           prompt for the password (needs a terminal)\n"
 "  -q, --quiet              no progress output\n"
-"      --help               show this help and exit\n";
+"  -V, --version            show the version and exit\n"
+"      --help               show this help and exit\n"
+"\nExit status: 0 success, 1 differences found (verify, diff), 2 error.\n";
 
 static const Command commands[] = {
+	{"workload", "draft the workload file from pg_stat_statements",
+		"cqlbridge workload [OPTION]... --schema SCHEMA [-o FILE]",
+		"  --schema=SCHEMA          relational schema whose statements are drafted\n"
+		"  -o, --output=FILE        the workload file to write (default: stdout;\n"
+		"                           an existing file is not overwritten)\n"
+		"  --top=N                  keep the N queries of most total time (default: all)\n"
+		"  --min-calls=N            keep queries called at least N times (default: 0)\n"
+		"  --role=ROLE              only the statements of that role (the application's)\n",
+	cmd_workload, false},
 	{"plan", "derive Cassandra query tables from the schema and workload",
 		"cqlbridge plan [OPTION]... --schema SCHEMA --workload FILE -o DIR",
 		"  --workload=FILE          the application's queries (block format)\n"
@@ -90,13 +111,15 @@ static const Command commands[] = {
 		"  --foreign-schema=NAME    schema of the foreign tables (default: keyspace + \"_cql\")\n"
 		"  --server=NAME            cql_fdw foreign server (default: cqlbridge)\n"
 		"  --replication-factor=N   keyspace replication factor (default: 3)\n"
+		"  --replication=DC:N,...   NetworkTopologyStrategy instead, e.g. 'dc1:3,dc2:3'\n"
 		"  --max-values=N           values per partition before a warning (default: 100000)\n"
 		"  --max-bytes=SIZE         bytes per partition before a warning, kB/MB/GB allowed\n"
 		"                           (default: 100MB)\n"
 		"  --growth=FACTOR          a wide table's bucket must hold FACTOR times the\n"
 		"                           widest bucket measured on the data (default: 2)\n"
 		"  --no-bucket              keep wide tables unbucketed (with a warning)\n"
-		"  -o, --output=DIR         directory to write model.txt, report.md, 001-005\n",
+		"  -o, --output=DIR         directory to write model.txt, report.md, 001-005\n"
+		"  --json=FILE              also write the plan's report as JSON to FILE\n",
 	cmd_plan, false},
 	{"apply", "create the keyspace, tables and foreign tables, then load them",
 		"cqlbridge apply [OPTION]... DIR",
@@ -105,17 +128,24 @@ static const Command commands[] = {
 		"  --chunks=N               load each table in N hash chunks, one transaction\n"
 		"                           each, instead of streaming it (each chunk reads\n"
 		"                           the whole source)\n"
-		"  --restart                forget recorded progress and load everything again\n",
+		"  --restart                forget recorded progress and load everything again\n"
+		"  --table=TABLE            load only this table (keyspace.table or table;\n"
+		"                           repeatable, or comma-separated)\n"
+		"  --dry-run                print what would be done, change nothing\n"
+		"  --json=FILE              write the load report as JSON to FILE\n",
 	cmd_apply, true},
 	{"verify", "compare the workload's answers on both sides",
 		"cqlbridge verify [OPTION]... DIR",
 		"  --samples=N              parameter sets per query (default: 5)\n"
 		"  --show                   also print, for the first sample of each query,\n"
-		"                           the target statement, its EXPLAIN and its rows\n",
+		"                           the target statement, its EXPLAIN and its rows\n"
+		"  --table=TABLE            verify only the queries of this table (repeatable)\n"
+		"  --json=FILE              write the results as JSON to FILE\n",
 	cmd_verify, true},
 	{"diff", "compare every row of the query tables with their source views",
 		"cqlbridge diff [OPTION]... DIR",
-		"  --table=TABLE            only this query table (keyspace.table or table)\n"
+		"  --table=TABLE            only this query table (keyspace.table or table;\n"
+		"                           repeatable, or comma-separated)\n"
 		"  --examples=N             differences shown per table, with keys (default: 10)\n"
 		"  --json=FILE              also write the report as JSON into FILE\n"
 		"  --repair                 write the missing and different rows, delete the\n"
@@ -128,7 +158,8 @@ static const Command commands[] = {
 	cmd_diff, true},
 	{"sync", "install triggers that keep the Cassandra tables up to date",
 		"cqlbridge sync [OPTION]... DIR",
-		"  --uninstall              remove the triggers instead\n",
+		"  --uninstall              remove the triggers instead\n"
+		"  --dry-run                print what would be done, change nothing\n",
 	cmd_sync, true},
 };
 
@@ -254,6 +285,84 @@ bad:
 }
 
 /*
+ * only_for_any
+ *		A usage error when option opt is given to a command other than a
+ *		and b.
+ */
+static void
+only_for_any(const Command *cmd, const char *a, const char *b, const char *opt)
+{
+	if (strcmp(cmd->name, a) != 0 && strcmp(cmd->name, b) != 0)
+		usage_error(cmd, "option \"%s\" is not an option of this command", opt);
+}
+
+/*
+ * print_version
+ *		"cqlbridge --version": the version of the cql_fdw it comes with.
+ */
+static void
+print_version(void)
+{
+	printf("cqlbridge (cql_fdw) %s\n", CQLBRIDGE_VERSION);
+}
+
+/*
+ * parse_replication
+ *		--replication 'dc1:3,dc2:3': the data centers of a
+ *		NetworkTopologyStrategy keyspace and their replication factors
+ *		(1-100 each).  A DC name is written into 001 as a CQL string, so it
+ *		may hold letters, digits, '_', '-' and '.' only.  The replication
+ *		factor used for the size estimate becomes the sum (all copies).
+ */
+static void
+parse_replication(const Command *c, const char *arg, BridgeOptions *opts)
+{
+	char	   *copy = bridge_strdup(arg);
+	int			total = 0;
+
+	opts->ndcs = 0;
+	for (char *item = strtok(copy, ","); item; item = strtok(NULL, ","))
+	{
+		char	   *colon = strrchr(item, ':');
+		char	   *name;
+		char	   *end;
+		long		rf;
+
+		while (*item == ' ')
+			item++;
+		if (!colon || colon == item)
+			usage_error(c, "invalid value \"%s\" for --replication (DC:N[,DC:N]..., e.g. 'dc1:3,dc2:3')", arg);
+		*colon = '\0';
+		name = bridge_trim_copy(item, strlen(item));
+		for (char *p = name; *p; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+				  *p == '_' || *p == '-' || *p == '.'))
+				usage_error(c, "invalid data center name in --replication \"%s\" (letters, digits, '_', '-', '.')", arg);
+		errno = 0;
+		rf = strtol(colon + 1, &end, 10);
+		while (*end == ' ')
+			end++;
+		if (name[0] == '\0' || end == colon + 1 || *end != '\0' || errno != 0 || rf < 1 || rf > 100)
+			usage_error(c, "invalid value \"%s\" for --replication (each replication factor an integer from 1 to 100)", arg);
+		for (int i = 0; i < opts->ndcs; i++)
+			if (strcmp(opts->dc_names[i], name) == 0)
+				usage_error(c, "data center named twice in --replication \"%s\"", arg);
+		opts->dc_names = realloc(opts->dc_names, sizeof(char *) * (opts->ndcs + 1));
+		opts->dc_rf = realloc(opts->dc_rf, sizeof(int) * (opts->ndcs + 1));
+		if (!opts->dc_names || !opts->dc_rf)
+			bridge_fatal("out of memory");
+		opts->dc_names[opts->ndcs] = name;
+		opts->dc_rf[opts->ndcs] = (int) rf;
+		opts->ndcs++;
+		total += (int) rf;
+	}
+	if (opts->ndcs == 0)
+		usage_error(c, "invalid value \"%s\" for --replication (DC:N[,DC:N]..., e.g. 'dc1:3,dc2:3')", arg);
+	opts->replication_factor = total;
+	free(copy);
+}
+
+/*
  * only_for
  *		A usage error when an option of another command is given to cmd.
  */
@@ -280,6 +389,12 @@ main(int argc, char **argv)
 		{"host", required_argument, NULL, 'h'},
 		{"port", required_argument, NULL, 'p'},
 		{"username", required_argument, NULL, 'U'},
+		{"password", no_argument, NULL, 'W'},
+		{"version", no_argument, NULL, 'V'},
+		{"replication", required_argument, NULL, OPT_REPLICATION},
+		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+		{"json", required_argument, NULL, OPT_JSON},
+		{"table", required_argument, NULL, OPT_TABLE},
 		{"quiet", no_argument, NULL, 'q'},
 		{"output", required_argument, NULL, 'o'},
 		{"workload", required_argument, NULL, OPT_WORKLOAD},
@@ -298,9 +413,10 @@ main(int argc, char **argv)
 		{"samples", required_argument, NULL, OPT_SAMPLES},
 		{"uninstall", no_argument, NULL, OPT_UNINSTALL},
 		{"show", no_argument, NULL, OPT_SHOW},
-		{"table", required_argument, NULL, OPT_TABLE},
+		{"top", required_argument, NULL, OPT_TOP},
+		{"min-calls", required_argument, NULL, OPT_MIN_CALLS},
+		{"role", required_argument, NULL, OPT_ROLE},
 		{"examples", required_argument, NULL, OPT_EXAMPLES},
-		{"json", required_argument, NULL, OPT_JSON},
 		{"repair", no_argument, NULL, OPT_REPAIR},
 		{"consistency", required_argument, NULL, OPT_CONSISTENCY},
 		{"help", no_argument, NULL, OPT_HELP},
@@ -309,6 +425,8 @@ main(int argc, char **argv)
 	BridgeOptions opts;
 	const Command *cmd = NULL;
 	int			c;
+	bool		have_rf = false;
+	bool		have_replication = false;
 
 	if (argc < 2)
 	{
@@ -321,11 +439,16 @@ main(int argc, char **argv)
 		usage_general(stdout);
 		return 0;
 	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)
+	{
+		print_version();
+		return 0;
+	}
 	for (int i = 0; i < NCOMMANDS; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			cmd = &commands[i];
 	if (cmd == NULL)
-		usage_error(NULL, "unknown command \"%s\" (plan, apply, verify, diff or sync)", argv[1]);
+		usage_error(NULL, "unknown command \"%s\" (workload, plan, apply, verify, diff or sync)", argv[1]);
 
 	memset(&opts, 0, sizeof(opts));
 	opts.server = "cqlbridge";
@@ -346,7 +469,7 @@ main(int argc, char **argv)
 	{
 		int			optidx = -1;
 
-		c = getopt_long(argc, argv, "d:h:p:U:qo:", long_options, &optidx);
+		c = getopt_long(argc, argv, "d:h:p:U:WVqo:", long_options, &optidx);
 		if (c == -1)
 			break;
 		switch (c)
@@ -366,17 +489,71 @@ main(int argc, char **argv)
 			case 'q':
 				opts.quiet = true;
 				break;
+			case 'W':
+				opts.password_prompt = true;
+				break;
+			case 'V':
+				print_version();
+				return 0;
+			case OPT_REPLICATION:
+				ONLY_FOR("plan");
+				parse_replication(cmd, optarg, &opts);
+				have_replication = true;
+				break;
 			case 'o':
+				if (strcmp(cmd->name, "workload") == 0)
+				{
+					opts.output = optarg;
+					break;
+				}
 				if (strcmp(cmd->name, "plan") != 0)
-					usage_error(cmd, "option \"%s\" is only for plan", "-o");
+					usage_error(cmd, "option \"%s\" is only for plan and workload", "-o");
 				opts.dir = optarg;
+				break;
+			case OPT_TOP:
+				ONLY_FOR("workload");
+				opts.top = (int) parse_long(cmd, "--top", optarg, 1, 100000, false);
+				break;
+			case OPT_MIN_CALLS:
+				ONLY_FOR("workload");
+				opts.min_calls = parse_long(cmd, "--min-calls", optarg, 0, LONG_MAX, false);
+				break;
+			case OPT_ROLE:
+				ONLY_FOR("workload");
+				opts.role = optarg;
+				break;
+			case OPT_DRY_RUN:
+				only_for_any(cmd, "apply", "sync", "--dry-run");
+				opts.dry_run = true;
+				break;
+			case OPT_JSON:
+				if (strcmp(cmd->name, "plan") != 0 && strcmp(cmd->name, "diff") != 0)
+					only_for_any(cmd, "apply", "verify", "--json");
+				opts.json = optarg;
+				break;
+			case OPT_TABLE:
+				if (strcmp(cmd->name, "diff") != 0)
+					only_for_any(cmd, "apply", "verify", "--table");
+				{
+					int			n;
+					char	  **items = bridge_split_list(optarg, &n);
+
+					if (n == 0)
+						usage_error(cmd, "invalid value \"%s\" for --table (a table name)", optarg);
+					opts.tables = realloc(opts.tables, sizeof(char *) * (opts.ntables + n));
+					if (!opts.tables)
+						bridge_fatal("out of memory");
+					for (int i = 0; i < n; i++)
+						opts.tables[opts.ntables++] = items[i];
+				}
 				break;
 			case OPT_WORKLOAD:
 				ONLY_FOR("plan");
 				opts.workload = optarg;
 				break;
 			case OPT_SCHEMA:
-				ONLY_FOR("plan");
+				if (strcmp(cmd->name, "workload") != 0)
+					ONLY_FOR("plan");
 				opts.source_schema = optarg;
 				break;
 			case OPT_KEYSPACE:
@@ -393,6 +570,7 @@ main(int argc, char **argv)
 				break;
 			case OPT_RF:
 				ONLY_FOR("plan");
+				have_rf = true;
 				opts.replication_factor = (int) parse_long(cmd, "--replication-factor", optarg, 1, 100, false);
 				break;
 			case OPT_MAX_VALUES:
@@ -436,17 +614,9 @@ main(int argc, char **argv)
 				ONLY_FOR("verify");
 				opts.show = true;
 				break;
-			case OPT_TABLE:
-				ONLY_FOR("diff");
-				opts.table = optarg;
-				break;
 			case OPT_EXAMPLES:
 				ONLY_FOR("diff");
 				opts.examples = (int) parse_long(cmd, "--examples", optarg, 0, 1000000, false);
-				break;
-			case OPT_JSON:
-				ONLY_FOR("diff");
-				opts.json = optarg;
 				break;
 			case OPT_REPAIR:
 				ONLY_FOR("diff");
@@ -482,6 +652,11 @@ main(int argc, char **argv)
 			usage_error(cmd, "missing the directory argument of \"%s\"", cmd->name);
 		opts.dir = argv[optind++];
 	}
+	else if (strcmp(cmd->name, "workload") == 0)
+	{
+		if (opts.source_schema == NULL)
+			usage_error(cmd, "%s needs --schema SCHEMA (the relational schema, e.g. hotel_rel)", "workload");
+	}
 	else if (strcmp(cmd->name, "plan") == 0)
 	{
 		if (opts.dir == NULL)
@@ -493,6 +668,8 @@ main(int argc, char **argv)
 	}
 	if (optind < argc)
 		usage_error(cmd, "too many arguments (first extra: \"%s\")", argv[optind]);
+	if (have_rf && have_replication)
+		usage_error(cmd, "give either --replication-factor or --replication, not both%s", "");
 
 	/* derived defaults of plan */
 	if (opts.keyspace == NULL && opts.source_schema != NULL)

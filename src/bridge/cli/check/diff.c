@@ -328,9 +328,9 @@ cmd_diff(const BridgeOptions *opts)
 	bool		tty = isatty(fileno(stderr));
 	const char *params[1];
 
-	bridge_failure_status = 2;
 	path = bridge_path(opts->dir, "003_load.sql");
 	f = bridge_read_blocks(path);
+	bridge_select_tables(f, opts);
 	keyspace = bridge_header_get(f->header, "keyspace");
 	if (keyspace == NULL || !bridge_valid_keyspace(keyspace))
 		bridge_fatal_hint("Run \"cqlbridge plan\" again.", "%s: no valid \"-- keyspace:\" line in the header", path);
@@ -369,12 +369,6 @@ cmd_diff(const BridgeOptions *opts)
 
 	for (int i = 0; i < f->nblocks; i++)
 	{
-		const char *target = bridge_block_require(f, &f->blocks[i], "table");
-		const char *dot = strchr(target, '.');
-
-		if (opts->table && strcmp(opts->table, target) != 0 &&
-			!(dot && strcmp(opts->table, dot + 1) == 0))
-			continue;
 		check_table(conn, f, &f->blocks[i], keyspace, opts->dir, &tables[n++]);
 	}
 	if (n == 0)
@@ -385,7 +379,7 @@ cmd_diff(const BridgeOptions *opts)
 		for (int i = 0; i < f->nblocks; i++)
 			sb_appendf(&names, "%s%s", i ? ", " : "", bridge_block_require(f, &f->blocks[i], "table"));
 		bridge_fatal_hint(bridge_printf("The tables of %s: %s.", opts->dir, names.len ? names.data : "none"),
-						  "%s: no query table %s", path, opts->table ? opts->table : "at all");
+						  "%s: no query table at all", path);
 	}
 
 	/* checkpoints: a session of their own; --repair keeps none */
@@ -440,6 +434,6 @@ cmd_diff(const BridgeOptions *opts)
 	PQfinish(conn);
 	PQfinish(tgt);
 	if (opts->repair)
-		return left > 0 ? BRIDGE_EXIT_FAILURE : 0;
-	return total > 0 ? BRIDGE_EXIT_FAILURE : 0;
+		return left > 0 ? BRIDGE_EXIT_DIFFERENCES : 0;
+	return total > 0 ? BRIDGE_EXIT_DIFFERENCES : 0;
 }

@@ -85,7 +85,7 @@ stream_fail(Stream *s, PGresult *res)
 		fprintf(stderr, "DETAIL:  %s\n", detail);
 	if (hint)
 		fprintf(stderr, "HINT:  %s\n", hint);
-	exit(bridge_failure_status);
+	exit(BRIDGE_EXIT_ERROR);
 }
 
 /*

@@ -550,10 +550,45 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 }
 
 /*
+ * write_json
+ *		--json FILE: the results of every query (as the table on stdout,
+ *		and the first difference of a failed one) for other tools.
+ */
+static void
+write_json(const char *path, const QueryResult *qr, int n, int failed)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_append(&sb, "{\n  \"command\": \"verify\",\n  \"queries\": [");
+	for (int i = 0; i < n; i++)
+	{
+		const char *result = !qr[i].pass ? "FAIL" : qr[i].samples == 0 ? "empty" : "pass";
+
+		sb_append(&sb, i ? ",\n    {\"query\": " : "\n    {\"query\": ");
+		bridge_json_string(&sb, qr[i].name);
+		sb_appendf(&sb, ", \"samples\": %d, \"result\": \"%s\", \"access\": ", qr[i].samples, result);
+		bridge_json_string(&sb, qr[i].access);
+		sb_appendf(&sb, ", \"source_ms\": %.3f, \"target_ms\": %.3f", qr[i].source_ms, qr[i].target_ms);
+		if (!qr[i].parts_unknown && qr[i].parts_min >= 0)
+			sb_appendf(&sb, ", \"partitions_min\": %ld, \"partitions_max\": %ld", qr[i].parts_min, qr[i].parts_max);
+		if (qr[i].diff.len > 0)
+		{
+			sb_append(&sb, ", \"difference\": ");
+			bridge_json_string(&sb, qr[i].diff.data);
+		}
+		sb_append(&sb, "}");
+	}
+	sb_appendf(&sb, "\n  ],\n  \"failed\": %d,\n  \"passed\": %s\n}\n", failed, failed ? "false" : "true");
+	bridge_write_file(path, sb.data);
+	sb_free(&sb);
+}
+
+/*
  * cmd_verify
  *		"cqlbridge verify DIR": verify every query of DIR/004_verify.sql and
  *		print a table of the results; returns 0 when every query gave the
- *		same answers on both sides, BRIDGE_EXIT_FAILURE otherwise.
+ *		same answers on both sides, BRIDGE_EXIT_DIFFERENCES otherwise.
  */
 int
 cmd_verify(const BridgeOptions *opts)
@@ -565,12 +600,11 @@ cmd_verify(const BridgeOptions *opts)
 	int			failed = 0;
 	int			namew = 5;
 
-	/* status 1 means "a query FAILED": errors exit with 2, as diff's */
-	bridge_failure_status = 2;
 	path = bridge_path(opts->dir, "004_verify.sql");
 	f = bridge_read_blocks(path);
 	if (f->nblocks == 0)
 		bridge_fatal("%s: no query blocks", path);
+	bridge_select_tables(f, opts);
 	conn = bridge_connect(opts);
 	bridge_install_cancel(conn);
 
@@ -610,5 +644,7 @@ cmd_verify(const BridgeOptions *opts)
 		printf("all %d queries give the same answers on both sides\n", f->nblocks);
 	fflush(stdout);
 	PQfinish(conn);
-	return failed > 0 ? BRIDGE_EXIT_FAILURE : 0;
+	if (opts->json)
+		write_json(opts->json, qr, f->nblocks, failed);
+	return failed > 0 ? BRIDGE_EXIT_DIFFERENCES : BRIDGE_EXIT_SUCCESS;
 }

@@ -33,13 +33,6 @@
  *		Print "cqlbridge: " + the message (and a "HINT:  ..." line when hint
  *		is given) to stderr, after what stdout holds, and exit with status 1.
  */
-/*
- * The exit status of a failure (bridge_fatal, a failed statement, an
- * interrupt): 1, or 2 for the commands whose status 1 means "differences
- * found" (diff and verify set it).
- */
-int			bridge_failure_status = BRIDGE_EXIT_FAILURE;
-
 static __attribute__((noreturn)) void
 vfatal(const char *hint, const char *fmt, va_list ap)
 {
@@ -49,7 +42,7 @@ vfatal(const char *hint, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 	if (hint)
 		fprintf(stderr, "HINT:  %s\n", hint);
-	exit(bridge_failure_status);
+	exit(BRIDGE_EXIT_ERROR);
 }
 
 /*

@@ -258,14 +258,13 @@ parse_block(const char *path, Line *lines, int n, BridgeBlock *b)
 }
 
 /*
- * bridge_read_blocks
- *		Read a block-format file (docs/cqlbridge-design.md, section 2): the
- *		header comment lines, then blocks separated by blank lines, each
- *		metadata lines and statements.  A malformed block is fatal with
- *		file:line.
+ * read_blocks
+ *		The reader of bridge_read_blocks and bridge_read_workload_blocks;
+ *		skip_comment_paragraphs: a comment-only paragraph after the header
+ *		is skipped rather than an error.
  */
-BridgeBlockFile *
-bridge_read_blocks(const char *path)
+static BridgeBlockFile *
+read_blocks(const char *path, bool skip_comment_paragraphs)
 {
 	char	   *text = bridge_read_file(path);
 	BridgeBlockFile *f = bridge_malloc(sizeof(BridgeBlockFile));
@@ -336,6 +335,9 @@ bridge_read_blocks(const char *path)
 			}
 			continue;
 		}
+		if (all_comments && skip_comment_paragraphs)
+			continue;
+
 		in_header = false;
 		f->blocks = realloc(f->blocks, sizeof(BridgeBlock) * (f->nblocks + 1));
 		if (!f->blocks)
@@ -349,6 +351,32 @@ bridge_read_blocks(const char *path)
 	free(lines);
 	free(text);
 	return f;
+}
+
+/*
+ * bridge_read_blocks
+ *		Read a block-format file (docs/cqlbridge-design.md, section 2): the
+ *		header comment lines, then blocks separated by blank lines, each
+ *		metadata lines and statements.  A malformed block is fatal with
+ *		file:line; so is a comment-only paragraph after the first block
+ *		(the generated files have none).
+ */
+BridgeBlockFile *
+bridge_read_blocks(const char *path)
+{
+	return read_blocks(path, false);
+}
+
+/*
+ * bridge_read_workload_blocks
+ *		bridge_read_blocks for a workload file, where a paragraph of comment
+ *		lines between blocks is a query commented out (the drafted
+ *		workload writes those the mapping cannot serve so), skipped.
+ */
+BridgeBlockFile *
+bridge_read_workload_blocks(const char *path)
+{
+	return read_blocks(path, true);
 }
 
 /*
@@ -460,3 +488,92 @@ bridge_split_list(const char *list, int *n)
 	}
 	return items;
 }
+
+/*
+ * table_matches
+ *		Does the selection name the target "keyspace.table" (whole, or its
+ *		table part)?
+ */
+static bool
+table_matches(const char *sel, const char *target)
+{
+	const char *dot = strrchr(target, '.');
+
+	return strcmp(sel, target) == 0 || (dot && strcmp(sel, dot + 1) == 0);
+}
+
+/*
+ * bridge_select_tables
+ *		--table: the blocks of f whose "-- table:" is selected, in file
+ *		order; a selection that names no table of the file is fatal, with
+ *		the names it has (a typo must not load or check nothing quietly).
+ */
+void
+bridge_select_tables(BridgeBlockFile *f, const BridgeOptions *opts)
+{
+	int			kept = 0;
+
+	if (opts->ntables == 0)
+		return;
+	for (int s = 0; s < opts->ntables; s++)
+	{
+		bool		found = false;
+		StrBuf		names;
+
+		for (int i = 0; i < f->nblocks; i++)
+		{
+			const char *t = bridge_block_get(&f->blocks[i], "table");
+
+			if (t && table_matches(opts->tables[s], t))
+				found = true;
+		}
+		if (found)
+			continue;
+		sb_init(&names);
+		for (int i = 0; i < f->nblocks; i++)
+		{
+			const char *t = bridge_block_get(&f->blocks[i], "table");
+
+			if (t && !strstr(names.data ? names.data : "", t))
+				sb_appendf(&names, "%s%s", names.len ? ", " : "", t);
+		}
+		bridge_fatal_hint(bridge_printf("The tables of %s: %s.", f->path, names.data ? names.data : "none"),
+						  "--table %s names no table of %s", opts->tables[s], f->path);
+	}
+	for (int i = 0; i < f->nblocks; i++)
+	{
+		const char *t = bridge_block_get(&f->blocks[i], "table");
+		bool		keep = false;
+
+		for (int s = 0; s < opts->ntables && t; s++)
+			keep |= table_matches(opts->tables[s], t);
+		if (keep)
+			f->blocks[kept++] = f->blocks[i];
+	}
+	f->nblocks = kept;
+}
+
+/*
+ * bridge_json_string
+ *		s as a JSON string: quoted, with '"', '\\' and control characters
+ *		escaped (names may hold anything but NUL).
+ */
+void
+bridge_json_string(StrBuf *sb, const char *s)
+{
+	sb_appendc(sb, '"');
+	for (const unsigned char *c = (const unsigned char *) (s ? s : ""); *c; c++)
+	{
+		if (*c == '"' || *c == '\\')
+		{
+			sb_appendc(sb, '\\');
+			sb_appendc(sb, (char) *c);
+		}
+		else if (*c < 0x20)
+			sb_appendf(sb, "\\u%04x", *c);
+		else
+			sb_appendc(sb, (char) *c);
+	}
+	sb_appendc(sb, '"');
+}
+

@@ -45,7 +45,7 @@ on_signal(int signo)
 	char		errbuf[256];
 
 	if (interrupted)
-		_exit(bridge_failure_status);
+		_exit(BRIDGE_EXIT_ERROR);
 	interrupted = signo;
 	for (int i = 0; i < ncancel; i++)
 		if (cancel_handles[i] != NULL)
@@ -115,7 +115,7 @@ bridge_check_interrupt(const char *message)
 	fflush(stdout);
 	fprintf(stderr, "\ncqlbridge: interrupted (%s); %s\n",
 			interrupted == SIGINT ? "SIGINT" : "SIGTERM", message);
-	exit(bridge_failure_status);
+	exit(BRIDGE_EXIT_ERROR);
 }
 
 /*

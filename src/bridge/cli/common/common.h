@@ -34,6 +34,7 @@ typedef struct BridgeOptions
 	const char *host;			/* -h */
 	const char *port;			/* -p */
 	const char *user;			/* -U */
+	bool		password_prompt;	/* -W: ask for the password, as psql */
 	const char *dir;			/* generated directory (plan -o DIR, apply DIR, ...) */
 
 	/* plan */
@@ -42,7 +43,11 @@ typedef struct BridgeOptions
 	const char *keyspace;		/* --keyspace (default: source schema without "_rel") */
 	const char *foreign_schema; /* --foreign-schema (default: keyspace + "_cql") */
 	const char *server;			/* --server: cql_fdw foreign server (default cqlbridge) */
-	int			replication_factor; /* --replication-factor (default 3) */
+	int			replication_factor; /* --replication-factor (default 3); with
+									 * --replication the sum of the DCs' */
+	int			ndcs;			/* --replication 'dc1:3,dc2:3': NetworkTopologyStrategy */
+	char	  **dc_names;
+	int		   *dc_rf;
 	long		max_values;		/* --max-values per partition (default 100000) */
 	long		max_bytes;		/* --max-bytes per partition (default 100 MB) */
 	double		growth;			/* --growth: headroom of a bucket (default 2) */
@@ -57,27 +62,42 @@ typedef struct BridgeOptions
 	int			samples;		/* --samples per query (default 5) */
 	bool		show;			/* --show: EXPLAIN and rows of one sample */
 
-	/* diff */
-	const char *table;			/* --table: one query table */
+	/* diff (and --table, --json below) */
 	int			examples;		/* --examples per table (default 10) */
-	const char *json;			/* --json FILE: the report for tools */
 	bool		repair;			/* --repair: write what differs */
 	const char *consistency;	/* --consistency of the Cassandra reads */
 
 	/* sync */
 	bool		uninstall;		/* --uninstall: remove the triggers */
 
+	/* workload (draft from pg_stat_statements) */
+	const char *output;			/* -o FILE ("-" or NULL: stdout) */
+	int			top;			/* --top N reads (0: all) */
+	long		min_calls;		/* --min-calls N */
+	const char *role;			/* --role: statements of that role only */
+
+	/* CLI conventions of several commands */
+	bool		dry_run;		/* --dry-run (apply, sync): print, change nothing */
+	const char *json;			/* --json FILE (plan, apply, verify, diff): the report */
+	int			ntables;		/* --table (apply, verify, diff), repeatable */
+	char	  **tables;
+
 	bool		quiet;			/* -q: no progress lines */
 } BridgeOptions;
 
-/* Exit status of a failed command (verify differences also use it). */
-#define BRIDGE_EXIT_FAILURE 1
-#define BRIDGE_EXIT_USAGE	2
+/*
+ * Exit status of every command, the one definition all commands use:
+ * 0 success, 1 differences found (verify, diff), 2 error (usage errors
+ * included).
+ */
+#define BRIDGE_EXIT_SUCCESS 0
+#define BRIDGE_EXIT_DIFFERENCES 1
+#define BRIDGE_EXIT_ERROR	2
+/* older names: a failure was 1 (now an error is 2), a usage error 2 */
+#define BRIDGE_EXIT_FAILURE BRIDGE_EXIT_DIFFERENCES
+#define BRIDGE_EXIT_USAGE	BRIDGE_EXIT_ERROR
 
-/* base.c: the status failures exit with (1; diff and verify set 2). */
-extern int	bridge_failure_status;
-
-/* Print "cqlbridge: " + message + newline to stderr and exit(1). */
+/* Print "cqlbridge: " + message + newline to stderr and exit(2). */
 extern void bridge_fatal(const char *fmt,...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* Same, with a second "HINT:  ..." line. */
@@ -105,6 +125,9 @@ extern void sb_free(StrBuf *sb);
 
 /* Connect with the options (and PG* environment); fatal on failure. */
 extern PGconn *bridge_connect(const BridgeOptions *opts);
+
+/* Schema of the cql_fdw extension, quoted (conn.c); fatal if not installed. */
+extern const char *bridge_extension_schema(PGconn *conn);
 
 /*
  * Run a statement with text parameters; fatal (message + the server's
@@ -145,6 +168,19 @@ typedef struct BridgeBlockFile
 
 /* Read and split a block-format file; fatal with file:line on bad format. */
 extern BridgeBlockFile *bridge_read_blocks(const char *path);
+
+/* Same for a workload file: comment-only paragraphs between blocks skipped. */
+extern BridgeBlockFile *bridge_read_workload_blocks(const char *path);
+
+/*
+ * --table: keep only the blocks whose "-- table:" (keyspace.table) or its
+ * table part is one of opts->tables; a --table that names no block is
+ * fatal.  Nothing happens without --table.
+ */
+extern void bridge_select_tables(BridgeBlockFile *f, const BridgeOptions *opts);
+
+/* JSON: s as a JSON string (quoted, escaped) appended to sb. */
+extern void bridge_json_string(StrBuf *sb, const char *s);
 
 /* First value of a metadata key, or NULL. */
 extern const char *bridge_block_get(const BridgeBlock *b, const char *key);
@@ -210,6 +246,9 @@ extern char *bridge_parse_ident(const char **p);
 
 /* "a, \"B, c\"" -> names, unquoted (quote-aware); NULL on a syntax error. */
 extern char **bridge_split_idents(const char *list, int *n);
+
+/* {"a","b"}: the text of a text[] literal of the items (allocated). */
+extern char *bridge_text_array(char *const *items, int n);
 
 /* Keyspace names cqlbridge accepts: 1-48 of [a-z0-9_]. */
 extern bool bridge_valid_keyspace(const char *ks);

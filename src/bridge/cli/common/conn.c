@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "common/common.h"
 
@@ -27,20 +29,93 @@ quiet_notice_processor(void *arg, const char *message)
 		fputs(message, stderr);
 }
 
+/* -W: the password typed once, for every connection of the run */
+static char *prompted_password = NULL;
+
+/*
+ * prompt_password
+ *		-W: read the password from the terminal without echo, as psql does.
+ *		Without a terminal (a script, cron, CI) that is an error with a
+ *		hint, not a hang on a closed stdin.  The password is kept in memory
+ *		only and never printed.
+ */
+static char *
+prompt_password(const BridgeOptions *opts)
+{
+	FILE	   *tty = fopen("/dev/tty", "r+");
+	const char *user = opts->user ? opts->user : getenv("PGUSER");
+	struct termios old;
+	struct termios quiet;
+	char		buf[1024];
+	bool		got;
+	size_t		n;
+
+	if (tty == NULL || !isatty(fileno(tty)) || tcgetattr(fileno(tty), &old) != 0)
+		bridge_fatal_hint("Give the password in PGPASSWORD or ~/.pgpass (or a service file), or run cqlbridge on a terminal.",
+						  "-W: there is no terminal to prompt for the password on");
+	quiet = old;
+	quiet.c_lflag &= ~(tcflag_t) ECHO;
+	quiet.c_lflag |= ECHONL;
+	tcsetattr(fileno(tty), TCSAFLUSH, &quiet);
+	if (user)
+		fprintf(tty, "Password for user %s: ", user);
+	else
+		fprintf(tty, "Password: ");
+	fflush(tty);
+	got = fgets(buf, sizeof(buf), tty) != NULL;
+	tcsetattr(fileno(tty), TCSAFLUSH, &old);
+	fclose(tty);
+	if (!got)
+		bridge_fatal("-W: no password read from the terminal");
+	n = strlen(buf);
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	return bridge_strdup(buf);
+}
+
+/*
+ * untracked
+ *		Keep cqlbridge's own statements (plan measures the data with the
+ *		workload's joins, verify runs the workload's queries) out of
+ *		pg_stat_statements, from which "cqlbridge workload" drafts the
+ *		application's workload: pg_stat_statements.track = none for this
+ *		session, where the module is loaded and the role may set it (a
+ *		superuser); otherwise nothing, without an error.
+ */
+static void
+untracked(PGconn *conn)
+{
+	PGresult   *res = PQexec(conn,
+							 "SELECT pg_catalog.set_config('pg_stat_statements.track', 'none', false) "
+							 "FROM pg_catalog.pg_settings s "
+							 "WHERE s.name = 'pg_stat_statements.track' "
+							 "AND (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user)");
+
+	PQclear(res);
+}
+
 /*
  * bridge_connect
  *		Connect with -d/-h/-p/-U and the PG* environment, as psql does (-d
  *		may be a conninfo string or URI); notices are silenced unless
  *		CQLBRIDGE_NOTICES is set.  Fatal with a hint when the connection
- *		fails.
+ *		fails.  -W: the password prompted for once.
  */
 PGconn *
 bridge_connect(const BridgeOptions *opts)
 {
-	const char *keys[6];
-	const char *vals[6];
+	const char *keys[7];
+	const char *vals[7];
 	int			n = 0;
 	PGconn	   *conn;
+
+	if (opts->password_prompt && prompted_password == NULL)
+		prompted_password = prompt_password(opts);
+	if (prompted_password)
+	{
+		keys[n] = "password";
+		vals[n++] = prompted_password;
+	}
 
 	/* expand_dbname = 1: -d may be a conninfo string or URI, like psql */
 	if (opts->host)
@@ -83,6 +158,7 @@ bridge_connect(const BridgeOptions *opts)
 						  "could not connect to the database: %s", msg);
 	}
 	PQsetNoticeProcessor(conn, quiet_notice_processor, NULL);
+	untracked(conn);
 	return conn;
 }
 
@@ -149,7 +225,7 @@ bridge_exec(PGconn *conn, const char *what, const char *sql,
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
 	{
 		report_failure(conn, res, what, NULL);
-		exit(bridge_failure_status);
+		exit(BRIDGE_EXIT_ERROR);
 	}
 	return res;
 }
@@ -182,5 +258,33 @@ bridge_exec_script(PGconn *conn, const char *what, const char *sql)
 		PQclear(res);
 	}
 	if (!ok)
-		exit(bridge_failure_status);
+		exit(BRIDGE_EXIT_ERROR);
+}
+
+/*
+ * bridge_extension_schema
+ *		The schema of the cql_fdw extension, quoted, so that every call of
+ *		its functions (cql_bridge_analyze, cql_execute,
+ *		cql_bridge_cursor_rows, ...) is schema-qualified and works with the
+ *		extension in a schema outside the search_path.  Read once per
+ *		process (one database per run); fatal when it is not installed.
+ */
+const char *
+bridge_extension_schema(PGconn *conn)
+{
+	static char *schema = NULL;
+	PGresult   *res;
+
+	if (schema)
+		return schema;
+	res = bridge_exec(conn, "finding the cql_fdw extension",
+					  "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
+					  "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
+					  "WHERE e.extname = 'cql_fdw'", 0, NULL);
+	if (PQntuples(res) != 1)
+		bridge_fatal_hint("Run CREATE EXTENSION cql_fdw in the database (in any schema).",
+						  "the cql_fdw extension is not installed in database \"%s\"", PQdb(conn));
+	schema = bridge_strdup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return schema;
 }

@@ -385,3 +385,32 @@ bridge_qi(const char *s)
 
 	return bridge_plain_ident(s, reserved) ? bridge_strdup(s) : bridge_quote_ident(s);
 }
+
+/*
+ * bridge_text_array
+ *		items as the text of a PostgreSQL text[] literal, {"a","b"}, each
+ *		element quoted with '"' and '\\' escaped (allocated): the form in
+ *		which type names are bound as one parameter (cast to regtype[]).
+ */
+char *
+bridge_text_array(char *const *items, int n)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_append(&sb, "{");
+	for (int i = 0; i < n; i++)
+	{
+		sb_append(&sb, i ? ",\"" : "\"");
+		for (const char *c = items[i]; *c; c++)
+		{
+			if (*c == '"' || *c == '\\')
+				sb_appendc(&sb, '\\');
+			sb_appendc(&sb, *c);
+		}
+		sb_append(&sb, "\"");
+	}
+	sb_append(&sb, "}");
+	return sb.data;
+}
+

@@ -148,8 +148,23 @@ apply_schema(PGconn *conn, const BridgeOptions *opts, const char *path)
 			sb_append(&stmt, line);
 			params[0] = server;
 			params[1] = stmt.data;
+			if (opts->dry_run)
+			{
+				/* the statement's first line says what it creates */
+				const char *nl2 = strchr(stmt.data, '\n');
+
+				printf("  %.*s%s\n", nl2 ? (int) (nl2 - stmt.data) : (int) stmt.len, stmt.data,
+					   nl2 ? " ..." : ";");
+				count++;
+				stmt.len = 0;
+				stmt.data[0] = '\0';
+				free(line);
+				continue;
+			}
 			what = bridge_printf("%s:%d (CQL through server \"%s\")", path, stmt_line, server);
-			res = bridge_exec(conn, what, "SELECT cql_execute($1, $2)", 2, params);
+			res = bridge_exec(conn, what,
+							  bridge_printf("SELECT %s.cql_execute($1, $2)", bridge_extension_schema(conn)),
+							  2, params);
 			PQclear(res);
 			free(what);
 			count++;
@@ -163,7 +178,10 @@ apply_schema(PGconn *conn, const BridgeOptions *opts, const char *path)
 	}
 	if (stmt.len > 0)
 		bridge_fatal("%s:%d: statement does not end with \";\"", path, stmt_line);
-	if (!opts->quiet)
+	if (opts->dry_run)
+		printf("001_schema.cql: would run these %d CQL statements on server \"%s\" (IF NOT EXISTS: existing objects are not altered)\n",
+			   count, server ? server : "?");
+	else if (!opts->quiet)
 		fprintf(stderr, "001_schema.cql: %d CQL statements run on server \"%s\"\n",
 				count, server ? server : "?");
 	sb_free(&header);
@@ -423,6 +441,68 @@ read_table(const BridgeBlockFile *f, const BridgeBlock *b, int index)
 }
 
 /*
+ * apply_dry_run
+ *		--dry-run: what apply would do with this directory, on stdout, with
+ *		reads only: the CQL statements of 001, the foreign tables of 002,
+ *		per table of 003 the rows, how it would load and what progress is
+ *		recorded, and whether sync would be installed again.
+ */
+static void
+apply_dry_run(PGconn *conn, const BridgeOptions *opts, const char *schema_path,
+			  const BridgeBlockFile *load)
+{
+	PGresult   *res;
+	bool		have_progress;
+
+	printf("apply --dry-run %s: nothing is changed\n", opts->dir);
+	apply_schema(conn, opts, schema_path);
+	printf("002_foreign_tables.sql: would drop and create the foreign tables and source views, in one transaction\n");
+	res = bridge_exec(conn, "looking for recorded progress",
+					  "SELECT pg_catalog.to_regclass('cqlbridge.apply_progress') IS NOT NULL", 0, NULL);
+	have_progress = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+	PQclear(res);
+	printf("003_load.sql: would load %d table%s%s\n", load->nblocks, load->nblocks == 1 ? "" : "s",
+		   opts->restart ? " (--restart: recorded progress forgotten first)" : "");
+	for (int i = 0; i < load->nblocks; i++)
+	{
+		ApplyTable	t = read_table(load, &load->blocks[i], i);
+		const char *why = NULL;
+		const char *params[1] = {t.foreign_table};
+		bool		exists;
+		bool		stream;
+		char	   *state = bridge_strdup("nothing recorded");
+
+		/* before the first apply the foreign table (and its options) is 002's */
+		res = bridge_exec(conn, "looking up a foreign table",
+						  "SELECT pg_catalog.to_regclass($1) IS NOT NULL", 1, params);
+		exists = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+		PQclear(res);
+		if (exists)
+			stream = opts->chunks == 0 && apply_can_stream(conn, &t, &why);
+		else
+			stream = opts->chunks == 0 && !t.legacy_insert;
+
+		if (have_progress && !opts->restart)
+		{
+			const char *params[1] = {t.target};
+
+			res = bridge_exec(conn, "reading recorded progress",
+							  "SELECT count(*), coalesce(sum(rows), 0), bool_or(finished) "
+							  "FROM cqlbridge.apply_progress WHERE target = $1", 1, params);
+			if (strcmp(PQgetvalue(res, 0, 0), "0") != 0)
+				state = bridge_printf("recorded: %s rows%s", PQgetvalue(res, 0, 1),
+									  strcmp(PQgetvalue(res, 0, 2), "t") == 0 ? ", finished (skipped)" : " (resumes)");
+			PQclear(res);
+		}
+		printf("  %s: %lld rows at plan time, %s%s%s; %s\n", t.target, t.expected,
+			   stream ? "streamed" : "in chunks", why ? ": " : "", why ? why : "", state);
+	}
+	printf("sync: %s\n", bridge_sync_trigger_count(conn, opts) > 0
+		   ? "triggers are installed: 005_sync.sql would be installed again"
+		   : "not installed (apply would not install it)");
+}
+
+/*
  * cmd_apply
  *		"cqlbridge apply DIR": run 001 (Cassandra schema), 002 (foreign
  *		tables and views), then load every table of 003 (streamed, or in
@@ -443,12 +523,20 @@ cmd_apply(const BridgeOptions *opts)
 	double		start = bridge_now();
 	long long	rows_new = 0;
 	long long	rows_total = 0;
+	StrBuf		json;
 
 	/* read everything first: a bad file fails before any change */
 	load = bridge_read_blocks(load_path);
 	ft_sql = bridge_read_file(ft_path);
 	if (load->nblocks == 0)
 		bridge_fatal("%s: no table blocks", load_path);
+	bridge_select_tables(load, opts);
+	if (opts->dry_run)
+	{
+		apply_dry_run(conn, opts, schema_path, load);
+		PQfinish(conn);
+		return BRIDGE_EXIT_SUCCESS;
+	}
 
 	bridge_install_cancel(conn);
 	bridge_set_interrupt_hint(apply_resume_hint);
@@ -480,10 +568,15 @@ cmd_apply(const BridgeOptions *opts)
 		}
 	}
 
+	sb_init(&json);
 	for (int i = 0; i < load->nblocks; i++)
 	{
 		ApplyTable	t = read_table(load, &load->blocks[i], i);
 		const char *why = NULL;
+		long long	new_before = rows_new;
+		long long	total_before = rows_total;
+		double		t0 = bridge_now();
+		bool		streamed = false;
 
 		if (opts->chunks == 0 && apply_can_stream(conn, &t, &why))
 		{
@@ -494,6 +587,7 @@ cmd_apply(const BridgeOptions *opts)
 				bridge_install_cancel(progress);
 			}
 			rows_new += apply_stream_table(conn, progress, opts, &t, tty, &rows_total);
+			streamed = true;
 		}
 		else
 		{
@@ -501,6 +595,11 @@ cmd_apply(const BridgeOptions *opts)
 				fprintf(stderr, "%s: loaded in chunks: %s\n", t.target, why);
 			rows_new += load_chunked(conn, opts, &t, tty, &rows_total);
 		}
+		sb_append(&json, json.len ? ",\n    {\"table\": " : "\n    {\"table\": ");
+		bridge_json_string(&json, t.target);
+		sb_appendf(&json, ", \"rows\": %lld, \"rows_loaded\": %lld, \"seconds\": %.3f, \"mode\": \"%s\"}",
+				   rows_total - total_before, rows_new - new_before, bridge_now() - t0,
+				   streamed ? "streamed" : "chunks");
 	}
 	if (progress)
 		PQfinish(progress);
@@ -515,6 +614,11 @@ cmd_apply(const BridgeOptions *opts)
 		fprintf(stderr, "apply: %d tables, %lld rows (%lld loaded by this run) in %.1f s\n",
 				load->nblocks, rows_total, rows_new, secs);
 	}
+	if (opts->json)
+		bridge_write_file(opts->json,
+						  bridge_printf("{\n  \"command\": \"apply\",\n  \"tables\": [%s\n  ],\n"
+										"  \"rows\": %lld,\n  \"rows_loaded\": %lld,\n  \"seconds\": %.3f\n}\n",
+										json.data ? json.data : "", rows_total, rows_new, bridge_now() - start));
 	PQfinish(conn);
 	return 0;
 }

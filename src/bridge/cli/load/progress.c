@@ -89,7 +89,7 @@ apply_load_failed(const ApplyTable *t, PGconn *conn, PGresult *res, const char *
 	if (hint)
 		fprintf(stderr, "HINT:  %s\n", hint);
 	fprintf(stderr, "HINT:  Recorded progress is kept; fix the cause and %s.\n", apply_resume_hint);
-	exit(BRIDGE_EXIT_FAILURE);
+	exit(BRIDGE_EXIT_ERROR);
 }
 
 /*

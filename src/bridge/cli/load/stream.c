@@ -74,9 +74,12 @@ apply_can_stream(PGconn *conn, const ApplyTable *t, const char **why)
 	}
 	if (have_function < 0)
 	{
+		const char *fn[1];
+
+		fn[0] = bridge_printf("%s.cql_bridge_cursor_rows(text, bigint, text[], anyelement)",
+							  bridge_extension_schema(conn));
 		res = bridge_exec(conn, "looking up cql_bridge_cursor_rows()",
-						  "SELECT to_regprocedure('cql_bridge_cursor_rows(text, bigint, text[], anyelement)') IS NOT NULL",
-						  0, NULL);
+						  "SELECT pg_catalog.to_regprocedure($1) IS NOT NULL", 1, fn);
 		have_function = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
 		PQclear(res);
 	}
@@ -292,8 +295,8 @@ apply_stream_table(PGconn *conn, PGconn *progress, const BridgeOptions *opts,
 	sql.len = 0;
 	sql.data[0] = '\0';
 	sb_appendf(&sql, "INSERT INTO %s (%s) SELECT (r).* FROM "
-			   "(SELECT cql_bridge_cursor_rows('" CURSOR_NAME "', $1::bigint, $2::text[], NULL::%s) AS r OFFSET 0) s",
-			   t->foreign_table, t->columns, ROWS_VIEW);
+			   "(SELECT %s.cql_bridge_cursor_rows('" CURSOR_NAME "', $1::bigint, $2::text[], NULL::%s) AS r OFFSET 0) s",
+			   t->foreign_table, t->columns, bridge_extension_schema(conn), ROWS_VIEW);
 	snprintf(batch_txt, sizeof(batch_txt), "%lld", batch);
 	params[0] = batch_txt;
 	params[1] = names;
@@ -313,7 +316,7 @@ apply_stream_table(PGconn *conn, PGconn *progress, const BridgeOptions *opts,
 		if (n == 0)
 			break;
 		res = bridge_exec(conn, "reading the batch's last key",
-						  "SELECT cql_bridge_cursor_last_key()", 0, NULL);
+						  bridge_printf("SELECT %s.cql_bridge_cursor_last_key()", bridge_extension_schema(conn)), 0, NULL);
 		if (PQgetisnull(res, 0, 0))
 			bridge_fatal("%s: a batch of %lld rows left no key to resume from", t->target, n);
 		last = bridge_strdup(PQgetvalue(res, 0, 0));

@@ -102,8 +102,18 @@ plan_emit_schema(Plan *p)
 	sb_appendf(&sb, "-- 001_schema.cql: Cassandra schema planned by cqlbridge from schema %s\n", p->cat.schema);
 	sb_append(&sb, "-- One statement per \";\" at end of line; apply runs each through cql_execute.\n");
 	sb_appendf(&sb, "-- server: %s\n", p->server);
-	sb_appendf(&sb, "CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d};\n",
-			   plan_cqi(p->keyspace), p->opts->replication_factor);
+	if (p->opts->ndcs > 0)
+	{
+		/* --replication 'dc1:3,dc2:3' (names checked by main.c) */
+		sb_appendf(&sb, "CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {'class': 'NetworkTopologyStrategy'",
+				   plan_cqi(p->keyspace));
+		for (int i = 0; i < p->opts->ndcs; i++)
+			sb_appendf(&sb, ", '%s': %d", p->opts->dc_names[i], p->opts->dc_rf[i]);
+		sb_append(&sb, "};\n");
+	}
+	else
+		sb_appendf(&sb, "CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d};\n",
+				   plan_cqi(p->keyspace), p->opts->replication_factor);
 	if (udt)
 		sb_appendf(&sb, "CREATE TYPE IF NOT EXISTS %s.address (street text, city text, state_or_province text, postal_code text, country text);\n",
 				   plan_cqi(p->keyspace));

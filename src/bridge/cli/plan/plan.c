@@ -234,6 +234,8 @@ cmd_plan(const BridgeOptions *opts)
 	remove_plan_dir(dir, true);
 	if (rename(tmp, dir) != 0)
 		bridge_fatal("could not rename \"%s\" to \"%s\": %s", tmp, dir, strerror(errno));
+	if (opts->json)
+		bridge_write_file(opts->json, plan_json(&p));
 	if (!opts->quiet)
 	{
 		printf("cqlbridge plan: %d queries, %d tables written to %s\n", p.nqueries, p.ntables, dir);
@@ -243,6 +245,12 @@ cmd_plan(const BridgeOptions *opts)
 
 			printf("  %-36s %s %s%s\n", q->name, q->table->name, plan_key_text(q->table),
 				   q->pub_lost > 0 ? "  (published key LOSSY)" : "");
+		}
+		if (p.nprofile > 0)
+		{
+			printf("Cassandra writes per second under the write profile (model.txt explains them):\n");
+			for (int i = 0; i < p.ntables; i++)
+				printf("  %-36s %.3f/s\n", p.tables[i]->name, plan_table_writes(&p, p.tables[i]));
 		}
 	}
 	return 0;

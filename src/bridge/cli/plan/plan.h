@@ -15,6 +15,8 @@
  *	  buckets.c		a bucket for a wide partition: candidates, choice
  *	  emit.c		001_schema.cql ... 004_verify.sql
  *	  sizing.c		measurements on the data (sizes, MR5 checks, fan-out)
+ *	  writes.c		the write profile: Cassandra writes/s per table; the
+ *					plan as JSON (--json)
  *	  report.c		model.txt and report.md
  *	  diagram.c		logical.dot and physical.dot (Chebotko diagrams)
  *	  render.c		SVG by Graphviz's dot, report.html
@@ -250,6 +252,10 @@ typedef struct Plan
 	Fanout	   *fan;
 	int			nwarn;
 	char	  **warnings;		/* plan-wide warnings (analysis warnings...) */
+	/* write profile of the workload's header (writes.c) */
+	int			nprofile;
+	char	  **prof_rel;		/* schema.table, unquoted */
+	double	   *prof_rate;		/* source rows written per second */
 } Plan;
 
 /* plan.c: the command (main.c dispatches) */
@@ -309,6 +315,12 @@ extern char *plan_affected_sql(Plan *p, Table *t, const ARow *rel, bool fanout);
 
 /* sizing.c */
 extern void plan_measure(Plan *p);
+
+/* writes.c */
+extern void plan_read_write_profile(Plan *p, const char *path, const char *header);
+extern void plan_write_profile_text(StrBuf *sb, const Plan *p, bool md);
+extern double plan_table_writes(const Plan *p, const Table *t);
+extern char *plan_json(const Plan *p);
 
 /* report.c */
 extern char *plan_model_txt(Plan *p);

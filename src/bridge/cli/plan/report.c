@@ -234,6 +234,7 @@ plan_model_txt(Plan *p)
 		if (t->bucket)
 			bucket_lines(&sb, p, t, false);
 	}
+	plan_write_profile_text(&sb, p, false);
 	if (p->nwarn > 0)
 	{
 		sb_append(&sb, "\nwarnings:\n");
@@ -389,6 +390,7 @@ plan_report_md(Plan *p)
 		sb_appendf(&sb, "| %s | %.0f | %s |\n", r->name, r->reltuples < 0 ? 0 : r->reltuples,
 				   feeds.len ? feeds.data : "–");
 	}
+	plan_write_profile_text(&sb, p, true);
 	if (p->nwarn > 0)
 	{
 		sb_append(&sb, "\n## Analysis warnings\n\n");

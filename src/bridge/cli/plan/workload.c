@@ -308,9 +308,10 @@ parse_params(Query *q)
 void
 plan_read_workload(Plan *p)
 {
-	BridgeBlockFile *f = bridge_read_blocks(p->workload_path);
+	BridgeBlockFile *f = bridge_read_workload_blocks(p->workload_path);
 
 	workload_file = p->workload_path;
+	plan_read_write_profile(p, p->workload_path, f->header);
 
 	if (f->nblocks == 0)
 		bridge_fatal("%s: no query blocks (\"-- name:\" ...) found", p->workload_path);
@@ -372,27 +373,16 @@ plan_analyze(Plan *p, Query *q)
 	PGresult   *res;
 
 	sb_init(&types);
-	sb_append(&types, "{");
-	for (int i = 0; i < q->nparams; i++)
-	{
-		sb_appendf(&types, "%s\"", i ? "," : "");
-		for (const char *c = q->ptypes[i]; *c; c++)
-		{
-			if (*c == '"' || *c == '\\')
-				sb_append(&types, "\\");
-			sb_appendf(&types, "%c", *c);
-		}
-		sb_append(&types, "\"");
-	}
-	sb_append(&types, "}");
+	sb_append(&types, bridge_text_array(q->ptypes, q->nparams));
 	params[0] = q->sql;
 	params[1] = types.data;
 	sb_init(&what);
 	sb_appendf(&what, "analyzing %s", plan_query_ref(q));
 	res = bridge_exec(p->conn, what.data,
-					  "SELECT kind, level, ord, alias, schema_name, table_name, column_name, "
-					  "type_name, op, param, other_alias, other_column, name, detail "
-					  "FROM cql_bridge_analyze($1, $2::text[]::regtype[])",
+					  bridge_printf("SELECT kind, level, ord, alias, schema_name, table_name, column_name, "
+									"type_name, op, param, other_alias, other_column, name, detail "
+									"FROM %s.cql_bridge_analyze($1, $2::text[]::regtype[])",
+									bridge_extension_schema(p->conn)),
 					  2, params);
 	q->nrows = PQntuples(res);
 	q->rows = bridge_malloc(sizeof(ARow) * (q->nrows + 1));

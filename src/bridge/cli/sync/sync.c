@@ -98,6 +98,66 @@ bridge_sync_refresh(PGconn *conn, const BridgeOptions *opts)
 }
 
 /*
+ * bridge_sync_trigger_count
+ *		The relations that have sync triggers of this directory's plan.
+ */
+int
+bridge_sync_trigger_count(PGconn *conn, const BridgeOptions *opts)
+{
+	return count_triggers(conn, emit_sync_plan_schema(opts->dir));
+}
+
+/*
+ * sync_dry_run
+ *		--dry-run: what sync (or --uninstall) would do, with reads only: the
+ *		relations that would get (or lose) triggers, from 003's
+ *		"-- affected:" lines, and what is installed now.
+ */
+static void
+sync_dry_run(PGconn *conn, const BridgeOptions *opts)
+{
+	char	   *path = bridge_path(opts->dir, "003_load.sql");
+	BridgeBlockFile *f = bridge_read_blocks(path);
+	int			now = count_triggers(conn, emit_sync_plan_schema(opts->dir));
+	StrBuf		rels;
+	int			n = 0;
+
+	sb_init(&rels);
+	for (int i = 0; i < f->nblocks; i++)
+	{
+		const BridgeBlock *b = &f->blocks[i];
+
+		for (int k = 0; k < b->nmeta; k++)
+		{
+			char	   *rel;
+			char	   *sp;
+
+			if (strcmp(b->keys[k], "affected") != 0)
+				continue;
+			rel = bridge_strdup(b->values[k]);
+			sp = strstr(rel, " (");
+			if (sp)
+				*sp = '\0';
+			if (!strstr(rels.data ? rels.data : "", bridge_printf("\n  %s\n", rel)))
+			{
+				sb_appendf(&rels, "%s  %s\n", rels.len ? "" : "\n", rel);
+				n++;
+			}
+			free(rel);
+		}
+	}
+	if (opts->uninstall)
+		printf("sync --uninstall --dry-run %s: nothing is changed\n"
+			   "would remove the sync triggers of schema %s (installed now on %d relations) and write_mode 'on_commit' of the %d foreign tables\n",
+			   opts->dir, emit_sync_plan_schema(opts->dir), now, f->nblocks);
+	else
+		printf("sync --dry-run %s: nothing is changed\n"
+			   "would install 005_sync.sql in one transaction: triggers on %d relations (installed now on %d), write_mode 'on_commit' on %d foreign tables:%s",
+			   opts->dir, n, now, f->nblocks, rels.data ? rels.data : "\n");
+	free(path);
+}
+
+/*
  * cmd_sync
  *		"cqlbridge sync DIR": install 005_sync.sql (written first from 003
  *		if missing) in one transaction, or with --uninstall remove what it
@@ -112,6 +172,16 @@ cmd_sync(const BridgeOptions *opts)
 	char	   *sql;
 	char	   *script;
 
+	if (opts->dry_run)
+	{
+		/* reads only: not even 005 is written */
+		conn = bridge_connect(opts);
+		if (!opts->uninstall)
+			check_foreign_tables(conn, opts);
+		sync_dry_run(conn, opts);
+		PQfinish(conn);
+		return BRIDGE_EXIT_SUCCESS;
+	}
 	if (opts->uninstall)
 		sql = emit_sync_uninstall_sql(opts->dir);
 	else

@@ -33,4 +33,7 @@ extern char *emit_sync_uninstall_sql(const char *dir);
 /* emit_sync.c: the plan's schema (cqlbridge_<keyspace>) of DIR/003_load.sql. */
 extern char *emit_sync_plan_schema(const char *dir);
 
+/* sync.c: relations with sync triggers of the plan in opts->dir */
+extern int	bridge_sync_trigger_count(PGconn *conn, const BridgeOptions *opts);
+
 #endif							/* CQLBRIDGE_SYNC_H */
