@@ -307,6 +307,7 @@ plan_measure(Plan *p)
 	{
 		Table	   *t = p->tables[ti];
 
+		plan_check_edges(p, t);
 		measure_table(p, t);
 		if (t->nv_max > p->opts->max_values || t->bytes_max > p->opts->max_bytes)
 		{
