@@ -190,6 +190,28 @@ init_pgvector(CqlConv *cv, Oid base)
 }
 
 /*
+ * has_text_form
+ *		Whether values of base type 'base' are kept exactly by their text
+ *		form, so a CQL text column can hold them: an enum (its label), a
+ *		string type of an extension (citext), cidr, macaddr and macaddr8.
+ *		Reads go through the type's input function, writes through its
+ *		output function.
+ */
+static bool
+has_text_form(Oid base)
+{
+	char		category;
+	bool		preferred;
+
+	if (base == CIDROID || base == MACADDROID || base == MACADDR8OID || type_is_enum(base))
+		return true;
+	if (OidIsValid(get_element_type(base)))
+		return false;
+	get_type_category_preferred(base, &category, &preferred);
+	return category == TYPCATEGORY_STRING;
+}
+
+/*
  * cqlfdw_conv_init
  *		Decide how CQL type 'ctype' converts to PostgreSQL type 'pgtype'.
  *		Returns false if they are incompatible.
@@ -276,6 +298,14 @@ cqlfdw_conv_init(CqlConv *cv, const cql_type *ctype, Oid pgtype, int32 typmod)
 			return true;
 		default:
 			break;
+	}
+
+	/* an enum, citext, cidr, macaddr: its text form in a text column */
+	if (is_text_like(id) && has_text_form(base))
+	{
+		cv->method = CONV_TEXT_IO;
+		prepare_io(cv);
+		return true;
 	}
 
 	/* pgvector's vector */
@@ -650,6 +680,14 @@ cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n, bool *isnull)
 				char	   *s = format_value(cv, p, n, CQL_FORMAT_TEXT);
 
 				return text_datum(cv, s, strlen(s));
+			}
+		case CONV_TEXT_IO:
+			{
+				char	   *s = pg_any_to_server((const char *) p, n, PG_UTF8);
+
+				if (s == (const char *) p)
+					s = pnstrdup((const char *) p, n);
+				return InputFunctionCall(&cv->infunc, s, cv->ioparam, cv->typmod);
 			}
 		case CONV_BYTEA:
 			{
@@ -1077,6 +1115,19 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 					while (ulen > 0 && utf8[ulen - 1] == ' ')
 						ulen--;
 				}
+				if (cv->ctype->id == CQL_TYPE_ASCII)
+					for (int i = 0; i < ulen; i++)
+						if ((unsigned char) utf8[i] > 0x7F)
+							return refuse(cv, CQLREF_ASCII);
+				cql_buf_put(out, utf8, ulen);
+				return CQLW_OK;
+			}
+		case CONV_TEXT_IO:
+			{
+				char	   *s = OutputFunctionCall(&cv->outfunc, d);
+				char	   *utf8 = pg_server_to_any(s, strlen(s), PG_UTF8);
+				int			ulen = strlen(utf8);
+
 				if (cv->ctype->id == CQL_TYPE_ASCII)
 					for (int i = 0; i < ulen; i++)
 						if ((unsigned char) utf8[i] > 0x7F)

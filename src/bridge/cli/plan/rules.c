@@ -714,6 +714,35 @@ build_shape(Ctx *c)
 }
 
 /*
+ * check_key_types
+ *		Refuse a key column whose mapping Cassandra or cql_fdw cannot use
+ *		in a primary key, naming the column and why: a duration (Cassandra
+ *		allows none in a key), json/jsonb stored as text (equal values can
+ *		have different texts, so a lookup by = would miss rows), an array
+ *		(a lookup by = is not sent to Cassandra, so the query would scan).
+ */
+static void
+check_key_types(Query *q, Table *t)
+{
+	for (int i = 0; i < t->npk + t->nck; i++)
+	{
+		const Column *c = &t->cols[i];
+		const char *why = NULL;
+
+		if (strcmp(c->cql_type, "duration") == 0)
+			why = "Cassandra allows no duration in a primary key";
+		else if (c->store == STORE_TEXT)
+			why = "it is stored as text, and equal json values can have different texts (1.0 and 1), so a lookup by = would miss rows";
+		else if (c->store == STORE_ARRAY || c->store == STORE_ARRAY_MS)
+			why = "a key column would be a frozen list, which cql_fdw does not look up by =, so the query would read the whole table";
+		if (why)
+			bridge_fatal_hint("Search and order by a column of another type (the array, json or interval can be a value of the table).",
+							  "%s: key column \"%s\" has type %s, which cannot be part of a Cassandra key: %s",
+							  plan_query_ref(q), c->name, c->src_type ? c->src_type : c->cql_type, why);
+	}
+}
+
+/*
  * cassandra_table_name
  *		A Cassandra table name from the name built of relation and column
  *		names: Cassandra accepts only [A-Za-z0-9_] (up to 48 characters), and
@@ -967,6 +996,7 @@ plan_derive(Plan *p, Query *q)
 
 	plan_build_columns(q, t);
 	derive_keys(&c);
+	check_key_types(q, t);
 
 	/*
 	 * A WHERE conjunct without a parameter (Q4: ra.is_available) stays in
