@@ -13,16 +13,18 @@
 \set scale 1
 \endif
 
-INSERT INTO app_rel.customer (customer_id, email, name, nick, country, created_at)
+INSERT INTO app_rel.customer (customer_id, email, name, nick, country, ip, net, created_at)
 SELECT i,
 	   'user' || i || '@example.com',
 	   (ARRAY['Ana', E'O''Brien "Bob"', E'Zoë\tTab', E'line1\nline2', 'Back\slash', 'Émile 🙂', E'cafe\u0301'])[1 + i % 7] || ' ' || i,
 	   CASE WHEN i % 3 = 0 THEN NULL ELSE (ARRAY['Nick', 'NICK', 'nick'])[1 + i % 3] || i END,
 	   (ARRAY['DE', 'FR', 'US', 'J'])[1 + i % 4],
+	   CASE i % 3 WHEN 0 THEN NULL WHEN 1 THEN ('10.0.' || i || '.1')::inet ELSE ('2001:db8::' || i)::inet END,
+	   CASE WHEN i % 2 = 0 THEN NULL ELSE ('10.' || i || '.0.0/16')::cidr END,
 	   clock_timestamp() - i * interval '1 hour 7 minutes 0.123457 seconds'
 FROM generate_series(1, 40 * :scale) i;
 
-INSERT INTO app_rel.orders (order_id, customer_id, status, placed_at, attrs, tags, scores, total, delivery, qty, seen_at)
+INSERT INTO app_rel.orders (order_id, customer_id, status, placed_at, attrs, tags, scores, total, delivery, qty, weight, seen_at)
 SELECT i,
 	   1 + i % (40 * :scale),
 	   (enum_range(NULL::app_rel.order_status))[1 + i % 4],
@@ -45,6 +47,7 @@ SELECT i,
 		   ELSE i * interval '1 minute 0.5 microseconds'
 	   END,
 	   CASE WHEN i % 4 = 0 THEN NULL ELSE 1 + i % 9 END,
+	   CASE WHEN i % 5 = 0 THEN NULL ELSE i / 7.0 END,
 	   CASE i % 3 WHEN 0 THEN NULL WHEN 1 THEN '{}'::timestamptz[]
 		   ELSE ARRAY[clock_timestamp(), now() - interval '1 day'] END
 FROM generate_series(1, 400 * :scale) i;

@@ -9,7 +9,7 @@
 -- name: Q1_orders_by_customer
 -- description: a customer's orders, newest first
 -- params: customer_id bigint
-SELECT o.customer_id, o.placed_at, o.order_id, o.status, o.attrs, o.tags, o.scores, o.total, o.delivery, o.qty, o.seen_at
+SELECT o.customer_id, o.placed_at, o.order_id, o.status, o.attrs, o.tags, o.scores, o.total, o.delivery, o.qty, o.weight, o.seen_at
 FROM app_rel.orders o
 WHERE o.customer_id = :'customer_id'::bigint
 ORDER BY o.placed_at DESC, o.order_id;
@@ -26,7 +26,7 @@ ORDER BY o.order_id;
 -- name: Q3_customer_by_email
 -- description: a customer by email (a domain over text)
 -- params: email app_rel.email
-SELECT c.email, c.customer_id, c.name, c.nick, c.country, c.created_at
+SELECT c.email, c.customer_id, c.name, c.nick, c.country, c.ip, c.net, c.created_at
 FROM app_rel.customer c
 WHERE c.email = :'email'::app_rel.email;
 

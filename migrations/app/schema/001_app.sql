@@ -18,6 +18,8 @@ CREATE TABLE app_rel.customer (
 	name				text NOT NULL,
 	nick				citext,
 	country				char(2) NOT NULL,
+	ip					inet,
+	net					cidr,
 	created_at			timestamptz NOT NULL DEFAULT now()
 );
 
@@ -34,14 +36,17 @@ CREATE TABLE app_rel.orders (
 	total				money,
 	delivery			interval,
 	qty					app_rel.quantity,
+	weight				numeric,
 	seen_at				timestamptz[]
 );
 CREATE INDEX ON app_rel.orders (customer_id);
 
 -- a user's signals: (user_id, created_at) is unique at the microsecond, not
 -- at the millisecond Cassandra stores (the MR5 trap of issue 26)
+CREATE SEQUENCE app_rel.signal_ids START 100000;
+
 CREATE TABLE app_rel.signal (
-	signal_id			bigint PRIMARY KEY,
+	signal_id			bigint PRIMARY KEY DEFAULT nextval('app_rel.signal_ids'),
 	user_id				bigint NOT NULL,
 	created_at			timestamptz NOT NULL DEFAULT clock_timestamp(),
 	kind				app_rel.order_status NOT NULL,

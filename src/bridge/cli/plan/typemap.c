@@ -109,7 +109,7 @@ builtin(const char *pgtype, PgTypeMap *m)
 	}			map[] = {
 		{"text", "text", "text", 0},
 		{"character varying", "text", "text", 0},
-		{"character", "text", NULL, 0},
+		{"character", "text", "text", 0},
 		{"smallint", "smallint", "smallint", 0},
 		{"integer", "int", "integer", 0},
 		{"bigint", "bigint", "bigint", 0},
@@ -148,7 +148,11 @@ builtin(const char *pgtype, PgTypeMap *m)
 				}
 			}
 			if (strcmp(base, "character") == 0)
-				m->note = "char(n): the foreign table declares it, so the padding reads back as in PostgreSQL; Cassandra stores it without trailing spaces";
+			{
+				/* cql_fdw would store it without the padding anyway */
+				m->store = STORE_TEXT;
+				m->note = "char(n) -> text without its trailing spaces, as Cassandra stores it (verify casts it back to char(n))";
+			}
 			else if (strcmp(base, "interval") == 0)
 				m->note = "interval -> duration (months, days, nanoseconds: every interval PostgreSQL holds, microseconds included, unless its parts have different signs)";
 			free(base);
