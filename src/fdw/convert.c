@@ -829,6 +829,22 @@ refuse(CqlConv *cv, CqlRefusal why)
 }
 
 /*
+ * write_text
+ *		Append UTF-8 text of ulen bytes as the value of a text-like CQL type;
+ *		a non-ASCII character for ascii is refused.
+ */
+static CqlWriteResult
+write_text(CqlConv *cv, const char *utf8, int ulen, cql_buf *out)
+{
+	if (cv->ctype->id == CQL_TYPE_ASCII)
+		for (int i = 0; i < ulen; i++)
+			if ((unsigned char) utf8[i] > 0x7F)
+				return refuse(cv, CQLREF_ASCII);
+	cql_buf_put(out, utf8, ulen);
+	return CQLW_OK;
+}
+
+/*
  * cqlfdw_timestamp_to_millis
  *		The CQL timestamp (milliseconds since 1970-01-01 UTC) of the finite
  *		PostgreSQL timestamp pg_us (microseconds since 2000-01-01 UTC).
@@ -1115,25 +1131,14 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 					while (ulen > 0 && utf8[ulen - 1] == ' ')
 						ulen--;
 				}
-				if (cv->ctype->id == CQL_TYPE_ASCII)
-					for (int i = 0; i < ulen; i++)
-						if ((unsigned char) utf8[i] > 0x7F)
-							return refuse(cv, CQLREF_ASCII);
-				cql_buf_put(out, utf8, ulen);
-				return CQLW_OK;
+				return write_text(cv, utf8, ulen, out);
 			}
 		case CONV_TEXT_IO:
 			{
 				char	   *s = OutputFunctionCall(&cv->outfunc, d);
 				char	   *utf8 = pg_server_to_any(s, strlen(s), PG_UTF8);
-				int			ulen = strlen(utf8);
 
-				if (cv->ctype->id == CQL_TYPE_ASCII)
-					for (int i = 0; i < ulen; i++)
-						if ((unsigned char) utf8[i] > 0x7F)
-							return refuse(cv, CQLREF_ASCII);
-				cql_buf_put(out, utf8, ulen);
-				return CQLW_OK;
+				return write_text(cv, utf8, strlen(utf8), out);
 			}
 		case CONV_TEXT_LITERAL:
 			{
