@@ -5,7 +5,8 @@
 -- an enum for list<text>.  An enum key is found by = (labels are unique);
 -- its order is PostgreSQL's (sorted locally), never the labels' bytes.  A
 -- domain key is looked up like its base type.  Values Cassandra holds that
--- the type refuses are errors with the type's own SQLSTATE.
+-- the type refuses are errors with the type's own SQLSTATE (a domain over
+-- a character type is checked on read too).
 --
 \i sql/include/cql_server.sql
 \set ks regress_app_types
@@ -16,16 +17,16 @@ SELECT cql_execute('cass', 'CREATE TABLE regress_app_types.t (k text, c text, ne
 CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
 CREATE DOMAIN tag AS text CHECK (VALUE <> '');
 CREATE FOREIGN TABLE app_t (
-	k mood OPTIONS (kind 'partition_key'),
-	c tag OPTIONS (kind 'clustering'),
+	k mood,
+	c tag,
 	net cidr,
 	mac macaddr,
 	moods mood[]
 ) SERVER cass OPTIONS (keyspace 'regress_app_types', "table" 't');
 -- the same table with plain text columns: what Cassandra stores
 CREATE FOREIGN TABLE app_raw (
-	k text OPTIONS (kind 'partition_key'),
-	c text OPTIONS (kind 'clustering'),
+	k text,
+	c text,
 	net text,
 	mac text,
 	moods text[]
@@ -51,7 +52,7 @@ PREPARE by_tag(mood, text) AS SELECT c FROM app_t WHERE k = $1 AND c = $2;
 EXPLAIN (VERBOSE, COSTS OFF) EXECUTE by_tag('sad', 'x');
 EXECUTE by_tag('sad', 'x');
 -- a range on an enum is not sent (its order is not the labels' order)
-EXPLAIN (VERBOSE, COSTS OFF) SELECT k, c FROM app_t WHERE k = 'happy' AND c > 'a' ORDER BY c;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT k, c FROM app_t WHERE k > 'sad';
 SELECT k, c FROM app_t WHERE k > 'sad' ORDER BY k, c;
 
 -- UPDATE and DELETE by key
@@ -62,7 +63,7 @@ SELECT * FROM app_raw ORDER BY k, c;
 -- values the application's types refuse on read: the type's own errors
 INSERT INTO app_raw VALUES ('angry', 'z', NULL, NULL, NULL);
 SELECT * FROM app_t WHERE k = 'happy' AND c = 'b';
-SELECT count(*) FROM app_t;
+SELECT k FROM app_t ORDER BY k;
 DELETE FROM app_raw WHERE k = 'angry' AND c = 'z';
 INSERT INTO app_raw VALUES ('ok', '', 'not a network', NULL, NULL);
 SELECT c FROM app_t WHERE k = 'ok';

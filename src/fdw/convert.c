@@ -261,7 +261,8 @@ cqlfdw_conv_init(CqlConv *cv, const cql_type *ctype, Oid pgtype, int32 typmod)
 		case VARCHAROID:
 		case BPCHAROID:
 			prepare_io(cv);
-			cv->use_infunc = (base != TEXTOID || typmod >= 0);
+			/* a domain's input function checks its constraint */
+			cv->use_infunc = (base != TEXTOID || typmod >= 0 || pgtype != base);
 			cv->method = is_text_like(id) ? CONV_TEXT : CONV_TEXT_LITERAL;
 			return true;
 		case BYTEAOID:
@@ -538,9 +539,10 @@ format_value(CqlConv *cv, const uint8_t *p, int32_t n, cql_format_style style)
  *		Datum of a UTF-8 string for a character column.
  *
  * The text is converted to the server encoding (invalid or unconvertible
- * text is an error).  With use_infunc (varchar, char, or a typmod) it goes
- * through the type's input function, so that length limits and padding
- * apply; otherwise it becomes a text Datum directly.
+ * text is an error).  With use_infunc (varchar, char, a typmod or a
+ * domain) it goes through the type's input function, so that length
+ * limits, padding and a domain's constraint apply; otherwise it becomes a
+ * text Datum directly.
  */
 static Datum
 text_datum(CqlConv *cv, const char *utf8, int len)

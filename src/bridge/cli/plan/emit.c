@@ -567,7 +567,9 @@ source_sample_columns(const Query *q, const Table *t)
 		if (used[ci])
 			continue;
 		used[ci] = true;
-		sb_appendf(&cols, "%sr.%s AS %s", cols.len ? ", " : "", plan_qi(r->column),
+		/* at the stored precision, as the query table's own values */
+		sb_appendf(&cols, "%s%s AS %s", cols.len ? ", " : "",
+				   plan_store_expr(t->cols[ci].store, bridge_printf("r.%s", plan_qi(r->column)), true),
 				   plan_qi(t->cols[ci].name));
 		sb_appendf(&notnull, "%sr.%s IS NOT NULL", notnull.len ? " AND " : "", plan_qi(r->column));
 	}
