@@ -1,6 +1,6 @@
 --
 -- workload.sql
---	  Five queries of the app_rel shop, in the format of
+--	  Six queries of the app_rel shop, in the format of
 --	  migrations/hotel/workload.sql (see its header): enum, domain and
 --	  timestamp columns in keys; jsonb, arrays, interval, money, citext,
 --	  char(n) and a domain in values.
@@ -45,3 +45,10 @@ SELECT o.customer_id, o.status, o.order_id, o.total
 FROM app_rel.orders o
 WHERE o.customer_id = :'customer_id'::bigint
 ORDER BY o.status, o.order_id;
+
+-- name: Q6_customer_order_times
+-- description: a customer with the times of their orders (a list in order, a set)
+-- params: customer_id bigint
+SELECT c.customer_id, c.name, (SELECT array_agg(o.placed_at ORDER BY o.order_id) FROM app_rel.orders o WHERE o.customer_id = c.customer_id) AS order_times, (SELECT array_agg(DISTINCT o.placed_at) FROM app_rel.orders o WHERE o.customer_id = c.customer_id) AS order_time_set
+FROM app_rel.customer c
+WHERE c.customer_id = :'customer_id'::bigint;

@@ -82,7 +82,8 @@ cond_of(const Edge *e, const char *ref)
 static bool
 is_array(const Column *c)
 {
-	return c->shape == SHAPE_COLLECTION || c->store == STORE_ARRAY || c->store == STORE_ARRAY_MS;
+	return c->shape == SHAPE_COLLECTION || c->store == STORE_ARRAY || c->store == STORE_ARRAY_MS ||
+		c->store == STORE_SET_MS;
 }
 
 /*
@@ -183,7 +184,7 @@ plan_check_edges(Plan *p, Table *t)
 				continue;
 			case -2:
 				c->nsubms = n;
-				if (n > 0 && is_array(c) && c->store != STORE_ARRAY_MS)
+				if (n > 0 && is_array(c) && c->store != STORE_ARRAY_MS && c->store != STORE_SET_MS)
 				{
 					what = "values (arrays) with sub-millisecond digits";
 					hint = "Aggregate date_trunc('milliseconds', col) in the query's array_agg, so the set or list holds what Cassandra stores.";

@@ -602,7 +602,7 @@ verify_source(const Query *q, const Table *t)
 
 	for (int o = 0; o < q->ntargets; o++)
 		if (q->tfield[o] < 0 && t->cols[q->tcol[o]].store != STORE_AS_IS &&
-			t->cols[q->tcol[o]].shape == SHAPE_PLAIN &&
+			(t->cols[q->tcol[o]].shape == SHAPE_PLAIN || t->cols[q->tcol[o]].shape == SHAPE_COLLECTION) &&
 			strcmp(plan_store_expr(t->cols[q->tcol[o]].store, "x", true), "x") != 0)
 			any = true;
 	if (!any)
@@ -613,7 +613,8 @@ verify_source(const Query *q, const Table *t)
 	{
 		const Column *c = &t->cols[q->tcol[o]];
 		char	   *ref = bridge_printf("s.%s", plan_qi(q->tnames[o]));
-		char	   *e = q->tfield[o] < 0 && c->shape == SHAPE_PLAIN ? plan_store_expr(c->store, ref, true) : ref;
+		char	   *e = q->tfield[o] < 0 && (c->shape == SHAPE_PLAIN || c->shape == SHAPE_COLLECTION)
+			? plan_store_expr(c->store, ref, true) : ref;
 
 		sb_appendf(&sb, "%s%s", o ? ", " : "", e);
 		if (strcmp(e, ref) != 0)

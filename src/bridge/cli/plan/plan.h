@@ -79,6 +79,7 @@ typedef enum StoreKind
 	STORE_MILLISECONDS,			/* a timestamp truncated to the millisecond */
 	STORE_ARRAY,				/* an array, empty as NULL */
 	STORE_ARRAY_MS,				/* an array of timestamps at the millisecond */
+	STORE_SET_MS,				/* a set of them: distinct, in order */
 	STORE_TEXT,					/* its text form (json, jsonb) */
 	STORE_NUMERIC				/* as numeric (money) */
 } StoreKind;

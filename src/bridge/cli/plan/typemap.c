@@ -374,6 +374,9 @@ plan_store_expr(StoreKind store, const char *ref, bool same_type)
 		case STORE_ARRAY_MS:
 			return bridge_printf("CASE WHEN cardinality(%s) > 0 THEN ARRAY(SELECT date_trunc('milliseconds', u.e) "
 								 "FROM unnest(%s) WITH ORDINALITY u(e, n) ORDER BY u.n) END", ref, ref);
+		case STORE_SET_MS:
+			return bridge_printf("CASE WHEN cardinality(%s) > 0 THEN ARRAY(SELECT DISTINCT date_trunc('milliseconds', u.e) "
+								 "FROM unnest(%s) u(e) ORDER BY 1) END", ref, ref);
 		case STORE_TEXT:
 			if (!same_type)
 				return bridge_printf("(%s)::text", ref);

@@ -147,6 +147,7 @@ add_collection(Query *q, Table *t, const ARow *tg)
 		int			norder = 0;
 		bool		own_order = false;
 		bool		is_set;
+		bool		ms = false;
 
 		if (!agg->column)
 			bridge_fatal_hint("Aggregate a plain column: array_agg(t.col ...).",
@@ -162,8 +163,7 @@ add_collection(Query *q, Table *t, const ARow *tg)
 								  plan_query_ref(q), tg->name, agg->type, em->note);
 			/* the elements are checked like an array column's */
 			col->checks = CHECK_NULL_ELEMENT | em->checks;
-			if (em->store == STORE_MILLISECONDS)
-				col->note = "collection of timestamps: an element with sub-millisecond digits is refused by plan (aggregate date_trunc('milliseconds', ...) values in the query)";
+			ms = em->store == STORE_MILLISECONDS;
 		}
 		for (int i = 0; i < q->nrows; i++)
 		{
@@ -183,6 +183,13 @@ add_collection(Query *q, Table *t, const ARow *tg)
 		 */
 		is_set = plan_streq(agg->detail, "distinct") || (norder == 1 && own_order);
 		col->cql_type = bridge_printf("%s<%s>", is_set ? "set" : "list", elem);
+		if (ms)
+		{
+			/* elements at the millisecond; a set without the duplicates that makes */
+			col->store = is_set ? STORE_SET_MS : STORE_ARRAY_MS;
+			col->note = is_set ? "set of timestamps: elements stored at the millisecond (date_trunc), those equal there once"
+				: "list of timestamps: elements stored at the millisecond (date_trunc)";
+		}
 		col->pg_type = bridge_printf("%s[]", fdw);
 		col->source = bridge_printf("%s of %s.%s.%s (sublink %d%s)",
 									is_set ? "set" : "list", agg->schema, agg->table, agg->column,
