@@ -11,7 +11,7 @@
 -- sample
 SELECT * FROM (SELECT d.sensor_id, d.reported_at, (d.reported_at + interval '7 days') FROM (SELECT DISTINCT s.sensor_id, s.reported_at FROM cqlbridge_telemetry.readings_by_sensor_id_src s) d ORDER BY md5(d.sensor_id::text || '|' || d.reported_at::text) LIMIT $1 - $1 / 2) v
 UNION ALL
-SELECT * FROM (SELECT d.sensor_id, d.reported_at, (d.reported_at + interval '7 days') FROM (SELECT DISTINCT r.sensor_id AS sensor_id, r.reported_at AS reported_at FROM telemetry_rel.readings r WHERE r.sensor_id IS NOT NULL AND r.reported_at IS NOT NULL) d ORDER BY md5(d.sensor_id::text || '|' || d.reported_at::text) LIMIT $1 / 2) r;
+SELECT * FROM (SELECT d.sensor_id, d.reported_at, (d.reported_at + interval '7 days') FROM (SELECT DISTINCT r.sensor_id AS sensor_id, date_trunc('milliseconds', r.reported_at) AS reported_at FROM telemetry_rel.readings r WHERE r.sensor_id IS NOT NULL AND r.reported_at IS NOT NULL) d ORDER BY md5(d.sensor_id::text || '|' || d.reported_at::text) LIMIT $1 / 2) r;
 -- source
 SELECT s.sensor_id, date_trunc('milliseconds', s.reported_at) AS reported_at, s.value, s.quality FROM (SELECT r.sensor_id, r.reported_at, r.value, r.quality
 FROM telemetry_rel.readings r

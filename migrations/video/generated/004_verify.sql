@@ -80,7 +80,7 @@ WHERE t.video_id = $1;
 -- sample
 SELECT * FROM (SELECT d.user_id, d.created_at, (d.created_at + interval '7 days') FROM (SELECT DISTINCT s.user_id, s.created_at FROM cqlbridge_video.comments_by_user_id_src s) d ORDER BY md5(d.user_id::text || '|' || d.created_at::text) LIMIT $1 - $1 / 2) v
 UNION ALL
-SELECT * FROM (SELECT d.user_id, d.created_at, (d.created_at + interval '7 days') FROM (SELECT DISTINCT r.user_id AS user_id, r.created_at AS created_at FROM video_rel.comments r WHERE r.user_id IS NOT NULL AND r.created_at IS NOT NULL) d ORDER BY md5(d.user_id::text || '|' || d.created_at::text) LIMIT $1 / 2) r;
+SELECT * FROM (SELECT d.user_id, d.created_at, (d.created_at + interval '7 days') FROM (SELECT DISTINCT r.user_id AS user_id, date_trunc('milliseconds', r.created_at) AS created_at FROM video_rel.comments r WHERE r.user_id IS NOT NULL AND r.created_at IS NOT NULL) d ORDER BY md5(d.user_id::text || '|' || d.created_at::text) LIMIT $1 / 2) r;
 -- source
 SELECT s.user_id, date_trunc('milliseconds', s.created_at) AS created_at, s.comment_id, s.video_id, s.video_title, s.body FROM (SELECT c.user_id, c.created_at, c.comment_id, c.video_id, v.title AS video_title, c.body
 FROM video_rel.comments c
