@@ -4,8 +4,8 @@
 --	  arrays, interval, money, citext and char(n), and timestamps written
 --	  with now()/clock_timestamp() (microseconds).  Everything lives in
 --	  schema app_rel (citext in public).  Used by tests/bridge/test_app_data.sh.
+--	  citext is a contrib module: where it is not installed, nick is text.
 --
-CREATE EXTENSION IF NOT EXISTS citext;
 CREATE SCHEMA app_rel;
 
 CREATE TYPE app_rel.order_status AS ENUM ('new', 'paid', 'shipped', 'cancelled');
@@ -16,12 +16,20 @@ CREATE TABLE app_rel.customer (
 	customer_id			bigint PRIMARY KEY,
 	email				app_rel.email NOT NULL UNIQUE,
 	name				text NOT NULL,
-	nick				citext,
+	nick				text,			-- citext where the module is installed
 	country				char(2) NOT NULL,
 	ip					inet,
 	net					cidr,
 	created_at			timestamptz NOT NULL DEFAULT now()
 );
+
+DO $$
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'citext') THEN
+		CREATE EXTENSION IF NOT EXISTS citext SCHEMA public;
+		ALTER TABLE app_rel.customer ALTER COLUMN nick TYPE public.citext;
+	END IF;
+END $$;
 
 CREATE SEQUENCE app_rel.order_ids START 100000;
 
