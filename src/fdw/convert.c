@@ -190,6 +190,28 @@ init_pgvector(CqlConv *cv, Oid base)
 }
 
 /*
+ * has_text_form
+ *		Whether values of base type 'base' are kept exactly by their text
+ *		form, so a CQL text column can hold them: an enum (its label), a
+ *		string type of an extension (citext), cidr, macaddr and macaddr8.
+ *		Reads go through the type's input function, writes through its
+ *		output function.
+ */
+static bool
+has_text_form(Oid base)
+{
+	char		category;
+	bool		preferred;
+
+	if (base == CIDROID || base == MACADDROID || base == MACADDR8OID || type_is_enum(base))
+		return true;
+	if (OidIsValid(get_element_type(base)))
+		return false;
+	get_type_category_preferred(base, &category, &preferred);
+	return category == TYPCATEGORY_STRING;
+}
+
+/*
  * cqlfdw_conv_init
  *		Decide how CQL type 'ctype' converts to PostgreSQL type 'pgtype'.
  *		Returns false if they are incompatible.
@@ -239,7 +261,8 @@ cqlfdw_conv_init(CqlConv *cv, const cql_type *ctype, Oid pgtype, int32 typmod)
 		case VARCHAROID:
 		case BPCHAROID:
 			prepare_io(cv);
-			cv->use_infunc = (base != TEXTOID || typmod >= 0);
+			/* a domain's input function checks its constraint */
+			cv->use_infunc = (base != TEXTOID || typmod >= 0 || pgtype != base);
 			cv->method = is_text_like(id) ? CONV_TEXT : CONV_TEXT_LITERAL;
 			return true;
 		case BYTEAOID:
@@ -276,6 +299,14 @@ cqlfdw_conv_init(CqlConv *cv, const cql_type *ctype, Oid pgtype, int32 typmod)
 			return true;
 		default:
 			break;
+	}
+
+	/* an enum, citext, cidr, macaddr: its text form in a text column */
+	if (is_text_like(id) && has_text_form(base))
+	{
+		cv->method = CONV_TEXT_IO;
+		prepare_io(cv);
+		return true;
 	}
 
 	/* pgvector's vector */
@@ -508,9 +539,10 @@ format_value(CqlConv *cv, const uint8_t *p, int32_t n, cql_format_style style)
  *		Datum of a UTF-8 string for a character column.
  *
  * The text is converted to the server encoding (invalid or unconvertible
- * text is an error).  With use_infunc (varchar, char, or a typmod) it goes
- * through the type's input function, so that length limits and padding
- * apply; otherwise it becomes a text Datum directly.
+ * text is an error).  With use_infunc (varchar, char, a typmod or a
+ * domain) it goes through the type's input function, so that length
+ * limits, padding and a domain's constraint apply; otherwise it becomes a
+ * text Datum directly.
  */
 static Datum
 text_datum(CqlConv *cv, const char *utf8, int len)
@@ -651,6 +683,14 @@ cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n, bool *isnull)
 
 				return text_datum(cv, s, strlen(s));
 			}
+		case CONV_TEXT_IO:
+			{
+				char	   *s = pg_any_to_server((const char *) p, n, PG_UTF8);
+
+				if (s == (const char *) p)
+					s = pnstrdup((const char *) p, n);
+				return InputFunctionCall(&cv->infunc, s, cv->ioparam, cv->typmod);
+			}
 		case CONV_BYTEA:
 			{
 				bytea	   *b = palloc(VARHDRSZ + n);
@@ -788,6 +828,22 @@ refuse(CqlConv *cv, CqlRefusal why)
 	cv->refusal = why;
 	cv->refused_type = cv->ctype;
 	return CQLW_UNREPRESENTABLE;
+}
+
+/*
+ * write_text
+ *		Append UTF-8 text of ulen bytes as the value of a text-like CQL type;
+ *		a non-ASCII character for ascii is refused.
+ */
+static CqlWriteResult
+write_text(CqlConv *cv, const char *utf8, int ulen, cql_buf *out)
+{
+	if (cv->ctype->id == CQL_TYPE_ASCII)
+		for (int i = 0; i < ulen; i++)
+			if ((unsigned char) utf8[i] > 0x7F)
+				return refuse(cv, CQLREF_ASCII);
+	cql_buf_put(out, utf8, ulen);
+	return CQLW_OK;
 }
 
 /*
@@ -1077,12 +1133,14 @@ cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out)
 					while (ulen > 0 && utf8[ulen - 1] == ' ')
 						ulen--;
 				}
-				if (cv->ctype->id == CQL_TYPE_ASCII)
-					for (int i = 0; i < ulen; i++)
-						if ((unsigned char) utf8[i] > 0x7F)
-							return refuse(cv, CQLREF_ASCII);
-				cql_buf_put(out, utf8, ulen);
-				return CQLW_OK;
+				return write_text(cv, utf8, ulen, out);
+			}
+		case CONV_TEXT_IO:
+			{
+				char	   *s = OutputFunctionCall(&cv->outfunc, d);
+				char	   *utf8 = pg_server_to_any(s, strlen(s), PG_UTF8);
+
+				return write_text(cv, utf8, strlen(utf8), out);
 			}
 		case CONV_TEXT_LITERAL:
 			{

@@ -29,6 +29,8 @@ typedef enum CqlConvMethod
 	CONV_NUMERIC,
 	CONV_TEXT,					/* text-like CQL types, raw */
 	CONV_TEXT_LITERAL,			/* any CQL type as its CQL literal */
+	CONV_TEXT_IO,				/* text-like CQL types as the text form of an
+								 * enum, citext, cidr, macaddr (their I/O) */
 	CONV_BYTEA,
 	CONV_UUID,
 	CONV_TIMESTAMPTZ,

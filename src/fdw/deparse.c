@@ -218,7 +218,9 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 	/* a masked column: Cassandra refuses it in WHERE to most roles */
 	if (col->remote_name == NULL || col->masked != NULL)
 		return false;
-	coltype = var->vartype;
+	/* a domain compares as its base type (the FDW stores the base value) */
+	coltype = getBaseType(var->vartype);
+	valtype = getBaseType(valtype);
 
 	/* the operator must be the type's own btree comparison */
 	opfamily = cqlfdw_default_btree_opfamily(coltype);

@@ -34,7 +34,8 @@
  *		mean in PostgreSQL, for the CQL types it maps to.
  *
  * Equality: float4/float8 are missing on purpose (Cassandra's
- * Float.compare() tells -0.0 from 0.0).  Ordering: uuid (Cassandra sorts
+ * Float.compare() tells -0.0 from 0.0); an enum (stored as its label in
+ * a text column) has equality only, since its order is not the labels'.  Ordering: uuid (Cassandra sorts
  * by version and time first), inet (family-length first in PostgreSQL)
  * and boolean are left out; text only under a bytewise collation, checked
  * by the caller.
@@ -60,6 +61,9 @@ type_rules(Oid typid)
 		case TIMESTAMPTZOID:
 			return CQLFDW_EQ_PUSHABLE | CQLFDW_RANGE_PUSHABLE;
 		default:
+			/* an enum is stored as its label: equal labels, equal values */
+			if (type_is_enum(typid))
+				return CQLFDW_EQ_PUSHABLE;
 			return 0;
 	}
 }

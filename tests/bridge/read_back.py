@@ -10,7 +10,7 @@ its 003_load.sql), the rows of the Cassandra table as the driver reads them
 equal the rows of the source view as PostgreSQL computes them (row_to_json,
 TimeZone UTC), after both are put in one canonical form per value: uuid and
 text as text, integers as integers, timestamps as milliseconds since the
-epoch, sets as sorted lists, lists as lists, decimals as Decimal.  A symmetric
+epoch, durations as [months, days, nanoseconds], sets as sorted lists, lists as lists, decimals as Decimal.  A symmetric
 encode/decode fault of cql_fdw survives a comparison through cql_fdw; it
 does not survive this one.
 
@@ -24,6 +24,7 @@ import datetime
 import decimal
 import json
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -35,7 +36,22 @@ from driver import use_venv_driver  # noqa: E402
 use_venv_driver()
 
 from cassandra.cluster import Cluster  # noqa: E402
-from cassandra.util import SortedSet  # noqa: E402
+from cassandra.util import Duration, SortedSet  # noqa: E402
+
+# PostgreSQL's interval output under IntervalStyle iso_8601 (every field
+# with its own sign)
+ISO_INTERVAL = re.compile(r"^P(?:(-?\d+)Y)?(?:(-?\d+)M)?(?:(-?\d+)D)?"
+                          r"(?:T(?:(-?\d+)H)?(?:(-?\d+)M)?(?:(-?[\d.]+)S)?)?$")
+
+
+def interval_parts(text):
+    """(months, days, nanoseconds) of an iso_8601 interval text."""
+    m = ISO_INTERVAL.match(text)
+    if not m:
+        raise ValueError("not an iso_8601 interval: %r" % text)
+    y, mo, d, h, mi, s = (g or "0" for g in m.groups())
+    seconds = decimal.Decimal(s) + 60 * int(mi) + 3600 * int(h)
+    return [12 * int(y) + int(mo), int(d), int(seconds * 1000000000)]
 
 
 def epoch_ms(dt):
@@ -57,6 +73,8 @@ def from_driver(v):
         return sorted((from_driver(k), from_driver(x)) for k, x in v.items())
     if isinstance(v, datetime.datetime):
         return epoch_ms(v)
+    if isinstance(v, Duration):
+        return [v.months, v.days, v.nanoseconds]
     if isinstance(v, uuid.UUID):
         return str(v)
     if isinstance(v, decimal.Decimal):
@@ -78,6 +96,8 @@ def from_json(v, like):
         return [from_json(x, like[0] if like else None) for x in v]
     if isinstance(like, datetime.datetime):
         return epoch_ms(datetime.datetime.fromisoformat(v))
+    if isinstance(like, Duration):
+        return interval_parts(v)
     if isinstance(like, decimal.Decimal):
         return decimal.Decimal(str(v)).normalize()
     if isinstance(like, float):
@@ -105,7 +125,7 @@ def main():
                 like[c] = v
     cass = sorted(json.dumps([from_driver(v) for v in r], default=str) for r in rows)
     # the alias is no column name: row_to_json(alias) must name the row
-    sql = ("SET TimeZone = 'UTC'; SELECT row_to_json(read_back_row) "
+    sql = ("SET TimeZone = 'UTC'; SET IntervalStyle = 'iso_8601'; SELECT row_to_json(read_back_row) "
            "FROM (SELECT %s FROM %s) read_back_row" % (qcols, view))
     p = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
                         "-d", db, "-c", sql], capture_output=True, text=True)
@@ -115,7 +135,7 @@ def main():
     src = []
     for line in p.stdout.splitlines():
         if line.strip():
-            o = json.loads(line)
+            o = json.loads(line, parse_float=decimal.Decimal)
             src.append(json.dumps([from_json(o[c], like.get(c)) for c in cols], default=str))
     src.sort()
     print("# %s: %d rows read by the Python driver, %d in %s" % (table, len(cass), len(src), view))

@@ -32,7 +32,7 @@ CREATE FOREIGN TABLE telemetry_cql.readings_by_sensor_id (
 ) SERVER cqlbridge OPTIONS (keyspace 'telemetry', "table" 'readings_by_sensor_id');
 DROP VIEW IF EXISTS cqlbridge_telemetry.readings_by_sensor_id_src;
 CREATE VIEW cqlbridge_telemetry.readings_by_sensor_id_src WITH (security_invoker = true) AS
-SELECT q.sensor_id, public.cql_time_bucket('2 weeks', q.reported_at) AS reported_at_bucket, q.reported_at, q.value, q.quality, q.lin_r_sensor_id, q.lin_r_reported_at
+SELECT q.sensor_id, public.cql_time_bucket('2 weeks', q.reported_at) AS reported_at_bucket, date_trunc('milliseconds', q.reported_at) AS reported_at, q.value, q.quality, q.lin_r_sensor_id, q.lin_r_reported_at
 FROM ( SELECT sensor_id,
     reported_at,
     value,
@@ -53,7 +53,7 @@ CREATE FOREIGN TABLE telemetry_cql.alerts_by_site_id (
 ) SERVER cqlbridge OPTIONS (keyspace 'telemetry', "table" 'alerts_by_site_id');
 DROP VIEW IF EXISTS cqlbridge_telemetry.alerts_by_site_id_src;
 CREATE VIEW cqlbridge_telemetry.alerts_by_site_id_src WITH (security_invoker = true) AS
-SELECT q.site_id, public.cql_hash_bucket(4, (q.alert_id)::text) AS bucket, q.alert_id, q.sensor_id, q.raised_at, q.severity, q.message, q.lin_a_alert_id
+SELECT q.site_id, public.cql_hash_bucket(4, (q.alert_id)::text) AS bucket, q.alert_id, q.sensor_id, date_trunc('milliseconds', q.raised_at) AS raised_at, q.severity, q.message, q.lin_a_alert_id
 FROM ( SELECT site_id,
     alert_id,
     sensor_id,

@@ -11,14 +11,14 @@
 -- sample
 SELECT * FROM (SELECT d.sensor_id, d.reported_at, (d.reported_at + interval '7 days') FROM (SELECT DISTINCT s.sensor_id, s.reported_at FROM cqlbridge_telemetry.readings_by_sensor_id_src s) d ORDER BY md5(d.sensor_id::text || '|' || d.reported_at::text) LIMIT $1 - $1 / 2) v
 UNION ALL
-SELECT * FROM (SELECT d.sensor_id, d.reported_at, (d.reported_at + interval '7 days') FROM (SELECT DISTINCT r.sensor_id AS sensor_id, r.reported_at AS reported_at FROM telemetry_rel.readings r WHERE r.sensor_id IS NOT NULL AND r.reported_at IS NOT NULL) d ORDER BY md5(d.sensor_id::text || '|' || d.reported_at::text) LIMIT $1 / 2) r;
+SELECT * FROM (SELECT d.sensor_id, d.reported_at, (d.reported_at + interval '7 days') FROM (SELECT DISTINCT r.sensor_id AS sensor_id, date_trunc('milliseconds', r.reported_at) AS reported_at FROM telemetry_rel.readings r WHERE r.sensor_id IS NOT NULL AND r.reported_at IS NOT NULL) d ORDER BY md5(d.sensor_id::text || '|' || d.reported_at::text) LIMIT $1 / 2) r;
 -- source
-SELECT r.sensor_id, r.reported_at, r.value, r.quality
+SELECT s.sensor_id, date_trunc('milliseconds', s.reported_at) AS reported_at, s.value, s.quality FROM (SELECT r.sensor_id, r.reported_at, r.value, r.quality
 FROM telemetry_rel.readings r
 WHERE r.sensor_id = $1::int
   AND r.reported_at >= $2::timestamptz
   AND r.reported_at < $3::timestamptz
-ORDER BY r.reported_at DESC;
+ORDER BY r.reported_at DESC) s;
 -- target
 SELECT t.sensor_id, t.reported_at, t.value, t.quality
 FROM telemetry_cql.readings_by_sensor_id t
@@ -37,10 +37,10 @@ SELECT * FROM (SELECT d.site_id FROM (SELECT DISTINCT s.site_id FROM cqlbridge_t
 UNION ALL
 SELECT * FROM (SELECT d.site_id FROM (SELECT DISTINCT r.site_id AS site_id FROM telemetry_rel.alerts r WHERE r.site_id IS NOT NULL) d ORDER BY md5(d.site_id::text) LIMIT $1 / 2) r;
 -- source
-SELECT a.site_id, a.alert_id, a.sensor_id, a.raised_at, a.severity, a.message
+SELECT s.site_id, s.alert_id, s.sensor_id, date_trunc('milliseconds', s.raised_at) AS raised_at, s.severity, s.message FROM (SELECT a.site_id, a.alert_id, a.sensor_id, a.raised_at, a.severity, a.message
 FROM telemetry_rel.alerts a
 WHERE a.site_id = $1::int
-ORDER BY a.alert_id;
+ORDER BY a.alert_id) s;
 -- target
 SELECT t.site_id, t.alert_id, t.sensor_id, t.raised_at, t.severity, t.message
 FROM telemetry_cql.alerts_by_site_id t

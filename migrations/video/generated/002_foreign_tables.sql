@@ -33,7 +33,7 @@ CREATE FOREIGN TABLE video_cql.comments_by_video_id (
 ) SERVER cqlbridge OPTIONS (keyspace 'video', "table" 'comments_by_video_id');
 DROP VIEW IF EXISTS cqlbridge_video.comments_by_video_id_src;
 CREATE VIEW cqlbridge_video.comments_by_video_id_src WITH (security_invoker = true) AS
-SELECT q.video_id, q.created_at, q.comment_id, q.user_id, q.user_name, q.body, q.lin_c_comment_id, q.lin_u_user_id
+SELECT q.video_id, date_trunc('milliseconds', q.created_at) AS created_at, q.comment_id, q.user_id, q.user_name, q.body, q.lin_c_comment_id, q.lin_u_user_id
 FROM ( SELECT c.video_id,
     c.created_at,
     c.comment_id,
@@ -57,7 +57,7 @@ CREATE FOREIGN TABLE video_cql.videos_by_tag (
 ) SERVER cqlbridge OPTIONS (keyspace 'video', "table" 'videos_by_tag');
 DROP VIEW IF EXISTS cqlbridge_video.videos_by_tag_src;
 CREATE VIEW cqlbridge_video.videos_by_tag_src WITH (security_invoker = true) AS
-SELECT q.tag, q.uploaded_at, q.video_id, q.title, q.duration_s, q.uploader_id, q.uploader_name, q.lin_t_tag_id, q.lin_vt_video_id, q.lin_vt_tag_id, q.lin_v_video_id, q.lin_u_user_id
+SELECT q.tag, date_trunc('milliseconds', q.uploaded_at) AS uploaded_at, q.video_id, q.title, q.duration_s, q.uploader_id, q.uploader_name, q.lin_t_tag_id, q.lin_vt_video_id, q.lin_vt_tag_id, q.lin_v_video_id, q.lin_u_user_id
 FROM ( SELECT t.name AS tag,
     v.uploaded_at,
     v.video_id,
@@ -87,7 +87,7 @@ CREATE FOREIGN TABLE video_cql.videos (
 ) SERVER cqlbridge OPTIONS (keyspace 'video', "table" 'videos');
 DROP VIEW IF EXISTS cqlbridge_video.videos_src;
 CREATE VIEW cqlbridge_video.videos_src WITH (security_invoker = true) AS
-SELECT q.video_id, q.uploader_id, q.title, q.description, q.duration_s, q.uploaded_at, q.tags, q.lin_v_video_id
+SELECT q.video_id, q.uploader_id, q.title, q.description, q.duration_s, date_trunc('milliseconds', q.uploaded_at) AS uploaded_at, q.tags, q.lin_v_video_id
 FROM ( SELECT video_id,
     uploader_id,
     title,
@@ -112,7 +112,7 @@ CREATE FOREIGN TABLE video_cql.comments_by_user_id (
 ) SERVER cqlbridge OPTIONS (keyspace 'video', "table" 'comments_by_user_id');
 DROP VIEW IF EXISTS cqlbridge_video.comments_by_user_id_src;
 CREATE VIEW cqlbridge_video.comments_by_user_id_src WITH (security_invoker = true) AS
-SELECT q.user_id, q.created_at, q.comment_id, q.video_id, q.video_title, q.body, q.lin_c_comment_id, q.lin_v_video_id
+SELECT q.user_id, date_trunc('milliseconds', q.created_at) AS created_at, q.comment_id, q.video_id, q.video_title, q.body, q.lin_c_comment_id, q.lin_v_video_id
 FROM ( SELECT c.user_id,
     c.created_at,
     c.comment_id,
@@ -133,7 +133,7 @@ CREATE FOREIGN TABLE video_cql.users_by_email (
 ) SERVER cqlbridge OPTIONS (keyspace 'video', "table" 'users_by_email');
 DROP VIEW IF EXISTS cqlbridge_video.users_by_email_src;
 CREATE VIEW cqlbridge_video.users_by_email_src WITH (security_invoker = true) AS
-SELECT q.email, q.user_id, q.name, q.created_at, q.lin_u_user_id
+SELECT q.email, q.user_id, q.name, date_trunc('milliseconds', q.created_at) AS created_at, q.lin_u_user_id
 FROM ( SELECT email,
     user_id,
     name,

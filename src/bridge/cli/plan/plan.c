@@ -180,6 +180,7 @@ cmd_plan(const BridgeOptions *opts)
 	/* text forms of dates and numbers must not depend on the session */
 	PQclear(bridge_exec(p.conn, "setting DateStyle", "SET DateStyle = 'ISO, YMD'", 0, NULL));
 	PQclear(bridge_exec(p.conn, "setting TimeZone", "SET TimeZone = 'UTC'", 0, NULL));
+	plan_types_init(p.conn);
 	plan_read_catalog(&p);
 	for (int i = 0; i < p.nqueries; i++)
 		plan_analyze(&p, &p.queries[i]);

@@ -8,12 +8,14 @@
  * The steps, one file each, from the bottom up: a file calls only files
  * listed before it, never one after it (no call loop between files):
  *	  util.c		small shared helpers (names, warnings, lists, key text)
+ *	  typemap.c		PostgreSQL type -> CQL type, stored form, edge checks
  *	  workload.c	read workload.sql, analyze every query, read the catalog
  *	  types.c		output columns -> CQL columns (types, UDT, collections)
  *	  rules.c		mapping rules MR2-MR5, static columns, names, merging
  *	  partition.c	the partition-size formulas, key column lists
  *	  buckets.c		a bucket for a wide partition: candidates, choice
  *	  emit.c		001_schema.cql ... 004_verify.sql
+ *	  edges.c		edge values and sub-millisecond digits counted on the data
  *	  sizing.c		measurements on the data (sizes, MR5 checks, fan-out)
  *	  writes.c		the write profile: Cassandra writes/s per table; the
  *					plan as JSON (--json)
@@ -63,6 +65,7 @@ typedef struct CatRel
 	int			nkeys;			/* keys[0] is the primary key when has_pk */
 	char	  **keys;			/* comma-separated NOT NULL key columns */
 	bool		has_pk;
+	long	   *key_merged;		/* per key: rows merged at the millisecond */
 	double		reltuples;
 } CatRel;
 
@@ -72,6 +75,41 @@ typedef struct Catalog
 	int			nrels;
 	CatRel	   *rels;
 } Catalog;
+
+/* How the source view stores a value (typemap.c, plan_store_expr). */
+typedef enum StoreKind
+{
+	STORE_AS_IS,				/* the value itself */
+	STORE_MILLISECONDS,			/* a timestamp truncated to the millisecond */
+	STORE_ARRAY,				/* an array, empty as NULL */
+	STORE_ARRAY_MS,				/* an array of timestamps at the millisecond */
+	STORE_SET_MS,				/* a set of them: distinct, in order */
+	STORE_TEXT,					/* its text form (json, jsonb) */
+	STORE_NUMERIC				/* as numeric (money) */
+} StoreKind;
+
+/* Edge values counted on the data before anything is written (edges.c). */
+#define CHECK_SUBMS			0x0001	/* timestamp with sub-millisecond digits */
+#define CHECK_INFINITE		0x0002	/* infinite timestamp or date */
+#define CHECK_NOT_FINITE	0x0004	/* numeric NaN or +-Infinity */
+#define CHECK_NETMASK		0x0008	/* inet with a netmask */
+#define CHECK_NULL_ELEMENT	0x0010	/* NULL element of an array */
+#define CHECK_MULTIDIM		0x0020	/* array of more than one dimension */
+#define CHECK_DURATION		0x0040	/* interval whose parts differ in sign */
+#define CHECK_TIME_24		0x0080	/* time 24:00:00 */
+
+/* The mapping of one PostgreSQL type (typemap.c). */
+typedef struct PgTypeMap
+{
+	const char *cql;			/* CQL type; NULL: no mapping (why) */
+	const char *fdw;			/* type of the foreign table column */
+	StoreKind	store;
+	int			checks;			/* CHECK_* of the value */
+	int			elem_checks;	/* CHECK_* of an array's elements */
+	bool		is_enum;
+	const char *note;			/* model.txt: what the mapping does */
+	const char *why;			/* no mapping: why */
+} PgTypeMap;
 
 /* Column kinds, in CQL terms. */
 typedef enum ColKind
@@ -111,6 +149,13 @@ typedef struct Column
 	int			nfields;
 	char	  **fields;
 	char	  **field_types;
+	/* the mapping of its type (typemap.c): stored form, note, edge checks */
+	StoreKind	store;
+	const char *note;
+	int			checks;
+	long		nvalues;		/* non-NULL values counted by edges.c */
+	long		nsubms;			/* of them with sub-millisecond digits */
+	bool		enum_clusters;	/* an enum clustering column (order note) */
 	/* sizes measured on the data: average bytes of one value */
 	double		avg_size;
 	/* a bucket column (buckets.c): cql_fdw's column options */
@@ -285,11 +330,17 @@ extern void plan_analyze(Plan *p, Query *q);
 extern CatRel *plan_catalog_rel(Plan *p, const char *name);
 extern const char *plan_query_ref(const Query *q);
 
+/* typemap.c */
+extern void plan_types_init(PGconn *conn);
+extern const PgTypeMap *plan_type_map(const char *pgtype, const char **why);
+extern char *plan_store_expr(StoreKind store, const char *ref, bool same_type);
+
 /* types.c */
 extern const char *plan_pg_to_cql(const char *pgtype, const char **fdwtype);
 extern const char *plan_require_cql(const Query *q, const char *what, const char *pgtype, const char **fdw);
 extern bool plan_is_address_part(const char *name, int *idx);
 extern void plan_build_columns(Query *q, Table *t);
+extern void plan_set_mapping(Column *col, const PgTypeMap *m);
 
 /* rules.c */
 extern void plan_derive(Plan *p, Query *q);
@@ -312,6 +363,9 @@ extern char *plan_emit_load(Plan *p);
 extern char *plan_emit_verify(Plan *p);
 extern char *plan_cqi(const char *ident);
 extern char *plan_affected_sql(Plan *p, Table *t, const ARow *rel, bool fanout);
+
+/* edges.c */
+extern void plan_check_edges(Plan *p, Table *t);
 
 /* sizing.c */
 extern void plan_measure(Plan *p);

@@ -175,6 +175,56 @@ bucket_lines(StrBuf *sb, Plan *p, const Table *t, bool md)
 }
 
 /*
+ * column_note
+ *		What the mapping of column c does to its values, with what was
+ *		counted on the data (sub-millisecond digits), or NULL when the value
+ *		is stored as it is.
+ */
+static char *
+column_note(const Column *c)
+{
+	StrBuf		sb;
+
+	if (!c->note || c->bucket_spec)
+		return NULL;
+	sb_init(&sb);
+	sb_append(&sb, c->note);
+	if (c->checks & CHECK_SUBMS)
+		sb_appendf(&sb, "; %ld of %ld values have sub-millisecond digits", c->nsubms, c->nvalues);
+	if (c->store == STORE_MILLISECONDS && c->nsubms > 0 &&
+		(c->kind == COL_PARTITION || c->kind == COL_CLUSTERING))
+		sb_append(&sb, " (a key column: values within one millisecond are one key; the MR5 check below counts the stored values)");
+	if (c->kind == COL_CLUSTERING && strncmp(c->note, "enum", 4) == 0)
+		sb_append(&sb, "; clusters by the bytes of the label, not by the enum's order: an ORDER BY of it is sorted by PostgreSQL "
+				  "(a sort position would keep the order in Cassandra but make the foreign table column an integer, changing the application's queries)");
+	return sb.data;
+}
+
+/*
+ * notes_lines
+ *		model.txt's "types:" lines of t: one per column whose values the
+ *		mapping converts (typemap.c), nothing when there is none.
+ */
+static void
+notes_lines(StrBuf *sb, const Table *t, const char *indent, const char *indent2)
+{
+	bool		any = false;
+
+	for (int i = 0; i < t->ncols; i++)
+	{
+		char	   *n = column_note(&t->cols[i]);
+
+		if (!n)
+			continue;
+		if (!any)
+			sb_appendf(sb, "%stypes:\n", indent);
+		any = true;
+		sb_appendf(sb, "%s%s: %s\n", indent2, t->cols[i].name, n);
+		free(n);
+	}
+}
+
+/*
  * plan_model_txt
  *		The text of model.txt: deterministic (no timings, stable order),
  *		compared by the tests with the checked-in golden files.
@@ -214,6 +264,7 @@ plan_model_txt(Plan *p)
 				sb_appendf(&sb, "  [%s]", c->rule);
 			sb_append(&sb, "\n");
 		}
+		notes_lines(&sb, t, "  ", "    ");
 		sb_append(&sb, "  MR5 check on the data:\n");
 		sb_appendf(&sb, "    derived %s: %s (%ld distinct keys, %ld rows)\n", plan_key_text(t),
 				   t->key_distinct == t->rows ? "unique" : "LOSSY", t->key_distinct, t->rows);
@@ -358,6 +409,15 @@ plan_report_md(Plan *p)
 
 			sb_appendf(&sb, "| %s | %s | %s | %s |\n", c->name, md_escape(c->cql_type),
 					   c->rule ? md_escape(c->rule) : "regular", md_escape(c->source));
+		}
+		{
+			StrBuf		notes;
+
+			sb_init(&notes);
+			notes_lines(&notes, t, "", "- ");
+			if (notes.len > 0)
+				sb_appendf(&sb, "\nType mappings (what is stored):\n\n%s", notes.data + strlen("types:\n"));
+			sb_free(&notes);
 		}
 		sb_append(&sb, "\nMR5 on the data:\n\n");
 		sb_appendf(&sb, "- derived key %s: %s (%ld distinct keys for %ld rows)\n", plan_key_text(t),

@@ -194,6 +194,10 @@ closure(Ctx *c, bool *det, bool *reldet)
 				char	  **kc = plan_split_idents(r->cat->keys[k], &n);
 				bool		all = n > 0;
 
+				/* merges rows at the millisecond Cassandra stores */
+				if (r->cat->key_merged && r->cat->key_merged[k] > 0)
+					continue;
+
 				for (int j = 0; j < n; j++)
 					if (!det[class_of(c, r->row->alias, kc[j])])
 						all = false;
@@ -298,6 +302,7 @@ column_for_ref(Ctx *c, const char *alias, const char *column, bool create)
 					col->src_type = bridge_strdup(ctype ? ctype : "text");
 					col->cql_type = bridge_strdup(plan_require_cql(c->q, nm, col->src_type, &fdw));
 					col->pg_type = bridge_strdup(fdw);
+					plan_set_mapping(col, plan_type_map(col->src_type, NULL));
 					col->expr = bridge_printf("q.%s", plan_qi(bridge_printf("lin_%s_%s", rel->row->alias, pk[j])));
 					col->source = bridge_printf("%s.%s.%s (key column, not an output of the query)",
 												rel->row->schema, rel->row->table, pk[j]);
@@ -489,6 +494,12 @@ derive_keys(Ctx *c)
 	det = bridge_malloc(sizeof(bool) * (c->nnodes + 1));
 	reldet = bridge_malloc(sizeof(bool) * (c->nrels + 1));
 	for (int r = 0; r < c->nrels; r++)
+		for (int k = 0; k < c->rels[r].cat->nkeys; k++)
+			if (c->rels[r].cat->key_merged && c->rels[r].cat->key_merged[k] > 0)
+				plan_table_warn(t, "MR5: key (%s) of %s.%s is LOSSY at the millisecond Cassandra stores timestamps at: %ld rows would merge with another; it does not identify the rows (another key of the table does)",
+								c->rels[r].cat->keys[k], c->rels[r].row->schema, c->rels[r].row->table,
+								c->rels[r].cat->key_merged[k]);
+	for (int r = 0; r < c->nrels; r++)
 	{
 		Rel0	   *rel = &c->rels[r];
 		int			nk;
@@ -505,7 +516,15 @@ derive_keys(Ctx *c)
 			bridge_fatal_hint("Give the table a primary key.",
 							  "%s: table %s.%s has no primary key or NOT NULL unique key, so rows of the query cannot be made unique (MR5)",
 							  plan_query_ref(q), rel->row->schema, rel->row->table);
-		kc = plan_split_idents(rel->cat->keys[0], &nk);
+		kc = NULL;
+		for (int k = 0; k < rel->cat->nkeys && !kc; k++)
+			if (!rel->cat->key_merged || rel->cat->key_merged[k] == 0)
+				kc = plan_split_idents(rel->cat->keys[k], &nk);
+		if (!kc)
+			bridge_fatal_hint("Give the table a key without sub-millisecond timestamps (e.g. an identity column), or store the timestamps at the millisecond (timestamptz(3)).",
+							  "%s: every key of table %s.%s merges rows at the millisecond Cassandra stores timestamps at (%ld rows of key (%s) would merge), so rows of the query cannot be made unique (MR5)",
+							  plan_query_ref(q), rel->row->schema, rel->row->table,
+							  rel->cat->key_merged[0], rel->cat->keys[0]);
 		for (int j = 0; j < nk; j++)
 		{
 			int			ci;
@@ -637,11 +656,13 @@ plan_shape_select(const Table *t)
 	{
 		Column	   *col = &t->cols[i];
 		char	   *qn = plan_qi(col->name);
+		/* the value Cassandra stores (typemap.c): the view is the stored value */
+		char	   *e = plan_store_expr(col->store, col->expr, false);
 
-		if (strcmp(col->expr, bridge_printf("q.%s", qn)) == 0)
-			sb_appendf(&sb, "%s%s", i ? ", " : "", col->expr);
+		if (strcmp(e, bridge_printf("q.%s", qn)) == 0)
+			sb_appendf(&sb, "%s%s", i ? ", " : "", e);
 		else
-			sb_appendf(&sb, "%s%s AS %s", i ? ", " : "", col->expr, qn);
+			sb_appendf(&sb, "%s%s AS %s", i ? ", " : "", e, qn);
 	}
 	for (int i = 0; i < t->nlin; i++)
 		sb_appendf(&sb, ", q.%s", plan_qi(t->lin[i]));
@@ -690,6 +711,35 @@ build_shape(Ctx *c)
 			sb_appendf(&sb, "%s%s IS NOT NULL", nnull++ ? " AND " : "\nWHERE ", col->expr);
 	}
 	t->shaped = sb.data;
+}
+
+/*
+ * check_key_types
+ *		Refuse a key column whose mapping Cassandra or cql_fdw cannot use
+ *		in a primary key, naming the column and why: a duration (Cassandra
+ *		allows none in a key), json/jsonb stored as text (equal values can
+ *		have different texts, so a lookup by = would miss rows), an array
+ *		(a lookup by = is not sent to Cassandra, so the query would scan).
+ */
+static void
+check_key_types(Query *q, Table *t)
+{
+	for (int i = 0; i < t->npk + t->nck; i++)
+	{
+		const Column *c = &t->cols[i];
+		const char *why = NULL;
+
+		if (strcmp(c->cql_type, "duration") == 0)
+			why = "Cassandra allows no duration in a primary key";
+		else if (c->store == STORE_TEXT)
+			why = "it is stored as text, and equal json values can have different texts (1.0 and 1), so a lookup by = would miss rows";
+		else if (c->store == STORE_ARRAY || c->store == STORE_ARRAY_MS)
+			why = "a key column would be a frozen list, which cql_fdw does not look up by =, so the query would read the whole table";
+		if (why)
+			bridge_fatal_hint("Search and order by a column of another type (the array, json or interval can be a value of the table).",
+							  "%s: key column \"%s\" has type %s, which cannot be part of a Cassandra key: %s",
+							  plan_query_ref(q), c->name, c->src_type ? c->src_type : c->cql_type, why);
+	}
 }
 
 /*
@@ -946,6 +996,7 @@ plan_derive(Plan *p, Query *q)
 
 	plan_build_columns(q, t);
 	derive_keys(&c);
+	check_key_types(q, t);
 
 	/*
 	 * A WHERE conjunct without a parameter (Q4: ra.is_available) stays in

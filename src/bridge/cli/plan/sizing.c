@@ -78,8 +78,11 @@ size_expr(const Column *col, const char *ref)
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (strcmp(col->cql_type, fixed[i].cql) == 0)
 			return bridge_printf("CASE WHEN %s IS NULL THEN 0 ELSE %d END", ref, fixed[i].bytes);
-	if (strcmp(col->cql_type, "text") == 0 || strcmp(col->cql_type, "blob") == 0)
+	if (strcmp(col->cql_type, "blob") == 0)
 		return bridge_printf("coalesce(octet_length(%s), 0)", ref);
+	/* text, and what is stored as text (enum labels, citext, jsonb, ...) */
+	if (strcmp(col->cql_type, "text") == 0)
+		return bridge_printf("coalesce(octet_length((%s)::text), 0)", ref);
 	return bridge_printf("coalesce(octet_length((%s)::text), 0)", ref);
 }
 
@@ -307,6 +310,7 @@ plan_measure(Plan *p)
 	{
 		Table	   *t = p->tables[ti];
 
+		plan_check_edges(p, t);
 		measure_table(p, t);
 		if (t->nv_max > p->opts->max_values || t->bytes_max > p->opts->max_bytes)
 		{

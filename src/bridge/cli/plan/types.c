@@ -7,12 +7,11 @@
  *	  sublinks (set / list / map of address).
  *
  * Decisions (see also rules.c):
- *	- PostgreSQL -> CQL: text/varchar/char -> text, int2 -> smallint,
- *	  int4 -> int, int8 -> bigint, numeric -> decimal, bool -> boolean,
- *	  date -> date, timestamp[tz] -> timestamp, uuid, float4 -> float,
- *	  float8 -> double, bytea -> blob, inet, time; anything else is an
- *	  error naming the query and the column (no silent text fallback: the
- *	  values would not sort or compare as in PostgreSQL).
+ *	- PostgreSQL -> CQL: typemap.c (built-in scalars, enums, domains,
+ *	  arrays, json/jsonb, interval, money, citext, ...); a type without a
+ *	  mapping is an error naming the query, the column and why (no silent
+ *	  text fallback: the values would not sort or compare as in
+ *	  PostgreSQL).
  *	- The five address parts (street, city, state_or_province,
  *	  postal_code, country) as output columns of ONE relation under their
  *	  own names become one frozen<address> column "address" (the UDT of
@@ -43,88 +42,57 @@ static const char *const address_parts[] = {
 
 
 /*
- * PostgreSQL type (format_type text) -> CQL type and the type cql_fdw uses
- * for it in a foreign table.  NULL when there is no mapping.
+ * plan_pg_to_cql
+ *		PostgreSQL type (format_type text) -> CQL type and the type the
+ *		foreign table declares for it (typemap.c decides).  NULL when there
+ *		is no mapping.
  */
 const char *
 plan_pg_to_cql(const char *pgtype, const char **fdwtype)
 {
-	static const struct
-	{
-		const char *pg;
-		const char *cql;
-		const char *fdw;
-	}			map[] = {
-		{"text", "text", "text"},
-		{"character varying", "text", "text"},
-		{"character", "text", "text"},
-		{"smallint", "smallint", "smallint"},
-		{"integer", "int", "integer"},
-		{"bigint", "bigint", "bigint"},
-		{"numeric", "decimal", "numeric"},
-		{"boolean", "boolean", "boolean"},
-		{"date", "date", "date"},
-		{"timestamp with time zone", "timestamp", "timestamp with time zone"},
-		{"timestamp without time zone", "timestamp", "timestamp with time zone"},
-		{"uuid", "uuid", "uuid"},
-		{"real", "float", "real"},
-		{"double precision", "double", "double precision"},
-		{"bytea", "blob", "bytea"},
-		{"inet", "inet", "inet"},
-		{"time without time zone", "time", "time without time zone"},
-	};
-	char		base[256];
-	size_t		j = 0;
+	const PgTypeMap *m = plan_type_map(pgtype, NULL);
 
-	if (!pgtype)
+	if (!m)
 		return NULL;
-	/* drop a type modifier: numeric(8,2), character varying(20), timestamp(3) ... */
-	for (const char *s = pgtype; *s && j < sizeof(base) - 1; s++)
-	{
-		if (*s == '(')
-		{
-			const char *e = strchr(s, ')');
-
-			if (!e)
-				break;
-			s = e;
-			if (s[1] == ' ' && j > 0 && base[j - 1] == ' ')
-				s++;
-			continue;
-		}
-		base[j++] = *s;
-	}
-	base[j] = '\0';
-	while (j > 0 && base[j - 1] == ' ')
-		base[--j] = '\0';
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(map[i].pg, base) == 0)
-		{
-			if (fdwtype)
-				*fdwtype = map[i].fdw;
-			return map[i].cql;
-		}
-	return NULL;
+	if (fdwtype)
+		*fdwtype = m->fdw;
+	return m->cql;
 }
 
 /*
  * plan_require_cql
  *		The CQL type of an output column of PostgreSQL type pgtype (and its
- *		cql_fdw type in *fdw); fatal naming the query and column when there
- *		is none.
+ *		cql_fdw type in *fdw); fatal naming the query, the column and why
+ *		when there is none.
  */
 const char *
 plan_require_cql(const Query *q, const char *what, const char *pgtype, const char **fdw)
 {
-	const char *c = plan_pg_to_cql(pgtype, fdw);
+	const char *why = NULL;
+	const PgTypeMap *m = plan_type_map(pgtype, &why);
 
-	if (!c)
-		bridge_fatal_hint("Supported: text, varchar, smallint, integer, bigint, numeric, boolean, date, "
-						  "timestamp, timestamptz, uuid, real, double precision, bytea, inet, time; "
-						  "cast the column in the query.",
-						  "%s: column \"%s\" has type %s, which has no CQL mapping",
-						  plan_query_ref(q), what, pgtype ? pgtype : "(unknown)");
-	return c;
+	if (!m)
+		bridge_fatal_hint("Mapped: the built-in scalar types, enums, domains over a mapped type, arrays of them, "
+						  "json, jsonb, interval, money, citext, cidr, macaddr (docs/cqlbridge.md, \"Types\"); "
+						  "cast the column to one of them in the query, or leave it out.",
+						  "%s: column \"%s\" has type %s, which has no CQL mapping: %s",
+						  plan_query_ref(q), what, pgtype ? pgtype : "(unknown)", why ? why : "unknown type");
+	if (fdw)
+		*fdw = m->fdw;
+	return m->cql;
+}
+
+/*
+ * plan_set_mapping
+ *		Record on a column how its type is stored (typemap.c): the stored
+ *		form of the source view, the model's note and the edge checks.
+ */
+void
+plan_set_mapping(Column *col, const PgTypeMap *m)
+{
+	col->store = m->store;
+	col->note = m->note;
+	col->checks = m->checks;
 }
 
 /*
@@ -179,12 +147,24 @@ add_collection(Query *q, Table *t, const ARow *tg)
 		int			norder = 0;
 		bool		own_order = false;
 		bool		is_set;
+		bool		ms = false;
 
 		if (!agg->column)
 			bridge_fatal_hint("Aggregate a plain column: array_agg(t.col ...).",
 							  "%s: output column \"%s\": array_agg of an expression has no CQL collection mapping",
 							  plan_query_ref(q), tg->name);
 		elem = plan_require_cql(q, tg->name, agg->type, &fdw);
+		{
+			const PgTypeMap *em = plan_type_map(agg->type, NULL);
+
+			if (em->store != STORE_AS_IS && em->store != STORE_MILLISECONDS)
+				bridge_fatal_hint("Aggregate a column whose type Cassandra stores as it is (not json, jsonb, money or an array).",
+								  "%s: output column \"%s\": array_agg of %s has no CQL collection mapping: %s",
+								  plan_query_ref(q), tg->name, agg->type, em->note);
+			/* the elements are checked like an array column's */
+			col->checks = CHECK_NULL_ELEMENT | em->checks;
+			ms = em->store == STORE_MILLISECONDS;
+		}
 		for (int i = 0; i < q->nrows; i++)
 		{
 			const ARow *o = &q->rows[i];
@@ -203,6 +183,13 @@ add_collection(Query *q, Table *t, const ARow *tg)
 		 */
 		is_set = plan_streq(agg->detail, "distinct") || (norder == 1 && own_order);
 		col->cql_type = bridge_printf("%s<%s>", is_set ? "set" : "list", elem);
+		if (ms)
+		{
+			/* elements at the millisecond; a set without the duplicates that makes */
+			col->store = is_set ? STORE_SET_MS : STORE_ARRAY_MS;
+			col->note = is_set ? "set of timestamps: elements stored at the millisecond (date_trunc), those equal there once"
+				: "list of timestamps: elements stored at the millisecond (date_trunc)";
+		}
 		col->pg_type = bridge_printf("%s[]", fdw);
 		col->source = bridge_printf("%s of %s.%s.%s (sublink %d%s)",
 									is_set ? "set" : "list", agg->schema, agg->table, agg->column,
@@ -397,6 +384,7 @@ plan_build_columns(Query *q, Table *t)
 			col->src_type = bridge_strdup(tg->type ? tg->type : "text");
 			col->cql_type = bridge_strdup(plan_require_cql(q, tg->name, col->src_type, &fdw));
 			col->pg_type = bridge_strdup(fdw);
+			plan_set_mapping(col, plan_type_map(col->src_type, NULL));
 			col->expr = bridge_printf("q.%s", plan_qi(tg->name));
 			if (plan_streq(tg->op, "column") && tg->alias)
 			{

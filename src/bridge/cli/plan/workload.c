@@ -37,6 +37,64 @@ getv(PGresult *res, int r, int c)
 }
 
 /*
+ * check_keys_at_ms
+ *		For every key of r with a timestamp column that can hold digits
+ *		below the millisecond: how many rows would merge with another when
+ *		its timestamps are stored at the millisecond, as Cassandra stores
+ *		them (r->key_merged).  Such a key does not identify the rows of a
+ *		query table (MR5 uses another key of r, or refuses).  Whole-
+ *		millisecond data costs one scan that finds no such digit.
+ */
+static void
+check_keys_at_ms(Plan *p, CatRel *r)
+{
+	r->key_merged = bridge_malloc(sizeof(long) * (r->nkeys + 1));
+	for (int k = 0; k < r->nkeys; k++)
+	{
+		int			n;
+		char	  **kc = plan_split_idents(r->keys[k], &n);
+		StrBuf		subms;
+		StrBuf		cols;
+		PGresult   *res;
+
+		r->key_merged[k] = 0;
+		sb_init(&subms);
+		sb_init(&cols);
+		for (int j = 0; j < n; j++)
+		{
+			const char *type = NULL;
+			const PgTypeMap *m;
+
+			for (int c = 0; c < r->ncols; c++)
+				if (strcmp(r->cols[c], kc[j]) == 0)
+					type = r->types[c];
+			m = plan_type_map(type, NULL);
+			if (m && m->store == STORE_MILLISECONDS)
+			{
+				sb_appendf(&subms, "%sx.%s <> date_trunc('milliseconds', x.%s)", subms.len ? " OR " : "",
+						   plan_qi(kc[j]), plan_qi(kc[j]));
+				sb_appendf(&cols, "%sdate_trunc('milliseconds', x.%s)", j ? ", " : "", plan_qi(kc[j]));
+			}
+			else
+				sb_appendf(&cols, "%sx.%s", j ? ", " : "", plan_qi(kc[j]));
+		}
+		if (subms.len > 0)
+		{
+			char	   *rel = bridge_printf("%s.%s", plan_qi(p->cat.schema), plan_qi(r->name));
+
+			res = bridge_exec(p->conn, bridge_printf("checking the key (%s) of %s at millisecond precision", r->keys[k], rel),
+							  bridge_printf("SELECT CASE WHEN EXISTS (SELECT 1 FROM %s x WHERE %s) "
+											"THEN (SELECT count(*) - count(DISTINCT ROW(%s)) FROM %s x) ELSE 0 END",
+											rel, subms.data, cols.data, rel), 0, NULL);
+			r->key_merged[k] = plan_lval(res, 0, 0);
+			PQclear(res);
+		}
+		sb_free(&subms);
+		sb_free(&cols);
+	}
+}
+
+/*
  * plan_read_catalog
  *		Columns, primary key and NOT NULL unique keys of every table of the
  *		source schema.  Unique keys matter for MR5: a unique NOT NULL column
@@ -128,6 +186,8 @@ plan_read_catalog(Plan *p)
 			r->has_pk = true;
 	}
 	PQclear(res);
+	for (int i = 0; i < p->cat.nrels; i++)
+		check_keys_at_ms(p, &p->cat.rels[i]);
 }
 
 /*
