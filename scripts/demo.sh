@@ -15,8 +15,9 @@
 #      EXPLAIN
 #   7. the hotel example of the Cassandra documentation: Q1-Q9 as SQL over
 #      its query-first tables, each with its EXPLAIN and rows
-#   8. cqlbridge: the relational hotel schema, plan (report.html to open),
-#      apply, verify, sync
+#   8. cqlbridge: the relational hotel schema, the workload drafted from
+#      pg_stat_statements, plan (report.html to open), apply, verify, sync,
+#      diff (every row; a difference found and repaired)
 #
 # Usage: demo.sh [--keep | --stop]
 #   --stop  (default) stop the services this script started at the end
@@ -201,11 +202,9 @@ step_hotel()
 	sed -n '/^-- Q1\. /,$p' sql/hotel.sql | "$PG_BINDIR/psql" -X -q -a -v ON_ERROR_STOP=1
 }
 
-step_bridge_plan()
+step_bridge_schema()
 {
-	local f
-	# the normalized hotel schema (12 tables) with generated data and the
-	# application's nine queries as SQL (migrations/hotel/workload.sql)
+	# the normalized hotel schema (12 tables) with generated data
 	quietly "the relational hotel schema (hotel_rel) with generated data" bash -c '
 		set -e
 		for f in migrations/hotel/schema/00[1-5]_*.sql; do "$0" -X -q -v ON_ERROR_STOP=1 -f "$f"; done
@@ -214,6 +213,44 @@ step_bridge_plan()
 		"$0" -X -q -c "SELECT cql_execute('"'"'cass'"'"', '"'"'DROP KEYSPACE IF EXISTS hotel_bridge'"'"')"
 		"$1" sync --uninstall -q "$2" > /dev/null 2>&1 || true
 		rm -rf "$2"' "$PG_BINDIR/psql" "$BRIDGE" "$GEN"
+	sql <<'SQL'
+SELECT table_name FROM information_schema.tables WHERE table_schema = 'hotel_rel' ORDER BY 1;
+SQL
+}
+
+step_bridge_workload()
+{
+	local draft=$REPO/build/demo-workload.sql
+	# Query-first modeling starts from the queries the application runs:
+	# pg_stat_statements has them (normalized, with calls and times)
+	if ! "$PG_BINDIR/psql" -X -qAt -c "SHOW shared_preload_libraries" | grep -q pg_stat_statements; then
+		echo "  (PostgreSQL $PG_VERSION here has no pg_stat_statements: the drafting step is left out;"
+		echo "   the plan below reads the hand-written migrations/hotel/workload.sql)"
+		return 0
+	fi
+	quietly "pg_stat_statements, reset" "$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 \
+		-c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" -c "SELECT pg_stat_statements_reset()"
+	quietly "the hotel application simulated for 10 s (pgbench: Q1-Q9 at random, statements no table can serve, writes)" \
+		bash -c '"$0" -X -q -v ON_ERROR_STOP=1 -f tests/bridge/workload_sim/setup.sql &&
+			PATH="$(dirname "$0"):$PATH" bash tests/bridge/workload_sim/run.sh "$1" 10' \
+		"$PG_BINDIR/psql" "$PGDATABASE"
+	rm -f "$draft"
+	echo "\$ cqlbridge workload --schema hotel_rel -o $draft"
+	"$BRIDGE" workload --schema hotel_rel -o "$draft"
+	echo
+	echo "The drafted file (the first blocks; the DBA reviews and edits it):"
+	sed -n '1,/^$/p' "$draft"
+	awk '/^-- name: /{ n++ } n >= 1 && n <= 2' "$draft"
+	echo "..."
+	echo "Statements no query table can serve, kept as comments with the reason:"
+	grep -A1 '^-- not_served:' "$draft" | head -n 12 || true
+	echo
+	echo "(the plan below reads the hand-written migrations/hotel/workload.sql: the same"
+	echo " tables and keys, with the query names of the Cassandra documentation)"
+}
+
+step_bridge_plan()
+{
 	echo "\$ cqlbridge plan --schema hotel_rel --workload migrations/hotel/workload.sql --keyspace hotel_bridge --server cass ..."
 	"$BRIDGE" plan --schema hotel_rel --workload migrations/hotel/workload.sql --server cass \
 		--keyspace hotel_bridge --foreign-schema hotel_cql --replication-factor 1 -o "$GEN"
@@ -299,6 +336,8 @@ demo_step "CQL from SQL: cql_execute() creates a keyspace and a table and insert
 demo_step "The same data through cqlsh (and one row written by cqlsh)" cqlsh
 demo_step "The table as a foreign table: read and write it with SQL" foreign_table
 demo_step "The hotel example: Q1-Q9 as SQL over query-first tables" hotel
+demo_step "The relational hotel schema to migrate" bridge_schema
+demo_step "cqlbridge workload: the application's queries drafted from pg_stat_statements" bridge_workload
 demo_step "cqlbridge plan: query tables derived from the relational hotel schema" bridge_plan
 demo_step "cqlbridge apply: the tables created and loaded through cql_fdw" bridge_apply
 demo_step "cqlbridge verify: every query answers the same from its query table" bridge_verify
