@@ -114,6 +114,10 @@ cmd_start()
 			max_connections = 40
 			log_min_messages = warning
 			log_min_error_statement = error
+			# cqlbridge stream: logical decoding (pgoutput) of the source
+			wal_level = logical
+			max_replication_slots = 10
+			max_wal_senders = 10
 		EOF
 	fi
 	if ! as_owner "$BINDIR/pg_ctl" -D "$DATA" -l "$LOG" -w -t 60 start > /dev/null; then

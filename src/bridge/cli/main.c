@@ -5,9 +5,10 @@
  *	  query tables through cql_fdw.
  *
  *	  cqlbridge plan   [options] --workload FILE -o DIR
- *	  cqlbridge apply  [options] DIR [--chunks N] [--batch-rows N] [--restart]
+ *	  cqlbridge apply  [options] DIR [--chunks N] [--batch-rows N] [--restart] [--no-load]
  *	  cqlbridge verify [options] DIR [--samples N]
  *	  cqlbridge sync   [options] DIR [--uninstall]
+ *	  cqlbridge stream [options] DIR [--status | --drop]
  *
  * Connection options are psql's (-d -h -p -U, and the PG* environment
  * through libpq).  Usage errors exit with status 2, failures with 1.
@@ -29,6 +30,7 @@
 #include "check/verify.h"
 #include "load/apply.h"
 #include "plan/plan.h"
+#include "capture/capture.h"
 #include "sync/sync.h"
 
 enum
@@ -49,6 +51,10 @@ enum
 	OPT_SAMPLES,
 	OPT_UNINSTALL,
 	OPT_SHOW,
+	OPT_NO_LOAD,
+	OPT_STATUS,
+	OPT_DROP,
+	OPT_WARN_WAL,
 	OPT_HELP
 };
 
@@ -95,7 +101,9 @@ static const Command commands[] = {
 		"  --chunks=N               load each table in N hash chunks, one transaction\n"
 		"                           each, instead of streaming it (each chunk reads\n"
 		"                           the whole source)\n"
-		"  --restart                forget recorded progress and load everything again\n",
+		"  --restart                forget recorded progress and load everything again\n"
+		"  --no-load                create the keyspace, tables, foreign tables and\n"
+		"                           views only (\"cqlbridge stream\" loads from its slot)\n",
 	cmd_apply, true},
 	{"verify", "compare the workload's answers on both sides",
 		"cqlbridge verify [OPTION]... DIR",
@@ -107,6 +115,14 @@ static const Command commands[] = {
 		"cqlbridge sync [OPTION]... DIR",
 		"  --uninstall              remove the triggers instead\n",
 	cmd_sync, true},
+	{"stream", "load, then stream changes by logical decoding (online migration)",
+		"cqlbridge stream [OPTION]... DIR",
+		"  --status                 print the status of the stream of DIR and exit\n"
+		"  --drop                   remove its replication slot, publication and\n"
+		"                           tables (the source keeps no more WAL for it)\n"
+		"  --warn-wal=SIZE          warn when the slot retains more WAL than SIZE,\n"
+		"                           kB/MB/GB allowed (default: 1GB)\n",
+	cmd_stream, true},
 };
 
 #define NCOMMANDS ((int) (sizeof(commands) / sizeof(commands[0])))
@@ -275,6 +291,10 @@ main(int argc, char **argv)
 		{"samples", required_argument, NULL, OPT_SAMPLES},
 		{"uninstall", no_argument, NULL, OPT_UNINSTALL},
 		{"show", no_argument, NULL, OPT_SHOW},
+		{"no-load", no_argument, NULL, OPT_NO_LOAD},
+		{"status", no_argument, NULL, OPT_STATUS},
+		{"drop", no_argument, NULL, OPT_DROP},
+		{"warn-wal", required_argument, NULL, OPT_WARN_WAL},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0}
 	};
@@ -297,7 +317,7 @@ main(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			cmd = &commands[i];
 	if (cmd == NULL)
-		usage_error(NULL, "unknown command \"%s\" (plan, apply, verify or sync)", argv[1]);
+		usage_error(NULL, "unknown command \"%s\" (plan, apply, verify, sync or stream)", argv[1]);
 
 	memset(&opts, 0, sizeof(opts));
 	opts.server = "cqlbridge";
@@ -306,6 +326,7 @@ main(int argc, char **argv)
 	opts.max_bytes = 100L * 1024 * 1024;
 	opts.growth = 2.0;
 	opts.samples = 5;
+	opts.warn_wal = 1024L * 1024 * 1024;
 
 	/* options of another command are usage errors, not silently ignored */
 #define ONLY_FOR(cmdname) only_for(cmd, (cmdname), long_options, optidx)
@@ -405,6 +426,22 @@ main(int argc, char **argv)
 			case OPT_SHOW:
 				ONLY_FOR("verify");
 				opts.show = true;
+				break;
+			case OPT_NO_LOAD:
+				ONLY_FOR("apply");
+				opts.no_load = true;
+				break;
+			case OPT_STATUS:
+				ONLY_FOR("stream");
+				opts.stream_status = true;
+				break;
+			case OPT_DROP:
+				ONLY_FOR("stream");
+				opts.stream_drop = true;
+				break;
+			case OPT_WARN_WAL:
+				ONLY_FOR("stream");
+				opts.warn_wal = parse_long(cmd, "--warn-wal", optarg, 0, LONG_MAX, true);
 				break;
 			case OPT_HELP:
 				usage_command(cmd, stdout);

@@ -52,6 +52,7 @@ typedef struct BridgeOptions
 	int			chunks;			/* --chunks (0 = stream each table) */
 	long		batch_rows;		/* --batch-rows: rows per streamed batch */
 	bool		restart;		/* --restart: forget recorded progress */
+	bool		no_load;		/* --no-load: 001 and 002 only (for stream) */
 
 	/* verify */
 	int			samples;		/* --samples per query (default 5) */
@@ -59,6 +60,11 @@ typedef struct BridgeOptions
 
 	/* sync */
 	bool		uninstall;		/* --uninstall: remove the triggers */
+
+	/* stream */
+	bool		stream_status;	/* --status: print the stream's status */
+	bool		stream_drop;	/* --drop: remove slot, publication, tables */
+	long		warn_wal;		/* --warn-wal: retained WAL that warns */
 
 	bool		quiet;			/* -q: no progress lines */
 } BridgeOptions;

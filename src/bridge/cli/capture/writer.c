@@ -1,0 +1,325 @@
+/*-------------------------------------------------------------------------
+ *
+ * writer.c
+ *	  The flush of "cqlbridge stream": the derivation requests queued since
+ *	  the last flush become target keys (keys.c), every pending key is
+ *	  recomputed from the table's rows SQL of 003 (the source view), and
+ *	  Cassandra gets one write per key: an upsert of the row when the key
+ *	  still exists, a DELETE by full key when it vanished.  The lineage
+ *	  table (stream_keys_<n>: key and lineage columns) is brought to the
+ *	  same state in the same PostgreSQL transaction.
+ *
+ * One REPEATABLE READ transaction: the derivations, the upserts, the
+ * vanished keys and the lineage all see one snapshot.  The foreign tables
+ * send their writes as the statements run, so by COMMIT Cassandra has
+ * acknowledged every write; only then does the caller confirm the slot's
+ * position.  A failure (Cassandra down, PostgreSQL restarting) rolls the
+ * transaction back and keeps the pending keys: the caller retries with
+ * backoff.  Recomputing a key again is harmless (idempotent), so a replay
+ * after a crash writes the same rows again.
+ *
+ * layer: command
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/capture/writer.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/capture.h"
+
+/*
+ * cap_exec
+ *		Run one statement with text parameters; the result, or NULL with
+ *		"message (SQLSTATE x)" in err.  Never exits: the stream retries.
+ */
+PGresult *
+cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
+		 char *err, size_t errlen)
+{
+	PGresult   *res = PQexecParams(conn, sql, n, NULL, params, NULL, NULL, 0);
+	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+
+	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+		return res;
+	{
+		const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+		const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+		const char *m = msg ? msg : PQerrorMessage(conn);
+
+		snprintf(err, errlen, "%.*s%s%s%s", (int) strcspn(m, "\n"), m,
+				 state ? " (SQLSTATE " : "", state ? state : "", state ? ")" : "");
+	}
+	PQclear(res);
+	return NULL;
+}
+
+/* A text[] literal of values (NULL elements allowed), quoted and escaped. */
+char *
+cap_array_literal(char **values, int n)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_appendc(&sb, '{');
+	for (int i = 0; i < n; i++)
+	{
+		if (i)
+			sb_appendc(&sb, ',');
+		if (values[i] == NULL)
+		{
+			sb_append(&sb, "NULL");
+			continue;
+		}
+		sb_appendc(&sb, '"');
+		for (const char *c = values[i]; *c; c++)
+		{
+			if (*c == '"' || *c == '\\')
+				sb_appendc(&sb, '\\');
+			sb_appendc(&sb, *c);
+		}
+		sb_appendc(&sb, '"');
+	}
+	sb_appendc(&sb, '}');
+	return sb.data;
+}
+
+/*
+ * keys_subquery
+ *		"SELECT u.c1::<type>, ... FROM unnest($1::text[], ...) u(c1, ...)
+ *		WHERE u.c1 IS NOT NULL ...": the pending keys of t, typed like the
+ *		view's key columns.  A key with a NULL part is never stored in
+ *		Cassandra, so it is left out.
+ */
+static char *
+keys_subquery(const CapTable *t)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_append(&sb, "SELECT ");
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&sb, "%su.c%d::%s AS c%d", k ? ", " : "", k + 1, t->key_types[k], k + 1);
+	sb_append(&sb, " FROM unnest(");
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&sb, "%s$%d::text[]", k ? ", " : "", k + 1);
+	sb_append(&sb, ") AS u(");
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&sb, "%sc%d", k ? ", " : "", k + 1);
+	sb_append(&sb, ") WHERE ");
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&sb, "%su.c%d IS NOT NULL", k ? " AND " : "", k + 1);
+	return sb.data;
+}
+
+/* "(alias."k1", alias."k2")": t's key columns as a row. */
+char *
+cap_key_match(const CapTable *t, const char *alias, int first_param)
+{
+	StrBuf		sb;
+
+	(void) first_param;
+	sb_init(&sb);
+	sb_appendc(&sb, '(');
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&sb, "%s%s.%s", k ? ", " : "", alias, bridge_quote_ident(t->key[k]));
+	sb_appendc(&sb, ')');
+	return sb.data;
+}
+
+/* Run sql, clear the result; false with err on failure. */
+static bool
+run(PGconn *conn, const char *sql, int n, const char *const *params, char *err, size_t errlen)
+{
+	PGresult   *res = cap_exec(conn, sql, n, params, err, errlen);
+
+	if (res == NULL)
+		return false;
+	PQclear(res);
+	return true;
+}
+
+/*
+ * flush_table
+ *		Upsert the pending keys of t that exist in its rows SQL, delete
+ *		those that vanished, and bring the lineage table to the same state.
+ *		*written counts the keys.
+ */
+static bool
+flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t errlen)
+{
+	int			n = (int) t->pending.n;
+	char	 ***cols = bridge_malloc(sizeof(char **) * t->nkey);
+	char	  **arrays = bridge_malloc(sizeof(char *) * t->nkey);
+	char	   *ksub = keys_subquery(t);
+	char	   *qkey = cap_key_match(t, "q", 1);
+	char	   *sql;
+	PGresult   *res;
+	bool		ok = false;
+	int			row = 0;
+
+	for (int k = 0; k < t->nkey; k++)
+	{
+		cols[k] = bridge_malloc(sizeof(char *) * (n + 1));
+		arrays[k] = NULL;
+	}
+	for (size_t i = 0; i < t->pending.cap; i++)
+	{
+		int			nv;
+		char	  **vals;
+
+		if (t->pending.slots[i] == NULL)
+			continue;
+		vals = cap_decode_values(t->pending.slots[i], &nv);
+		if (vals == NULL || nv != t->nkey)
+		{
+			snprintf(err, errlen, "internal error: bad pending key of %s", t->target);
+			goto done;
+		}
+		for (int k = 0; k < t->nkey; k++)
+			cols[k][row] = vals[k];
+		free(vals);
+		row++;
+	}
+	for (int k = 0; k < t->nkey; k++)
+		arrays[k] = cap_array_literal(cols[k], row);
+
+	/* rows that exist: one upsert per key (the FDW batches them) */
+	sql = bridge_printf("INSERT INTO %s (%s) SELECT * FROM (%s) q WHERE %s IN (%s)",
+						t->foreign_table, t->columns, t->rows_sql, qkey, ksub);
+	ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+	free(sql);
+	if (!ok)
+		goto done;
+
+	/* keys that vanished: a DELETE by full key each */
+	{
+		StrBuf		cond;
+
+		sb_init(&cond);
+		for (int k = 0; k < t->nkey; k++)
+			sb_appendf(&cond, "%sq.%s = u.c%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
+		sql = bridge_printf("SELECT u.* FROM (%s) u WHERE NOT EXISTS (SELECT 1 FROM (%s) q WHERE %s)",
+							ksub, t->rows_sql, cond.data);
+		sb_free(&cond);
+	}
+	res = cap_exec(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+	free(sql);
+	ok = res != NULL;
+	if (!ok)
+		goto done;
+	if (PQntuples(res) > 0)
+	{
+		StrBuf		del;
+		const char **params = bridge_malloc(sizeof(char *) * t->nkey);
+
+		sb_init(&del);
+		sb_appendf(&del, "DELETE FROM %s t WHERE ", t->foreign_table);
+		for (int k = 0; k < t->nkey; k++)
+			sb_appendf(&del, "%st.%s = $%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
+		for (int r = 0; ok && r < PQntuples(res); r++)
+		{
+			for (int k = 0; k < t->nkey; k++)
+				params[k] = PQgetvalue(res, r, k);
+			ok = run(conn, del.data, t->nkey, params, err, errlen);
+		}
+		sb_free(&del);
+		free(params);
+	}
+	PQclear(res);
+	if (!ok)
+		goto done;
+
+	/* the lineage of the written keys, as written */
+	{
+		char	   *lkey = cap_key_match(t, "l", 1);
+		char	   *skey = cap_key_match(t, "s", 1);
+		StrBuf		list;
+
+		sql = bridge_printf("DELETE FROM %s l WHERE %s IN (%s)", t->lineage, lkey, ksub);
+		ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+		free(sql);
+		sb_init(&list);
+		for (int k = 0; k < t->nkey; k++)
+			sb_appendf(&list, "%ss.%s", k ? ", " : "", bridge_quote_ident(t->key[k]));
+		for (int k = 0; k < t->nlin; k++)
+			sb_appendf(&list, ", s.%s", bridge_quote_ident(t->lin[k]));
+		sql = bridge_printf("INSERT INTO %s SELECT %s FROM %s s WHERE %s IN (%s)",
+							t->lineage, list.data, t->source_view, skey, ksub);
+		if (ok)
+			ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+		free(sql);
+		sb_free(&list);
+		free(lkey);
+		free(skey);
+	}
+	if (ok)
+		*written += row;
+
+done:
+	for (int k = 0; k < t->nkey; k++)
+	{
+		for (int r = 0; r < row; r++)
+			free(cols[k][r]);
+		free(cols[k]);
+		free(arrays[k]);
+	}
+	free(cols);
+	free(arrays);
+	free(ksub);
+	free(qkey);
+	return ok;
+}
+
+/*
+ * cap_flush
+ *		One flush (see the file header) with status_sql (an UPDATE of the
+ *		status row, or NULL) in the same transaction.  True when committed:
+ *		the pending keys are cleared and *written counts them.  False with
+ *		err: rolled back, the requests and pending keys kept for a retry.
+ */
+bool
+cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *status_sql,
+		  long long *written, char *err, size_t errlen)
+{
+	long long	n = 0;
+
+	if (!run(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, err, errlen))
+		return false;
+	if (!cap_derive(conn, p, req, err, errlen))
+		goto fail;
+	for (int i = 0; i < p->ntables; i++)
+	{
+		CapTable   *t = &p->tables[i];
+
+		if (t->pending.n == 0)
+			continue;
+		if (!flush_table(conn, t, &n, err, errlen))
+		{
+			char	   *what = bridge_printf("writing %s: %s", t->target, err);
+
+			snprintf(err, errlen, "%s", what);
+			free(what);
+			goto fail;
+		}
+	}
+	if (status_sql && !run(conn, status_sql, 0, NULL, err, errlen))
+		goto fail;
+	if (!run(conn, "COMMIT", 0, NULL, err, errlen))
+		goto fail;
+	for (int i = 0; i < p->ntables; i++)
+		cap_keyset_clear(&p->tables[i].pending);
+	*written += n;
+	return true;
+
+fail:
+	{
+		PGresult   *res = PQexec(conn, "ROLLBACK");
+
+		PQclear(res);
+	}
+	return false;
+}
