@@ -157,7 +157,7 @@ cap_status_command(const BridgeOptions *opts, CapPlan *p)
 	char	   *sql;
 
 	res = bridge_exec(conn, "looking up the status table",
-					  "SELECT to_regclass(quote_ident($2) || '.stream_state') IS NOT NULL", 2, params);
+					  "SELECT to_regclass(quote_ident($1) || '.stream_state') IS NOT NULL", 1, params + 1);
 	if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
 		bridge_fatal_hint("Start it with \"cqlbridge stream DIR\".", "no stream of plan %s in this database",
 						  p->keyspace);
