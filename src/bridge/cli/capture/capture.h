@@ -16,6 +16,7 @@
  *	  setup.c		 checks, publication, slot, lineage tables, initial load
  *					 from the slot's exported snapshot, --drop
  *	  status.c		 the status row, progress lines, --status
+ *	  sql.c			 statements that do not exit on failure, text[] literals
  *	  capture.c		 the command: the loop, reconnects, signals
  *
  * See docs/cqlbridge-design.md ("stream") for the design.
@@ -190,8 +191,11 @@ extern size_t cap_pending_total(const CapPlan *p);
 
 extern bool cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *status_sql,
 					  long long *written, char *err, size_t errlen);
-extern char *cap_array_literal(char **values, int n);
 extern char *cap_key_match(const CapTable *t, const char *alias, int first_param);
+
+/* ---- sql.c ---- */
+
+extern char *cap_array_literal(char **values, int n);
 extern PGresult *cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
 						  char *err, size_t errlen);
 
