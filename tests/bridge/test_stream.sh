@@ -68,7 +68,7 @@ ok $? "apply --no-load creates the tables without loading"
 is "$(q "SELECT count(*) FROM $FS.hotels")" 0 "nothing loaded by apply --no-load"
 
 # --- refusals -----------------------------------------------------------
-psql -X -q -d postgres -c "DROP ROLE IF EXISTS bridge_stream_norepl; CREATE ROLE bridge_stream_norepl LOGIN" > /dev/null
+psql -X -q -d postgres -c "SET client_min_messages = warning; DROP ROLE IF EXISTS bridge_stream_norepl; CREATE ROLE bridge_stream_norepl LOGIN" > /dev/null
 "$CQLBRIDGE" stream -q -U bridge_stream_norepl "$GEN" > "$WORK/norepl.out" 2>&1
 rc=$?
 grep -q "lacks the REPLICATION attribute" "$WORK/norepl.out" && grep -q "ALTER ROLE" "$WORK/norepl.out" && [ $rc -eq 1 ]

@@ -89,45 +89,11 @@ conn_error(PGconn *conn, const char *what, char *err, size_t errlen)
 PGconn *
 cap_repl_connect(const BridgeOptions *opts, char *err, size_t errlen)
 {
-	const char *keys[8];
-	const char *vals[8];
-	int			n = 0;
-	PGconn	   *conn;
+	char		msg[1024];
+	PGconn	   *conn = bridge_connect_try(opts, "database", msg, sizeof(msg));
 
-	if (opts->host)
-	{
-		keys[n] = "host";
-		vals[n++] = opts->host;
-	}
-	if (opts->port)
-	{
-		keys[n] = "port";
-		vals[n++] = opts->port;
-	}
-	if (opts->user)
-	{
-		keys[n] = "user";
-		vals[n++] = opts->user;
-	}
-	keys[n] = "fallback_application_name";
-	vals[n++] = "cqlbridge stream";
-	if (opts->dbname)
-	{
-		keys[n] = "dbname";
-		vals[n++] = opts->dbname;
-	}
-	/* after dbname: a conninfo string in -d must not turn replication off */
-	keys[n] = "replication";
-	vals[n++] = "database";
-	keys[n] = NULL;
-	vals[n] = NULL;
-	conn = PQconnectdbParams(keys, vals, 1);
-	if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
-	{
-		conn_error(conn, "could not open a replication connection", err, errlen);
-		PQfinish(conn);
-		return NULL;
-	}
+	if (conn == NULL)
+		snprintf(err, errlen, "could not open a replication connection: %s", msg);
 	return conn;
 }
 

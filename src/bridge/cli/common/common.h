@@ -102,6 +102,10 @@ extern void sb_free(StrBuf *sb);
 /* Connect with the options (and PG* environment); fatal on failure. */
 extern PGconn *bridge_connect(const BridgeOptions *opts);
 
+/* The same without exiting, optionally with replication=...; NULL + err. */
+extern PGconn *bridge_connect_try(const BridgeOptions *opts, const char *replication,
+								  char *err, size_t errlen);
+
 /*
  * Run a statement with text parameters; fatal (message + the server's
  * SQLSTATE, detail and hint) unless it returns PGRES_COMMAND_OK or
