@@ -13,6 +13,7 @@
 #     -> the stream is killed with -9 and started again (resumes from the slot)
 #     -> the Cassandra node is paused (SIGSTOP) for 10 s: every application
 #        transaction succeeds meanwhile; the stream retries and catches up
+#     -> PostgreSQL ends the stream's connections: it reconnects and resumes
 #     -> afterwards every target table equals its source view
 #   --status reports the stream; TRUNCATE of a source relation reaches
 #   Cassandra; a source relation whose columns changed stops the stream
@@ -40,7 +41,7 @@ BRIDGE_ROLES=(bridge_stream_norepl)
 BRIDGE_KEEP=${BRIDGE_STREAM_KEEP:-}
 bridge_begin stream
 
-tap_plan 30
+tap_plan 31
 
 SPID=
 stream_cleanup()
@@ -132,6 +133,9 @@ if [ -n "${STREAM_PAUSE_NODE:-}" ] && bash "$REPO/scripts/cassandra.sh" pause "$
 else
 	ok 0 "# SKIP no Cassandra node to pause (STREAM_PAUSE_NODE)"
 fi
+# PostgreSQL ends the stream's connections (as a restart does): it reconnects
+q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND pid <> pg_backend_pid()" > /dev/null
+sleep 3
 wait "$BENCH"
 rc=$?
 ok $rc "every application transaction succeeded (pgbench status $rc)" || diag "$(tail -20 "$WORK/pgbench.out")"
@@ -142,6 +146,8 @@ ok $? "pgbench: ${done_tx:-?} transactions, ${failed:-?} failed" || diag "$(tail
 
 caught_up
 ok $? "the stream caught up (slot confirmed the last write)" || diag "$(tail -20 "$WORK/stream.log")"
+grep -q "terminating connection due to administrator command; retrying in" "$WORK/stream.log"
+ok $? "the stream reconnected after PostgreSQL ended its connections" || diag "$(tail -20 "$WORK/stream.log")"
 "$CQLBRIDGE" stream --status "$GEN" > "$WORK/status.out" 2>&1
 grep -q "^phase  *streaming" "$WORK/status.out" && grep -q "^slot active  *true" "$WORK/status.out"
 ok $? "stream --status reports the running stream" || diag "$(cat "$WORK/status.out")"

@@ -63,6 +63,8 @@ typedef struct Stream
 	PGconn	   *repl;
 	CapKeySet	req;
 	CapStats	st;
+	StrBuf		xids;			/* bigint[] literal body: the batch's xids */
+	uint32_t	cur_xid;
 	bool		tty;
 	char		err[1024];
 } Stream;
@@ -128,8 +130,14 @@ flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time)
 {
 	if (s->req.n > 0 || cap_pending_total(s->p) > 0)
 	{
-		if (!cap_flush(s->conn, s->p, &s->req, NULL, &s->st.flushed_keys, s->err, sizeof(s->err)))
+		char	   *xids = bridge_printf("{%s}", s->xids.data ? s->xids.data : "");
+
+		if (!cap_flush(s->conn, s->p, &s->req, xids, &s->st.flushed_keys, s->err, sizeof(s->err)))
+		{
+			free(xids);
 			return false;
+		}
+		free(xids);
 		if (commit_time)
 		{
 			struct timespec ts;
@@ -142,6 +150,8 @@ flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time)
 				s->st.lag_seconds = 0;
 		}
 	}
+	s->xids.len = 0;
+	s->xids.data[0] = '\0';
 	if (upto > s->st.confirmed)
 		s->st.confirmed = upto;
 	if (!cap_send_status(s->repl, s->st.received, s->st.confirmed, false))
@@ -176,6 +186,8 @@ session(Stream *s)
 	cap_keyset_clear(&s->req);
 	for (int i = 0; i < s->p->ntables; i++)
 		cap_keyset_clear(&s->p->tables[i].pending);
+	s->xids.len = 0;
+	s->xids.data[0] = '\0';
 
 	for (;;)
 	{
@@ -233,9 +245,11 @@ session(Stream *s)
 			{
 				case CAP_BEGIN:
 					in_txn = true;
+					s->cur_xid = m.xid;
 					break;
 				case CAP_COMMIT:
 					in_txn = false;
+					sb_appendf(&s->xids, "%s%u", s->xids.len ? "," : "", (unsigned) s->cur_xid);
 					last_commit = m.end_lsn;
 					last_commit_time = m.commit_time;
 					if (m.end_lsn > s->st.received)
@@ -316,6 +330,7 @@ cmd_stream(const BridgeOptions *opts)
 	double		backoff = 1.0;
 
 	memset(&s, 0, sizeof(s));
+	sb_init(&s.xids);
 	s.opts = opts;
 	s.p = cap_read_plan(opts->dir);
 	if (opts->stream_status)

@@ -82,6 +82,7 @@ typedef struct CapMessage
 	CapLsn		lsn;			/* BEGIN: final LSN; COMMIT: commit LSN */
 	CapLsn		end_lsn;		/* COMMIT: end of the transaction */
 	int64_t		commit_time;	/* BEGIN/COMMIT: us since 2000-01-01 */
+	uint32_t	xid;			/* BEGIN: the transaction id */
 	unsigned int relid;			/* I/U/D */
 	CapRelation rel;			/* RELATION */
 	bool		has_old;		/* U/D: an old tuple (K or O) */
@@ -189,7 +190,7 @@ extern size_t cap_pending_total(const CapPlan *p);
 
 /* ---- writer.c ---- */
 
-extern bool cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *status_sql,
+extern bool cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 					  long long *written, char *err, size_t errlen);
 extern char *cap_key_match(const CapTable *t, const char *alias, int first_param);
 

@@ -201,7 +201,7 @@ cap_decode(const char *buf, int len, CapMessage *m, char *err, size_t errlen)
 			m->kind = CAP_BEGIN;
 			m->lsn = get64(&r);
 			m->commit_time = (int64_t) get64(&r);
-			(void) get32(&r);	/* xid */
+			m->xid = get32(&r);
 			break;
 		case 'C':
 			m->kind = CAP_COMMIT;

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture/capture.h"
 
@@ -219,20 +220,67 @@ done:
 }
 
 /*
+ * The flush's snapshot sees every transaction of the batch ($1: their
+ * 32-bit ids, widened with the epoch of the snapshot's xmax).  A commit is
+ * decoded once its WAL record is written, which can be a moment before the
+ * transaction becomes visible to new snapshots: recomputing on a snapshot
+ * that misses it, and then confirming its position, would lose it.
+ */
+static const char *const visible_sql =
+"WITH c AS (SELECT pg_catalog.pg_current_snapshot() AS s, "
+"  pg_catalog.pg_snapshot_xmax(pg_catalog.pg_current_snapshot())::text::bigint AS xmax) "
+"SELECT coalesce(bool_and(pg_catalog.pg_visible_in_snapshot("
+"  ((((c.xmax >> 32) - CASE WHEN x > (c.xmax & 4294967295) THEN 1 ELSE 0 END) << 32) | x)::text::xid8, c.s)), true)::text "
+"FROM c, unnest($1::bigint[]) AS x";
+
+/*
+ * begin_seeing
+ *		BEGIN a REPEATABLE READ transaction whose snapshot sees the
+ *		transactions xids (a bigint[] literal; NULL: none), waiting up to
+ *		10 s in steps of 5 ms for them to become visible.
+ */
+static bool
+begin_seeing(PGconn *conn, const char *xids, char *err, size_t errlen)
+{
+	for (int attempt = 0; attempt < 2000; attempt++)
+	{
+		PGresult   *res;
+		bool		seen;
+
+		if (!run(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, err, errlen))
+			return false;
+		if (xids == NULL)
+			return true;
+		res = cap_exec(conn, visible_sql, 1, &xids, err, errlen);
+		if (res == NULL)
+			return false;
+		seen = strcmp(PQgetvalue(res, 0, 0), "true") == 0;
+		PQclear(res);
+		if (seen)
+			return true;
+		if (!run(conn, "ROLLBACK", 0, NULL, err, errlen))
+			return false;
+		usleep(5000);
+	}
+	snprintf(err, errlen, "the transactions received are still not visible after 10 s");
+	return false;
+}
+
+/*
  * cap_flush
- *		One flush (see the file header) with status_sql (an UPDATE of the
- *		status row, or NULL) in the same transaction.  True when committed:
- *		the pending keys are cleared and *written counts them.  False with
- *		err: rolled back, the requests and pending keys kept for a retry.
+ *		One flush (see the file header) on a snapshot that sees the
+ *		transactions xids.  True when committed: the pending keys are
+ *		cleared and *written counts them.  False with err: rolled back, the
+ *		requests and pending keys kept for a retry.
  */
 bool
-cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *status_sql,
+cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 		  long long *written, char *err, size_t errlen)
 {
 	long long	n = 0;
 
-	if (!run(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, err, errlen))
-		return false;
+	if (!begin_seeing(conn, xids, err, errlen))
+		goto fail;
 	if (!cap_derive(conn, p, req, err, errlen))
 		goto fail;
 	for (int i = 0; i < p->ntables; i++)
@@ -250,8 +298,6 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *status_sql,
 			goto fail;
 		}
 	}
-	if (status_sql && !run(conn, status_sql, 0, NULL, err, errlen))
-		goto fail;
 	if (!run(conn, "COMMIT", 0, NULL, err, errlen))
 		goto fail;
 	for (int i = 0; i < p->ntables; i++)
