@@ -19,6 +19,10 @@
 #   Cassandra; a source relation whose columns changed stops the stream
 #   with "plan again" and nothing of that change is written; a dropped slot
 #   is refused; --drop removes slot and publication.
+#   a second plan (telemetry, keyspace <ks>_t) streams in the same database:
+#   readings moved to another time bucket, deleted, inserted with now()
+#   (cut to ms), alerts moved, a multi-relation transaction; every target
+#   equals its view.
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser, wal_level=logical),
 # CQL_HOST, CQLBRIDGE, STREAM_PAUSE_NODE (the scripts/cassandra.sh name of
@@ -41,14 +45,15 @@ BRIDGE_ROLES=(bridge_stream_norepl)
 BRIDGE_KEEP=${BRIDGE_STREAM_KEEP:-}
 bridge_begin stream
 
-tap_plan 31
+tap_plan 37
 
 SPID=
 stream_cleanup()
 {
 	[ -n "$SPID" ] && kill -9 "$SPID" 2> /dev/null
 	[ -n "${PAUSED:-}" ] && bash "$REPO/scripts/cassandra.sh" resume "$PAUSED" > /dev/null 2>&1
-	psql -X -q -d "$DB" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'cqlbridge_$KS' AND NOT active" > /dev/null 2>&1
+	sleep 0.5
+	psql -X -q -d "$DB" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$DB' AND NOT active" > /dev/null 2>&1
 	bridge_cleanup
 }
 trap stream_cleanup EXIT
@@ -91,13 +96,13 @@ start_stream()
 	"$CQLBRIDGE" stream "$GEN" >> "$WORK/stream.log" 2>&1 &
 	SPID=$!
 }
-# caught_up: the slot confirmed everything written so far (60 s at most)
+# caught_up [KEYSPACE]: the slot confirmed everything written so far (60 s at most)
 caught_up()
 {
 	local lsn i
 	lsn=$(q "SELECT pg_current_wal_lsn()")
 	for i in $(seq 1 300); do
-		[ "$(q "SELECT confirmed_flush_lsn >= '$lsn' FROM pg_replication_slots WHERE slot_name = 'cqlbridge_$KS'")" = t ] && return 0
+		[ "$(q "SELECT confirmed_flush_lsn >= '$lsn' FROM pg_replication_slots WHERE slot_name = 'cqlbridge_${1:-$KS}'")" = t ] && return 0
 		sleep 0.2
 	done
 	return 1
@@ -191,5 +196,39 @@ is "$(q "SELECT count(*) FROM pg_publication") $(q "SELECT count(*) FROM pg_repl
 "$CQLBRIDGE" stream --status "$GEN" > "$WORK/nostatus.out" 2>&1
 [ $? -eq 1 ] && grep -q "no stream of plan" "$WORK/nostatus.out"
 ok $? "--status without a stream says so (status 1)" || diag "$(cat "$WORK/nostatus.out")"
+
+# --- telemetry: bucket moves, timestamps from now() ---------------------------------
+# a second plan (keyspace ${KS}_t) with its own stream in the same database;
+# one sensor for 40 days: the readings table gets a 2-week time bucket
+KT=${KS}_t
+BRIDGE_KEYSPACES+=("$KT")
+qf -f "$REPO/migrations/telemetry/schema/001_telemetry.sql" > /dev/null || bail "telemetry schema failed"
+qf -v sites=1 -v sensors=1 -v alerts=1000 -f "$REPO/migrations/telemetry/generate.sql" > /dev/null ||
+	bail "telemetry data failed"
+"$CQLBRIDGE" plan -q --schema telemetry_rel --workload "$REPO/migrations/telemetry/workload.sql" \
+	--keyspace "$KT" --replication-factor 1 -o "$WORK/tgen" > "$WORK/tplan.out" 2>&1 &&
+	"$CQLBRIDGE" apply -q --no-load "$WORK/tgen" >> "$WORK/tplan.out" 2>&1 &&
+	grep -q "^-- key: sensor_id, reported_at_bucket, reported_at" "$WORK/tgen/003_load.sql"
+ok $? "telemetry planned with a time bucket, tables created" || diag "$(cat "$WORK/tplan.out")"
+"$CQLBRIDGE" stream "$WORK/tgen" > "$WORK/tstream.log" 2>&1 &
+SPID=$!
+sleep 2
+# timestamps as applications write them (now()), cut to what CQL stores (ms)
+q "UPDATE telemetry_rel.readings SET reported_at = reported_at + interval '15 days 30 seconds'
+    WHERE reported_at < (SELECT min(reported_at) FROM telemetry_rel.readings) + interval '2 hours';
+   DELETE FROM telemetry_rel.readings WHERE reported_at >= '2026-01-20' AND reported_at < '2026-01-20 00:10:00+00';
+   INSERT INTO telemetry_rel.readings SELECT sensor_id, date_trunc('milliseconds', now()) - g * interval '1 second', random(), 2
+     FROM telemetry_rel.sensors, generate_series(1, 50) g;
+   UPDATE telemetry_rel.alerts SET raised_at = raised_at + interval '20 days', message = message || ' é\"''' WHERE alert_id % 50 = 0;
+   UPDATE telemetry_rel.sensors SET label = label || ' (moved)';" > /dev/null
+caught_up "$KT"
+ok $? "the telemetry stream caught up" || diag "$(tail -5 "$WORK/tstream.log")"
+load_targets "$WORK/tgen"
+compare_all "telemetry after bucket moves"
+kill -TERM "$SPID"
+wait "$SPID"
+SPID=
+"$CQLBRIDGE" stream -q --drop "$WORK/tgen" > /dev/null 2>&1
+ok $? "telemetry stream stopped and dropped"
 
 exit $((TAP_FAILED > 0))

@@ -87,30 +87,30 @@ run(PGconn *conn, const char *sql, int n, const char *const *params, char *err, 
 	return true;
 }
 
-/*
- * flush_table
- *		Upsert the pending keys of t that exist in its rows SQL, delete
- *		those that vanished, and bring the lineage table to the same state.
- *		*written counts the keys.
- */
-static bool
-flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t errlen)
+/* The key and lineage columns of t as "<alias>.k1, ..., <alias>.lin_..." */
+static char *
+lineage_columns(const CapTable *t, const char *alias)
 {
-	int			n = (int) t->pending.n;
+	StrBuf		list;
+
+	sb_init(&list);
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&list, "%s%s.%s", k ? ", " : "", alias, bridge_quote_ident(t->key[k]));
+	for (int k = 0; k < t->nlin; k++)
+		sb_appendf(&list, ", %s.%s", alias, bridge_quote_ident(t->lin[k]));
+	return list.data;
+}
+
+/* The pending keys of t as text[] literals, one per key column (n keys). */
+static char **
+pending_arrays(CapTable *t, int *n, char *err, size_t errlen)
+{
 	char	 ***cols = bridge_malloc(sizeof(char **) * t->nkey);
 	char	  **arrays = bridge_malloc(sizeof(char *) * t->nkey);
-	char	   *ksub = keys_subquery(t);
-	char	   *qkey = cap_key_match(t, "q", 1);
-	char	   *sql;
-	PGresult   *res;
-	bool		ok = false;
 	int			row = 0;
 
 	for (int k = 0; k < t->nkey; k++)
-	{
-		cols[k] = bridge_malloc(sizeof(char *) * (n + 1));
-		arrays[k] = NULL;
-	}
+		cols[k] = bridge_malloc(sizeof(char *) * (t->pending.n + 1));
 	for (size_t i = 0; i < t->pending.cap; i++)
 	{
 		int			nv;
@@ -122,7 +122,7 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 		if (vals == NULL || nv != t->nkey)
 		{
 			snprintf(err, errlen, "internal error: bad pending key of %s", t->target);
-			goto done;
+			return NULL;
 		}
 		for (int k = 0; k < t->nkey; k++)
 			cols[k][row] = vals[k];
@@ -130,7 +130,87 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 		row++;
 	}
 	for (int k = 0; k < t->nkey; k++)
+	{
 		arrays[k] = cap_array_literal(cols[k], row);
+		for (int r = 0; r < row; r++)
+			free(cols[k][r]);
+		free(cols[k]);
+	}
+	free(cols);
+	*n = row;
+	return arrays;
+}
+
+static void
+free_arrays(char **arrays, int n)
+{
+	for (int k = 0; k < n; k++)
+		free(arrays[k]);
+	free(arrays);
+}
+
+/*
+ * lineage_add
+ *		Before anything is written to Cassandra, and committed on its own:
+ *		add the view's current key and lineage rows of t's pending keys to
+ *		the lineage table (keeping the old ones).  So the lineage table
+ *		holds every key that may be in Cassandra even when the writes that
+ *		follow fail half-way (some rows written, the second transaction
+ *		rolled back): a later change of their source rows finds them.
+ */
+static bool
+lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
+{
+	int			n;
+	char	  **arrays = pending_arrays(t, &n, err, errlen);
+	char	   *ksub = keys_subquery(t);
+	char	   *skey = cap_key_match(t, "s", 1);
+	char	   *lkey = cap_key_match(t, "l", 1);
+	char	   *scols = lineage_columns(t, "s");
+	char	   *lcols = lineage_columns(t, "l");
+	char	   *sql;
+	bool		ok;
+
+	if (arrays == NULL)
+		return false;
+	sql = bridge_printf("INSERT INTO %s SELECT %s FROM %s s WHERE %s IN (%s) "
+						"EXCEPT SELECT %s FROM %s l WHERE %s IN (%s)",
+						t->lineage, scols, t->source_view, skey, ksub,
+						lcols, t->lineage, lkey, ksub);
+	ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+	free(sql);
+	free(ksub);
+	free(skey);
+	free(lkey);
+	free(scols);
+	free(lcols);
+	free_arrays(arrays, t->nkey);
+	return ok;
+}
+
+/*
+ * flush_table
+ *		Upsert the pending keys of t that exist in its rows SQL, delete
+ *		those that vanished, and bring the lineage table to the same state.
+ *		*written counts the keys.
+ */
+static bool
+flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t errlen)
+{
+	int			row = 0;
+	char	  **arrays = pending_arrays(t, &row, err, errlen);
+	char	   *ksub = keys_subquery(t);
+	char	   *qkey = cap_key_match(t, "q", 1);
+	char	   *sql;
+	PGresult   *res;
+	bool		ok = false;
+
+	if (arrays == NULL)
+	{
+		free(ksub);
+		free(qkey);
+		return false;
+	}
 
 	/* rows that exist: one upsert per key (the FDW batches them) */
 	sql = bridge_printf("INSERT INTO %s (%s) SELECT * FROM (%s) q WHERE %s IN (%s)",
@@ -182,22 +262,17 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 	{
 		char	   *lkey = cap_key_match(t, "l", 1);
 		char	   *skey = cap_key_match(t, "s", 1);
-		StrBuf		list;
+		char	   *list = lineage_columns(t, "s");
 
 		sql = bridge_printf("DELETE FROM %s l WHERE %s IN (%s)", t->lineage, lkey, ksub);
 		ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
 		free(sql);
-		sb_init(&list);
-		for (int k = 0; k < t->nkey; k++)
-			sb_appendf(&list, "%ss.%s", k ? ", " : "", bridge_quote_ident(t->key[k]));
-		for (int k = 0; k < t->nlin; k++)
-			sb_appendf(&list, ", s.%s", bridge_quote_ident(t->lin[k]));
 		sql = bridge_printf("INSERT INTO %s SELECT %s FROM %s s WHERE %s IN (%s)",
-							t->lineage, list.data, t->source_view, skey, ksub);
+							t->lineage, list, t->source_view, skey, ksub);
 		if (ok)
 			ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
 		free(sql);
-		sb_free(&list);
+		free(list);
 		free(lkey);
 		free(skey);
 	}
@@ -205,15 +280,7 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 		*written += row;
 
 done:
-	for (int k = 0; k < t->nkey; k++)
-	{
-		for (int r = 0; r < row; r++)
-			free(cols[k][r]);
-		free(cols[k]);
-		free(arrays[k]);
-	}
-	free(cols);
-	free(arrays);
+	free_arrays(arrays, t->nkey);
 	free(ksub);
 	free(qkey);
 	return ok;
@@ -282,6 +349,12 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 	if (!begin_seeing(conn, xids, err, errlen))
 		goto fail;
 	if (!cap_derive(conn, p, req, err, errlen))
+		goto fail;
+	for (int i = 0; i < p->ntables; i++)
+		if (p->tables[i].pending.n > 0 && !lineage_add(conn, &p->tables[i], err, errlen))
+			goto fail;
+	if (!run(conn, "COMMIT", 0, NULL, err, errlen) ||
+		!run(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, err, errlen))
 		goto fail;
 	for (int i = 0; i < p->ntables; i++)
 	{
