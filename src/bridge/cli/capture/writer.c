@@ -9,11 +9,14 @@
  *	  table (stream_keys_<n>: key and lineage columns) is brought to the
  *	  same state in the same PostgreSQL transaction.
  *
- * One REPEATABLE READ transaction: the derivations, the upserts, the
- * vanished keys and the lineage all see one snapshot.  The foreign tables
- * send their writes as the statements run, so by COMMIT Cassandra has
- * acknowledged every write; only then does the caller confirm the slot's
- * position.  A failure (Cassandra down, PostgreSQL restarting) rolls the
+ * Two REPEATABLE READ transactions.  The first (on a snapshot that sees
+ * every transaction received) derives the keys and adds their current
+ * lineage rows to the lineage tables, keeping the old ones, and commits: the
+ * lineage tables then know every key the writes may create.  The second
+ * writes: upserts, deletes of vanished keys and the exact lineage rows, all
+ * on one snapshot.  The foreign tables send their writes as the statements
+ * run, so by its COMMIT Cassandra has acknowledged every write; only then
+ * does the caller confirm the slot's position.  A failure (Cassandra down, PostgreSQL restarting) rolls the
  * transaction back and keeps the pending keys: the caller retries with
  * backoff.  Recomputing a key again is harmless (idempotent), so a replay
  * after a crash writes the same rows again.
