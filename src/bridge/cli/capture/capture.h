@@ -129,6 +129,7 @@ typedef struct CapAffected
 	char	   *lineage_sql;	/* level 0: keys from the lineage table */
 	char	   *old_sql;		/* sublink: the relation replaced by its old row */
 	char	  **old_cols;		/* sublink: the columns old_sql binds, in order */
+	char	  **old_types;		/* and their types */
 	int			nold;
 } CapAffected;
 
@@ -138,6 +139,7 @@ typedef struct CapSource
 	char	   *schema;			/* unquoted */
 	char	   *table;			/* unquoted */
 	char	  **pk;				/* plan's key columns, unquoted */
+	char	  **pk_types;		/* format_type of each (set by prepare) */
 	int			npk;
 	unsigned int relid;			/* set by setup */
 	CapRelation *rel;			/* the last Relation message (NULL before) */

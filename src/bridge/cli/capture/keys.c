@@ -373,6 +373,32 @@ cap_plan_prepare(PGconn *conn, CapPlan *p)
 		PQclear(res);
 	}
 
+	for (int i = 0; i < p->nsources; i++)
+	{
+		CapSource  *s = &p->sources[i];
+		const char *params[1];
+		PGresult   *res;
+
+		params[0] = bridge_printf("%s.%s", bridge_quote_ident(s->schema), bridge_quote_ident(s->table));
+		res = bridge_exec(conn, "reading the key columns of a source relation",
+						  "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) "
+						  "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::regclass "
+						  "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+						  1, params);
+		s->pk_types = bridge_malloc(sizeof(char *) * s->npk);
+		for (int k = 0; k < s->npk; k++)
+		{
+			s->pk_types[k] = NULL;
+			for (int r = 0; r < PQntuples(res); r++)
+				if (strcmp(PQgetvalue(res, r, 0), s->pk[k]) == 0)
+					s->pk_types[k] = bridge_strdup(PQgetvalue(res, r, 1));
+			if (s->pk_types[k] == NULL)
+				bridge_fatal_hint("Run \"cqlbridge plan\" again.", "key column %s of %s does not exist",
+								  bridge_show_name(s->pk[k]), s->qualified);
+		}
+		PQclear(res);
+	}
+
 	for (int i = 0; i < p->naffected; i++)
 	{
 		CapAffected *a = &p->affected[i];
@@ -406,12 +432,14 @@ cap_plan_prepare(PGconn *conn, CapPlan *p)
 
 			sb_init(&row);
 			a->old_cols = bridge_malloc(sizeof(char *) * (PQntuples(res) + s->npk + 1));
+			a->old_types = bridge_malloc(sizeof(char *) * (PQntuples(res) + s->npk + 1));
 			for (int k = 0; k < s->npk; k++)
 				for (int r = 0; r < PQntuples(res); r++)
 					if (strcmp(PQgetvalue(res, r, 0), s->pk[k]) == 0)
 					{
 						sb_appendf(&row, "%s$%d::%s AS %s", n ? ", " : "", n + 1,
 								   PQgetvalue(res, r, 1), bridge_quote_ident(s->pk[k]));
+						a->old_types[n] = bridge_strdup(PQgetvalue(res, r, 1));
 						a->old_cols[n++] = s->pk[k];
 					}
 			if (full)
@@ -426,6 +454,7 @@ cap_plan_prepare(PGconn *conn, CapPlan *p)
 						continue;
 					sb_appendf(&row, ", $%d::%s AS %s", n + 1, PQgetvalue(res, r, 1),
 							   bridge_quote_ident(PQgetvalue(res, r, 0)));
+					a->old_types[n] = bridge_strdup(PQgetvalue(res, r, 1));
 					a->old_cols[n++] = bridge_strdup(PQgetvalue(res, r, 0));
 				}
 			a->nold = n;
@@ -615,72 +644,153 @@ add_keys(CapTable *t, PGresult *res)
 }
 
 /*
+ * batched_sql
+ *		sql (with parameters $1..$n) run for every row of n text[]
+ *		parameters: "SELECT DISTINCT k.* FROM unnest($1::text[], ...) AS
+ *		u(c1, ...) CROSS JOIN LATERAL (<sql, $i replaced by
+ *		(u.ci::type_i)>) k".  '$' inside quoted identifiers and string
+ *		literals is left alone.
+ */
+static char *
+batched_sql(const char *sql, char **types, int n)
+{
+	StrBuf		sb;
+	char		quote = 0;
+
+	sb_init(&sb);
+	sb_append(&sb, "SELECT DISTINCT k.* FROM unnest(");
+	for (int i = 0; i < n; i++)
+		sb_appendf(&sb, "%s$%d::text[]", i ? ", " : "", i + 1);
+	sb_append(&sb, ") AS u(");
+	for (int i = 0; i < n; i++)
+		sb_appendf(&sb, "%sc%d", i ? ", " : "", i + 1);
+	sb_append(&sb, ") CROSS JOIN LATERAL (");
+	for (const char *c = sql; *c; c++)
+	{
+		if (quote)
+		{
+			if (*c == quote)
+				quote = 0;
+			sb_appendc(&sb, *c);
+		}
+		else if (*c == '"' || *c == '\'')
+		{
+			quote = *c;
+			sb_appendc(&sb, *c);
+		}
+		else if (*c == '$' && c[1] >= '1' && c[1] <= '9')
+		{
+			char	   *end;
+			long		k = strtol(c + 1, &end, 10);
+
+			if (k < 1 || k > n)
+				bridge_fatal("internal error: parameter $%ld of an affected SQL out of range", k);
+			sb_appendf(&sb, "(u.c%ld::%s)", k, types[k - 1]);
+			c = end - 1;
+		}
+		else
+			sb_appendc(&sb, *c);
+	}
+	sb_append(&sb, ") k");
+	return sb.data;
+}
+
+/*
  * cap_derive
- *		Run the queued requests: each adds the target keys it finds to its
- *		table's pending keys.  False with err when a query fails (the
- *		caller retries the whole flush).
+ *		Run the queued requests, one query per affected line and kind of
+ *		request (all its requests' values as arrays): each adds the target
+ *		keys it finds to its table's pending keys.  False with err when a
+ *		query fails (the caller retries the whole flush).
  */
 bool
 cap_derive(PGconn *conn, CapPlan *p, CapKeySet *req, char *err, size_t errlen)
 {
-	for (size_t i = 0; i < req->cap; i++)
-	{
-		const char *e = req->slots[i];
-		int			ai;
-		char		mode;
-		const char *rest;
-		char	  **vals;
-		int			n;
-		CapAffected *a;
-		CapTable   *t;
-		const char *sql;
-		PGresult   *res;
+	static const char modes[] = {'n', 'o', 't'};
 
-		if (e == NULL)
-			continue;
-		ai = atoi(e);
-		rest = strchr(e, ':');
-		if (rest == NULL || ai < 0 || ai >= p->naffected)
-			continue;
-		mode = rest[1];
-		rest += 3;
-		a = &p->affected[ai];
-		t = &p->tables[a->table];
-		vals = cap_decode_values(rest, &n);
-		if (vals == NULL)
+	for (int ai = 0; ai < p->naffected; ai++)
+		for (int mi = 0; mi < 3; mi++)
 		{
-			snprintf(err, errlen, "internal error: bad derivation request");
-			return false;
-		}
-		if (mode == 't')
-		{
-			char	   *q = bridge_printf("SELECT * FROM %s", t->lineage);
-			char	   *cols = NULL;
-			StrBuf		sb;
+			CapAffected *a = &p->affected[ai];
+			CapSource  *src = &p->sources[a->source];
+			CapTable   *t = &p->tables[a->table];
+			char		mode = modes[mi];
+			int			nv = mode == 'n' ? src->npk : (a->sublink ? a->nold : src->npk);
+			char	 ***cols = NULL;
+			int			rows = 0;
+			char		prefix[32];
+			PGresult   *res;
 
-			sb_init(&sb);
-			for (int k = 0; k < t->nkey; k++)
-				sb_appendf(&sb, "%s%s", k ? ", " : "", bridge_quote_ident(t->key[k]));
-			cols = sb.data;
-			free(q);
-			q = bridge_printf("SELECT %s FROM %s", cols, t->lineage);
-			res = cap_exec(conn, q, 0, NULL, err, errlen);
-			free(q);
-			sb_free(&sb);
+			snprintf(prefix, sizeof(prefix), "%d:%c:", ai, mode);
+			for (size_t i = 0; i < req->cap; i++)
+			{
+				const char *e = req->slots[i];
+				char	  **vals;
+				int			n;
+
+				if (e == NULL || strncmp(e, prefix, strlen(prefix)) != 0)
+					continue;
+				if (mode == 't')
+				{
+					rows = 1;
+					break;
+				}
+				vals = cap_decode_values(e + strlen(prefix), &n);
+				if (vals == NULL || n != nv)
+				{
+					snprintf(err, errlen, "internal error: bad derivation request");
+					return false;
+				}
+				if (cols == NULL)
+				{
+					cols = bridge_malloc(sizeof(char **) * nv);
+					for (int k = 0; k < nv; k++)
+						cols[k] = bridge_malloc(sizeof(char *) * (req->n + 1));
+				}
+				for (int k = 0; k < nv; k++)
+					cols[k][rows] = vals[k];
+				free(vals);
+				rows++;
+			}
+			if (rows == 0)
+				continue;
+			if (mode == 't')
+			{
+				StrBuf		sb;
+
+				sb_init(&sb);
+				sb_append(&sb, "SELECT ");
+				for (int k = 0; k < t->nkey; k++)
+					sb_appendf(&sb, "%s%s", k ? ", " : "", bridge_quote_ident(t->key[k]));
+				sb_appendf(&sb, " FROM %s", t->lineage);
+				res = cap_exec(conn, sb.data, 0, NULL, err, errlen);
+				sb_free(&sb);
+			}
+			else
+			{
+				const char *sql = mode == 'n' ? a->sql : (a->sublink ? a->old_sql : a->lineage_sql);
+				char	  **types = mode == 'o' && a->sublink ? a->old_types : src->pk_types;
+				char	   *batched = batched_sql(sql, types, nv);
+				char	  **arrays = bridge_malloc(sizeof(char *) * nv);
+
+				for (int k = 0; k < nv; k++)
+				{
+					arrays[k] = cap_array_literal(cols[k], rows);
+					for (int r = 0; r < rows; r++)
+						free(cols[k][r]);
+					free(cols[k]);
+				}
+				free(cols);
+				res = cap_exec(conn, batched, nv, (const char *const *) arrays, err, errlen);
+				for (int k = 0; k < nv; k++)
+					free(arrays[k]);
+				free(arrays);
+				free(batched);
+			}
+			if (res == NULL)
+				return false;
+			add_keys(t, res);
+			PQclear(res);
 		}
-		else
-		{
-			sql = mode == 'n' ? a->sql : (a->sublink ? a->old_sql : a->lineage_sql);
-			res = cap_exec(conn, sql, n, (const char *const *) vals, err, errlen);
-		}
-		for (int k = 0; k < n; k++)
-			free(vals[k]);
-		free(vals);
-		if (res == NULL)
-			return false;
-		add_keys(t, res);
-		PQclear(res);
-	}
 	cap_keyset_clear(req);
 	return true;
 }
