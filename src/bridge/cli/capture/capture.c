@@ -220,12 +220,14 @@ session(Stream *s)
 
 			if (walend > s->st.received)
 				s->st.received = walend;
-			/* nothing unflushed: the slot may move to the server's end */
-			if (!in_txn && s->req.n == 0 && cap_pending_total(s->p) == 0 && walend > last_commit)
-				last_commit = walend;
+			/*
+			 * walend is the end of the server's WAL, not what was sent:
+			 * never confirmed.  An idle stream advances with the commits
+			 * of its own status row, which is in the publication.
+			 */
 			if (reply)
 			{
-				if (!flush_and_confirm(s, in_txn ? s->st.confirmed : last_commit, last_commit_time))
+				if (!flush_and_confirm(s, in_txn ? s->st.confirmed : last_commit, 0))
 				{
 					PQfreemem(buf);
 					return SESSION_RETRY;

@@ -176,7 +176,12 @@ cap_prepare_objects(PGconn *conn, CapPlan *p)
 		sb_free(&sb);
 	}
 
-	/* the publication lists exactly the plan's source relations */
+	/*
+	 * The publication lists the plan's source relations and the status
+	 * table: the stream updates its row every 2 s, and confirming those
+	 * commits moves the slot on a database whose source relations are idle
+	 * (else it would keep all WAL written since their last change).
+	 */
 	{
 		const char *params[1] = {p->publication};
 		char	   *exists = value(conn, "looking up the publication",
@@ -190,6 +195,8 @@ cap_prepare_objects(PGconn *conn, CapPlan *p)
 			sb_appendf(&sb, "CREATE PUBLICATION %s FOR TABLE ", bridge_quote_ident(p->publication));
 		for (int s = 0; s < p->nsources; s++)
 			sb_appendf(&sb, "%s%s", s ? ", " : "", p->sources[s].qualified);
+		/* the status row's updates are the stream's heartbeat */
+		sb_appendf(&sb, ", %s.stream_state", p->schema);
 		if (!exists)
 			sb_append(&sb, " WITH (publish_via_partition_root = true)");
 		bridge_exec_script(conn, "creating the stream's publication", sb.data);
