@@ -295,7 +295,7 @@ session(Stream *s)
 		else if (n == 0 && !in_txn && s->req.n == 0)
 		{
 			s->st.lag_seconds = 0;
-			if (now - last_status >= STATUS_EVERY_S)
+			if (now - last_status >= STATUS_EVERY_S || last_commit > s->st.confirmed)
 			{
 				if (!flush_and_confirm(s, last_commit, 0))
 					return SESSION_RETRY;
