@@ -329,6 +329,20 @@ cap_read_plan(const char *dir)
 	return p;
 }
 
+/* Name and type of every column of source relation s, in order. */
+static PGresult *
+source_columns(PGconn *conn, const CapSource *s)
+{
+	const char *params[1];
+
+	params[0] = bridge_printf("%s.%s", bridge_quote_ident(s->schema), bridge_quote_ident(s->table));
+	return bridge_exec(conn, "reading the columns of a source relation",
+					   "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) "
+					   "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::regclass "
+					   "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+					   1, params);
+}
+
 /*
  * cap_plan_prepare
  *		What needs the database: the types of each table's key columns and
@@ -376,15 +390,9 @@ cap_plan_prepare(PGconn *conn, CapPlan *p)
 	for (int i = 0; i < p->nsources; i++)
 	{
 		CapSource  *s = &p->sources[i];
-		const char *params[1];
 		PGresult   *res;
 
-		params[0] = bridge_printf("%s.%s", bridge_quote_ident(s->schema), bridge_quote_ident(s->table));
-		res = bridge_exec(conn, "reading the key columns of a source relation",
-						  "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) "
-						  "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::regclass "
-						  "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
-						  1, params);
+		res = source_columns(conn, s);
 		s->pk_types = bridge_malloc(sizeof(char *) * s->npk);
 		for (int k = 0; k < s->npk; k++)
 		{
@@ -405,7 +413,6 @@ cap_plan_prepare(PGconn *conn, CapPlan *p)
 		CapSource  *s = &p->sources[a->source];
 		const char *sub;
 		char	   *from;
-		const char *params[2];
 		PGresult   *res;
 		StrBuf		row;
 		char	   *old_sql;
@@ -419,12 +426,7 @@ cap_plan_prepare(PGconn *conn, CapPlan *p)
 			bridge_fatal("the affected SQL of %s for %s has an unexpected shape: %s",
 						 s->qualified, p->tables[a->table].target, a->sql);
 
-		params[0] = bridge_printf("%s.%s", bridge_quote_ident(s->schema), bridge_quote_ident(s->table));
-		res = bridge_exec(conn, "reading the columns of a source relation",
-						  "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) "
-						  "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::regclass "
-						  "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
-						  1, params);
+		res = source_columns(conn, s);
 		for (int attempt = 0; attempt < 2; attempt++)
 		{
 			PGresult   *pr;
