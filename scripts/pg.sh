@@ -114,12 +114,19 @@ cmd_start()
 			max_connections = 40
 			log_min_messages = warning
 			log_min_error_statement = error
+			# cqlbridge stream: logical decoding (pgoutput) of the source
+			wal_level = logical
+			max_replication_slots = 10
+			max_wal_senders = 10
 		EOF
 		# pg_stat_statements, for "cqlbridge workload" (tests/bridge/
 		# test_workload.sh), where the version ships it (15 and 18 do,
 		# 16's wheel does not)
 		if [ -f "$("$PG_CONFIG" --pkglibdir)/pg_stat_statements.so" ]; then
-			echo "shared_preload_libraries = 'pg_stat_statements'" >> "$DATA/postgresql.conf"
+			# (compute_query_id = regress: the query ids pg_stat_statements
+			# needs are computed, but EXPLAIN VERBOSE does not print them, so
+			# pg_regress output is the same with and without the module)
+			printf "shared_preload_libraries = 'pg_stat_statements'\ncompute_query_id = regress\n" >> "$DATA/postgresql.conf"
 		fi
 	fi
 	if ! as_owner "$BINDIR/pg_ctl" -D "$DATA" -l "$LOG" -w -t 60 start > /dev/null; then

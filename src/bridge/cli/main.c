@@ -6,11 +6,12 @@
  *
  *	  cqlbridge workload [options] --schema S [-o FILE]
  *	  cqlbridge plan   [options] --workload FILE -o DIR
- *	  cqlbridge apply  [options] DIR [--chunks N] [--batch-rows N] [--restart]
+ *	  cqlbridge apply  [options] DIR [--chunks N] [--batch-rows N] [--restart] [--no-load]
  *	  cqlbridge verify [options] DIR [--samples N]
  *	  cqlbridge diff   [options] DIR [--table T] [--examples N] [--json FILE]
  *						 [--repair] [--consistency LEVEL]
  *	  cqlbridge sync   [options] DIR [--uninstall]
+ *	  cqlbridge stream [options] DIR [--status | --drop]
  *
  * Connection options are psql's (-d -h -p -U, and the PG* environment
  * through libpq; -W prompts for the password).  Exit status: 0 success,
@@ -37,6 +38,7 @@
 #include "draft/draft.h"
 #include "load/apply.h"
 #include "plan/plan.h"
+#include "capture/capture.h"
 #include "sync/sync.h"
 
 enum
@@ -68,6 +70,10 @@ enum
 	OPT_EXAMPLES,
 	OPT_REPAIR,
 	OPT_CONSISTENCY,
+	OPT_NO_LOAD,
+	OPT_STATUS,
+	OPT_DROP,
+	OPT_WARN_WAL,
 	OPT_HELP
 };
 
@@ -132,7 +138,9 @@ static const Command commands[] = {
 		"  --table=TABLE            load only this table (keyspace.table or table;\n"
 		"                           repeatable, or comma-separated)\n"
 		"  --dry-run                print what would be done, change nothing\n"
-		"  --json=FILE              write the load report as JSON to FILE\n",
+		"  --json=FILE              write the load report as JSON to FILE\n"
+		"  --no-load                create the keyspace, tables, foreign tables and\n"
+		"                           views only (\"cqlbridge stream\" loads from its slot)\n",
 	cmd_apply, true},
 	{"verify", "compare the workload's answers on both sides",
 		"cqlbridge verify [OPTION]... DIR",
@@ -161,6 +169,14 @@ static const Command commands[] = {
 		"  --uninstall              remove the triggers instead\n"
 		"  --dry-run                print what would be done, change nothing\n",
 	cmd_sync, true},
+	{"stream", "load, then stream changes by logical decoding (online migration)",
+		"cqlbridge stream [OPTION]... DIR",
+		"  --status                 print the status of the stream of DIR and exit\n"
+		"  --drop                   remove its replication slot, publication and\n"
+		"                           tables (the source keeps no more WAL for it)\n"
+		"  --warn-wal=SIZE          warn when the slot retains more WAL than SIZE,\n"
+		"                           kB/MB/GB allowed (default: 1GB)\n",
+	cmd_stream, true},
 };
 
 #define NCOMMANDS ((int) (sizeof(commands) / sizeof(commands[0])))
@@ -419,6 +435,10 @@ main(int argc, char **argv)
 		{"examples", required_argument, NULL, OPT_EXAMPLES},
 		{"repair", no_argument, NULL, OPT_REPAIR},
 		{"consistency", required_argument, NULL, OPT_CONSISTENCY},
+		{"no-load", no_argument, NULL, OPT_NO_LOAD},
+		{"status", no_argument, NULL, OPT_STATUS},
+		{"drop", no_argument, NULL, OPT_DROP},
+		{"warn-wal", required_argument, NULL, OPT_WARN_WAL},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0}
 	};
@@ -448,7 +468,7 @@ main(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			cmd = &commands[i];
 	if (cmd == NULL)
-		usage_error(NULL, "unknown command \"%s\" (workload, plan, apply, verify, diff or sync)", argv[1]);
+		usage_error(NULL, "unknown command \"%s\" (workload, plan, apply, verify, diff, sync or stream)", argv[1]);
 
 	memset(&opts, 0, sizeof(opts));
 	opts.server = "cqlbridge";
@@ -458,6 +478,7 @@ main(int argc, char **argv)
 	opts.growth = 2.0;
 	opts.samples = 5;
 	opts.examples = 10;
+	opts.warn_wal = 1024L * 1024 * 1024;
 
 	/* options of another command are usage errors, not silently ignored */
 #define ONLY_FOR(cmdname) only_for(cmd, (cmdname), long_options, optidx)
@@ -635,6 +656,22 @@ main(int argc, char **argv)
 						usage_error(cmd, "invalid value \"%s\" for --consistency (ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, LOCAL_ONE, SERIAL or LOCAL_SERIAL)", optarg);
 				}
 				opts.consistency = optarg;
+				break;
+			case OPT_NO_LOAD:
+				ONLY_FOR("apply");
+				opts.no_load = true;
+				break;
+			case OPT_STATUS:
+				ONLY_FOR("stream");
+				opts.stream_status = true;
+				break;
+			case OPT_DROP:
+				ONLY_FOR("stream");
+				opts.stream_drop = true;
+				break;
+			case OPT_WARN_WAL:
+				ONLY_FOR("stream");
+				opts.warn_wal = parse_long(cmd, "--warn-wal", optarg, 0, LONG_MAX, true);
 				break;
 			case OPT_HELP:
 				usage_command(cmd, stdout);

@@ -57,6 +57,7 @@ typedef struct BridgeOptions
 	int			chunks;			/* --chunks (0 = stream each table) */
 	long		batch_rows;		/* --batch-rows: rows per streamed batch */
 	bool		restart;		/* --restart: forget recorded progress */
+	bool		no_load;		/* --no-load: 001 and 002 only (for stream) */
 
 	/* verify */
 	int			samples;		/* --samples per query (default 5) */
@@ -81,6 +82,11 @@ typedef struct BridgeOptions
 	const char *json;			/* --json FILE (plan, apply, verify, diff): the report */
 	int			ntables;		/* --table (apply, verify, diff), repeatable */
 	char	  **tables;
+
+	/* stream */
+	bool		stream_status;	/* --status: print the stream's status */
+	bool		stream_drop;	/* --drop: remove slot, publication, tables */
+	long		warn_wal;		/* --warn-wal: retained WAL that warns */
 
 	bool		quiet;			/* -q: no progress lines */
 } BridgeOptions;
@@ -128,6 +134,10 @@ extern PGconn *bridge_connect(const BridgeOptions *opts);
 
 /* Schema of the cql_fdw extension, quoted (conn.c); fatal if not installed. */
 extern const char *bridge_extension_schema(PGconn *conn);
+
+/* The same without exiting, optionally with replication=...; NULL + err. */
+extern PGconn *bridge_connect_try(const BridgeOptions *opts, const char *replication,
+								  char *err, size_t errlen);
 
 /*
  * Run a statement with text parameters; fatal (message + the server's

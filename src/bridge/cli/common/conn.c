@@ -95,17 +95,19 @@ untracked(PGconn *conn)
 }
 
 /*
- * bridge_connect
+ * bridge_connect_try
  *		Connect with -d/-h/-p/-U and the PG* environment, as psql does (-d
- *		may be a conninfo string or URI); notices are silenced unless
- *		CQLBRIDGE_NOTICES is set.  Fatal with a hint when the connection
- *		fails.  -W: the password prompted for once.
+ *		may be a conninfo string or URI), with replication=<replication>
+ *		when it is not NULL ("database" for logical decoding); notices are
+ *		silenced unless CQLBRIDGE_NOTICES is set.  -W: the password prompted
+ *		for once.  NULL with the first line of libpq's message in err when
+ *		it fails (the caller decides).
  */
 PGconn *
-bridge_connect(const BridgeOptions *opts)
+bridge_connect_try(const BridgeOptions *opts, const char *replication, char *err, size_t errlen)
 {
-	const char *keys[7];
-	const char *vals[7];
+	const char *keys[8];		/* password host port user fallback_application_name dbname replication NULL */
+	const char *vals[8];
 	int			n = 0;
 	PGconn	   *conn;
 
@@ -140,25 +142,46 @@ bridge_connect(const BridgeOptions *opts)
 		keys[n] = "dbname";
 		vals[n++] = opts->dbname;
 	}
+	/* after dbname: a conninfo string in -d must not turn replication off */
+	if (replication)
+	{
+		keys[n] = "replication";
+		vals[n++] = replication;
+	}
 	keys[n] = NULL;
 	vals[n] = NULL;
 
 	conn = PQconnectdbParams(keys, vals, 1);
-	if (conn == NULL)
-		bridge_fatal("out of memory while connecting");
-	if (PQstatus(conn) != CONNECTION_OK)
+	if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
 	{
-		char	   *msg = bridge_strdup(PQerrorMessage(conn));
+		const char *msg = conn ? PQerrorMessage(conn) : "out of memory";
 		size_t		len = strlen(msg);
 
 		while (len > 0 && msg[len - 1] == '\n')
-			msg[--len] = '\0';
+			len--;
+		snprintf(err, errlen, "%.*s", (int) len, msg);
 		PQfinish(conn);
-		bridge_fatal_hint("Give the database with -d, -h, -p, -U or the PGDATABASE, PGHOST, PGPORT, PGUSER environment variables.",
-						  "could not connect to the database: %s", msg);
+		return NULL;
 	}
 	PQsetNoticeProcessor(conn, quiet_notice_processor, NULL);
 	untracked(conn);
+	return conn;
+}
+
+/*
+ * bridge_connect
+ *		bridge_connect_try without replication; fatal with a hint when the
+ *		connection fails.
+ */
+PGconn *
+bridge_connect(const BridgeOptions *opts)
+{
+	char		err[1024];
+	PGconn	   *conn = bridge_connect_try(opts, NULL, err, sizeof(err));
+
+	if (conn == NULL)
+		bridge_fatal_hint("Give the database with -d, -h, -p, -U or the PGDATABASE, PGHOST, PGPORT, PGUSER environment variables.",
+						  "could not connect to the database: %s", err);
 	return conn;
 }
 

@@ -554,6 +554,14 @@ cmd_apply(const BridgeOptions *opts)
 			fprintf(stderr, "002_foreign_tables.sql: done\n");
 	}
 
+	if (opts->no_load)
+	{
+		if (!opts->quiet)
+			fprintf(stderr, "apply: --no-load: nothing loaded\n");
+		PQfinish(conn);
+		return 0;
+	}
+
 	bridge_exec_script(conn, "creating cqlbridge.apply_progress", PROGRESS_DDL);
 	if (opts->restart)
 	{

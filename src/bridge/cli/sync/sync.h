@@ -4,7 +4,7 @@
  *	  "cqlbridge sync": the triggers that keep the target tables in step
  *	  with the relational tables (005_sync.sql), written from 003's
  *	  metadata (emit_sync.c) and installed or removed (sync.c).  Change
- *	  capture from logical decoding, the next way to sync, belongs here.
+ *	  capture from logical decoding is capture/ ("cqlbridge stream").
  *
  * layer: command
  *

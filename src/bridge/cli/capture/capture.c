@@ -1,0 +1,417 @@
+/*-------------------------------------------------------------------------
+ *
+ * capture.c
+ *	  "cqlbridge stream DIR [--status | --drop]": the long-running process
+ *	  that keeps the Cassandra query tables in step with the relational
+ *	  tables from PostgreSQL's logical decoding.
+ *
+ * The loop reads the slot's changes (whole committed transactions,
+ * pgoutput version 1), queues what each change may affect (keys.c) and
+ * flushes at a transaction boundary when 200 ms passed since the first
+ * unflushed change, 5000 requests are queued, or the stream is idle
+ * (writer.c).  After a flush committed (Cassandra acknowledged every
+ * write), the commit's end LSN is confirmed to the slot.  Any failure of
+ * PostgreSQL or Cassandra drops what was not flushed, reconnects with
+ * backoff (1 s doubling to 30 s) and resumes from the slot: at least once,
+ * and each replayed key is recomputed from the current data (idempotent).
+ * A change of a source relation's columns stops the stream before
+ * anything of that transaction is written.  SIGINT/SIGTERM: flush what
+ * was received, confirm it, exit 0.
+ *
+ * layer: command
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/capture/capture.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/capture.h"
+
+#define FLUSH_AFTER_S	0.2		/* coalescing window */
+#define FLUSH_REQUESTS	5000	/* or this many queued requests */
+#define STATUS_EVERY_S	10.0	/* standby status update at least this often */
+#define PG_EPOCH_UNIX	946684800.0
+
+static volatile sig_atomic_t stop_signal = 0;
+
+static void
+on_stop(int signo)
+{
+	if (stop_signal)
+		_exit(BRIDGE_EXIT_FAILURE); /* a second signal: now */
+	stop_signal = signo;
+}
+
+typedef enum
+{
+	SESSION_STOP,				/* signal: flushed and confirmed */
+	SESSION_RETRY,				/* a failure: reconnect and resume */
+} SessionEnd;
+
+typedef struct Stream
+{
+	const BridgeOptions *opts;
+	CapPlan    *p;
+	PGconn	   *conn;
+	PGconn	   *repl;
+	CapKeySet	req;
+	CapStats	st;
+	StrBuf		xids;			/* bigint[] literal body: the batch's xids */
+	uint32_t	cur_xid;
+	bool		tty;
+	char		err[1024];
+} Stream;
+
+/* Stop the process with a message (and hint): a change it must not apply. */
+static void
+stop_fatal(Stream *s, const char *hint, const char *msg)
+{
+	if (s->conn && PQstatus(s->conn) == CONNECTION_OK)
+	{
+		snprintf(s->st.last_error, sizeof(s->st.last_error), "%s", msg);
+		cap_status_update(s->conn, s->p, &s->st, true, false, true);
+	}
+	if (s->tty)
+		fputc('\n', stderr);
+	bridge_fatal_hint(hint, "%s", msg);
+}
+
+/*
+ * relation_message
+ *		Remember a source relation's Relation message; its columns must be
+ *		those recorded at the initial load, else the plan no longer
+ *		describes the data and the stream stops (nothing of the transaction
+ *		is flushed; the slot resumes there after a new plan).
+ */
+static void
+relation_message(Stream *s, CapMessage *m)
+{
+	for (int i = 0; i < s->p->nsources; i++)
+	{
+		CapSource  *src = &s->p->sources[i];
+		StrBuf		sig;
+
+		if (strcmp(src->schema, m->rel.nspname) != 0 || strcmp(src->table, m->rel.relname) != 0)
+			continue;
+		sb_init(&sig);
+		for (int c = 0; c < m->rel.natts; c++)
+			sb_appendf(&sig, "%s%s:%u", c ? "," : "", m->rel.cols[c].name, m->rel.cols[c].typid);
+		if (src->signature && strcmp(sig.data, src->signature) != 0)
+		{
+			char	   *msg = bridge_printf("source relation %s changed its columns since the stream started (was %s, now %s): the plan no longer describes it; nothing of this change was written",
+											src->qualified, src->signature, sig.data);
+
+			stop_fatal(s, "Run \"cqlbridge plan\" again, then \"cqlbridge stream DIR --drop\", \"cqlbridge apply DIR --no-load\" on empty tables and \"cqlbridge stream DIR\".", msg);
+		}
+		sb_free(&sig);
+		if (src->rel)
+		{
+			cap_relation_free(src->rel);
+			free(src->rel);
+		}
+		src->rel = bridge_malloc(sizeof(CapRelation));
+		*src->rel = m->rel;
+		memset(&m->rel, 0, sizeof(m->rel));
+		src->relid = src->rel->relid;
+		return;
+	}
+}
+
+/* Flush, then confirm upto; false with s->err on failure. */
+static bool
+flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time)
+{
+	if (s->req.n > 0 || cap_pending_total(s->p) > 0)
+	{
+		char	   *xids = bridge_printf("{%s}", s->xids.data ? s->xids.data : "");
+
+		if (!cap_flush(s->conn, s->p, &s->req, xids, &s->st.flushed_keys, s->err, sizeof(s->err)))
+		{
+			free(xids);
+			return false;
+		}
+		free(xids);
+		if (commit_time)
+		{
+			struct timespec ts;
+			double		now;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			now = ts.tv_sec + ts.tv_nsec / 1e9;
+			s->st.lag_seconds = now - (commit_time / 1e6 + PG_EPOCH_UNIX);
+			if (s->st.lag_seconds < 0)
+				s->st.lag_seconds = 0;
+		}
+	}
+	s->xids.len = 0;
+	s->xids.data[0] = '\0';
+	if (upto > s->st.confirmed)
+		s->st.confirmed = upto;
+	if (!cap_send_status(s->repl, s->st.received, s->st.confirmed, false))
+	{
+		snprintf(s->err, sizeof(s->err), "sending the confirmed position failed: %s", PQerrorMessage(s->repl));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * session
+ *		Stream from the slot until a signal (SESSION_STOP) or a failure
+ *		(SESSION_RETRY, s->err says which).
+ */
+static SessionEnd
+session(Stream *s)
+{
+	char		state[6] = "";
+	bool		in_txn = false;
+	CapLsn		last_commit = 0;	/* end LSN of the last commit received */
+	int64_t		last_commit_time = 0;
+	double		first_unflushed = 0;
+	double		last_status = bridge_now();
+
+	if (!cap_start(s->repl, s->p->slot, 0, s->p->publication, s->err, sizeof(s->err), state))
+	{
+		if (strcmp(state, "42704") == 0)
+			stop_fatal(s, "The slot was dropped: changes since are lost. Run \"cqlbridge stream DIR --drop\", empty the tables and start again (it loads again).", s->err);
+		return SESSION_RETRY;
+	}
+	cap_keyset_clear(&s->req);
+	for (int i = 0; i < s->p->ntables; i++)
+		cap_keyset_clear(&s->p->tables[i].pending);
+	s->xids.len = 0;
+	s->xids.data[0] = '\0';
+
+	for (;;)
+	{
+		char	   *buf = NULL;
+		int			n;
+		double		now;
+
+		if (stop_signal && !in_txn)
+		{
+			if (!flush_and_confirm(s, last_commit, last_commit_time))
+				return SESSION_RETRY;
+			return SESSION_STOP;
+		}
+		n = cap_read(s->repl, 100, &buf);
+		if (n < 0)
+		{
+			PGresult   *res = PQgetResult(s->repl);
+			const char *msg = res ? PQresultErrorMessage(res) : "";
+
+			snprintf(s->err, sizeof(s->err), "the replication stream ended: %.*s",
+					 (int) strcspn(*msg ? msg : PQerrorMessage(s->repl), "\n"),
+					 *msg ? msg : PQerrorMessage(s->repl));
+			PQclear(res);
+			return SESSION_RETRY;
+		}
+		if (n > 0 && buf[0] == 'k' && n >= 18)
+		{
+			CapLsn		walend = cap_get64(buf + 1);
+			bool		reply = buf[17] != 0;
+
+			if (walend > s->st.received)
+				s->st.received = walend;
+			/*
+			 * walend is the end of the server's WAL, not what was sent:
+			 * never confirmed.  An idle stream advances with the commits
+			 * of its own status row, which is in the publication.
+			 */
+			if (reply)
+			{
+				if (!flush_and_confirm(s, in_txn ? s->st.confirmed : last_commit, 0))
+				{
+					PQfreemem(buf);
+					return SESSION_RETRY;
+				}
+				last_status = bridge_now();
+				first_unflushed = 0;
+			}
+		}
+		else if (n > 0 && buf[0] == 'w' && n >= 25)
+		{
+			CapMessage	m;
+			char		err[1024];
+
+			if (!cap_decode(buf + 25, n - 25, &m, err, sizeof(err)))
+				stop_fatal(s, "This is a bug or an unsupported server: report it with the server version.", err);
+			switch (m.kind)
+			{
+				case CAP_BEGIN:
+					in_txn = true;
+					s->cur_xid = m.xid;
+					break;
+				case CAP_COMMIT:
+					in_txn = false;
+					sb_appendf(&s->xids, "%s%u", s->xids.len ? "," : "", (unsigned) s->cur_xid);
+					last_commit = m.end_lsn;
+					last_commit_time = m.commit_time;
+					if (m.end_lsn > s->st.received)
+						s->st.received = m.end_lsn;
+					break;
+				case CAP_RELATION:
+					relation_message(s, &m);
+					break;
+				case CAP_INSERT:
+				case CAP_UPDATE:
+				case CAP_DELETE:
+					s->st.changes++;
+					if (first_unflushed == 0)
+						first_unflushed = bridge_now();
+					if (!cap_change_keys(s->p, &s->req, &m, err, sizeof(err)))
+						stop_fatal(s, "Set REPLICA IDENTITY FULL on the relation, then start the stream again (it resumes from the slot).", err);
+					break;
+				case CAP_TRUNCATE:
+					s->st.changes++;
+					if (first_unflushed == 0)
+						first_unflushed = bridge_now();
+					cap_truncate_keys(s->p, &s->req, &m);
+					break;
+				case CAP_IGNORED:
+					break;
+			}
+			cap_message_free(&m);
+		}
+		if (buf)
+			PQfreemem(buf);
+
+		now = bridge_now();
+		if (!in_txn && (s->req.n > 0 || cap_pending_total(s->p) > 0) &&
+			(n == 0 || s->req.n >= FLUSH_REQUESTS || now - first_unflushed >= FLUSH_AFTER_S))
+		{
+			if (!flush_and_confirm(s, last_commit, last_commit_time))
+				return SESSION_RETRY;
+			first_unflushed = 0;
+			last_status = now;
+		}
+		else if (n == 0 && !in_txn && s->req.n == 0)
+		{
+			s->st.lag_seconds = 0;
+			if (now - last_status >= STATUS_EVERY_S || last_commit > s->st.confirmed)
+			{
+				if (!flush_and_confirm(s, last_commit, 0))
+					return SESSION_RETRY;
+				last_status = now;
+			}
+		}
+		cap_status_update(s->conn, s->p, &s->st, false, s->tty, s->opts->quiet);
+	}
+}
+
+/* Sleep up to secs, waking for a stop signal. */
+static void
+nap(double secs)
+{
+	double		until = bridge_now() + secs;
+
+	while (!stop_signal && bridge_now() < until)
+		usleep(50000);
+}
+
+/*
+ * cmd_stream
+ *		"cqlbridge stream DIR": check the source, prepare the publication
+ *		and tables, load from a new slot's snapshot when the stream has not
+ *		loaded yet, then stream until SIGINT/SIGTERM, reconnecting with
+ *		backoff after failures.  --status and --drop are one-shot.
+ */
+int
+cmd_stream(const BridgeOptions *opts)
+{
+	Stream		s;
+	struct sigaction sa;
+	CapLsn		confirmed = 0;
+	double		backoff = 1.0;
+
+	memset(&s, 0, sizeof(s));
+	sb_init(&s.xids);
+	s.opts = opts;
+	s.p = cap_read_plan(opts->dir);
+	if (opts->stream_status)
+		return cap_status_command(opts, s.p);
+	if (opts->stream_drop)
+		return cap_drop(opts, s.p);
+	s.tty = isatty(fileno(stderr)) && !opts->quiet;
+	s.st.warn_wal = opts->warn_wal;
+
+	s.conn = bridge_connect(opts);
+	cap_check_server(s.conn, s.p);
+	cap_plan_prepare(s.conn, s.p);
+	cap_check_source(s.conn, s.p);
+	cap_prepare_objects(s.conn, s.p);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	s.repl = cap_repl_connect(opts, s.err, sizeof(s.err));
+	if (s.repl == NULL)
+		bridge_fatal_hint("The role needs the REPLICATION attribute and pg_hba.conf must allow it (for \"replication=database\" the database's own lines apply).",
+						  "%s", s.err);
+	if (strcmp(cap_phase(s.conn, s.p, &confirmed), "load") == 0)
+	{
+		cap_initial_load(s.conn, s.repl, s.p, opts);
+		(void) cap_phase(s.conn, s.p, &confirmed);
+	}
+	cap_load_signatures(s.conn, s.p);
+	s.st.confirmed = confirmed;
+	if (!opts->quiet)
+		cap_log("streaming slot %s (publication %s) into %d tables", s.p->slot, s.p->publication,
+				s.p->ntables);
+
+	for (;;)
+	{
+		SessionEnd	end = session(&s);
+
+		if (end == SESSION_STOP)
+			break;
+		if (s.tty)
+			fputc('\n', stderr);
+		cap_log("%s; retrying in %.0f s (resumes from the slot's confirmed position)", s.err, backoff);
+		snprintf(s.st.last_error, sizeof(s.st.last_error), "%s", s.err);
+		if (s.conn && PQstatus(s.conn) == CONNECTION_OK)
+			cap_status_update(s.conn, s.p, &s.st, true, false, true);
+		PQfinish(s.repl);
+		s.repl = NULL;
+		nap(backoff);
+		backoff = backoff * 2 > 30 ? 30 : backoff * 2;
+		while (!stop_signal)
+		{
+			if (PQstatus(s.conn) != CONNECTION_OK)
+				PQreset(s.conn);
+			if (PQstatus(s.conn) == CONNECTION_OK)
+			{
+				s.repl = cap_repl_connect(opts, s.err, sizeof(s.err));
+				if (s.repl)
+					break;
+			}
+			else
+				snprintf(s.err, sizeof(s.err), "could not reconnect to the database: %.*s",
+						 (int) strcspn(PQerrorMessage(s.conn), "\n"), PQerrorMessage(s.conn));
+			cap_log("%s; retrying in %.0f s", s.err, backoff);
+			nap(backoff);
+			backoff = backoff * 2 > 30 ? 30 : backoff * 2;
+		}
+		if (stop_signal)
+			break;
+		backoff = 1.0;
+	}
+	if (s.tty)
+		fputc('\n', stderr);
+	if (!opts->quiet)
+		cap_log("stopped (%s); confirmed %s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
+				cap_lsn_text(s.st.confirmed));
+	PQfinish(s.repl);
+	PQfinish(s.conn);
+	return 0;
+}

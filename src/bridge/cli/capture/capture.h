@@ -1,0 +1,242 @@
+/*-------------------------------------------------------------------------
+ *
+ * capture.h
+ *	  "cqlbridge stream": change capture from PostgreSQL's logical decoding
+ *	  (pgoutput over the streaming replication protocol) that keeps the
+ *	  Cassandra query tables in step without triggers.
+ *
+ * The files, one job each:
+ *	  pgoutput.c	 decoding of pgoutput messages (no I/O)
+ *	  replication.c	 the replication connection: slot, START_REPLICATION,
+ *					 CopyData, standby status updates
+ *	  keys.c		 003's metadata as the stream needs it, and a committed
+ *					 change -> the target keys it may add, change or remove
+ *	  writer.c		 pending keys recomputed from the source views and
+ *					 written to Cassandra, lineage kept, retried
+ *	  setup.c		 checks, publication, slot, lineage tables, initial load
+ *					 from the slot's exported snapshot, --drop
+ *	  status.c		 the status row, progress lines, --status
+ *	  sql.c			 statements that do not exit on failure, text[] literals
+ *	  capture.c		 the command: the loop, reconnects, signals
+ *
+ * See docs/cqlbridge-design.md ("stream") for the design.
+ *
+ * layer: command
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/capture/capture.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CQLBRIDGE_CAPTURE_H
+#define CQLBRIDGE_CAPTURE_H
+
+#include <stdint.h>
+
+#include "common/common.h"
+
+typedef uint64_t CapLsn;
+
+/* ---- pgoutput.c ---- */
+
+typedef struct CapColumn
+{
+	char	   *name;
+	unsigned int typid;
+	int			typmod;
+	int			flags;			/* 1: part of the replica identity key */
+} CapColumn;
+
+typedef struct CapRelation
+{
+	unsigned int relid;
+	char	   *nspname;
+	char	   *relname;
+	char		identity;		/* d, n, f, i */
+	int			natts;
+	CapColumn  *cols;
+} CapRelation;
+
+typedef struct CapTuple
+{
+	int			ncols;
+	char	   *kinds;			/* per column: 'n' null, 'u' unchanged TOAST, 't' text */
+	char	  **values;			/* text of 't' columns, else NULL */
+} CapTuple;
+
+typedef enum CapKind
+{
+	CAP_BEGIN,
+	CAP_COMMIT,
+	CAP_RELATION,
+	CAP_INSERT,
+	CAP_UPDATE,
+	CAP_DELETE,
+	CAP_TRUNCATE,
+	CAP_IGNORED					/* origin, type, logical message */
+} CapKind;
+
+typedef struct CapMessage
+{
+	CapKind		kind;
+	CapLsn		lsn;			/* BEGIN: final LSN; COMMIT: commit LSN */
+	CapLsn		end_lsn;		/* COMMIT: end of the transaction */
+	int64_t		commit_time;	/* BEGIN/COMMIT: us since 2000-01-01 */
+	uint32_t	xid;			/* BEGIN: the transaction id */
+	unsigned int relid;			/* I/U/D */
+	CapRelation rel;			/* RELATION */
+	bool		has_old;		/* U/D: an old tuple (K or O) */
+	CapTuple	oldt;
+	CapTuple	newt;			/* I/U */
+	int			ntrunc;			/* TRUNCATE */
+	unsigned int *trunc_relids;
+} CapMessage;
+
+extern bool cap_decode(const char *buf, int len, CapMessage *m, char *err, size_t errlen);
+extern void cap_message_free(CapMessage *m);
+extern void cap_relation_free(CapRelation *r);
+
+/* ---- replication.c ---- */
+
+extern PGconn *cap_repl_connect(const BridgeOptions *opts, char *err, size_t errlen);
+extern bool cap_create_slot(PGconn *repl, const char *slot, char **snapshot,
+							CapLsn *consistent, char *err, size_t errlen, char *sqlstate);
+extern bool cap_start(PGconn *repl, const char *slot, CapLsn from,
+					  const char *publication, char *err, size_t errlen, char *sqlstate);
+extern int	cap_read(PGconn *repl, int timeout_ms, char **buf);
+extern bool cap_send_status(PGconn *repl, CapLsn received, CapLsn flushed, bool reply);
+extern char *cap_lsn_text(CapLsn lsn);
+extern bool cap_parse_lsn(const char *s, CapLsn *lsn);
+extern uint64_t cap_get64(const char *p);
+
+/* ---- keys.c ---- */
+
+/* a set of encoded strings: pending target keys, derivation requests */
+typedef struct CapKeySet
+{
+	char	  **slots;
+	size_t		cap;
+	size_t		n;
+} CapKeySet;
+
+/* one "-- affected:" line of a target table */
+typedef struct CapAffected
+{
+	int			table;			/* index into CapPlan.tables */
+	int			source;			/* index into CapPlan.sources */
+	bool		sublink;		/* the relation feeds a sublink (collection) */
+	char	   *sql;			/* the affected SQL: keys from the current data */
+	char	   *lineage_sql;	/* level 0: keys from the lineage table */
+	char	   *old_sql;		/* sublink: the relation replaced by its old row */
+	char	  **old_cols;		/* sublink: the columns old_sql binds, in order */
+	char	  **old_types;		/* and their types */
+	int			nold;
+} CapAffected;
+
+typedef struct CapSource
+{
+	char	   *qualified;		/* schema.table as in 003 (SQL) */
+	char	   *schema;			/* unquoted */
+	char	   *table;			/* unquoted */
+	char	  **pk;				/* plan's key columns, unquoted */
+	char	  **pk_types;		/* format_type of each (set by prepare) */
+	int			npk;
+	unsigned int relid;			/* set by setup */
+	CapRelation *rel;			/* the last Relation message (NULL before) */
+	char	   *signature;		/* columns at the start: "name:typid,..." */
+} CapSource;
+
+
+typedef struct CapTable
+{
+	const char *target;
+	const char *foreign_table;
+	const char *source_view;
+	const char *columns;
+	const char *rows_sql;
+	char	  **key;			/* unquoted key column names */
+	char	  **key_types;		/* format_type of each, from the view */
+	int			nkey;
+	char	  **lin;			/* lineage columns of the view, unquoted */
+	int			nlin;
+	char	   *lineage;		/* the lineage table (SQL name) */
+	CapKeySet	pending;
+} CapTable;
+
+typedef struct CapPlan
+{
+	const char *dir;
+	char	   *keyspace;
+	char	   *schema;			/* cqlbridge_<keyspace>, SQL name */
+	char	   *schema_plain;	/* unquoted */
+	char	   *slot;			/* cqlbridge_<tag> */
+	char	   *publication;
+	int			ntables;
+	CapTable   *tables;
+	int			nsources;
+	CapSource  *sources;
+	int			naffected;
+	CapAffected *affected;
+} CapPlan;
+
+extern CapPlan *cap_read_plan(const char *dir);
+extern void cap_plan_prepare(PGconn *conn, CapPlan *p);
+extern bool cap_change_keys(CapPlan *p, CapKeySet *req, const CapMessage *m,
+							char *err, size_t errlen);
+extern void cap_truncate_keys(CapPlan *p, CapKeySet *req, const CapMessage *m);
+extern bool cap_derive(PGconn *conn, CapPlan *p, CapKeySet *req, char *err, size_t errlen);
+extern char **cap_decode_values(const char *s, int *n);
+extern void cap_keyset_add(CapKeySet *s, const char *encoded);
+extern void cap_keyset_clear(CapKeySet *s);
+extern size_t cap_pending_total(const CapPlan *p);
+
+/* ---- writer.c ---- */
+
+extern bool cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
+					  long long *written, char *err, size_t errlen);
+extern char *cap_key_match(const CapTable *t, const char *alias, int first_param);
+
+/* ---- sql.c ---- */
+
+extern char *cap_array_literal(char **values, int n);
+extern PGresult *cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
+						  char *err, size_t errlen);
+
+/* ---- setup.c ---- */
+
+extern void cap_check_server(PGconn *conn, CapPlan *p);
+extern void cap_check_source(PGconn *conn, CapPlan *p);
+extern void cap_prepare_objects(PGconn *conn, CapPlan *p);
+extern char *cap_phase(PGconn *conn, CapPlan *p, CapLsn *confirmed);
+extern void cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *opts);
+extern void cap_load_signatures(PGconn *conn, CapPlan *p);
+extern int	cap_drop(const BridgeOptions *opts, CapPlan *p);
+
+/* ---- status.c ---- */
+
+typedef struct CapStats
+{
+	long long	changes;		/* changes decoded */
+	long long	flushed_keys;	/* target keys written */
+	CapLsn		confirmed;
+	CapLsn		received;
+	double		lag_seconds;	/* commit -> Cassandra acknowledged */
+	double		rate;			/* changes/s, recent */
+	double		rate_t0;
+	long long	rate_n0;
+	char		last_error[1024];
+	double		last_report;
+	double		last_log;
+	long long	warn_wal;		/* --warn-wal bytes */
+} CapStats;
+
+extern void cap_status_update(PGconn *conn, CapPlan *p, CapStats *st, bool force, bool tty,
+							  bool quiet);
+extern int	cap_status_command(const BridgeOptions *opts, CapPlan *p);
+extern void cap_log(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+
+/* ---- capture.c ---- */
+
+extern int	cmd_stream(const BridgeOptions *opts);
+
+#endif							/* CQLBRIDGE_CAPTURE_H */

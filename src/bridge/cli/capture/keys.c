@@ -1,0 +1,798 @@
+/*-------------------------------------------------------------------------
+ *
+ * keys.c
+ *	  What "cqlbridge stream" needs of 003_load.sql, and the step from a
+ *	  committed change to the target keys it may add, change or remove.
+ *
+ * A change of a source row is queued as derivation requests (deduplicated,
+ * so a row changed a hundred times between two flushes is looked up once);
+ * at the flush cap_derive() turns them into target keys:
+ *   - new values (INSERT, UPDATE): the table's "affected" SQL with the new
+ *	   primary key, on the current data (the keys the row feeds now);
+ *   - old values (UPDATE, DELETE) of a relation of the top level: the same
+ *	   SQL on the lineage table (stream_keys_<n>: key and lineage columns of
+ *	   every row the stream has written), i.e. the keys the row fed when
+ *	   they were last written, including keys that vanish;
+ *   - old values of a relation of a sublink (a collection): the affected
+ *	   SQL with the relation replaced by its old row, so the collections the
+ *	   row was part of are recomputed even after it is gone;
+ *   - TRUNCATE: every key of the lineage tables the relation feeds.
+ * Only key values are read from the change, never other columns: the rows
+ * are recomputed from the source views, so unchanged-TOAST values ('u')
+ * need no special case.
+ *
+ * layer: command
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/capture/keys.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/capture.h"
+
+/* ------------------------------------------------------------------------
+ * Sets of encoded strings (pending keys, derivation requests)
+ * ------------------------------------------------------------------------
+ */
+
+static size_t
+hash_str(const char *s)
+{
+	size_t		h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+	{
+		h ^= (unsigned char) *s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* Add a copy of encoded to the set unless it is there. */
+void
+cap_keyset_add(CapKeySet *s, const char *encoded)
+{
+	size_t		i;
+
+	if (s->n * 2 >= s->cap)
+	{
+		CapKeySet	old = *s;
+
+		s->cap = old.cap ? old.cap * 2 : 64;
+		s->slots = calloc(s->cap, sizeof(char *));
+		if (!s->slots)
+			bridge_fatal("out of memory");
+		s->n = 0;
+		for (size_t j = 0; j < old.cap; j++)
+			if (old.slots[j])
+			{
+				i = hash_str(old.slots[j]) & (s->cap - 1);
+				while (s->slots[i])
+					i = (i + 1) & (s->cap - 1);
+				s->slots[i] = old.slots[j];
+				s->n++;
+			}
+		free(old.slots);
+	}
+	i = hash_str(encoded) & (s->cap - 1);
+	while (s->slots[i])
+	{
+		if (strcmp(s->slots[i], encoded) == 0)
+			return;
+		i = (i + 1) & (s->cap - 1);
+	}
+	s->slots[i] = bridge_strdup(encoded);
+	s->n++;
+}
+
+/* Empty the set. */
+void
+cap_keyset_clear(CapKeySet *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+	{
+		free(s->slots[i]);
+		s->slots[i] = NULL;
+	}
+	s->n = 0;
+}
+
+/* Pending target keys of every table. */
+size_t
+cap_pending_total(const CapPlan *p)
+{
+	size_t		n = 0;
+
+	for (int i = 0; i < p->ntables; i++)
+		n += p->tables[i].pending.n;
+	return n;
+}
+
+/*
+ * A list of values (NULL = SQL null) as one string: per value "N", or "V",
+ * its length, ':' and its bytes.  Text values hold no NUL byte.
+ */
+static void
+encode_values(StrBuf *sb, char **vals, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		if (vals[i] == NULL)
+			sb_append(sb, "N");
+		else
+			sb_appendf(sb, "V%zu:%s", strlen(vals[i]), vals[i]);
+	}
+}
+
+/* The values of an encoded list (allocated); *n set.  NULL if malformed. */
+char	  **
+cap_decode_values(const char *s, int *n)
+{
+	char	  **vals = bridge_malloc(sizeof(char *) * (strlen(s) + 1));
+
+	*n = 0;
+	while (*s)
+	{
+		if (*s == 'N')
+		{
+			vals[(*n)++] = NULL;
+			s++;
+		}
+		else if (*s == 'V')
+		{
+			char	   *end;
+			unsigned long len = strtoul(s + 1, &end, 10);
+
+			if (*end != ':' || strlen(end + 1) < len)
+				return NULL;
+			vals[*n] = bridge_malloc(len + 1);
+			memcpy(vals[*n], end + 1, len);
+			vals[*n][len] = '\0';
+			(*n)++;
+			s = end + 1 + len;
+		}
+		else
+			return NULL;
+	}
+	return vals;
+}
+
+/* ------------------------------------------------------------------------
+ * 003_load.sql
+ * ------------------------------------------------------------------------
+ */
+
+/* Replace the first occurrence of from in s by to (allocated); NULL if none. */
+static char *
+replace_once(const char *s, const char *from, const char *to)
+{
+	const char *at = strstr(s, from);
+
+	if (at == NULL)
+		return NULL;
+	return bridge_printf("%.*s%s%s", (int) (at - s), s, to, at + strlen(from));
+}
+
+/* The index of source relation 'qualified' in p (added when new). */
+static int
+source_index(CapPlan *p, const char *qualified, const char *pklist, const char *path, int line)
+{
+	CapSource  *s;
+	const char *q = qualified;
+
+	for (int i = 0; i < p->nsources; i++)
+		if (strcmp(p->sources[i].qualified, qualified) == 0)
+			return i;
+	p->sources = realloc(p->sources, sizeof(CapSource) * (p->nsources + 1));
+	if (!p->sources)
+		bridge_fatal("out of memory");
+	s = &p->sources[p->nsources];
+	memset(s, 0, sizeof(*s));
+	s->qualified = bridge_strdup(qualified);
+	s->schema = bridge_parse_ident(&q);
+	if (s->schema == NULL || *q != '.')
+		bridge_fatal("%s:%d: \"-- affected:\" names no schema-qualified relation: %s", path, line, qualified);
+	q++;
+	s->table = bridge_parse_ident(&q);
+	s->pk = bridge_split_idents(pklist, &s->npk);
+	if (s->table == NULL || s->pk == NULL || s->npk == 0)
+		bridge_fatal("%s:%d: bad \"-- affected:\" line: %s (%s)", path, line, qualified, pklist);
+	return p->nsources++;
+}
+
+/*
+ * parse_affected
+ *		"<schema.table> (<pk columns>) | <SQL>" of table ti into a
+ *		CapAffected: the relation, its key, whether it feeds a sublink, and
+ *		the lineage form of the SQL for a top-level relation.
+ */
+static void
+parse_affected(CapPlan *p, int ti, const char *value, const char *path, int line)
+{
+	const char *q = value;
+	const char *open;
+	const char *close;
+	const char *bar;
+	char	   *qualified;
+	char	   *pklist;
+	CapAffected *a;
+	CapTable   *t = &p->tables[ti];
+	char	   *from_view = bridge_printf(" FROM %s s WHERE ", t->source_view);
+	char	   *after;
+
+	/* the qualified name ends at " (", outside quotes */
+	{
+		char	   *s1 = bridge_parse_ident(&q);
+
+		if (s1 == NULL || *q != '.')
+			bridge_fatal("%s:%d: bad \"-- affected:\" line", path, line);
+		q++;
+		if (bridge_parse_ident(&q) == NULL)
+			bridge_fatal("%s:%d: bad \"-- affected:\" line", path, line);
+	}
+	qualified = bridge_trim_copy(value, q - value);
+	open = strchr(q, '(');
+	bar = strstr(q, ") | ");
+	if (open == NULL || bar == NULL || bar < open)
+		bridge_fatal("%s:%d: bad \"-- affected:\" line (expected \"schema.table (key) | SQL\")", path, line);
+	close = bar;
+	pklist = bridge_trim_copy(open + 1, close - open - 1);
+
+	p->affected = realloc(p->affected, sizeof(CapAffected) * (p->naffected + 1));
+	if (!p->affected)
+		bridge_fatal("out of memory");
+	a = &p->affected[p->naffected++];
+	memset(a, 0, sizeof(*a));
+	a->table = ti;
+	a->source = source_index(p, qualified, pklist, path, line);
+	a->sql = bridge_strdup(bar + 4);
+	after = strstr(a->sql, from_view);
+	if (after == NULL)
+		bridge_fatal_hint("Run \"cqlbridge plan\" again.",
+						  "%s:%d: the affected SQL of %s does not read the source view %s",
+						  path, line, qualified, t->source_view);
+	after += strlen(from_view);
+	a->sublink = (*after == '(');
+	if (!a->sublink)
+	{
+		char	   *to = bridge_printf(" FROM %s s WHERE ", t->lineage);
+
+		a->lineage_sql = replace_once(a->sql, from_view, to);
+		free(to);
+	}
+	free(from_view);
+	free(pklist);
+	free(qualified);
+}
+
+/*
+ * cap_read_plan
+ *		The stream's view of DIR/003_load.sql: the tables (foreign table,
+ *		source view, columns, key, rows SQL), the source relations and the
+ *		affected lines; the names of the plan's slot, publication and
+ *		lineage tables.  Fatal on a file it cannot use.
+ */
+CapPlan *
+cap_read_plan(const char *dir)
+{
+	char	   *path = bridge_path(dir, "003_load.sql");
+	BridgeBlockFile *f = bridge_read_blocks(path);
+	CapPlan    *p = calloc(1, sizeof(CapPlan));
+	char	   *tag;
+
+	if (!p)
+		bridge_fatal("out of memory");
+	p->dir = dir;
+	p->keyspace = bridge_header_get(f->header, "keyspace");
+	if (p->keyspace == NULL || !bridge_valid_keyspace(p->keyspace))
+		bridge_fatal_hint("The directory is from an older cqlbridge: run \"cqlbridge plan\" again.",
+						  "%s: no valid \"-- keyspace:\" line in the header", path);
+	if (f->nblocks == 0)
+		bridge_fatal("%s: no table blocks", path);
+	p->schema_plain = bridge_plan_schema(p->keyspace);
+	p->schema = bridge_qi(p->schema_plain);
+	tag = bridge_plan_tag(p->keyspace);
+	p->slot = bridge_printf("cqlbridge_%s", tag);
+	p->publication = bridge_printf("cqlbridge_%s", tag);
+	p->ntables = f->nblocks;
+	p->tables = calloc(f->nblocks, sizeof(CapTable));
+	if (!p->tables)
+		bridge_fatal("out of memory");
+	for (int i = 0; i < f->nblocks; i++)
+	{
+		const BridgeBlock *b = &f->blocks[i];
+		CapTable   *t = &p->tables[i];
+
+		t->target = bridge_block_require(f, b, "table");
+		t->foreign_table = bridge_block_require(f, b, "foreign_table");
+		t->source_view = bridge_block_require(f, b, "source_view");
+		t->columns = bridge_block_require(f, b, "columns");
+		t->key = bridge_split_idents(bridge_block_require(f, b, "key"), &t->nkey);
+		if (t->key == NULL || t->nkey == 0)
+			bridge_fatal("%s:%d: \"-- key:\" must be a list of column names", path, b->line);
+		t->rows_sql = bridge_block_sql(b, "");
+		if (t->rows_sql == NULL || strncmp(t->rows_sql, "SELECT", 6) != 0)
+			bridge_fatal_hint("Run \"cqlbridge plan\" again.",
+							  "%s:%d: table %s has no SELECT of its rows (a plan older than streamed loads)",
+							  path, b->line, t->target);
+		t->lineage = bridge_printf("%s.stream_keys_%d", p->schema, i + 1);
+		for (int k = 0; k < b->nmeta; k++)
+			if (strcmp(b->keys[k], "affected") == 0)
+				parse_affected(p, i, b->values[k], path, b->line);
+	}
+	if (p->nsources == 0)
+		bridge_fatal("%s: no \"-- affected:\" lines: nothing to capture", path);
+	return p;
+}
+
+/* Name and type of every column of source relation s, in order. */
+static PGresult *
+source_columns(PGconn *conn, const CapSource *s)
+{
+	const char *params[1];
+
+	params[0] = bridge_printf("%s.%s", bridge_quote_ident(s->schema), bridge_quote_ident(s->table));
+	return bridge_exec(conn, "reading the columns of a source relation",
+					   "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) "
+					   "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::regclass "
+					   "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+					   1, params);
+}
+
+/*
+ * cap_plan_prepare
+ *		What needs the database: the types of each table's key columns and
+ *		its lineage columns (from the source view), and for every relation
+ *		of a sublink the SQL with the relation replaced by one row of
+ *		parameters: its key columns when the SQL needs no other column,
+ *		else every column (then the relation needs REPLICA IDENTITY FULL,
+ *		checked by setup).
+ */
+void
+cap_plan_prepare(PGconn *conn, CapPlan *p)
+{
+	for (int i = 0; i < p->ntables; i++)
+	{
+		CapTable   *t = &p->tables[i];
+		const char *params[1] = {t->source_view};
+		PGresult   *res = bridge_exec(conn, "reading the columns of a source view",
+									  "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) "
+									  "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::regclass "
+									  "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+									  1, params);
+
+		t->key_types = bridge_malloc(sizeof(char *) * t->nkey);
+		for (int k = 0; k < t->nkey; k++)
+			t->key_types[k] = NULL;
+		t->lin = bridge_malloc(sizeof(char *) * (PQntuples(res) + 1));
+		for (int r = 0; r < PQntuples(res); r++)
+		{
+			const char *name = PQgetvalue(res, r, 0);
+
+			for (int k = 0; k < t->nkey; k++)
+				if (strcmp(t->key[k], name) == 0)
+					t->key_types[k] = bridge_strdup(PQgetvalue(res, r, 1));
+			if (strncmp(name, "lin_", 4) == 0)
+				t->lin[t->nlin++] = bridge_strdup(name);
+		}
+		for (int k = 0; k < t->nkey; k++)
+			if (t->key_types[k] == NULL)
+				bridge_fatal_hint("Run \"cqlbridge plan\" and \"cqlbridge apply --no-load\" again.",
+								  "key column %s of %s is not a column of its source view %s",
+								  bridge_show_name(t->key[k]), t->target, t->source_view);
+		PQclear(res);
+	}
+
+	for (int i = 0; i < p->nsources; i++)
+	{
+		CapSource  *s = &p->sources[i];
+		PGresult   *res;
+
+		res = source_columns(conn, s);
+		s->pk_types = bridge_malloc(sizeof(char *) * s->npk);
+		for (int k = 0; k < s->npk; k++)
+		{
+			s->pk_types[k] = NULL;
+			for (int r = 0; r < PQntuples(res); r++)
+				if (strcmp(PQgetvalue(res, r, 0), s->pk[k]) == 0)
+					s->pk_types[k] = bridge_strdup(PQgetvalue(res, r, 1));
+			if (s->pk_types[k] == NULL)
+				bridge_fatal_hint("Run \"cqlbridge plan\" again.", "key column %s of %s does not exist",
+								  bridge_show_name(s->pk[k]), s->qualified);
+		}
+		PQclear(res);
+	}
+
+	for (int i = 0; i < p->naffected; i++)
+	{
+		CapAffected *a = &p->affected[i];
+		CapSource  *s = &p->sources[a->source];
+		const char *sub;
+		char	   *from;
+		PGresult   *res;
+		StrBuf		row;
+		char	   *old_sql;
+		bool		full = false;
+
+		if (!a->sublink)
+			continue;
+		sub = strstr(a->sql, " IN (SELECT ");
+		from = bridge_printf(" FROM %s ", s->qualified);
+		if (sub == NULL || strstr(sub, from) == NULL)
+			bridge_fatal("the affected SQL of %s for %s has an unexpected shape: %s",
+						 s->qualified, p->tables[a->table].target, a->sql);
+
+		res = source_columns(conn, s);
+		for (int attempt = 0; attempt < 2; attempt++)
+		{
+			PGresult   *pr;
+			int			n = 0;
+
+			sb_init(&row);
+			a->old_cols = bridge_malloc(sizeof(char *) * (PQntuples(res) + s->npk + 1));
+			a->old_types = bridge_malloc(sizeof(char *) * (PQntuples(res) + s->npk + 1));
+			for (int k = 0; k < s->npk; k++)
+				for (int r = 0; r < PQntuples(res); r++)
+					if (strcmp(PQgetvalue(res, r, 0), s->pk[k]) == 0)
+					{
+						sb_appendf(&row, "%s$%d::%s AS %s", n ? ", " : "", n + 1,
+								   PQgetvalue(res, r, 1), bridge_quote_ident(s->pk[k]));
+						a->old_types[n] = bridge_strdup(PQgetvalue(res, r, 1));
+						a->old_cols[n++] = s->pk[k];
+					}
+			if (full)
+				for (int r = 0; r < PQntuples(res); r++)
+				{
+					bool		is_pk = false;
+
+					for (int k = 0; k < s->npk; k++)
+						if (strcmp(PQgetvalue(res, r, 0), s->pk[k]) == 0)
+							is_pk = true;
+					if (is_pk)
+						continue;
+					sb_appendf(&row, ", $%d::%s AS %s", n + 1, PQgetvalue(res, r, 1),
+							   bridge_quote_ident(PQgetvalue(res, r, 0)));
+					a->old_types[n] = bridge_strdup(PQgetvalue(res, r, 1));
+					a->old_cols[n++] = bridge_strdup(PQgetvalue(res, r, 0));
+				}
+			a->nold = n;
+			{
+				char	   *to = bridge_printf(" FROM (SELECT %s) ", row.data);
+				char	   *head = bridge_strdup(a->sql);
+
+				/* replace within the sublink only */
+				head[sub - a->sql] = '\0';
+				old_sql = bridge_printf("%s%s", head, replace_once(sub, from, to));
+				free(to);
+				free(head);
+			}
+			sb_free(&row);
+			pr = PQprepare(conn, "", old_sql, 0, NULL);
+			if (pr && PQresultStatus(pr) == PGRES_COMMAND_OK)
+			{
+				PQclear(pr);
+				a->old_sql = old_sql;
+				break;
+			}
+			if (attempt == 1 || !pr || !PQresultErrorField(pr, PG_DIAG_SQLSTATE) ||
+				strcmp(PQresultErrorField(pr, PG_DIAG_SQLSTATE), "42703") != 0)
+				bridge_fatal("preparing the old-row form of the affected SQL of %s failed: %s",
+							 s->qualified, pr ? PQresultErrorMessage(pr) : "out of memory");
+			PQclear(pr);
+			full = true;		/* the sublink reads other columns of the row */
+		}
+		PQclear(res);
+		free(from);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Changes -> derivation requests
+ * ------------------------------------------------------------------------
+ */
+
+/* The source of relation id relid, or NULL (not captured). */
+static CapSource *
+source_of(CapPlan *p, unsigned int relid)
+{
+	for (int i = 0; i < p->nsources; i++)
+		if (p->sources[i].relid == relid && p->sources[i].rel)
+			return &p->sources[i];
+	return NULL;
+}
+
+/* Column number of name in the relation message, or -1. */
+static int
+column_of(const CapRelation *r, const char *name)
+{
+	for (int i = 0; i < r->natts; i++)
+		if (strcmp(r->cols[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/*
+ * tuple_values
+ *		The values of cols from tuple t (falling back to tuple alt for an
+ *		unchanged TOASTed value); false with err when one is missing.
+ */
+static bool
+tuple_values(const CapSource *s, const CapTuple *t, const CapTuple *alt, char **cols, int n,
+			 char **out, char *err, size_t errlen)
+{
+	for (int i = 0; i < n; i++)
+	{
+		int			c = column_of(s->rel, cols[i]);
+
+		if (c < 0 || c >= t->ncols)
+		{
+			snprintf(err, errlen, "column %s of %s is not in the change stream's row",
+					 bridge_show_name(cols[i]), s->qualified);
+			return false;
+		}
+		if (t->kinds[c] == 'u' && alt && c < alt->ncols && alt->kinds[c] != 'u')
+			t = alt;
+		if (t->kinds[c] == 'u')
+		{
+			snprintf(err, errlen, "the change of %s does not carry the value of column %s (an unchanged TOASTed value); set REPLICA IDENTITY FULL on it",
+					 s->qualified, bridge_show_name(cols[i]));
+			return false;
+		}
+		out[i] = t->kinds[c] == 't' ? t->values[c] : NULL;
+	}
+	return true;
+}
+
+/* Queue request mode ('n' new, 'o' old) of affected entry a with vals. */
+static void
+queue(CapPlan *p, CapKeySet *req, int a, char mode, char **vals, int n)
+{
+	StrBuf		sb;
+
+	(void) p;
+	sb_init(&sb);
+	sb_appendf(&sb, "%d:%c:", a, mode);
+	encode_values(&sb, vals, n);
+	cap_keyset_add(req, sb.data);
+	sb_free(&sb);
+}
+
+/*
+ * cap_change_keys
+ *		Queue the derivation requests of an INSERT, UPDATE or DELETE into
+ *		req (see the file header).  False with err when the change lacks a
+ *		value the derivation needs.
+ */
+bool
+cap_change_keys(CapPlan *p, CapKeySet *req, const CapMessage *m, char *err, size_t errlen)
+{
+	CapSource  *s = source_of(p, m->relid);
+	const CapTuple *oldt;
+
+	if (s == NULL)
+		return true;			/* not a relation of this plan */
+	oldt = m->has_old ? &m->oldt : &m->newt;
+	for (int i = 0; i < p->naffected; i++)
+	{
+		CapAffected *a = &p->affected[i];
+		char	  **vals;
+
+		if (&p->sources[a->source] != s)
+			continue;
+		vals = bridge_malloc(sizeof(char *) * (s->rel->natts + s->npk + 1));
+		if (m->kind != CAP_DELETE)
+		{
+			if (!tuple_values(s, &m->newt, m->has_old ? &m->oldt : NULL, s->pk, s->npk, vals, err, errlen))
+				return false;
+			queue(p, req, i, 'n', vals, s->npk);
+		}
+		if (m->kind != CAP_INSERT)
+		{
+			char	  **cols = a->sublink ? a->old_cols : s->pk;
+			int			n = a->sublink ? a->nold : s->npk;
+
+			if (!tuple_values(s, oldt, &m->newt, cols, n, vals, err, errlen))
+				return false;
+			queue(p, req, i, 'o', vals, n);
+		}
+		free(vals);
+	}
+	return true;
+}
+
+/*
+ * cap_truncate_keys
+ *		TRUNCATE of source relations: every key of every table they feed
+ *		(from the lineage tables) is recomputed.
+ */
+void
+cap_truncate_keys(CapPlan *p, CapKeySet *req, const CapMessage *m)
+{
+	for (int r = 0; r < m->ntrunc; r++)
+	{
+		CapSource  *s = source_of(p, m->trunc_relids[r]);
+
+		if (s == NULL)
+			continue;
+		for (int i = 0; i < p->naffected; i++)
+			if (&p->sources[p->affected[i].source] == s)
+				queue(p, req, i, 't', NULL, 0);
+	}
+}
+
+/* Add the rows of res (key columns) to table t's pending keys. */
+static void
+add_keys(CapTable *t, PGresult *res)
+{
+	char	  **vals = bridge_malloc(sizeof(char *) * (t->nkey + 1));
+	StrBuf		sb;
+
+	sb_init(&sb);
+	for (int r = 0; r < PQntuples(res); r++)
+	{
+		for (int k = 0; k < t->nkey; k++)
+			vals[k] = PQgetisnull(res, r, k) ? NULL : PQgetvalue(res, r, k);
+		sb.len = 0;
+		sb.data[0] = '\0';
+		encode_values(&sb, vals, t->nkey);
+		cap_keyset_add(&t->pending, sb.data);
+	}
+	sb_free(&sb);
+	free(vals);
+}
+
+/*
+ * batched_sql
+ *		sql (with parameters $1..$n) run for every row of n text[]
+ *		parameters: "SELECT DISTINCT k.* FROM unnest($1::text[], ...) AS
+ *		u(c1, ...) CROSS JOIN LATERAL (<sql, $i replaced by
+ *		(u.ci::type_i)>) k".  '$' inside quoted identifiers and string
+ *		literals is left alone.
+ */
+static char *
+batched_sql(const char *sql, char **types, int n)
+{
+	StrBuf		sb;
+	char		quote = 0;
+
+	sb_init(&sb);
+	sb_append(&sb, "SELECT DISTINCT k.* FROM unnest(");
+	for (int i = 0; i < n; i++)
+		sb_appendf(&sb, "%s$%d::text[]", i ? ", " : "", i + 1);
+	sb_append(&sb, ") AS u(");
+	for (int i = 0; i < n; i++)
+		sb_appendf(&sb, "%sc%d", i ? ", " : "", i + 1);
+	sb_append(&sb, ") CROSS JOIN LATERAL (");
+	for (const char *c = sql; *c; c++)
+	{
+		if (quote)
+		{
+			if (*c == quote)
+				quote = 0;
+			sb_appendc(&sb, *c);
+		}
+		else if (*c == '"' || *c == '\'')
+		{
+			quote = *c;
+			sb_appendc(&sb, *c);
+		}
+		else if (*c == '$' && c[1] >= '1' && c[1] <= '9')
+		{
+			char	   *end;
+			long		k = strtol(c + 1, &end, 10);
+
+			if (k < 1 || k > n)
+				bridge_fatal("internal error: parameter $%ld of an affected SQL out of range", k);
+			sb_appendf(&sb, "(u.c%ld::%s)", k, types[k - 1]);
+			c = end - 1;
+		}
+		else
+			sb_appendc(&sb, *c);
+	}
+	sb_append(&sb, ") k");
+	return sb.data;
+}
+
+/*
+ * cap_derive
+ *		Run the queued requests, one query per affected line and kind of
+ *		request (all its requests' values as arrays): each adds the target
+ *		keys it finds to its table's pending keys.  False with err when a
+ *		query fails (the caller retries the whole flush).
+ */
+bool
+cap_derive(PGconn *conn, CapPlan *p, CapKeySet *req, char *err, size_t errlen)
+{
+	static const char modes[] = {'n', 'o', 't'};
+
+	for (int ai = 0; ai < p->naffected; ai++)
+		for (int mi = 0; mi < 3; mi++)
+		{
+			CapAffected *a = &p->affected[ai];
+			CapSource  *src = &p->sources[a->source];
+			CapTable   *t = &p->tables[a->table];
+			char		mode = modes[mi];
+			int			nv = mode == 'n' ? src->npk : (a->sublink ? a->nold : src->npk);
+			char	 ***cols = NULL;
+			int			rows = 0;
+			char		prefix[32];
+			PGresult   *res;
+
+			snprintf(prefix, sizeof(prefix), "%d:%c:", ai, mode);
+			for (size_t i = 0; i < req->cap; i++)
+			{
+				const char *e = req->slots[i];
+				char	  **vals;
+				int			n;
+
+				if (e == NULL || strncmp(e, prefix, strlen(prefix)) != 0)
+					continue;
+				if (mode == 't')
+				{
+					rows = 1;
+					break;
+				}
+				vals = cap_decode_values(e + strlen(prefix), &n);
+				if (vals == NULL || n != nv)
+				{
+					snprintf(err, errlen, "internal error: bad derivation request");
+					return false;
+				}
+				if (cols == NULL)
+				{
+					cols = bridge_malloc(sizeof(char **) * nv);
+					for (int k = 0; k < nv; k++)
+						cols[k] = bridge_malloc(sizeof(char *) * (req->n + 1));
+				}
+				for (int k = 0; k < nv; k++)
+					cols[k][rows] = vals[k];
+				free(vals);
+				rows++;
+			}
+			if (rows == 0)
+				continue;
+			if (mode == 't')
+			{
+				StrBuf		sb;
+
+				sb_init(&sb);
+				sb_append(&sb, "SELECT ");
+				for (int k = 0; k < t->nkey; k++)
+					sb_appendf(&sb, "%s%s", k ? ", " : "", bridge_quote_ident(t->key[k]));
+				sb_appendf(&sb, " FROM %s", t->lineage);
+				res = cap_exec(conn, sb.data, 0, NULL, err, errlen);
+				sb_free(&sb);
+			}
+			else
+			{
+				const char *sql = mode == 'n' ? a->sql : (a->sublink ? a->old_sql : a->lineage_sql);
+				char	  **types = mode == 'o' && a->sublink ? a->old_types : src->pk_types;
+				char	   *batched = batched_sql(sql, types, nv);
+				char	  **arrays = bridge_malloc(sizeof(char *) * nv);
+
+				for (int k = 0; k < nv; k++)
+				{
+					arrays[k] = cap_array_literal(cols[k], rows);
+					for (int r = 0; r < rows; r++)
+						free(cols[k][r]);
+					free(cols[k]);
+				}
+				free(cols);
+				res = cap_exec(conn, batched, nv, (const char *const *) arrays, err, errlen);
+				for (int k = 0; k < nv; k++)
+					free(arrays[k]);
+				free(arrays);
+				free(batched);
+			}
+			if (res == NULL)
+				return false;
+			add_keys(t, res);
+			PQclear(res);
+		}
+	cap_keyset_clear(req);
+	return true;
+}

@@ -1,0 +1,404 @@
+/*-------------------------------------------------------------------------
+ *
+ * setup.c
+ *	  What "cqlbridge stream" needs before it streams: the source's checks
+ *	  (wal_level, the REPLICATION attribute, replica identities), the
+ *	  plan's publication, status and lineage tables, the slot and the
+ *	  initial load from the slot's exported snapshot; and --drop, which
+ *	  removes the slot and everything else the stream made.
+ *
+ * Hand-off: the slot is created with an exported snapshot, the load reads
+ * every table in that snapshot (one REPEATABLE READ transaction) and
+ * writes Cassandra, then streaming starts at the slot's consistent point:
+ * every transaction committed after the snapshot comes from the slot,
+ * every one before is in the load, none in both.  The load finishes before
+ * the first streamed write is sent, so every streamed write carries a
+ * later client timestamp than every loaded one and Cassandra's last write
+ * wins never lets a loaded value overwrite a streamed one; no commit time
+ * is compared with a snapshot time.  The application keeps writing during
+ * the load; its changes wait in the slot.
+ *
+ * layer: command
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/capture/setup.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/capture.h"
+
+static const char *const reload_hint =
+"Remove the stream with \"cqlbridge stream DIR --drop\", make the Cassandra tables empty (e.g. \"cqlbridge apply DIR --no-load\" after dropping the keyspace), then run \"cqlbridge stream DIR\": it loads again from a new slot.";
+
+/* One value of a one-row query. */
+static char *
+value(PGconn *conn, const char *what, const char *sql, int n, const char *const *params)
+{
+	PGresult   *res = bridge_exec(conn, what, sql, n, params);
+	char	   *v = PQntuples(res) > 0 && !PQgetisnull(res, 0, 0)
+		? bridge_strdup(PQgetvalue(res, 0, 0)) : NULL;
+
+	PQclear(res);
+	return v;
+}
+
+/*
+ * cap_check_server, cap_check_source
+ *		Refuse, with what to do, a source the stream cannot read: wal_level
+ *		not logical, a role without REPLICATION, a missing foreign table, a
+ *		source relation whose replica identity does not carry the key the
+ *		plan traces its changes by (or, for a sublink relation whose SQL
+ *		reads other columns, is not FULL).  A relation in a publication
+ *		without a usable replica identity would also make the application's
+ *		UPDATE and DELETE fail, so this runs before the publication exists.
+ */
+void
+cap_check_server(PGconn *conn, CapPlan *p)
+{
+	char	   *v = value(conn, "reading wal_level", "SHOW wal_level", 0, NULL);
+
+	if (v == NULL || strcmp(v, "logical") != 0)
+		bridge_fatal_hint("Set wal_level = logical (ALTER SYSTEM SET wal_level = logical, with max_replication_slots and max_wal_senders of at least 1) and restart PostgreSQL; or use the trigger-based \"cqlbridge sync\".",
+						  "wal_level is \"%s\": cqlbridge stream needs logical decoding", v ? v : "?");
+	v = value(conn, "reading the role's attributes",
+			  "SELECT (rolsuper OR rolreplication)::text FROM pg_catalog.pg_roles WHERE rolname = current_user",
+			  0, NULL);
+	if (v == NULL || strcmp(v, "true") != 0)
+	{
+		char	   *who = value(conn, "reading the role", "SELECT current_user", 0, NULL);
+		char	   *hint = bridge_printf("As a superuser: ALTER ROLE %s REPLICATION; or run the stream as a role that has it.",
+										 bridge_quote_ident(who ? who : "?"));
+
+		bridge_fatal_hint(hint, "role %s lacks the REPLICATION attribute that logical decoding needs",
+						  who ? who : "?");
+	}
+	for (int i = 0; i < p->ntables; i++)
+	{
+		const char *params[1] = {p->tables[i].foreign_table};
+
+		v = value(conn, "looking up a foreign table", "SELECT to_regclass($1)::text", 1, params);
+		if (v == NULL)
+			bridge_fatal_hint("Run \"cqlbridge apply DIR --no-load\" first (tables and foreign tables, no load).",
+							  "foreign table %s does not exist", params[0]);
+	}
+}
+
+/* The replica identity of every source relation (see cap_check_server). */
+void
+cap_check_source(PGconn *conn, CapPlan *p)
+{
+	for (int s = 0; s < p->nsources; s++)
+	{
+		CapSource  *src = &p->sources[s];
+		char	   *pk = cap_array_literal(src->pk, src->npk);
+		const char *params[2] = {src->qualified, pk};
+		PGresult   *res;
+		bool		full_needed = false;
+		char		ident;
+		bool		covers;
+
+		for (int a = 0; a < p->naffected; a++)
+			if (p->affected[a].source == s && p->affected[a].sublink &&
+				p->affected[a].nold > src->npk)
+				full_needed = true;
+		res = bridge_exec(conn, "reading a source relation's replica identity",
+						  "SELECT c.oid, c.relreplident, "
+						  "  coalesce($2::text[] <@ (SELECT array_agg(a.attname::text) "
+						  "   FROM pg_catalog.pg_index i JOIN pg_catalog.pg_attribute a "
+						  "     ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey) "
+						  "   WHERE i.indrelid = c.oid AND ((c.relreplident = 'd' AND i.indisprimary) "
+						  "      OR (c.relreplident = 'i' AND i.indisreplident))), false) "
+						  "FROM pg_catalog.pg_class c WHERE c.oid = to_regclass($1)",
+						  2, params);
+		if (PQntuples(res) == 0)
+			bridge_fatal_hint("Run \"cqlbridge plan\" again.",
+							  "source relation %s of the plan does not exist", src->qualified);
+		src->relid = (unsigned int) strtoul(PQgetvalue(res, 0, 0), NULL, 10);
+		ident = PQgetvalue(res, 0, 1)[0];
+		covers = ident == 'f' || strcmp(PQgetvalue(res, 0, 2), "t") == 0;
+		PQclear(res);
+		if (!covers || (full_needed && ident != 'f'))
+		{
+			char	   *hint = bridge_printf("Run: ALTER TABLE %s REPLICA IDENTITY FULL;%s",
+											 src->qualified,
+											 ident == 'd' && !full_needed ? " (or give it a primary key on the plan's key columns)" : "");
+			const char *what = ident == 'n' ? "NOTHING" : ident == 'i' ? "USING INDEX" : ident == 'f' ? "FULL" : "DEFAULT";
+
+			bridge_fatal_hint(hint, "source relation %s has REPLICA IDENTITY %s, which does not carry %s the stream needs for its UPDATEs and DELETEs",
+							  src->qualified, what,
+							  full_needed ? "every column (its collection query reads columns beyond the key)"
+							  : bridge_printf("its key (%s)", pk));
+		}
+		free(pk);
+	}
+}
+
+/* Status, relation signatures and one lineage table per target. */
+void
+cap_prepare_objects(PGconn *conn, CapPlan *p)
+{
+	StrBuf		sb;
+	char	   *sql;
+
+	sql = bridge_printf("CREATE TABLE IF NOT EXISTS %s.stream_state ("
+						"id int PRIMARY KEY CHECK (id = 1), slot text NOT NULL, publication text NOT NULL, "
+						"phase text NOT NULL, consistent_lsn pg_lsn, confirmed_lsn pg_lsn, pid int, "
+						"started_at timestamptz, updated_at timestamptz, changes bigint DEFAULT 0, "
+						"keys_written bigint DEFAULT 0, changes_per_s float8, lag_seconds float8, "
+						"lag_bytes bigint, retained_bytes bigint, last_error text, last_error_at timestamptz);"
+						"CREATE TABLE IF NOT EXISTS %s.stream_relations (relation text PRIMARY KEY, signature text NOT NULL);",
+						p->schema, p->schema);
+	bridge_exec_script(conn, "creating the stream's status table", sql);
+	free(sql);
+	for (int i = 0; i < p->ntables; i++)
+	{
+		CapTable   *t = &p->tables[i];
+
+		sb_init(&sb);
+		sb_appendf(&sb, "CREATE TABLE IF NOT EXISTS %s AS SELECT ", t->lineage);
+		for (int k = 0; k < t->nkey; k++)
+			sb_appendf(&sb, "%ss.%s", k ? ", " : "", bridge_quote_ident(t->key[k]));
+		for (int k = 0; k < t->nlin; k++)
+			sb_appendf(&sb, ", s.%s", bridge_quote_ident(t->lin[k]));
+		sb_appendf(&sb, " FROM %s s WITH NO DATA;\n", t->source_view);
+		sb_appendf(&sb, "CREATE INDEX IF NOT EXISTS stream_keys_%d_key ON %s (", i + 1, t->lineage);
+		for (int k = 0; k < t->nkey; k++)
+			sb_appendf(&sb, "%s%s", k ? ", " : "", bridge_quote_ident(t->key[k]));
+		sb_append(&sb, ");\n");
+		for (int k = 0; k < t->nlin; k++)
+			sb_appendf(&sb, "CREATE INDEX IF NOT EXISTS stream_keys_%d_l%d ON %s (%s);\n",
+					   i + 1, k + 1, t->lineage, bridge_quote_ident(t->lin[k]));
+		bridge_exec_script(conn, "creating a lineage table of the stream", sb.data);
+		sb_free(&sb);
+	}
+
+	/*
+	 * The publication lists the plan's source relations and the status
+	 * table: the stream updates its row every 2 s, and confirming those
+	 * commits moves the slot on a database whose source relations are idle
+	 * (else it would keep all WAL written since their last change).
+	 */
+	{
+		const char *params[1] = {p->publication};
+		char	   *exists = value(conn, "looking up the publication",
+								   "SELECT pubname::text FROM pg_catalog.pg_publication WHERE pubname = $1",
+								   1, params);
+
+		sb_init(&sb);
+		if (exists)
+			sb_appendf(&sb, "ALTER PUBLICATION %s SET TABLE ", bridge_quote_ident(p->publication));
+		else
+			sb_appendf(&sb, "CREATE PUBLICATION %s FOR TABLE ", bridge_quote_ident(p->publication));
+		for (int s = 0; s < p->nsources; s++)
+			sb_appendf(&sb, "%s%s", s ? ", " : "", p->sources[s].qualified);
+		/* the status row's updates are the stream's heartbeat */
+		sb_appendf(&sb, ", %s.stream_state", p->schema);
+		if (!exists)
+			sb_append(&sb, " WITH (publish_via_partition_root = true)");
+		bridge_exec_script(conn, "creating the stream's publication", sb.data);
+		sb_free(&sb);
+	}
+}
+
+/*
+ * cap_phase
+ *		"load" when the stream has to (re)load: no status row that says
+ *		streaming (a load that did not finish leaves none); "stream" when it
+ *		resumes from its slot.  A streaming stream whose slot is gone or
+ *		lost its WAL cannot resume without a gap: fatal, with what to do.
+ */
+char *
+cap_phase(PGconn *conn, CapPlan *p, CapLsn *confirmed)
+{
+	char	   *sql = bridge_printf("SELECT phase FROM %s.stream_state", p->schema);
+	char	   *phase = value(conn, "reading the stream's status", sql, 0, NULL);
+	const char *params[1] = {p->slot};
+	PGresult   *res;
+
+	free(sql);
+	res = bridge_exec(conn, "looking up the replication slot",
+					  "SELECT confirmed_flush_lsn::text, coalesce(wal_status, '') FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
+					  1, params);
+	if (phase == NULL || strcmp(phase, "streaming") != 0)
+	{
+		PQclear(res);
+		return "load";
+	}
+	if (PQntuples(res) == 0)
+		bridge_fatal_hint(reload_hint,
+						  "the replication slot %s of this stream does not exist any more: changes since it was dropped are lost",
+						  p->slot);
+	if (strcmp(PQgetvalue(res, 0, 1), "lost") == 0)
+		bridge_fatal_hint(reload_hint,
+						  "the replication slot %s lost WAL it needed (wal_status 'lost', max_slot_wal_keep_size exceeded)",
+						  p->slot);
+	if (!cap_parse_lsn(PQgetvalue(res, 0, 0), confirmed))
+		*confirmed = 0;
+	PQclear(res);
+	return "stream";
+}
+
+/* The columns of a relation as "name:typid,..." (what a Relation message says). */
+static const char *const signature_sql =
+"SELECT coalesce(string_agg(a.attname || ':' || a.atttypid::oid::text, ',' ORDER BY a.attnum), '') "
+"FROM pg_catalog.pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped";
+
+/*
+ * cap_initial_load
+ *		A new slot with an exported snapshot, then in that snapshot: the
+ *		relations' column signatures, every table loaded into Cassandra and
+ *		its lineage table filled, and the status row set to streaming, all
+ *		committed together.  An interrupted load leaves no streaming row, so
+ *		the next start drops the slot and loads again.
+ */
+void
+cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *opts)
+{
+	const char *params[3];
+	char	   *snapshot;
+	CapLsn		consistent;
+	char		err[1024];
+	char		state[6] = "";
+	PGresult   *res;
+	double		t0 = bridge_now();
+	long long	rows = 0;
+	char	   *sql;
+
+	params[0] = p->slot;
+	res = bridge_exec(conn, "dropping the slot of an unfinished load",
+					  "SELECT pg_catalog.pg_drop_replication_slot(slot_name) FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
+					  1, params);
+	PQclear(res);
+	if (!cap_create_slot(repl, p->slot, &snapshot, &consistent, err, sizeof(err), state))
+	{
+		if (strcmp(state, "53400") == 0)
+			bridge_fatal_hint("Raise max_replication_slots (and restart PostgreSQL), or drop a slot nobody reads: SELECT slot_name, active FROM pg_replication_slots;",
+							  "%s (SQLSTATE %s): no free replication slot", err, state);
+		bridge_fatal_hint("Check wal_level = logical, max_replication_slots and the role's REPLICATION attribute.",
+						  "%s%s%s%s", err, state[0] ? " (SQLSTATE " : "", state, state[0] ? ")" : "");
+	}
+	bridge_exec_script(conn, "starting the load transaction", "BEGIN ISOLATION LEVEL REPEATABLE READ");
+	sql = bridge_printf("SET TRANSACTION SNAPSHOT %s", bridge_quote_literal(snapshot));
+	bridge_exec_script(conn, "importing the slot's snapshot", sql);
+	free(sql);
+
+	sql = bridge_printf("DELETE FROM %s.stream_relations", p->schema);
+	bridge_exec_script(conn, "forgetting old relation signatures", sql);
+	free(sql);
+	for (int s = 0; s < p->nsources; s++)
+	{
+		params[0] = p->sources[s].qualified;
+		params[1] = NULL;
+		res = bridge_exec(conn, "reading a relation's columns", signature_sql, 1, params);
+		params[1] = PQgetvalue(res, 0, 0);
+		sql = bridge_printf("INSERT INTO %s.stream_relations VALUES ($1, $2)", p->schema);
+		PQclear(bridge_exec(conn, "recording a relation's columns", sql, 2, params));
+		free(sql);
+		PQclear(res);
+	}
+
+	for (int i = 0; i < p->ntables; i++)
+	{
+		CapTable   *t = &p->tables[i];
+		StrBuf		sb;
+		long long	n;
+		double		t1 = bridge_now();
+
+		sql = bridge_printf("INSERT INTO %s (%s) SELECT * FROM (%s) q", t->foreign_table,
+							t->columns, t->rows_sql);
+		res = bridge_exec(conn, bridge_printf("loading %s from the slot's snapshot", t->target),
+						  sql, 0, NULL);
+		n = atoll(PQcmdTuples(res));
+		PQclear(res);
+		free(sql);
+		sb_init(&sb);
+		sb_appendf(&sb, "TRUNCATE %s; INSERT INTO %s SELECT ", t->lineage, t->lineage);
+		for (int k = 0; k < t->nkey; k++)
+			sb_appendf(&sb, "%ss.%s", k ? ", " : "", bridge_quote_ident(t->key[k]));
+		for (int k = 0; k < t->nlin; k++)
+			sb_appendf(&sb, ", s.%s", bridge_quote_ident(t->lin[k]));
+		sb_appendf(&sb, " FROM %s s", t->source_view);
+		bridge_exec_script(conn, "filling a lineage table", sb.data);
+		sb_free(&sb);
+		rows += n;
+		if (!opts->quiet)
+			fprintf(stderr, "%s: %lld rows loaded from the slot's snapshot in %.1f s\n",
+					t->target, n, bridge_now() - t1);
+	}
+	{
+		char	   *lsn = cap_lsn_text(consistent);
+
+		params[0] = p->slot;
+		params[1] = p->publication;
+		params[2] = lsn;
+		sql = bridge_printf("INSERT INTO %s.stream_state (id, slot, publication, phase, consistent_lsn, confirmed_lsn, started_at, updated_at) "
+							"VALUES (1, $1, $2, 'streaming', $3::pg_lsn, $3::pg_lsn, now(), now()) "
+							"ON CONFLICT (id) DO UPDATE SET slot = $1, publication = $2, phase = 'streaming', "
+							"consistent_lsn = $3::pg_lsn, confirmed_lsn = $3::pg_lsn, changes = 0, keys_written = 0, "
+							"started_at = now(), updated_at = now(), last_error = NULL, last_error_at = NULL",
+							p->schema);
+		PQclear(bridge_exec(conn, "recording the stream's start", sql, 3, params));
+		free(sql);
+		bridge_exec_script(conn, "committing the load", "COMMIT");
+		if (!opts->quiet)
+			fprintf(stderr, "stream: initial load of %d tables, %lld rows, in %.1f s; streaming from %s\n",
+					p->ntables, rows, bridge_now() - t0, lsn);
+		free(lsn);
+	}
+}
+
+/* The relations' column signatures recorded by the load. */
+void
+cap_load_signatures(PGconn *conn, CapPlan *p)
+{
+	char	   *sql = bridge_printf("SELECT relation, signature FROM %s.stream_relations", p->schema);
+	PGresult   *res = bridge_exec(conn, "reading the relations' columns", sql, 0, NULL);
+
+	for (int r = 0; r < PQntuples(res); r++)
+		for (int s = 0; s < p->nsources; s++)
+			if (strcmp(p->sources[s].qualified, PQgetvalue(res, r, 0)) == 0)
+				p->sources[s].signature = bridge_strdup(PQgetvalue(res, r, 1));
+	PQclear(res);
+	free(sql);
+}
+
+/*
+ * cap_drop
+ *		"stream DIR --drop": the slot (so the source keeps no more WAL for
+ *		it), the publication, the lineage and status tables.  Refused while
+ *		a stream process holds the slot.
+ */
+int
+cap_drop(const BridgeOptions *opts, CapPlan *p)
+{
+	PGconn	   *conn = bridge_connect(opts);
+	const char *params[1] = {p->slot};
+	char	   *pid = value(conn, "looking up the replication slot",
+							"SELECT active_pid::text FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
+							1, params);
+	StrBuf		sb;
+
+	if (pid)
+		bridge_fatal_hint(bridge_printf("Stop the stream first (kill -TERM of its process; the slot's walsender is pid %s), then run --drop again.", pid),
+						  "the replication slot %s is in use", p->slot);
+	PQclear(bridge_exec(conn, "dropping the replication slot",
+						"SELECT pg_catalog.pg_drop_replication_slot(slot_name) FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
+						1, params));
+	sb_init(&sb);
+	sb_appendf(&sb, "BEGIN; DROP PUBLICATION IF EXISTS %s;", bridge_quote_ident(p->publication));
+	for (int i = 0; i < p->ntables; i++)
+		sb_appendf(&sb, " DROP TABLE IF EXISTS %s;", p->tables[i].lineage);
+	sb_appendf(&sb, " DROP TABLE IF EXISTS %s.stream_state; DROP TABLE IF EXISTS %s.stream_relations; COMMIT;",
+			   p->schema, p->schema);
+	bridge_exec_script(conn, "removing the stream's publication and tables", sb.data);
+	sb_free(&sb);
+	if (!opts->quiet)
+		fprintf(stderr, "stream: slot %s and publication %s removed; the source keeps no WAL for them\n",
+				p->slot, p->publication);
+	PQfinish(conn);
+	return 0;
+}

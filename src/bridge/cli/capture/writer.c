@@ -1,0 +1,391 @@
+/*-------------------------------------------------------------------------
+ *
+ * writer.c
+ *	  The flush of "cqlbridge stream": the derivation requests queued since
+ *	  the last flush become target keys (keys.c), every pending key is
+ *	  recomputed from the table's rows SQL of 003 (the source view), and
+ *	  Cassandra gets one write per key: an upsert of the row when the key
+ *	  still exists, a DELETE by full key when it vanished.  The lineage
+ *	  table (stream_keys_<n>: key and lineage columns) is brought to the
+ *	  same state in the same PostgreSQL transaction.
+ *
+ * Two REPEATABLE READ transactions.  The first (on a snapshot that sees
+ * every transaction received) derives the keys and adds their current
+ * lineage rows to the lineage tables, keeping the old ones, and commits: the
+ * lineage tables then know every key the writes may create.  The second
+ * writes: upserts, deletes of vanished keys and the exact lineage rows, all
+ * on one snapshot.  The foreign tables send their writes as the statements
+ * run, so by its COMMIT Cassandra has acknowledged every write; only then
+ * does the caller confirm the slot's position.  A failure (Cassandra down, PostgreSQL restarting) rolls the
+ * transaction back and keeps the pending keys: the caller retries with
+ * backoff.  Recomputing a key again is harmless (idempotent), so a replay
+ * after a crash writes the same rows again.
+ *
+ * layer: command
+ *
+ * IDENTIFICATION
+ *	  src/bridge/cli/capture/writer.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/capture.h"
+
+/*
+ * keys_subquery
+ *		"SELECT u.c1::<type>, ... FROM unnest($1::text[], ...) u(c1, ...)
+ *		WHERE u.c1 IS NOT NULL ...": the pending keys of t, typed like the
+ *		view's key columns.  A key with a NULL part is never stored in
+ *		Cassandra, so it is left out.
+ */
+static char *
+keys_subquery(const CapTable *t)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_append(&sb, "SELECT ");
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&sb, "%su.c%d::%s AS c%d", k ? ", " : "", k + 1, t->key_types[k], k + 1);
+	sb_append(&sb, " FROM unnest(");
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&sb, "%s$%d::text[]", k ? ", " : "", k + 1);
+	sb_append(&sb, ") AS u(");
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&sb, "%sc%d", k ? ", " : "", k + 1);
+	sb_append(&sb, ") WHERE ");
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&sb, "%su.c%d IS NOT NULL", k ? " AND " : "", k + 1);
+	return sb.data;
+}
+
+/* "(alias."k1", alias."k2")": t's key columns as a row. */
+char *
+cap_key_match(const CapTable *t, const char *alias, int first_param)
+{
+	StrBuf		sb;
+
+	(void) first_param;
+	sb_init(&sb);
+	sb_appendc(&sb, '(');
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&sb, "%s%s.%s", k ? ", " : "", alias, bridge_quote_ident(t->key[k]));
+	sb_appendc(&sb, ')');
+	return sb.data;
+}
+
+/* Run sql, clear the result; false with err on failure. */
+static bool
+run(PGconn *conn, const char *sql, int n, const char *const *params, char *err, size_t errlen)
+{
+	PGresult   *res = cap_exec(conn, sql, n, params, err, errlen);
+
+	if (res == NULL)
+		return false;
+	PQclear(res);
+	return true;
+}
+
+/* The key and lineage columns of t as "<alias>.k1, ..., <alias>.lin_..." */
+static char *
+lineage_columns(const CapTable *t, const char *alias)
+{
+	StrBuf		list;
+
+	sb_init(&list);
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&list, "%s%s.%s", k ? ", " : "", alias, bridge_quote_ident(t->key[k]));
+	for (int k = 0; k < t->nlin; k++)
+		sb_appendf(&list, ", %s.%s", alias, bridge_quote_ident(t->lin[k]));
+	return list.data;
+}
+
+/* The pending keys of t as text[] literals, one per key column (n keys). */
+static char **
+pending_arrays(CapTable *t, int *n, char *err, size_t errlen)
+{
+	char	 ***cols = bridge_malloc(sizeof(char **) * t->nkey);
+	char	  **arrays = bridge_malloc(sizeof(char *) * t->nkey);
+	int			row = 0;
+
+	for (int k = 0; k < t->nkey; k++)
+		cols[k] = bridge_malloc(sizeof(char *) * (t->pending.n + 1));
+	for (size_t i = 0; i < t->pending.cap; i++)
+	{
+		int			nv;
+		char	  **vals;
+
+		if (t->pending.slots[i] == NULL)
+			continue;
+		vals = cap_decode_values(t->pending.slots[i], &nv);
+		if (vals == NULL || nv != t->nkey)
+		{
+			snprintf(err, errlen, "internal error: bad pending key of %s", t->target);
+			return NULL;
+		}
+		for (int k = 0; k < t->nkey; k++)
+			cols[k][row] = vals[k];
+		free(vals);
+		row++;
+	}
+	for (int k = 0; k < t->nkey; k++)
+	{
+		arrays[k] = cap_array_literal(cols[k], row);
+		for (int r = 0; r < row; r++)
+			free(cols[k][r]);
+		free(cols[k]);
+	}
+	free(cols);
+	*n = row;
+	return arrays;
+}
+
+static void
+free_arrays(char **arrays, int n)
+{
+	for (int k = 0; k < n; k++)
+		free(arrays[k]);
+	free(arrays);
+}
+
+/*
+ * lineage_add
+ *		Before anything is written to Cassandra, and committed on its own:
+ *		add the view's current key and lineage rows of t's pending keys to
+ *		the lineage table (keeping the old ones).  So the lineage table
+ *		holds every key that may be in Cassandra even when the writes that
+ *		follow fail half-way (some rows written, the second transaction
+ *		rolled back): a later change of their source rows finds them.
+ */
+static bool
+lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
+{
+	int			n;
+	char	  **arrays = pending_arrays(t, &n, err, errlen);
+	char	   *ksub = keys_subquery(t);
+	char	   *skey = cap_key_match(t, "s", 1);
+	char	   *lkey = cap_key_match(t, "l", 1);
+	char	   *scols = lineage_columns(t, "s");
+	char	   *lcols = lineage_columns(t, "l");
+	char	   *sql;
+	bool		ok;
+
+	if (arrays == NULL)
+		return false;
+	sql = bridge_printf("INSERT INTO %s SELECT %s FROM %s s WHERE %s IN (%s) "
+						"EXCEPT SELECT %s FROM %s l WHERE %s IN (%s)",
+						t->lineage, scols, t->source_view, skey, ksub,
+						lcols, t->lineage, lkey, ksub);
+	ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+	free(sql);
+	free(ksub);
+	free(skey);
+	free(lkey);
+	free(scols);
+	free(lcols);
+	free_arrays(arrays, t->nkey);
+	return ok;
+}
+
+/*
+ * flush_table
+ *		Upsert the pending keys of t that exist in its rows SQL, delete
+ *		those that vanished, and bring the lineage table to the same state.
+ *		*written counts the keys.
+ */
+static bool
+flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t errlen)
+{
+	int			row = 0;
+	char	  **arrays = pending_arrays(t, &row, err, errlen);
+	char	   *ksub = keys_subquery(t);
+	char	   *qkey = cap_key_match(t, "q", 1);
+	char	   *sql;
+	PGresult   *res;
+	bool		ok = false;
+
+	if (arrays == NULL)
+	{
+		free(ksub);
+		free(qkey);
+		return false;
+	}
+
+	/* rows that exist: one upsert per key (the FDW batches them) */
+	sql = bridge_printf("INSERT INTO %s (%s) SELECT * FROM (%s) q WHERE %s IN (%s)",
+						t->foreign_table, t->columns, t->rows_sql, qkey, ksub);
+	ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+	free(sql);
+	if (!ok)
+		goto done;
+
+	/* keys that vanished: a DELETE by full key each */
+	{
+		StrBuf		cond;
+
+		sb_init(&cond);
+		for (int k = 0; k < t->nkey; k++)
+			sb_appendf(&cond, "%sq.%s = u.c%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
+		sql = bridge_printf("SELECT u.* FROM (%s) u WHERE NOT EXISTS (SELECT 1 FROM (%s) q WHERE %s)",
+							ksub, t->rows_sql, cond.data);
+		sb_free(&cond);
+	}
+	res = cap_exec(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+	free(sql);
+	ok = res != NULL;
+	if (!ok)
+		goto done;
+	if (PQntuples(res) > 0)
+	{
+		StrBuf		del;
+		const char **params = bridge_malloc(sizeof(char *) * t->nkey);
+
+		sb_init(&del);
+		sb_appendf(&del, "DELETE FROM %s t WHERE ", t->foreign_table);
+		for (int k = 0; k < t->nkey; k++)
+			sb_appendf(&del, "%st.%s = $%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
+		for (int r = 0; ok && r < PQntuples(res); r++)
+		{
+			for (int k = 0; k < t->nkey; k++)
+				params[k] = PQgetvalue(res, r, k);
+			ok = run(conn, del.data, t->nkey, params, err, errlen);
+		}
+		sb_free(&del);
+		free(params);
+	}
+	PQclear(res);
+	if (!ok)
+		goto done;
+
+	/* the lineage of the written keys, as written */
+	{
+		char	   *lkey = cap_key_match(t, "l", 1);
+		char	   *skey = cap_key_match(t, "s", 1);
+		char	   *list = lineage_columns(t, "s");
+
+		sql = bridge_printf("DELETE FROM %s l WHERE %s IN (%s)", t->lineage, lkey, ksub);
+		ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+		free(sql);
+		sql = bridge_printf("INSERT INTO %s SELECT %s FROM %s s WHERE %s IN (%s)",
+							t->lineage, list, t->source_view, skey, ksub);
+		if (ok)
+			ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+		free(sql);
+		free(list);
+		free(lkey);
+		free(skey);
+	}
+	if (ok)
+		*written += row;
+
+done:
+	free_arrays(arrays, t->nkey);
+	free(ksub);
+	free(qkey);
+	return ok;
+}
+
+/*
+ * The flush's snapshot sees every transaction of the batch ($1: their
+ * 32-bit ids, widened with the epoch of the snapshot's xmax).  A commit is
+ * decoded once its WAL record is written, which can be a moment before the
+ * transaction becomes visible to new snapshots: recomputing on a snapshot
+ * that misses it, and then confirming its position, would lose it.
+ */
+static const char *const visible_sql =
+"WITH c AS (SELECT pg_catalog.pg_current_snapshot() AS s, "
+"  pg_catalog.pg_snapshot_xmax(pg_catalog.pg_current_snapshot())::text::bigint AS xmax) "
+"SELECT coalesce(bool_and(pg_catalog.pg_visible_in_snapshot("
+"  ((((c.xmax >> 32) - CASE WHEN x > (c.xmax & 4294967295) THEN 1 ELSE 0 END) << 32) | x)::text::xid8, c.s)), true)::text "
+"FROM c, unnest($1::bigint[]) AS x";
+
+/*
+ * begin_seeing
+ *		BEGIN a REPEATABLE READ transaction whose snapshot sees the
+ *		transactions xids (a bigint[] literal; NULL: none), waiting up to
+ *		10 s in steps of 5 ms for them to become visible.
+ */
+static bool
+begin_seeing(PGconn *conn, const char *xids, char *err, size_t errlen)
+{
+	for (int attempt = 0; attempt < 2000; attempt++)
+	{
+		PGresult   *res;
+		bool		seen;
+
+		if (!run(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, err, errlen))
+			return false;
+		if (xids == NULL)
+			return true;
+		res = cap_exec(conn, visible_sql, 1, &xids, err, errlen);
+		if (res == NULL)
+			return false;
+		seen = strcmp(PQgetvalue(res, 0, 0), "true") == 0;
+		PQclear(res);
+		if (seen)
+			return true;
+		if (!run(conn, "ROLLBACK", 0, NULL, err, errlen))
+			return false;
+		usleep(5000);
+	}
+	snprintf(err, errlen, "the transactions received are still not visible after 10 s");
+	return false;
+}
+
+/*
+ * cap_flush
+ *		One flush (see the file header) on a snapshot that sees the
+ *		transactions xids.  True when committed: the pending keys are
+ *		cleared and *written counts them.  False with err: rolled back, the
+ *		requests and pending keys kept for a retry.
+ */
+bool
+cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
+		  long long *written, char *err, size_t errlen)
+{
+	long long	n = 0;
+
+	if (!begin_seeing(conn, xids, err, errlen))
+		goto fail;
+	if (!cap_derive(conn, p, req, err, errlen))
+		goto fail;
+	for (int i = 0; i < p->ntables; i++)
+		if (p->tables[i].pending.n > 0 && !lineage_add(conn, &p->tables[i], err, errlen))
+			goto fail;
+	if (!run(conn, "COMMIT", 0, NULL, err, errlen) ||
+		!run(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, err, errlen))
+		goto fail;
+	for (int i = 0; i < p->ntables; i++)
+	{
+		CapTable   *t = &p->tables[i];
+
+		if (t->pending.n == 0)
+			continue;
+		if (!flush_table(conn, t, &n, err, errlen))
+		{
+			char	   *what = bridge_printf("writing %s: %s", t->target, err);
+
+			snprintf(err, errlen, "%s", what);
+			free(what);
+			goto fail;
+		}
+	}
+	if (!run(conn, "COMMIT", 0, NULL, err, errlen))
+		goto fail;
+	for (int i = 0; i < p->ntables; i++)
+		cap_keyset_clear(&p->tables[i].pending);
+	*written += n;
+	return true;
+
+fail:
+	{
+		PGresult   *res = PQexec(conn, "ROLLBACK");
+
+		PQclear(res);
+	}
+	return false;
+}

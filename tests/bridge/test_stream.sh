@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+#
+# tests/bridge/test_stream.sh - cqlbridge stream: the online path.
+#
+#   refused with a clear message and nothing created: a role without
+#   REPLICATION; a source relation whose replica identity does not carry
+#   the plan's key
+#   online migration of the hotel schema with wide (TOASTed) POI
+#   descriptions, while pgbench runs randomized application transactions
+#   (tests/bridge/gen_hotel.pgbench: non-key updates, key moves,
+#   multi-relation transactions, collection changes, odd text):
+#     -> the initial load runs from the slot's snapshot during the writes
+#     -> the stream is killed with -9 and started again (resumes from the slot)
+#     -> the Cassandra node is paused (SIGSTOP) for 10 s: every application
+#        transaction succeeds meanwhile; the stream retries and catches up
+#     -> PostgreSQL ends the stream's connections: it reconnects and resumes
+#     -> afterwards every target table equals its source view
+#   --status reports the stream; TRUNCATE of a source relation reaches
+#   Cassandra; a source relation whose columns changed stops the stream
+#   with "plan again" and nothing of that change is written; a dropped slot
+#   is refused; --drop removes slot and publication.
+#   a second plan (telemetry, keyspace <ks>_t) streams in the same database:
+#   readings moved to another time bucket, deleted, inserted with now()
+#   (cut to ms), alerts moved, a multi-relation transaction; every target
+#   equals its view.
+#
+# Environment: PGHOST/PGPORT/PGUSER (superuser, wal_level=logical),
+# CQL_HOST, CQLBRIDGE, STREAM_PAUSE_NODE (the scripts/cassandra.sh name of
+# the node at CQL_HOST; derived for the known addresses, the outage is
+# skipped when unknown), BRIDGE_STREAM_DB / BRIDGE_STREAM_KEYSPACE.
+# Output: TAP.
+#
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+
+DB=${BRIDGE_STREAM_DB:-bridge_stream}
+KS=${BRIDGE_STREAM_KEYSPACE:-bridge_stream}
+FS=${KS}_cql
+BRIDGE_KEYSPACES=("$KS")
+BRIDGE_ROLES=(bridge_stream_norepl)
+BRIDGE_KEEP=${BRIDGE_STREAM_KEEP:-}
+bridge_begin stream
+
+tap_plan 37
+
+SPID=
+stream_cleanup()
+{
+	[ -n "$SPID" ] && kill -9 "$SPID" 2> /dev/null
+	[ -n "${PAUSED:-}" ] && bash "$REPO/scripts/cassandra.sh" resume "$PAUSED" > /dev/null 2>&1
+	sleep 0.5
+	psql -X -q -d "$DB" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$DB' AND NOT active" > /dev/null 2>&1
+	bridge_cleanup
+}
+trap stream_cleanup EXIT
+
+if [ "$(psql -X -A -t -d postgres -c 'SHOW wal_level')" != logical ]; then
+	bail "wal_level is not logical on this server (scripts/pg.sh sets it)"
+fi
+
+fresh_db "$CQL_HOST"
+q "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null ||
+	bail "Cassandra at $CQL_HOST not reachable through cql_fdw"
+load_migrations "$REPO/migrations/hotel"
+# wide values that PostgreSQL TOASTs: unchanged ones arrive as 'u'
+q "UPDATE hotel_rel.point_of_interest SET description = description || (SELECT string_agg(md5(random()::text || g), '') FROM generate_series(1, 300) g)" > /dev/null
+plan_into hotel_rel "$REPO/migrations/hotel/workload.sql" "plan of the hotel workload"
+"$CQLBRIDGE" apply -q --no-load "$GEN" > "$WORK/apply.out" 2>&1
+ok $? "apply --no-load creates the tables without loading"
+is "$(q "SELECT count(*) FROM $FS.hotels")" 0 "nothing loaded by apply --no-load"
+
+# --- refusals -----------------------------------------------------------
+psql -X -q -d postgres -c "SET client_min_messages = warning; DROP ROLE IF EXISTS bridge_stream_norepl; CREATE ROLE bridge_stream_norepl LOGIN" > /dev/null
+"$CQLBRIDGE" stream -q -U bridge_stream_norepl "$GEN" > "$WORK/norepl.out" 2>&1
+rc=$?
+grep -q "lacks the REPLICATION attribute" "$WORK/norepl.out" && grep -q "ALTER ROLE" "$WORK/norepl.out" && [ $rc -eq 1 ]
+ok $? "a role without REPLICATION is refused with a hint" || diag "$(cat "$WORK/norepl.out")"
+
+q "ALTER TABLE hotel_rel.guest_email REPLICA IDENTITY NOTHING" > /dev/null
+"$CQLBRIDGE" stream -q "$GEN" > "$WORK/ident.out" 2>&1
+rc=$?
+grep -q "source relation hotel_rel.guest_email has REPLICA IDENTITY NOTHING" "$WORK/ident.out" &&
+	grep -q "ALTER TABLE hotel_rel.guest_email REPLICA IDENTITY FULL" "$WORK/ident.out" && [ $rc -eq 1 ]
+ok $? "a relation without a usable replica identity is named, with what to run" || diag "$(cat "$WORK/ident.out")"
+is "$(q "SELECT count(*) FROM pg_publication") $(q "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")" "0 0" \
+	"the refusals created no publication and no slot"
+q "ALTER TABLE hotel_rel.guest_email REPLICA IDENTITY DEFAULT" > /dev/null
+
+# --- online migration under writes ------------------------------------------
+start_stream()
+{
+	"$CQLBRIDGE" stream "$GEN" >> "$WORK/stream.log" 2>&1 &
+	SPID=$!
+}
+# caught_up [KEYSPACE]: the slot confirmed everything written so far (60 s at most)
+caught_up()
+{
+	local lsn i
+	lsn=$(q "SELECT pg_current_wal_lsn()")
+	for i in $(seq 1 300); do
+		[ "$(q "SELECT confirmed_flush_lsn >= '$lsn' FROM pg_replication_slots WHERE slot_name = 'cqlbridge_${1:-$KS}'")" = t ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+PGBENCH=$(command -v pgbench || echo "$(pg_config --bindir 2> /dev/null)/pgbench")
+"$PGBENCH" -n -c 2 -j 2 -R 100 -T 24 --max-tries=5 -f "$HERE/gen_hotel.pgbench" "$DB" > "$WORK/pgbench.out" 2>&1 &
+BENCH=$!
+sleep 1
+start_stream
+sleep 5
+kill -9 "$SPID" 2> /dev/null
+wait "$SPID" 2> /dev/null
+rc=$?
+is "$rc" 137 "the stream was killed with -9 during the writes"
+grep -q "loaded from the slot's snapshot" "$WORK/stream.log"
+ok $? "the initial load ran from the slot's snapshot while the application wrote"
+start_stream
+sleep 3
+
+case "${STREAM_PAUSE_NODE:-}:$CQL_HOST" in
+	:127.0.0.11) STREAM_PAUSE_NODE=scratch3 ;;
+	:127.0.0.10) STREAM_PAUSE_NODE=scratch2 ;;
+	:127.0.0.5) STREAM_PAUSE_NODE=scratch ;;
+	:127.0.0.1) STREAM_PAUSE_NODE=single ;;
+esac
+if [ -n "${STREAM_PAUSE_NODE:-}" ] && bash "$REPO/scripts/cassandra.sh" pause "$STREAM_PAUSE_NODE" > "$WORK/pause.out" 2>&1; then
+	PAUSED=$STREAM_PAUSE_NODE
+	sleep 10
+	bash "$REPO/scripts/cassandra.sh" resume "$PAUSED" > /dev/null 2>&1
+	PAUSED=
+	ok 0 "Cassandra node $STREAM_PAUSE_NODE paused for 10 s during the writes"
+else
+	ok 0 "# SKIP no Cassandra node to pause (STREAM_PAUSE_NODE)"
+fi
+# PostgreSQL ends the stream's connections (as a restart does): it reconnects
+q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND pid <> pg_backend_pid()" > /dev/null
+sleep 3
+wait "$BENCH"
+rc=$?
+ok $rc "every application transaction succeeded (pgbench status $rc)" || diag "$(tail -20 "$WORK/pgbench.out")"
+failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$WORK/pgbench.out")
+done_tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$WORK/pgbench.out")
+[ "${failed:-x}" = 0 ] && [ "${done_tx:-0}" -gt 200 ]
+ok $? "pgbench: ${done_tx:-?} transactions, ${failed:-?} failed" || diag "$(tail -20 "$WORK/pgbench.out")"
+
+caught_up
+ok $? "the stream caught up (slot confirmed the last write)" || diag "$(tail -20 "$WORK/stream.log")"
+grep -q "; retrying in" "$WORK/stream.log"
+ok $? "the stream reconnected after PostgreSQL ended its connections" || diag "$(tail -20 "$WORK/stream.log")"
+"$CQLBRIDGE" stream --status "$GEN" > "$WORK/status.out" 2>&1
+grep -q "^phase  *streaming" "$WORK/status.out" && grep -q "^slot active  *true" "$WORK/status.out"
+ok $? "stream --status reports the running stream" || diag "$(cat "$WORK/status.out")"
+load_targets "$GEN"
+compare_all "after writes, kill -9 and outage"
+
+# --- TRUNCATE of a source relation ----------------------------------------------
+q "TRUNCATE hotel_rel.guest_email" > /dev/null
+caught_up
+is "$(q "SELECT count(*) FROM $FS.guests WHERE emails IS NOT NULL")" 0 "TRUNCATE of a source relation reaches Cassandra"
+kill -TERM "$SPID"
+wait "$SPID"
+ok $? "SIGTERM: the stream stops with status 0 after confirming" || diag "$(tail -5 "$WORK/stream.log")"
+SPID=
+
+# --- a source relation altered ----------------------------------------------------
+G=$(q "SELECT guest_id FROM hotel_rel.guest_phone ORDER BY guest_id LIMIT 1")
+before=$(q "SELECT phone_numbers FROM $FS.guests WHERE guest_id = '$G'")
+q "ALTER TABLE hotel_rel.guest_phone ADD COLUMN note text" > /dev/null
+q "UPDATE hotel_rel.guest_phone SET phone = '+1 555 0100' WHERE guest_id = '$G'" > /dev/null
+timeout 30 "$CQLBRIDGE" stream -q "$GEN" > "$WORK/altered.out" 2>&1
+rc=$?
+grep -q "source relation hotel_rel.guest_phone changed its columns" "$WORK/altered.out" &&
+	grep -q 'Run "cqlbridge plan" again' "$WORK/altered.out" && [ $rc -eq 1 ]
+ok $? "a changed source relation stops the stream: plan again" || diag "$(cat "$WORK/altered.out")"
+is "$(q "SELECT phone_numbers FROM $FS.guests WHERE guest_id = '$G'")" "$before" \
+	"nothing of the change after the ALTER was written"
+
+# --- a dropped slot -------------------------------------------------------------
+q "SELECT pg_drop_replication_slot('cqlbridge_$KS')" > /dev/null
+timeout 30 "$CQLBRIDGE" stream -q "$GEN" > "$WORK/dropped.out" 2>&1
+rc=$?
+grep -q "does not exist any more" "$WORK/dropped.out" && grep -q "\-\-drop" "$WORK/dropped.out" && [ $rc -eq 1 ]
+ok $? "a dropped slot is refused: changes since are lost, reload" || diag "$(cat "$WORK/dropped.out")"
+
+# --- --drop ---------------------------------------------------------------------
+"$CQLBRIDGE" stream --drop "$GEN" > "$WORK/drop.out" 2>&1
+ok $? "stream --drop" || diag "$(cat "$WORK/drop.out")"
+is "$(q "SELECT count(*) FROM pg_publication") $(q "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()") $(q "SELECT to_regclass('cqlbridge_$KS.stream_state') IS NULL")" "0 0 t" \
+	"--drop removed publication, slot and status table"
+"$CQLBRIDGE" stream --status "$GEN" > "$WORK/nostatus.out" 2>&1
+[ $? -eq 1 ] && grep -q "no stream of plan" "$WORK/nostatus.out"
+ok $? "--status without a stream says so (status 1)" || diag "$(cat "$WORK/nostatus.out")"
+
+# --- telemetry: bucket moves, timestamps from now() ---------------------------------
+# a second plan (keyspace ${KS}_t) with its own stream in the same database;
+# one sensor for 40 days: the readings table gets a 2-week time bucket
+KT=${KS}_t
+BRIDGE_KEYSPACES+=("$KT")
+q "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KT')" > /dev/null
+qf -f "$REPO/migrations/telemetry/schema/001_telemetry.sql" > /dev/null || bail "telemetry schema failed"
+qf -v sites=1 -v sensors=1 -v alerts=1000 -f "$REPO/migrations/telemetry/generate.sql" > /dev/null ||
+	bail "telemetry data failed"
+"$CQLBRIDGE" plan -q --schema telemetry_rel --workload "$REPO/migrations/telemetry/workload.sql" \
+	--keyspace "$KT" --replication-factor 1 -o "$WORK/tgen" > "$WORK/tplan.out" 2>&1 &&
+	"$CQLBRIDGE" apply -q --no-load "$WORK/tgen" >> "$WORK/tplan.out" 2>&1 &&
+	grep -q "^-- key: sensor_id, reported_at_bucket, reported_at" "$WORK/tgen/003_load.sql"
+ok $? "telemetry planned with a time bucket, tables created" || diag "$(cat "$WORK/tplan.out")"
+"$CQLBRIDGE" stream "$WORK/tgen" > "$WORK/tstream.log" 2>&1 &
+SPID=$!
+sleep 2
+# timestamps as applications write them (now()), cut to what CQL stores (ms)
+q "UPDATE telemetry_rel.readings SET reported_at = reported_at + interval '15 days 30 seconds'
+    WHERE reported_at < (SELECT min(reported_at) FROM telemetry_rel.readings) + interval '2 hours';
+   DELETE FROM telemetry_rel.readings WHERE reported_at >= '2026-01-20' AND reported_at < '2026-01-20 00:10:00+00';
+   INSERT INTO telemetry_rel.readings SELECT sensor_id, date_trunc('milliseconds', now()) - g * interval '1 second', random(), 2
+     FROM telemetry_rel.sensors, generate_series(1, 50) g;
+   UPDATE telemetry_rel.alerts SET raised_at = raised_at + interval '20 days', message = message || ' é\"''' WHERE alert_id % 50 = 0;
+   UPDATE telemetry_rel.sensors SET label = label || ' (moved)';" > /dev/null
+caught_up "$KT"
+ok $? "the telemetry stream caught up" || diag "$(tail -5 "$WORK/tstream.log")"
+load_targets "$WORK/tgen"
+compare_all "telemetry after bucket moves"
+kill -TERM "$SPID"
+wait "$SPID"
+SPID=
+"$CQLBRIDGE" stream -q --drop "$WORK/tgen" > /dev/null 2>&1
+ok $? "telemetry stream stopped and dropped"
+
+exit $((TAP_FAILED > 0))
