@@ -41,13 +41,14 @@ PG_FUNCTION_INFO_V1(cql_fdw_handler);
  * _PG_init
  *		Module load.
  *
- * cql_fdw defines no GUCs; reserving the prefix makes a setting such as SET
- * cql_fdw.fetch_size an error instead of a silently created placeholder
- * variable.
+ * Defines the settings (option.c); reserving the prefix makes an unknown
+ * one such as SET cql_fdw.fetch_size an error instead of a silently
+ * created placeholder variable.
  */
 void
 _PG_init(void)
 {
+	cqlfdw_define_settings();
 	MarkGUCPrefixReserved("cql_fdw");
 }
 

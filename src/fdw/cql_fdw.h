@@ -62,6 +62,7 @@ typedef struct CqlFdwOptions
 	char	   *table;
 	int			consistency;	/* CQL consistency code */
 	int			write_consistency;
+	int			serial_consistency;	/* of lightweight transactions */
 	int			fetch_size;
 	int			scan_window;	/* token ranges in flight per scan */
 	bool		allow_filtering;
@@ -235,6 +236,7 @@ extern AttrNumber cqlfdw_column_by_remote_name(const CqlFdwTable *t,
 											   const char *name);
 
 /* in option.c */
+extern void cqlfdw_define_settings(void);
 extern void cqlfdw_get_options(Oid serverid, Oid userid, Oid relid,
 							   CqlFdwOptions *opts);
 extern void cqlfdw_options_add_mapping(CqlFdwOptions *o, UserMapping *um);

@@ -864,7 +864,7 @@ cqlfdw_modify_send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, CqlPe
 	cql_query_params_init(&params);
 	params.consistency = ms->remote.opts.write_consistency;
 	if (ms->remote.opts.if_not_exists)
-		params.serial_consistency = CQL_CONSISTENCY_SERIAL;
+		params.serial_consistency = ms->remote.opts.serial_consistency;
 	params.default_timestamp = ms->stamp_writes ? cqlfdw_write_timestamp()
 		: CQL_NO_TIMESTAMP;
 	params.nvalues = ms->nbinds;
@@ -902,7 +902,7 @@ cqlfdw_modify_send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot 
 	{
 		cqlfdw_defer_write(&ms->remote, w.values,
 						   ms->nbinds, w.key, w.keylen, ms->remote.opts.write_consistency,
-						   ms->remote.opts.if_not_exists ? CQL_CONSISTENCY_SERIAL : 0,
+						   ms->remote.opts.if_not_exists ? ms->remote.opts.serial_consistency : 0,
 						   ms->stamp_writes ? cqlfdw_write_timestamp() : CQL_NO_TIMESTAMP);
 		return false;
 	}
