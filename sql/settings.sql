@@ -105,6 +105,53 @@ INSERT INTO gs.kv (k, v) VALUES (6, 'six');
 SELECT k, v, v_ttl BETWEEN 7100 AND 7200 AS two_hours, v_ttl BETWEEN 1 AND 90 AS ninety_s
 FROM gs.kv WHERE k IN (5, 6) ORDER BY k;
 
+
+-- updatable 'false' (table, else server), as postgres_fdw: reads only
+ALTER FOREIGN TABLE gs.kv OPTIONS (ADD updatable 'false');
+INSERT INTO gs.kv (k, v) VALUES (7, 'seven');
+COPY gs.kv (k, v) FROM stdin;
+7	seven
+\.
+DELETE FROM gs.kv WHERE k = 5;
+SELECT count(*) FROM gs.kv WHERE k = 5;
+ALTER SERVER cass OPTIONS (ADD updatable 'false');
+ALTER FOREIGN TABLE gs.kv OPTIONS (SET updatable 'true');
+INSERT INTO gs.kv (k, v) VALUES (7, 'seven');
+ALTER FOREIGN TABLE gs.kv OPTIONS (DROP updatable);
+UPDATE gs.kv SET v = 'x' WHERE k = 7;
+ALTER SERVER cass OPTIONS (DROP updatable);
+
+-- the application name in the STARTUP message: PostgreSQL's
+-- application_name when the connection opens, or the server option;
+-- Cassandra shows it (and the CLIENT_ID, a UUID) in system_views.clients
+SET application_name = 'regress_settings_app';
+SELECT cql_fdw_disconnect('cass');
+SELECT count(*) > 0 AS seen,
+       bool_and(r->'client_options'->>'CLIENT_ID' ~ '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$') AS client_id_uuid,
+       bool_and(r->'client_options'->>'DRIVER_NAME' = 'cql_fdw') AS driver
+FROM cql_query('cass', 'SELECT client_options FROM system_views.clients') r
+WHERE r->'client_options'->>'APPLICATION_NAME' = 'regress_settings_app';
+ALTER SERVER cass OPTIONS (ADD application_name 'regress_etl');
+SELECT count(*) > 0 AS seen
+FROM cql_query('cass', 'SELECT client_options FROM system_views.clients') r
+WHERE r->'client_options'->>'APPLICATION_NAME' = 'regress_etl';
+ALTER SERVER cass OPTIONS (DROP application_name);
+RESET application_name;
+
+-- keep_connections 'false': the connection is closed at the end of each
+-- transaction (as postgres_fdw); by default it stays cached
+SELECT count(*) FROM gs.kv WHERE k = 1;
+SELECT count(*) AS cached FROM cql_fdw_get_connections() WHERE server_name = 'cass';
+ALTER SERVER cass OPTIONS (ADD keep_connections 'false');
+SELECT count(*) FROM gs.kv WHERE k = 1;
+SELECT count(*) AS cached FROM cql_fdw_get_connections() WHERE server_name = 'cass';
+BEGIN;
+SELECT count(*) FROM gs.kv WHERE k = 1;
+SELECT count(*) AS cached_in_transaction FROM cql_fdw_get_connections() WHERE server_name = 'cass';
+COMMIT;
+SELECT count(*) AS cached FROM cql_fdw_get_connections() WHERE server_name = 'cass';
+ALTER SERVER cass OPTIONS (DROP keep_connections);
+
 DROP SERVER settings_s CASCADE;
 DROP SCHEMA gs CASCADE;
 SELECT cql_execute('cass', 'DROP KEYSPACE regress_settings');

@@ -247,8 +247,8 @@ cql_handshake(cql_conn *c, int version, int64_t deadline, cql_error *err)
 	cql_request *req = NULL;
 	cql_buf		body;
 	cql_status	st;
-	const char *keys[4];
-	const char *vals[4];
+	const char *keys[7];
+	const char *vals[7];
 	int			n = 0;
 	bool		lz4 = c->compression == CQL_COMPRESSION_LZ4;
 
@@ -318,6 +318,21 @@ cql_handshake(cql_conn *c, int version, int64_t deadline, cql_error *err)
 	{
 		keys[n] = "DRIVER_VERSION";
 		vals[n++] = c->driver_version;
+	}
+	if (c->application_name)
+	{
+		keys[n] = "APPLICATION_NAME";
+		vals[n++] = c->application_name;
+	}
+	if (c->application_version)
+	{
+		keys[n] = "APPLICATION_VERSION";
+		vals[n++] = c->application_version;
+	}
+	if (c->client_id)
+	{
+		keys[n] = "CLIENT_ID";
+		vals[n++] = c->client_id;
 	}
 	st = cql_write_startup(&body, keys, vals, n);
 	if (st != CQL_OK)

@@ -46,6 +46,12 @@ typedef struct CqlFdwOptions
 	char	   *sslcert;		/* server or user mapping */
 	char	   *sslkey;
 	char	   *sslpassword;	/* user mapping */
+	char	   *application_name;	/* STARTUP APPLICATION_NAME; NULL =
+									 * PostgreSQL's application_name */
+	bool		keep_connections;	/* keep connections after the
+									 * transaction (postgres_fdw's) */
+	int			updatable;		/* -1 = not set, else bool (table over
+								 * server) */
 
 	/* retries (server default, table override) */
 	int			max_retries;	/* tries after the first, 0 = none */

@@ -33,6 +33,7 @@
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
+#include "foreign/foreign.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -1271,13 +1272,21 @@ cqlExplainForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 
 /*
  * cqlIsForeignRelUpdatable
- *		IsForeignRelUpdatable callback: every cql_fdw table accepts INSERT,
- *		UPDATE and DELETE.  What a statement may change (not key columns,
- *		counters only by increments) is checked when it is planned.
+ *		IsForeignRelUpdatable callback: a cql_fdw table accepts INSERT,
+ *		UPDATE and DELETE (and COPY FROM) unless option updatable, of the
+ *		table or else of its server, is false, as in postgres_fdw.  What a
+ *		statement may change (not key columns, counters only by increments)
+ *		is checked when it is planned.
  */
 int
 cqlIsForeignRelUpdatable(Relation rel)
 {
+	Oid			relid = RelationGetRelid(rel);
+	CqlFdwOptions opts;
+
+	cqlfdw_get_options(GetForeignTable(relid)->serverid, InvalidOid, relid, &opts);
+	if (opts.updatable == 0)
+		return 0;
 	return (1 << CMD_INSERT) | (1 << CMD_UPDATE) | (1 << CMD_DELETE);
 }
 

@@ -80,6 +80,10 @@ static const CqlOption cql_options[] = {
 	{"discover_peers", ForeignServerRelationId, OPT_BOOL},
 	{"max_response_size", ForeignServerRelationId, OPT_BYTES},
 	{"heartbeat_interval", ForeignServerRelationId, OPT_MS_NONNEG},
+	{"application_name", ForeignServerRelationId, OPT_STRING},
+	{"keep_connections", ForeignServerRelationId, OPT_BOOL},
+	{"updatable", ForeignServerRelationId, OPT_BOOL},
+	{"updatable", ForeignTableRelationId, OPT_BOOL},
 
 	/* TLS, with libpq's names and meanings (docs/cql_fdw.md) */
 	{"sslmode", ForeignServerRelationId, OPT_SSLMODE},
@@ -797,6 +801,12 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 		o->sslkey = pstrdup(value);
 	else if (strcmp(name, "sslpassword") == 0)
 		o->sslpassword = pstrdup(value);
+	else if (strcmp(name, "application_name") == 0)
+		o->application_name = pstrdup(value);
+	else if (strcmp(name, "keep_connections") == 0)
+		o->keep_connections = defGetBoolean(def);
+	else if (strcmp(name, "updatable") == 0)
+		o->updatable = defGetBoolean(def);
 	else if (strcmp(name, "heartbeat_interval") == 0)
 		o->heartbeat_interval_ms = parse_time_option(name, value, GUC_UNIT_MS, 0);
 	else if (strcmp(name, "max_retries") == 0)
@@ -1000,6 +1010,8 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 	o->connect_timeout_ms = CQLFDW_DEFAULT_CONNECT_TIMEOUT;
 	o->request_timeout_ms = CQLFDW_DEFAULT_REQUEST_TIMEOUT;
 	o->password_required = true;
+	o->keep_connections = true;
+	o->updatable = -1;
 	o->max_response_size = CQLFDW_DEFAULT_MAX_RESPONSE;
 	o->heartbeat_interval_ms = CQLFDW_DEFAULT_HEARTBEAT_INTERVAL;
 	o->max_retries = CQLFDW_DEFAULT_MAX_RETRIES;
