@@ -152,6 +152,22 @@ COMMIT;
 SELECT count(*) AS cached FROM cql_fdw_get_connections() WHERE server_name = 'cass';
 ALTER SERVER cass OPTIONS (DROP keep_connections);
 
+-- IMPORT FOREIGN SCHEMA ... OPTIONS (write_metadata 'true'): a write time
+-- and a TTL column for each regular or static column of a single-cell type
+SELECT cql_execute('cass', 'CREATE TABLE regress_settings.wm (k int, c int, s text static, v text, n int, l list<int>, fl frozen<list<int>>, PRIMARY KEY ((k), c))');
+CREATE SCHEMA gsw;
+IMPORT FOREIGN SCHEMA regress_settings LIMIT TO (wm) FROM SERVER cass INTO gsw OPTIONS (write_metadata 'true');
+SELECT attname, format_type(atttypid, atttypmod), attfdwoptions
+FROM pg_attribute WHERE attrelid = 'gsw.wm'::regclass AND attnum > 0 AND attname ~ '_(writetime|ttl)$'
+ORDER BY attnum;
+INSERT INTO gsw.wm (k, c, v, v_ttl, n) VALUES (1, 1, 'x', 600, 7);
+-- (the TTL applies to every column the INSERT writes: n's too)
+SELECT v, v_ttl BETWEEN 590 AND 600 AS v_ttl_600, n_ttl BETWEEN 590 AND 600 AS n_ttl_600,
+       v_writetime BETWEEN now() - interval '1 hour' AND clock_timestamp() AS v_written_now
+FROM gsw.wm WHERE k = 1;
+IMPORT FOREIGN SCHEMA regress_settings LIMIT TO (wm) FROM SERVER cass INTO gsw OPTIONS (ttl_columns 'true');
+
 DROP SERVER settings_s CASCADE;
+DROP SCHEMA gsw CASCADE;
 DROP SCHEMA gs CASCADE;
 SELECT cql_execute('cass', 'DROP KEYSPACE regress_settings');
