@@ -70,6 +70,22 @@ EXCEPTION WHEN OTHERS THEN
   RAISE NOTICE 'error: %', msg;
   RAISE NOTICE 'context: %', split_part(ctx, E'\n', 2);
 END $$;
+-- ... also when it arrives while COPY sends a later batch (line 600, the
+-- window of requests in flight full): COPY's own context then names only
+-- the table, not line 600
+DO $$
+DECLARE
+  msg text;
+  ctx text;
+BEGIN
+  COPY ce.byname FROM PROGRAM 'awk ''BEGIN { for (i = 1; i <= 1000; i++) printf "%s,%d\n", (i == 2 ? "\"\"" : "big" i), i }''' WITH (FORMAT csv);
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, ctx = PG_EXCEPTION_CONTEXT;
+  RAISE NOTICE 'error: %', msg;
+  RAISE NOTICE 'context: %', replace(regexp_replace(ctx, E'^remote CQL: [^\n]*\n', ''), E'\n', ' | ');
+END $$;
+SELECT cql_execute('cass', 'TRUNCATE regress_copy.byname');
+INSERT INTO ce.byname VALUES ('a', 1), ('b', 3);
 -- a foreign table with if_not_exists goes row by row: the duplicate's line
 ALTER FOREIGN TABLE ce.byname OPTIONS (ADD if_not_exists 'true');
 COPY ce.byname FROM stdin WITH (FORMAT csv);

@@ -38,19 +38,43 @@ static void send_grouped(CqlModifyState *ms, CqlRowWrite *rows, int n);
 static void alloc_pending(CqlModifyState *ms);
 
 /*
+ * copy_frame
+ *		The error context frame of the COPY FROM running in this backend
+ *		(its callback is CopyFromErrorCallback, its argument the
+ *		CopyFromState), or NULL.
+ */
+static ErrorContextCallback *
+copy_frame(void)
+{
+	for (ErrorContextCallback *e = error_context_stack; e != NULL; e = e->previous)
+		if (e->callback == CopyFromErrorCallback)
+			return e;
+	return NULL;
+}
+
+/*
  * copy_state
- *		The COPY FROM running in this backend, found through its error
- *		context callback (CopyFromErrorCallback, whose argument is the
- *		CopyFromState), or NULL.  Its cur_lineno is the line of the row COPY
- *		is handing over; relname_only turns the line off in its context.
+ *		The CopyFromState of the running COPY FROM, or NULL.  Its
+ *		cur_lineno is the line of the row COPY is handing over.
  */
 static CopyFromState
 copy_state(void)
 {
-	for (ErrorContextCallback *e = error_context_stack; e != NULL; e = e->previous)
-		if (e->callback == CopyFromErrorCallback)
-			return (CopyFromState) e->arg;
-	return NULL;
+	ErrorContextCallback *e = copy_frame();
+
+	return e ? (CopyFromState) e->arg : NULL;
+}
+
+/*
+ * copy_relname_context
+ *		COPY's error context without a line: "COPY relation", as COPY
+ *		itself says it while it flushes a batch (relname_only, 16 and
+ *		later; this works on every version).
+ */
+static void
+copy_relname_context(void *arg)
+{
+	errcontext("COPY %s", ((CopyFromState) arg)->cur_relname);
 }
 
 /*
@@ -58,26 +82,22 @@ copy_state(void)
  *		Send the rows COPY staged (send_grouped) and free their memory.
  *		COPY's error context would name the line of the row being handed
  *		over, not of the rows sent (or of those in flight that an error
- *		belongs to), so it names only the relation meanwhile, as COPY does
- *		for its own batches; modify.c's drain names the lines of a failed
- *		request.
+ *		belongs to), so it names only the relation meanwhile
+ *		(copy_relname_context in its frame); modify.c's drain names the
+ *		lines of a failed request.
  */
 static void
 flush_staged(CqlModifyState *ms)
 {
-	CopyFromState cstate = copy_state();
-	bool		save = false;
+	ErrorContextCallback *frame = copy_frame();
 
 	if (ms->nstaged == 0)
 		return;
-	if (cstate)
-	{
-		save = cstate->relname_only;
-		cstate->relname_only = true;
-	}
+	if (frame)
+		frame->callback = copy_relname_context;
 	send_grouped(ms, ms->staged, ms->nstaged);
-	if (cstate)
-		cstate->relname_only = save;
+	if (frame)
+		frame->callback = CopyFromErrorCallback;
 	ms->nstaged = 0;
 	MemoryContextReset(ms->stage_cxt);
 }
