@@ -57,33 +57,26 @@ COPY ce.ev (k, c, at) FROM stdin WITH (FORMAT csv);
 \.
 ALTER FOREIGN TABLE ce.ev OPTIONS (DROP timestamp_precision);
 -- ... and an error Cassandra returns once COPY has moved on (an empty
--- partition key) names the lines of the rows it was about (shown without
--- the DETAIL, which names the node)
-DO $$
+-- partition key) names the lines of the rows it was about.  copy_error
+-- shows a COPY's error with the COPY lines of its context (not the
+-- DETAIL, which names the node).
+CREATE FUNCTION pg_temp.copy_error(cmd text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   msg text;
   ctx text;
 BEGIN
-  COPY ce.byname FROM PROGRAM 'printf ''a,1\n"",2\nb,3\n''' WITH (FORMAT csv);
+  EXECUTE cmd;
+  RETURN 'no error';
 EXCEPTION WHEN OTHERS THEN
   GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, ctx = PG_EXCEPTION_CONTEXT;
-  RAISE NOTICE 'error: %', msg;
-  RAISE NOTICE 'context: %', split_part(ctx, E'\n', 2);
+  RETURN msg || ' | ' || array_to_string(ARRAY(
+    SELECT l FROM regexp_split_to_table(ctx, E'\n') l WHERE l ~ '^COPY'), ' | ');
 END $$;
+SELECT pg_temp.copy_error($c$COPY ce.byname FROM PROGRAM 'printf ''a,1\n"",2\nb,3\n''' WITH (FORMAT csv)$c$);
 -- ... also when it arrives while COPY sends a later batch (line 600, the
 -- window of requests in flight full): COPY's own context then names only
 -- the table, not line 600
-DO $$
-DECLARE
-  msg text;
-  ctx text;
-BEGIN
-  COPY ce.byname FROM PROGRAM 'awk ''BEGIN { for (i = 1; i <= 1000; i++) printf "%s,%d\n", (i == 2 ? "\"\"" : "big" i), i }''' WITH (FORMAT csv);
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, ctx = PG_EXCEPTION_CONTEXT;
-  RAISE NOTICE 'error: %', msg;
-  RAISE NOTICE 'context: %', replace(regexp_replace(ctx, E'^remote CQL: [^\n]*\n', ''), E'\n', ' | ');
-END $$;
+SELECT pg_temp.copy_error($c$COPY ce.byname FROM PROGRAM 'awk ''BEGIN { for (i = 1; i <= 1000; i++) printf "%s,%d\n", (i == 2 ? "\"\"" : "big" i), i }''' WITH (FORMAT csv)$c$);
 SELECT cql_execute('cass', 'TRUNCATE regress_copy.byname');
 INSERT INTO ce.byname VALUES ('a', 1), ('b', 3);
 -- a foreign table with if_not_exists goes row by row: the duplicate's line
