@@ -101,10 +101,11 @@ INSERT INTO tp.t (k, c, ts)
 SELECT 3, g, timestamptz '2024-05-06 07:08:09+00' + g * interval '333 microseconds' FROM generate_series(1, 250) g;
 SELECT count(*) AS rows_as_date_trunc FROM tp.t
 WHERE k = 3 AND ts = date_trunc('milliseconds', timestamptz '2024-05-06 07:08:09+00' + c * interval '333 microseconds');
--- COPY FROM into a foreign table is not supported (unchanged); COPY into a
--- table and INSERT ... SELECT from it takes the same path as above
+-- COPY FROM into the foreign table (rows staged, then sent in batches as
+-- above: sql/copy.sql), and COPY into a table and INSERT ... SELECT from it
 COPY tp.t (k, c, ts) FROM stdin;
-4	1	2024-05-06 07:08:09.123456+00
+4	3	2024-05-06 07:08:09.123456+00
+4	4	1969-07-20 20:17:40.000001+00
 \.
 CREATE TEMP TABLE copied (k int, c int, ts timestamptz);
 COPY copied FROM stdin;

@@ -162,6 +162,9 @@ cql_cluster_free(cql_cluster *c)
 	cql_free(a, c->o_keyspace);
 	cql_free(a, c->o_driver_name);
 	cql_free(a, c->o_driver_version);
+	cql_free(a, c->o_application_name);
+	cql_free(a, c->o_application_version);
+	cql_free(a, c->o_client_id);
 	cql_free(a, c);
 }
 
@@ -635,6 +638,9 @@ cql_cluster_connect_opts(const cql_cluster_options *o, cql_cluster **out,
 	c->opts.keyspace = c->o_keyspace = dup_opt(a, o->conn->keyspace, &fail);
 	c->opts.driver_name = c->o_driver_name = dup_opt(a, o->conn->driver_name, &fail);
 	c->opts.driver_version = c->o_driver_version = dup_opt(a, o->conn->driver_version, &fail);
+	c->opts.application_name = c->o_application_name = dup_opt(a, o->conn->application_name, &fail);
+	c->opts.application_version = c->o_application_version = dup_opt(a, o->conn->application_version, &fail);
+	c->opts.client_id = c->o_client_id = dup_opt(a, o->conn->client_id, &fail);
 	c->opts.host = NULL;
 	if (o->local_dc && o->local_dc[0])
 		c->local_dc = dup_opt(a, o->local_dc, &fail);

@@ -45,6 +45,9 @@ struct cql_cluster
 	char	   *o_keyspace;
 	char	   *o_driver_name;
 	char	   *o_driver_version;
+	char	   *o_application_name;
+	char	   *o_application_version;
+	char	   *o_client_id;
 
 	cql_contact_point *cps;
 	int			ncps;

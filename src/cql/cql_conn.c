@@ -229,6 +229,9 @@ cql_conn_new(const cql_conn_options *o, cql_conn **out, cql_error *err)
 	c->keyspace = dup_opt(a, (o->keyspace && o->keyspace[0]) ? o->keyspace : NULL, &fail);
 	c->driver_name = dup_opt(a, o->driver_name ? o->driver_name : "cql_fdw", &fail);
 	c->driver_version = dup_opt(a, o->driver_version, &fail);
+	c->application_name = dup_opt(a, (o->application_name && o->application_name[0]) ? o->application_name : NULL, &fail);
+	c->application_version = dup_opt(a, (o->application_version && o->application_version[0]) ? o->application_version : NULL, &fail);
+	c->client_id = dup_opt(a, (o->client_id && o->client_id[0]) ? o->client_id : NULL, &fail);
 	c->connect_timeout_ms = o->connect_timeout_ms ? o->connect_timeout_ms
 		: CQL_DEFAULT_CONNECT_TIMEOUT_MS;
 	c->request_timeout_ms = o->request_timeout_ms ? o->request_timeout_ms
@@ -371,6 +374,9 @@ cql_conn_close(cql_conn *c)
 	cql_free(a, c->keyspace);
 	cql_free(a, c->driver_name);
 	cql_free(a, c->driver_version);
+	cql_free(a, c->application_name);
+	cql_free(a, c->application_version);
+	cql_free(a, c->client_id);
 	cql_free(a, c);
 }
 

@@ -126,6 +126,14 @@ typedef struct cql_conn_options
 	const char *keyspace;		/* optional: USE after connecting */
 	const char *driver_name;	/* STARTUP DRIVER_NAME (NULL = "cql_fdw") */
 	const char *driver_version; /* STARTUP DRIVER_VERSION */
+	/*
+	 * STARTUP APPLICATION_NAME, APPLICATION_VERSION and CLIENT_ID (a UUID
+	 * in text form), as the DataStax drivers send them; Cassandra shows them
+	 * in system_views.clients.  NULL or "" = not sent.
+	 */
+	const char *application_name;
+	const char *application_version;
+	const char *client_id;
 	const cql_allocator *alloc; /* NULL = malloc */
 	cql_wait_fn wait;			/* NULL = cql_wait_poll */
 	void	   *wait_ctx;

@@ -115,6 +115,9 @@ struct cql_conn
 	char	   *keyspace;		/* option, then current USE keyspace */
 	char	   *driver_name;
 	char	   *driver_version;
+	char	   *application_name;	/* NULL = not sent */
+	char	   *application_version;
+	char	   *client_id;
 	int			connect_timeout_ms;
 	int			request_timeout_ms;
 	bool		corked;			/* see cql_conn_cork() */

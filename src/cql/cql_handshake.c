@@ -238,6 +238,21 @@ done:
 }
 
 /*
+ * startup_option
+ *		Add one key/value pair to the STARTUP map being built, when the
+ *		value is set (NULL: the option is not sent).
+ */
+static void
+startup_option(const char **keys, const char **vals, int *n,
+			   const char *key, const char *value)
+{
+	if (value == NULL)
+		return;
+	keys[*n] = key;
+	vals[(*n)++] = value;
+}
+
+/*
  * cql_handshake
  *		OPTIONS, STARTUP, authentication on an open socket.
  */
@@ -247,8 +262,8 @@ cql_handshake(cql_conn *c, int version, int64_t deadline, cql_error *err)
 	cql_request *req = NULL;
 	cql_buf		body;
 	cql_status	st;
-	const char *keys[4];
-	const char *vals[4];
+	const char *keys[7];
+	const char *vals[7];
 	int			n = 0;
 	bool		lz4 = c->compression == CQL_COMPRESSION_LZ4;
 
@@ -309,16 +324,11 @@ cql_handshake(cql_conn *c, int version, int64_t deadline, cql_error *err)
 		keys[n] = "COMPRESSION";
 		vals[n++] = "lz4";
 	}
-	if (c->driver_name)
-	{
-		keys[n] = "DRIVER_NAME";
-		vals[n++] = c->driver_name;
-	}
-	if (c->driver_version)
-	{
-		keys[n] = "DRIVER_VERSION";
-		vals[n++] = c->driver_version;
-	}
+	startup_option(keys, vals, &n, "DRIVER_NAME", c->driver_name);
+	startup_option(keys, vals, &n, "DRIVER_VERSION", c->driver_version);
+	startup_option(keys, vals, &n, "APPLICATION_NAME", c->application_name);
+	startup_option(keys, vals, &n, "APPLICATION_VERSION", c->application_version);
+	startup_option(keys, vals, &n, "CLIENT_ID", c->client_id);
 	st = cql_write_startup(&body, keys, vals, n);
 	if (st != CQL_OK)
 	{

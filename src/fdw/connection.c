@@ -43,6 +43,7 @@
 #include "storage/latch.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
@@ -261,6 +262,26 @@ maybe_tls_only(const cql_error *err)
 }
 
 /*
+ * new_client_id
+ *		A random (version 4) UUID in text form, the STARTUP CLIENT_ID of a
+ *		new cluster handle: its connections show the same one in Cassandra's
+ *		system_views.clients, as a DataStax driver session's do.
+ */
+static char *
+new_client_id(void)
+{
+	uint8		b[16];
+
+	if (!pg_strong_random(b, sizeof(b)))
+		return NULL;
+	b[6] = (b[6] & 0x0f) | 0x40;
+	b[8] = (b[8] & 0x3f) | 0x80;
+	return psprintf("%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+					b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
+					b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+/*
  * connect_entry
  *		Open the cluster handle of a user mapping and record in the entry
  *		what it was opened for.
@@ -296,6 +317,10 @@ connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts,
 	co.max_body = (size_t) opts->max_response_size;
 	co.driver_name = "cql_fdw";
 	co.driver_version = CQLFDW_VERSION;
+	/* who is connected, in Cassandra's system_views.clients */
+	co.application_name = opts->application_name ? opts->application_name
+		: application_name;
+	co.client_id = new_client_id();
 	co.wait = cqlfdw_wait;
 	co.wait_ctx = NULL;
 	co.fd_budget = cqlfdw_fd_budget;
@@ -370,6 +395,7 @@ connect_entry(CqlConnEntry *entry, UserMapping *user, const CqlFdwOptions *opts,
 	entry->cluster = cluster;
 	entry->tls = tls;
 	entry->invalidated = false;
+	entry->keep_connections = opts->keep_connections;
 	entry->auth_required = need_auth;
 	entry->index_needs_pk = -1;
 	entry->server_hashvalue =
@@ -535,7 +561,8 @@ cql_inval_callback(Datum arg, int cacheid, uint32 hashvalue)
  * At the end of a transaction no scan can still use a connection and no
  * deferred write is left (sent at PRE_COMMIT, or forgotten): reset the busy
  * counts (an aborted scan does not decrement) and the deferred-write marks,
- * and close what was invalidated meanwhile.
+ * and close what was invalidated meanwhile, and the handles of servers with
+ * keep_connections 'false' (as postgres_fdw).
  */
 static void
 cql_xact_callback(XactEvent event, void *arg)
@@ -551,7 +578,7 @@ cql_xact_callback(XactEvent event, void *arg)
 	{
 		entry->busy = 0;
 		entry->pending_writes = false;	/* sent at PRE_COMMIT, or dropped */
-		if (entry->cluster && entry->invalidated)
+		if (entry->cluster && (entry->invalidated || !entry->keep_connections))
 			close_entry(entry);
 	}
 }

@@ -41,6 +41,8 @@ typedef struct CqlConnEntry
 								 * cluster's connections, freed after it */
 	Oid			serverid;
 	bool		invalidated;	/* options changed: close when idle */
+	bool		keep_connections;	/* option: else close at transaction
+									 * end */
 	bool		auth_required;	/* opened requiring authentication on every
 								 * connection (a non-superuser's) */
 	int			busy;			/* scans/modifies using it right now */

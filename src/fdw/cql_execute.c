@@ -173,6 +173,8 @@ cqlfdw_execute_sql(PG_FUNCTION_ARGS)
 
 		cql_query_params_init(&params);
 		params.consistency = remote.opts.write_consistency;
+		/* for a statement with IF: its Paxos phase */
+		params.serial_consistency = remote.opts.serial_consistency;
 		memset(&res, 0, sizeof(res));
 		cql_error_clear(&err);
 		st = cql_query(conn, cql, &params, &res, &err);

@@ -41,13 +41,11 @@ PG_FUNCTION_INFO_V1(cql_fdw_handler);
  * _PG_init
  *		Module load.
  *
- * cql_fdw's settings are server, table and column options; its two GUCs
- * are for cqlbridge diff: cql_fdw.token_order_scan asks a session's
- * whole-table scans for rows in token order (scan_ranges.c), and
- * cql_fdw.read_consistency overrides option consistency for its reads
- * (option.c).  Reserving the prefix makes a setting such as SET
- * cql_fdw.fetch_size an error instead of a silently created placeholder
- * variable.
+ * Defines the settings (option.c: the consistency levels of a session;
+ * scan_ranges.c: cql_fdw.token_order_scan, whole-table scans in token
+ * order, for cqlbridge diff); reserving the prefix makes an unknown one
+ * such as SET cql_fdw.fetch_size an error instead of a silently created
+ * placeholder variable.
  */
 void
 _PG_init(void)
@@ -60,14 +58,7 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
-	DefineCustomStringVariable("cql_fdw.read_consistency",
-							   "Read consistency of this session's scans, overriding option consistency.",
-							   "Empty: the consistency option of the table or server.",
-							   &cqlfdw_read_consistency_guc,
-							   "",
-							   PGC_USERSET,
-							   0,
-							   cqlfdw_check_read_consistency, NULL, NULL);
+	cqlfdw_define_settings();
 	MarkGUCPrefixReserved("cql_fdw");
 }
 

@@ -47,6 +47,12 @@ typedef struct CqlFdwOptions
 	char	   *sslcert;		/* server or user mapping */
 	char	   *sslkey;
 	char	   *sslpassword;	/* user mapping */
+	char	   *application_name;	/* STARTUP APPLICATION_NAME; NULL =
+									 * PostgreSQL's application_name */
+	bool		keep_connections;	/* keep connections after the
+									 * transaction (postgres_fdw's) */
+	int			updatable;		/* -1 = not set, else bool (table over
+								 * server) */
 
 	/* retries (server default, table override) */
 	int			max_retries;	/* tries after the first, 0 = none */
@@ -63,6 +69,7 @@ typedef struct CqlFdwOptions
 	char	   *table;
 	int			consistency;	/* CQL consistency code */
 	int			write_consistency;
+	int			serial_consistency;	/* of lightweight transactions */
 	int			fetch_size;
 	int			scan_window;	/* token ranges in flight per scan */
 	bool		allow_filtering;
@@ -95,8 +102,6 @@ typedef struct CqlFdwOptions
 /* GUC cql_fdw.token_order_scan: token scans in ring order (scan_ranges.c) */
 extern PGDLLIMPORT bool cqlfdw_token_order_scan;
 
-/* GUC cql_fdw.read_consistency: overrides option consistency (option.c) */
-extern PGDLLIMPORT char *cqlfdw_read_consistency_guc;
 #define CQLFDW_DEFAULT_CONNECT_TIMEOUT	10000
 #define CQLFDW_DEFAULT_REQUEST_TIMEOUT	30000
 #define CQLFDW_DEFAULT_BATCH_SIZE		100
@@ -242,12 +247,11 @@ extern AttrNumber cqlfdw_column_by_remote_name(const CqlFdwTable *t,
 											   const char *name);
 
 /* in option.c */
+extern void cqlfdw_define_settings(void);
 extern void cqlfdw_get_options(Oid serverid, Oid userid, Oid relid,
 							   CqlFdwOptions *opts);
 extern void cqlfdw_options_add_mapping(CqlFdwOptions *o, UserMapping *um);
 extern int	cqlfdw_consistency_from_name(const char *name, bool for_write);
-extern bool cqlfdw_check_read_consistency(char **newval, void **extra,
-										  GucSource source);
 extern int	cqlfdw_timestamp_precision(Oid relid, AttrNumber attnum,
 									   const CqlFdwOptions *opts);
 

@@ -30,6 +30,7 @@
 #include "cql_fdw.h"
 #include "cql_schema.h"
 #include "import.h"
+#include "write_metadata.h"
 
 /*
  * cqlfdw_pg_type_for
@@ -130,10 +131,15 @@ append_option(StringInfo buf, bool *first, const char *name, const char *value)
  * Every column gets its default type (cqlfdw_pg_type_for) and the column
  * options of the key layout: column_name, kind, position (key columns),
  * clustering_order (clustering columns) and cql_type; key columns are NOT
- * NULL.  A column type the library does not know is an error.
+ * NULL.  A column type the library does not know is an error.  With
+ * write_meta (IMPORT option write_metadata) every regular or static column
+ * of a single-cell type, not a counter, also gets two write metadata
+ * columns (write_metadata.c): "<col>_writetime" timestamptz and
+ * "<col>_ttl" integer.
  */
 static char *
-table_definition(ImportForeignSchemaStmt *stmt, const cql_table_meta *meta)
+table_definition(ImportForeignSchemaStmt *stmt, const cql_table_meta *meta,
+				 bool write_meta)
 {
 	StringInfoData buf;
 
@@ -153,6 +159,8 @@ table_definition(ImportForeignSchemaStmt *stmt, const cql_table_meta *meta)
 					 errmsg("cannot import column \"%s\" of Cassandra table \"%s\".\"%s\": type %s is not supported",
 							c->name, meta->keyspace, meta->name, c->type_text)));
 		pgtype = cqlfdw_pg_type_for(c->type);
+		if (i > 0)
+			appendStringInfoString(&buf, ",\n");
 		appendStringInfo(&buf, "  %s %s OPTIONS (", quote_identifier(c->name), pgtype);
 		append_option(&buf, &first, "column_name", c->name);
 		append_option(&buf, &first, "kind", cql_column_kind_name(c->kind));
@@ -177,8 +185,23 @@ table_definition(ImportForeignSchemaStmt *stmt, const cql_table_meta *meta)
 		appendStringInfoChar(&buf, ')');
 		if (c->kind == CQL_COLUMN_PARTITION_KEY || c->kind == CQL_COLUMN_CLUSTERING)
 			appendStringInfoString(&buf, " NOT NULL");
-		appendStringInfoString(&buf, i + 1 < meta->ncolumns ? ",\n" : "\n");
 	}
+	for (int i = 0; write_meta && i < meta->ncolumns; i++)
+	{
+		const cql_column_meta *c = &meta->columns[i];
+
+		if ((c->kind != CQL_COLUMN_REGULAR && c->kind != CQL_COLUMN_STATIC) ||
+			cqlfdw_meta_is_multicell(c->type_text) ||
+			pg_strcasecmp(c->type_text, "counter") == 0)
+			continue;
+		appendStringInfo(&buf, ",\n  %s timestamptz OPTIONS (writetime_of %s)",
+						 quote_identifier(psprintf("%s_writetime", c->name)),
+						 quote_literal_cstr(c->name));
+		appendStringInfo(&buf, ",\n  %s integer OPTIONS (ttl_of %s)",
+						 quote_identifier(psprintf("%s_ttl", c->name)),
+						 quote_literal_cstr(c->name));
+	}
+	appendStringInfoChar(&buf, '\n');
 	appendStringInfo(&buf, ") SERVER %s OPTIONS (keyspace %s, \"table\" %s)",
 					 quote_identifier(stmt->server_name),
 					 quote_literal_cstr(meta->keyspace),
@@ -217,7 +240,8 @@ table_wanted(ImportForeignSchemaStmt *stmt, const char *name)
  *		locals.)
  */
 static char *
-import_table(cql_conn *conn, ImportForeignSchemaStmt *stmt, const char *name)
+import_table(cql_conn *conn, ImportForeignSchemaStmt *stmt, const char *name,
+			 bool write_meta)
 {
 	cql_table_meta *meta = NULL;
 	cql_error	err;
@@ -231,7 +255,7 @@ import_table(cql_conn *conn, ImportForeignSchemaStmt *stmt, const char *name)
 		cqlfdw_report(ERROR, st, &err, NULL);
 	PG_TRY();
 	{
-		command = table_definition(stmt, meta);
+		command = table_definition(stmt, meta, write_meta);
 	}
 	PG_FINALLY();
 	{
@@ -246,8 +270,10 @@ import_table(cql_conn *conn, ImportForeignSchemaStmt *stmt, const char *name)
  *		CREATE FOREIGN TABLE per selected table.
  *
  * The tables are read from Cassandra's schema over the current user's
- * mapping, on the control connection.  The statement takes no options; a
- * keyspace that does not exist is an error.  The library's schema objects
+ * mapping, on the control connection.  The statement's one option,
+ * write_metadata (boolean, default false), adds write time and TTL columns
+ * (table_definition); another is an error.  A keyspace that does not exist
+ * is an error.  The library's schema objects
  * (malloc'd) are freed also when an error is raised.
  */
 List *
@@ -264,15 +290,19 @@ cqlImportForeignSchema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 	int			n = 0;
 	List	   *commands = NIL;
 	ListCell   *lc;
+	bool		write_meta = false;
 
 	foreach(lc, stmt->options)
 	{
 		DefElem    *def = (DefElem *) lfirst(lc);
 
-		ereport(ERROR,
-				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
-				 errmsg("invalid option \"%s\"", def->defname),
-				 errhint("IMPORT FOREIGN SCHEMA of cql_fdw takes no options.")));
+		if (strcmp(def->defname, "write_metadata") == 0)
+			write_meta = defGetBoolean(def);
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+					 errmsg("invalid option \"%s\"", def->defname),
+					 errhint("The one option of IMPORT FOREIGN SCHEMA of cql_fdw is write_metadata (a boolean).")));
 	}
 
 	cqlfdw_get_options(serverOid, GetUserId(), InvalidOid, &opts);
@@ -301,7 +331,7 @@ cqlImportForeignSchema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 		{
 			if (!table_wanted(stmt, names[i]))
 				continue;
-			commands = lappend(commands, import_table(conn, stmt, names[i]));
+			commands = lappend(commands, import_table(conn, stmt, names[i], write_meta));
 		}
 	}
 	PG_FINALLY();

@@ -33,6 +33,7 @@
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
+#include "foreign/foreign.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -55,85 +56,12 @@
 #include "cql_fdw.h"
 #include "deparse.h"
 #include "modify.h"
+#include "modify_int.h"
 #include "planner.h"
 #include "remote.h"
 #include "txn_writes.h"
 #include "write_metadata.h"
 
-/* requests, and rows in them, in flight at once for a pipelined insert */
-#define MAX_WRITES_IN_FLIGHT	256
-#define MAX_ROWS_IN_FLIGHT		512
-/* bound values per grouped batch (a single-partition batch is one mutation) */
-#define MAX_BATCH_BYTES			(256 * 1024)
-/* connections (nodes) a batch insert corks at once */
-#define CQLFDW_MAX_CORKED		64
-
-/* fdw_private of a ModifyTable entry */
-enum FdwModifyPrivateIndex
-{
-	FdwModifyPrivateCql,		/* String: the statement */
-	FdwModifyPrivateBindAttrs,	/* IntList: attnum of each marker (0 = the
-								 * option ttl) */
-	FdwModifyPrivateBindKinds,	/* IntList: CqlModBind of each marker */
-	FdwModifyPrivateHasReturning	/* Integer */
-};
-
-/* Where the value of a bind marker comes from */
-typedef enum CqlModBind
-{
-	MODBIND_NEW = 0,			/* the new row (INSERT values, UPDATE SET) */
-	MODBIND_KEY,				/* the old row's key (junk column) */
-	MODBIND_COUNTER,			/* counter delta of "n = n + x" */
-	MODBIND_TTL,				/* USING TTL ?: a TTL column or option ttl */
-	MODBIND_TIMESTAMP			/* USING TIMESTAMP ?: a write time column */
-} CqlModBind;
-
-typedef struct CqlPendingWrite
-{
-	cql_request *req;
-	cql_conn   *conn;
-	int			nrows;			/* rows in the request (a batch: several) */
-	bool		has_token;		/* routing: token of the partition */
-	int64		token;
-	CqlRetry	retry;
-} CqlPendingWrite;
-
-/* One encoded row of an insert, ready to be sent or grouped */
-typedef struct CqlRowWrite
-{
-	cql_value_ref *values;
-	const uint8_t *key;			/* routing key: the partition */
-	size_t		keylen;
-	uint8_t    *pkey;			/* the whole primary key, encoded */
-	size_t		pkeylen;
-	size_t		bytes;			/* size of the bound values */
-} CqlRowWrite;
-
-typedef struct CqlModifyState
-{
-	CqlRemote	remote;			/* statement, options, layout, connection */
-	Relation	rel;
-	const char *relname;
-	CmdType		operation;
-	int			nbinds;
-	AttrNumber *bind_attrs;
-	CqlModBind *bind_kinds;
-	AttrNumber *junk_attnos;	/* per bind: junk column of a key */
-	CqlConv    *convs;			/* per bind */
-	MemoryContext temp_cxt;		/* per row */
-	int			batch_size;
-	bool		has_returning;
-	bool		stamp_writes;	/* send client-side write timestamps */
-	AttrNumber *old_attnos;		/* DELETE RETURNING: junk column per attr */
-
-	/* pipelined inserts */
-	CqlPendingWrite *pending;
-	int			npending;
-	int			rows_in_flight;
-	bool		cork;			/* batch insert: cork connections used */
-	cql_conn   *corked[CQLFDW_MAX_CORKED];
-	int			ncorked;
-} CqlModifyState;
 
 /*
  * is_key_column
@@ -365,13 +293,73 @@ append_meta_binds(List **attrs, List **kinds, const CqlFdwOptions *opts,
 }
 
 /*
+ * cqlfdw_modify_plan_insert
+ *		The fdw_private of an INSERT into rel (FdwModifyPrivateIndex): the
+ *		statement and where each marker's value comes from.  For
+ *		PlanForeignModify and for BeginForeignInsert (COPY, tuple routing),
+ *		which has no planner.
+ *
+ * The row writes the columns in inserted (those the statement or COPY
+ * names), those with a default and always the key columns; counters
+ * cannot be inserted.  ON CONFLICT DO NOTHING (do_nothing) and the option
+ * if_not_exists make it a lightweight transaction, IF NOT EXISTS.
+ */
+List *
+cqlfdw_modify_plan_insert(Relation rel, const CqlFdwTable *t,
+						  const CqlFdwOptions *opts, Bitmapset *inserted,
+						  bool do_nothing, bool has_returning)
+{
+	TupleDesc	tupdesc = RelationGetDescr(rel);
+	Bitmapset  *written = NULL;
+	List	   *attrs = NIL;
+	List	   *kinds = NIL;
+	bool		lwt = opts->if_not_exists || do_nothing;
+	CqlMetaWrite mw;
+	char	   *cql;
+
+	for (int i = 0; i < tupdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+		AttrNumber	a = i + 1;
+
+		if (att->attisdropped)
+			continue;
+		/* named by the statement, or filled by a DEFAULT */
+		if (!bms_is_member(a - FirstLowInvalidHeapAttributeNumber, inserted) &&
+			!att->atthasdef && !is_key_column(t, a))
+			continue;
+		written = bms_add_member(written, a - FirstLowInvalidHeapAttributeNumber);
+		/* a write metadata column is USING TTL/TIMESTAMP, below */
+		if (t->cols[i].meta != CQLMETA_NONE)
+			continue;
+		if (is_counter_column(t, a))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot INSERT into counter column \"%s\" of foreign table \"%s\"",
+							NameStr(att->attname), RelationGetRelationName(rel)),
+					 errhint("Change counters with UPDATE ... SET %s = %s + n.",
+							 NameStr(att->attname), NameStr(att->attname))));
+		attrs = lappend_int(attrs, a);
+		kinds = lappend_int(kinds, MODBIND_NEW);
+	}
+	cqlfdw_meta_plan_write(t, tupdesc, RelationGetRelationName(rel), written,
+						   lwt, &mw);
+	cql = cqlfdw_deparse_insert(t, attrs, lwt, opts->ttl > 0 || mw.ttl_attnum > 0,
+								mw.ts_attnum > 0);
+	append_meta_binds(&attrs, &kinds, opts, &mw);
+	return list_make5(makeString(cql), attrs, kinds, makeInteger(has_returning),
+					  makeInteger(do_nothing));
+}
+
+/*
  * cqlPlanForeignModify
  *		PlanForeignModify callback: the one CQL statement sent per row, and
  *		where each bind marker's value comes from, in marker order
  *		(FdwModifyPrivateIndex).
  *
- * INSERT writes the columns the statement names or that have a default, and
- * always the key columns; counters cannot be inserted.  UPDATE sets the
+ * INSERT: cqlfdw_modify_plan_insert (also ON CONFLICT DO NOTHING, as IF NOT
+ * EXISTS; PostgreSQL accepts no other ON CONFLICT on a foreign table, which
+ * has no index to infer a target from).  UPDATE sets the
  * assigned columns, a counter only by "n = n + x" or "n = n - x" (sent as an
  * increment by new minus old), then names the row by its key; key columns
  * cannot be updated.  DELETE names the row by its key.  With the option ttl
@@ -400,39 +388,19 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 
 	if (operation == CMD_INSERT)
 	{
-		Bitmapset  *written = NULL;
+		List	   *priv;
 
-		for (int i = 0; i < tupdesc->natts; i++)
-		{
-			Form_pg_attribute att = TupleDescAttr(tupdesc, i);
-			AttrNumber	a = i + 1;
-
-			if (att->attisdropped)
-				continue;
-			/* named by the statement, or filled by a DEFAULT */
-			if (!bms_is_member(a - FirstLowInvalidHeapAttributeNumber, cqlfdw_planner_inserted_cols(root, rte)) &&
-				!att->atthasdef && !is_key_column(t, a))
-				continue;
-			written = bms_add_member(written, a - FirstLowInvalidHeapAttributeNumber);
-			/* a write metadata column is USING TTL/TIMESTAMP, below */
-			if (t->cols[i].meta != CQLMETA_NONE)
-				continue;
-			if (is_counter_column(t, a))
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("cannot INSERT into counter column \"%s\" of foreign table \"%s\"",
-								NameStr(att->attname), RelationGetRelationName(rel)),
-						 errhint("Change counters with UPDATE ... SET %s = %s + n.",
-								 NameStr(att->attname), NameStr(att->attname))));
-			attrs = lappend_int(attrs, a);
-			kinds = lappend_int(kinds, MODBIND_NEW);
-		}
-		cqlfdw_meta_plan_write(t, tupdesc, RelationGetRelationName(rel), written,
-							   opts.if_not_exists, &mw);
-		cql = cqlfdw_deparse_insert(t, attrs, opts.if_not_exists,
-									opts.ttl > 0 || mw.ttl_attnum > 0,
-									mw.ts_attnum > 0);
-		append_meta_binds(&attrs, &kinds, &opts, &mw);
+		/* PostgreSQL infers no conflict target: foreign tables have no index */
+		if (plan->onConflictAction != ONCONFLICT_NONE &&
+			plan->onConflictAction != ONCONFLICT_NOTHING)
+			elog(ERROR, "unexpected ON CONFLICT specification: %d",
+				 (int) plan->onConflictAction);
+		priv = cqlfdw_modify_plan_insert(rel, t, &opts,
+										 cqlfdw_planner_inserted_cols(root, rte),
+										 plan->onConflictAction == ONCONFLICT_NOTHING,
+										 has_returning);
+		table_close(rel, NoLock);
+		return priv;
 	}
 	else if (operation == CMD_UPDATE)
 	{
@@ -517,8 +485,8 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 		elog(ERROR, "unexpected operation: %d", (int) operation);
 
 	table_close(rel, NoLock);
-	return list_make4(makeString(cql), attrs, kinds,
-					  makeInteger(has_returning));
+	return list_make5(makeString(cql), attrs, kinds,
+					  makeInteger(has_returning), makeInteger(false));
 }
 
 /* ---------------------------------------------------------------------
@@ -527,7 +495,7 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
  */
 
 /*
- * begin_modify
+ * cqlfdw_modify_begin
  *		The state shared by BeginForeignModify: open the remote handle with
  *		the checkAsUser's user mapping, prepare the statement on the control
  *		connection for the CQL types of its markers, and build one converter
@@ -537,8 +505,8 @@ cqlPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
  * INSERT): the junk columns of keys, counters and DELETE RETURNING are found
  * there.  Also decides whether writes carry client-side timestamps.
  */
-static void
-begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate,
+void
+cqlfdw_modify_begin(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate,
 			 ResultRelInfo *rinfo, List *subplan_tlist)
 {
 	List	   *attrs = (List *) list_nth(fdw_private, FdwModifyPrivateBindAttrs);
@@ -551,9 +519,22 @@ begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate
 	ms->rel = rel;
 	ms->relname = pstrdup(RelationGetRelationName(rel));
 	ms->has_returning = intVal(list_nth(fdw_private, FdwModifyPrivateHasReturning)) != 0;
+	ms->do_nothing = intVal(list_nth(fdw_private, FdwModifyPrivateDoNothing)) != 0;
 	cqlfdw_remote_open_rel(&ms->remote, rel,
 						   cqlfdw_result_userid(estate, rinfo),
 						   strVal(list_nth(fdw_private, FdwModifyPrivateCql)));
+	/* DO NOTHING is sent as IF NOT EXISTS: the same LWT paths below */
+	if (ms->do_nothing)
+	{
+		if (ms->remote.opts.write_on_commit)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("INSERT ... ON CONFLICT DO NOTHING into foreign table \"%s\" is not supported with write_mode 'on_commit'",
+							ms->relname),
+					 errdetail("A write deferred to COMMIT cannot tell the statement whether the row existed."),
+					 errhint("Leave out ON CONFLICT DO NOTHING (the table option if_not_exists makes an existing row an error at COMMIT), or use write_mode 'immediate'.")));
+		ms->remote.opts.if_not_exists = true;
+	}
 	if (ms->has_returning && ms->operation == CMD_DELETE)
 	{
 		TupleDesc	td = RelationGetDescr(rel);
@@ -625,7 +606,7 @@ begin_modify(CqlModifyState *ms, Relation rel, List *fdw_private, EState *estate
 
 /*
  * cqlBeginForeignModify
- *		BeginForeignModify callback: the per-relation state (begin_modify)
+ *		BeginForeignModify callback: the per-relation state (cqlfdw_modify_begin)
  *		in ri_FdwState; nothing for EXPLAIN without ANALYZE.
  */
 void
@@ -641,7 +622,7 @@ cqlBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 	ms->operation = mtstate->operation;
 	if (mtstate->operation != CMD_INSERT)
 		tlist = outerPlanState(mtstate)->plan->targetlist;
-	begin_modify(ms, rinfo->ri_RelationDesc, fdw_private, mtstate->ps.state,
+	cqlfdw_modify_begin(ms, rinfo->ri_RelationDesc, fdw_private, mtstate->ps.state,
 				 rinfo, tlist);
 	rinfo->ri_FdwState = ms;
 }
@@ -812,8 +793,8 @@ encode_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
  * Encode one row: its bound values, its routing key (partition) and its
  * whole primary key (to keep two writes of one row out of one batch).
  */
-static void
-prepare_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
+void
+cqlfdw_modify_prepare_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 			CqlRowWrite *w)
 {
 	cql_elem   *parts = palloc(sizeof(cql_elem) * Max(ms->remote.table->npk, 1));
@@ -846,8 +827,8 @@ prepare_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
  * or more per partition, see bench/README.md).  The batch shares one write
  * timestamp, which is why callers never put two writes of one row in it.
  */
-static void
-send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, CqlPendingWrite *pw)
+void
+cqlfdw_modify_send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, CqlPendingWrite *pw)
 {
 	cql_query_params params;
 	cql_prepared *prep;
@@ -859,6 +840,7 @@ send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, CqlPendingWrite *pw
 
 	cql_error_clear(&err);
 	pw->nrows = nrows;
+	pw->first_line = pw->last_line = 0;
 	pw->has_token = rows[0]->key != NULL;
 	if (pw->has_token)
 		pw->token = cql_cluster_token(ms->remote.entry->cluster, rows[0]->key,
@@ -883,7 +865,7 @@ send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, CqlPendingWrite *pw
 	cql_query_params_init(&params);
 	params.consistency = ms->remote.opts.write_consistency;
 	if (ms->remote.opts.if_not_exists)
-		params.serial_consistency = CQL_CONSISTENCY_SERIAL;
+		params.serial_consistency = ms->remote.opts.serial_consistency;
 	params.default_timestamp = ms->stamp_writes ? cqlfdw_write_timestamp()
 		: CQL_NO_TIMESTAMP;
 	params.nvalues = ms->nbinds;
@@ -909,23 +891,23 @@ send_rows(CqlModifyState *ms, CqlRowWrite **rows, int nrows, CqlPendingWrite *pw
  * Send one row's statement to a replica of its partition.  Returns false
  * when the write was deferred to COMMIT instead (write_mode 'on_commit').
  */
-static bool
-send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
+bool
+cqlfdw_modify_send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot,
 		 CqlPendingWrite *pw)
 {
 	CqlRowWrite w;
 	CqlRowWrite *one = &w;
 
-	prepare_row(ms, slot, planSlot, &w);
+	cqlfdw_modify_prepare_row(ms, slot, planSlot, &w);
 	if (ms->remote.opts.write_on_commit)
 	{
 		cqlfdw_defer_write(&ms->remote, w.values,
 						   ms->nbinds, w.key, w.keylen, ms->remote.opts.write_consistency,
-						   ms->remote.opts.if_not_exists ? CQL_CONSISTENCY_SERIAL : 0,
+						   ms->remote.opts.if_not_exists ? ms->remote.opts.serial_consistency : 0,
 						   ms->stamp_writes ? cqlfdw_write_timestamp() : CQL_NO_TIMESTAMP);
 		return false;
 	}
-	send_rows(ms, &one, 1, pw);
+	cqlfdw_modify_send_rows(ms, &one, 1, pw);
 	return true;
 }
 
@@ -979,8 +961,9 @@ resend_pending(void *arg, cql_retry_decision d)
 }
 
 /*
- * Wait for one write; a lightweight transaction's [applied] is checked.
- * A failure is retried on another replica when the write is idempotent
+ * Wait for one write; a lightweight transaction's [applied] is checked:
+ * false is a unique violation, or with ON CONFLICT DO NOTHING sets
+ * not_applied (the row is not counted).  A failure is retried on another replica when the write is idempotent
  * (client-timestamped, no counter, no IF NOT EXISTS: stamp_writes) and
  * the retry policy allows it; otherwise it is raised.
  */
@@ -1004,7 +987,9 @@ finish_write(CqlModifyState *ms, CqlPendingWrite *pw)
 		bool		ok = applied->n == 1 && applied->p[0] != 0;
 
 		cql_result_free(&res);
-		if (!ok)
+		if (!ok && ms->do_nothing)
+			ms->not_applied = true;
+		else if (!ok)
 			ereport(ERROR,
 					(errcode(ERRCODE_UNIQUE_VIOLATION),
 					 errmsg("duplicate key value violates the primary key of foreign table \"%s\"",
@@ -1018,32 +1003,57 @@ finish_write(CqlModifyState *ms, CqlPendingWrite *pw)
 }
 
 /*
+ * copy_lines_context
+ *		Error context of a write of COPY rows (insert.c) awaited after COPY
+ *		moved on: the lines of its rows.
+ */
+static void
+copy_lines_context(void *arg)
+{
+	const CqlPendingWrite *pw = (const CqlPendingWrite *) arg;
+
+	if (pw->nrows == 1)
+		errcontext("COPY line " UINT64_FORMAT " (sent to Cassandra with later rows)",
+				   pw->first_line);
+	else
+		errcontext("COPY lines " UINT64_FORMAT " to " UINT64_FORMAT " (%d rows of one partition, sent to Cassandra as one batch)",
+				   pw->first_line, pw->last_line, pw->nrows);
+}
+
+/*
  * Wait for the oldest pending writes until only 'keep' remain.  Each
  * request is taken off the list before it is awaited, so that an error
  * raised for it leaves the list holding only requests still in flight.
  */
-static void
-drain_pending(CqlModifyState *ms, int keep)
+void
+cqlfdw_modify_drain(CqlModifyState *ms, int keep)
 {
 	while (ms->npending > keep)
 	{
 		CqlPendingWrite w = ms->pending[0];
+		ErrorContextCallback cb;
 
 		ms->npending--;
 		ms->rows_in_flight -= w.nrows;
 		memmove(ms->pending, ms->pending + 1, sizeof(CqlPendingWrite) * ms->npending);
+		cb.callback = copy_lines_context;
+		cb.arg = &w;
+		cb.previous = error_context_stack;
+		if (w.first_line > 0)
+			error_context_stack = &cb;
 		finish_write(ms, &w);
+		error_context_stack = cb.previous;
 	}
 }
 
 /*
- * uncork_all
+ * cqlfdw_modify_uncork
  *		Uncork the connections a batch insert corked, so that what they
  *		queued is sent; not touched when the connection was closed
  *		meanwhile.
  */
-static void
-uncork_all(CqlModifyState *ms)
+void
+cqlfdw_modify_uncork(CqlModifyState *ms)
 {
 	if (cqlfdw_remote_alive(&ms->remote))
 		for (int i = 0; i < ms->ncorked; i++)
@@ -1062,14 +1072,19 @@ release_pending(CqlModifyState *ms)
 	ms->rows_in_flight = 0;
 }
 
-/* One row written at once (or deferred to COMMIT) */
-static void
-write_one_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot)
+/*
+ * cqlfdw_modify_write_one_row
+ *		One row written at once (or deferred to COMMIT); for ExecForeignInsert,
+ *		Update and Delete.
+ */
+void
+cqlfdw_modify_write_one_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot *planSlot)
 {
 	MemoryContext old = MemoryContextSwitchTo(ms->temp_cxt);
 	CqlPendingWrite pw;
 
-	if (send_row(ms, slot, planSlot, &pw))
+	ms->not_applied = false;
+	if (cqlfdw_modify_send_row(ms, slot, planSlot, &pw))
 		finish_write(ms, &pw);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ms->temp_cxt);
@@ -1124,15 +1139,15 @@ value_as_stored(const CqlConv *cv, Datum d, bool *changed)
 }
 
 /*
- * returning_as_stored
+ * cqlfdw_modify_returning_as_stored
  *		For RETURNING: the new row with its timestamps (also in arrays) as
  *		Cassandra stores them (truncated or rounded to the millisecond,
  *		option timestamp_precision), not as given.  The slot (a heap tuple
  *		slot for a foreign table) gets a new tuple, in its own memory
  *		context, only when a value changes.
  */
-static void
-returning_as_stored(CqlModifyState *ms, TupleTableSlot *slot)
+void
+cqlfdw_modify_returning_as_stored(CqlModifyState *ms, TupleTableSlot *slot)
 {
 	TupleDesc	td = slot->tts_tupleDescriptor;
 	Datum	   *values;
@@ -1164,212 +1179,6 @@ returning_as_stored(CqlModifyState *ms, TupleTableSlot *slot)
 }
 
 /*
- * cqlExecForeignInsert
- *		ExecForeignInsert callback: one row, sent (to a replica of its
- *		partition when the cluster knows one) and awaited, or with
- *		write_mode 'on_commit' kept for COMMIT.
- *
- * With if_not_exists a row that exists already is a unique violation (at
- * COMMIT for a deferred write).  The slot is returned as written (Cassandra
- * sends no row back), its timestamps for RETURNING as stored.
- */
-TupleTableSlot *
-cqlExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
-					 TupleTableSlot *planSlot)
-{
-	write_one_row((CqlModifyState *) rinfo->ri_FdwState, slot, planSlot);
-	returning_as_stored((CqlModifyState *) rinfo->ri_FdwState, slot);
-	return slot;
-}
-
-/* Make room for a request of nrows rows in the in-flight window */
-static void
-reserve_in_flight(CqlModifyState *ms, int nrows)
-{
-	while (ms->npending > 0 &&
-		   (ms->npending >= MAX_WRITES_IN_FLIGHT ||
-			ms->rows_in_flight + nrows > MAX_ROWS_IN_FLIGHT))
-		drain_pending(ms, ms->npending - 1);
-}
-
-/*
- * send_pending
- *		Send rows of one partition as one pipelined request (a batch when
- *		several), after waiting for the oldest requests if the window is
- *		full; the request stays in pending until drain_pending awaits it.
- */
-static void
-send_pending(CqlModifyState *ms, CqlRowWrite **rows, int nrows)
-{
-	CqlPendingWrite *p;
-
-	reserve_in_flight(ms, nrows);
-	p = &ms->pending[ms->npending];
-	send_rows(ms, rows, nrows, p);
-	ms->npending++;
-	ms->rows_in_flight += nrows;
-}
-
-/* qsort order of rows: by partition, then by position (stable) */
-static int
-cmp_row_partition(const void *a, const void *b)
-{
-	const CqlRowWrite *x = *(CqlRowWrite *const *) a;
-	const CqlRowWrite *y = *(CqlRowWrite *const *) b;
-	int			c;
-
-	if (x->keylen != y->keylen)
-		return x->keylen < y->keylen ? -1 : 1;
-	c = (x->keylen > 0) ? memcmp(x->key, y->key, x->keylen) : 0;
-	if (c != 0)
-		return c;
-	return (x < y) ? -1 : (x > y);	/* rows[] is in statement order */
-}
-
-/*
- * same_partition
- *		Do the two rows have the same routing key (or both none)?
- */
-static bool
-same_partition(const CqlRowWrite *x, const CqlRowWrite *y)
-{
-	return x->keylen == y->keylen &&
-		(x->keylen == 0 || memcmp(x->key, y->key, x->keylen) == 0);
-}
-
-/*
- * same_row
- *		Do the two rows have the same primary key (as encoded)?
- */
-static bool
-same_row(const CqlRowWrite *x, const CqlRowWrite *y)
-{
-	return x->pkeylen == y->pkeylen && memcmp(x->pkey, y->pkey, x->pkeylen) == 0;
-}
-
-/*
- * Batch insert: the rows of the batch go out at once.  Rows of one
- * partition go as one UNLOGGED BATCH (up to batch_size rows and
- * MAX_BATCH_BYTES of values), a row alone in its partition as an EXECUTE;
- * requests are pipelined (MAX_WRITES_IN_FLIGHT requests, MAX_ROWS_IN_FLIGHT
- * rows) across batches, each to a replica of its partition, on corked
- * connections.  Batches never mix partitions (that would make the
- * coordinator fan out and Cassandra warn) and never hold two writes of one
- * row (they would share a timestamp, and the later one must win): such a
- * row starts the next batch, whose timestamp is later.  The oldest request
- * is awaited when the window is full, the rest at the end of the statement
- * (EndForeignModify), so a failure still fails the statement.
- */
-TupleTableSlot **
-cqlExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
-						  TupleTableSlot **slots, TupleTableSlot **planSlots,
-						  int *numSlots)
-{
-	CqlModifyState *ms = (CqlModifyState *) rinfo->ri_FdwState;
-	MemoryContext old;
-	int			n = *numSlots;
-	CqlRowWrite *rows;
-	CqlRowWrite **order;
-	CqlRowWrite **group;
-	int			ngroup = 0;
-	size_t		group_bytes = 0;
-	int			max_rows = Max(ms->remote.opts.batch_size, 1);
-
-	if (ms->pending == NULL)
-		ms->pending = MemoryContextAlloc(GetMemoryChunkContext(ms),
-										 sizeof(CqlPendingWrite) * MAX_WRITES_IN_FLIGHT);
-	ms->cork = true;
-
-	/* lightweight transactions and deferred writes go row by row */
-	if (ms->remote.opts.if_not_exists || ms->remote.opts.write_on_commit || n <= 1)
-	{
-		for (int i = 0; i < n; i++)
-		{
-			CqlPendingWrite *p;
-
-			reserve_in_flight(ms, 1);
-			p = &ms->pending[ms->npending];
-			old = MemoryContextSwitchTo(ms->temp_cxt);
-			if (send_row(ms, slots[i], planSlots ? planSlots[i] : NULL, p))
-			{
-				ms->npending++;
-				ms->rows_in_flight++;
-			}
-			MemoryContextSwitchTo(old);
-		}
-		uncork_all(ms);
-		MemoryContextReset(ms->temp_cxt);
-		return slots;
-	}
-
-	old = MemoryContextSwitchTo(ms->temp_cxt);
-	rows = palloc(sizeof(CqlRowWrite) * n);
-	order = palloc(sizeof(CqlRowWrite *) * n);
-	group = palloc(sizeof(CqlRowWrite *) * n);
-	for (int i = 0; i < n; i++)
-	{
-		prepare_row(ms, slots[i], planSlots ? planSlots[i] : NULL, &rows[i]);
-		order[i] = &rows[i];
-	}
-	qsort(order, n, sizeof(CqlRowWrite *), cmp_row_partition);
-
-	for (int i = 0; i < n; i++)
-	{
-		CqlRowWrite *w = order[i];
-		bool		cut = false;
-
-		if (ngroup > 0)
-		{
-			cut = !same_partition(group[0], w) || ngroup >= max_rows ||
-				group_bytes + w->bytes > MAX_BATCH_BYTES;
-			for (int j = 0; j < ngroup && !cut; j++)
-				cut = same_row(group[j], w);
-		}
-		if (cut)
-		{
-			send_pending(ms, group, ngroup);
-			ngroup = 0;
-			group_bytes = 0;
-		}
-		group[ngroup++] = w;
-		group_bytes += w->bytes;
-	}
-	if (ngroup > 0)
-		send_pending(ms, group, ngroup);
-	MemoryContextSwitchTo(old);
-
-	/* what the batch queued on corked connections goes out now */
-	uncork_all(ms);
-
-	/*
-	 * Bound values were copied into the request bodies when sent, so the
-	 * row memory can go.
-	 */
-	MemoryContextReset(ms->temp_cxt);
-	return slots;
-}
-
-/*
- * cqlGetForeignModifyBatchSize
- *		GetForeignModifyBatchSize callback: the option batch_size, or 1 (no
- *		batching) with RETURNING or row-level INSERT triggers, as
- *		postgres_fdw does.  Also 1 without state (EXPLAIN without ANALYZE).
- */
-int
-cqlGetForeignModifyBatchSize(ResultRelInfo *rinfo)
-{
-	CqlModifyState *ms = (CqlModifyState *) rinfo->ri_FdwState;
-
-	/* as postgres_fdw: no batching with RETURNING or row triggers */
-	if (ms == NULL || rinfo->ri_projectReturning != NULL ||
-		(rinfo->ri_TrigDesc &&
-		 (rinfo->ri_TrigDesc->trig_insert_after_row ||
-		  rinfo->ri_TrigDesc->trig_insert_before_row)))
-		return 1;
-	return Max(ms->remote.opts.batch_size, 1);
-}
-
-/*
  * cqlExecForeignUpdate
  *		ExecForeignUpdate callback: one UPDATE of the assigned columns, the
  *		row named by its old key (junk columns); a counter is incremented by
@@ -1380,8 +1189,8 @@ TupleTableSlot *
 cqlExecForeignUpdate(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 					 TupleTableSlot *planSlot)
 {
-	write_one_row((CqlModifyState *) rinfo->ri_FdwState, slot, planSlot);
-	returning_as_stored((CqlModifyState *) rinfo->ri_FdwState, slot);
+	cqlfdw_modify_write_one_row((CqlModifyState *) rinfo->ri_FdwState, slot, planSlot);
+	cqlfdw_modify_returning_as_stored((CqlModifyState *) rinfo->ri_FdwState, slot);
 	return slot;
 }
 
@@ -1399,7 +1208,7 @@ cqlExecForeignDelete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 {
 	CqlModifyState *ms = (CqlModifyState *) rinfo->ri_FdwState;
 
-	write_one_row(ms, slot, planSlot);
+	cqlfdw_modify_write_one_row(ms, slot, planSlot);
 
 	/* RETURNING of a DELETE: the row as the scan saw it */
 	if (ms->old_attnos)
@@ -1436,11 +1245,11 @@ cqlEndForeignModify(EState *estate, ResultRelInfo *rinfo)
 		return;
 	PG_TRY();
 	{
-		drain_pending(ms, 0);
+		cqlfdw_modify_drain(ms, 0);
 	}
 	PG_FINALLY();
 	{
-		uncork_all(ms);
+		cqlfdw_modify_uncork(ms);
 		release_pending(ms);
 		cqlfdw_remote_release(&ms->remote);
 	}
@@ -1461,35 +1270,23 @@ cqlExplainForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 							strVal(list_nth(fdw_private, FdwModifyPrivateCql)), es);
 }
 
-/* COPY FROM and INSERT into a partition route through these */
-void
-cqlBeginForeignInsert(ModifyTableState *mtstate, ResultRelInfo *rinfo)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("COPY and partition routing into cql_fdw foreign tables are not supported"),
-			 errhint("Use INSERT INTO the foreign table ... SELECT.")));
-}
-
-/*
- * cqlEndForeignInsert
- *		EndForeignInsert callback: nothing to do, as cqlBeginForeignInsert
- *		always fails.
- */
-void
-cqlEndForeignInsert(EState *estate, ResultRelInfo *rinfo)
-{
-}
-
 /*
  * cqlIsForeignRelUpdatable
- *		IsForeignRelUpdatable callback: every cql_fdw table accepts INSERT,
- *		UPDATE and DELETE.  What a statement may change (not key columns,
- *		counters only by increments) is checked when it is planned.
+ *		IsForeignRelUpdatable callback: a cql_fdw table accepts INSERT,
+ *		UPDATE and DELETE (and COPY FROM) unless option updatable, of the
+ *		table or else of its server, is false, as in postgres_fdw.  What a
+ *		statement may change (not key columns, counters only by increments)
+ *		is checked when it is planned.
  */
 int
 cqlIsForeignRelUpdatable(Relation rel)
 {
+	Oid			relid = RelationGetRelid(rel);
+	CqlFdwOptions opts;
+
+	cqlfdw_get_options(GetForeignTable(relid)->serverid, InvalidOid, relid, &opts);
+	if (opts.updatable == 0)
+		return 0;
 	return (1 << CMD_INSERT) | (1 << CMD_UPDATE) | (1 << CMD_DELETE);
 }
 

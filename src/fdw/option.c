@@ -33,8 +33,6 @@
 #include "cql_wire.h"
 
 
-/* GUC cql_fdw.read_consistency (defined in _PG_init): '' = the options */
-char	   *cqlfdw_read_consistency_guc = NULL;
 
 /* What an option is, and where it may appear */
 typedef enum CqlOptionKind
@@ -50,6 +48,10 @@ typedef enum CqlOptionKind
 	OPT_COMPRESSION,
 	OPT_READ_CONSISTENCY,
 	OPT_WRITE_CONSISTENCY,
+	OPT_SERIAL_CONSISTENCY,		/* SERIAL, LOCAL_SERIAL */
+	OPT_MS_POSITIVE,			/* a time > 0, in ms or with a unit: '10s' */
+	OPT_MS_NONNEG,				/* a time >= 0, in ms or with a unit */
+	OPT_S_NONNEG,				/* a time >= 0, in s or with a unit: '1h' */
 	OPT_WRITE_MODE,
 	OPT_COLUMN_KIND,
 	OPT_CLUSTERING_ORDER,
@@ -74,12 +76,16 @@ static const CqlOption cql_options[] = {
 	{"port", ForeignServerRelationId, OPT_PORT},
 	{"protocol_version", ForeignServerRelationId, OPT_PROTOCOL},
 	{"compression", ForeignServerRelationId, OPT_COMPRESSION},
-	{"connect_timeout", ForeignServerRelationId, OPT_INT_POSITIVE},
-	{"request_timeout", ForeignServerRelationId, OPT_INT_POSITIVE},
+	{"connect_timeout", ForeignServerRelationId, OPT_MS_POSITIVE},
+	{"request_timeout", ForeignServerRelationId, OPT_MS_POSITIVE},
 	{"local_dc", ForeignServerRelationId, OPT_STRING},
 	{"discover_peers", ForeignServerRelationId, OPT_BOOL},
 	{"max_response_size", ForeignServerRelationId, OPT_BYTES},
-	{"heartbeat_interval", ForeignServerRelationId, OPT_INT_NONNEG},
+	{"heartbeat_interval", ForeignServerRelationId, OPT_MS_NONNEG},
+	{"application_name", ForeignServerRelationId, OPT_STRING},
+	{"keep_connections", ForeignServerRelationId, OPT_BOOL},
+	{"updatable", ForeignServerRelationId, OPT_BOOL},
+	{"updatable", ForeignTableRelationId, OPT_BOOL},
 
 	/* TLS, with libpq's names and meanings (docs/cql_fdw.md) */
 	{"sslmode", ForeignServerRelationId, OPT_SSLMODE},
@@ -90,12 +96,13 @@ static const CqlOption cql_options[] = {
 	/* retries of idempotent requests on other hosts (docs/cql_fdw.md) */
 	{"max_retries", ForeignServerRelationId, OPT_INT_NONNEG},
 	{"max_retries", ForeignTableRelationId, OPT_INT_NONNEG},
-	{"retry_timeout", ForeignServerRelationId, OPT_INT_POSITIVE},
-	{"retry_timeout", ForeignTableRelationId, OPT_INT_POSITIVE},
-	{"speculative_delay", ForeignServerRelationId, OPT_INT_NONNEG},
-	{"speculative_delay", ForeignTableRelationId, OPT_INT_NONNEG},
+	{"retry_timeout", ForeignServerRelationId, OPT_MS_POSITIVE},
+	{"retry_timeout", ForeignTableRelationId, OPT_MS_POSITIVE},
+	{"speculative_delay", ForeignServerRelationId, OPT_MS_NONNEG},
+	{"speculative_delay", ForeignTableRelationId, OPT_MS_NONNEG},
 
-	/* credentials */
+	/* credentials; "user" as in postgres_fdw and libpq, "username" too */
+	{"user", UserMappingRelationId, OPT_STRING},
 	{"username", UserMappingRelationId, OPT_STRING},
 	{"password", UserMappingRelationId, OPT_STRING},
 	{"password_required", UserMappingRelationId, OPT_BOOL},
@@ -114,8 +121,10 @@ static const CqlOption cql_options[] = {
 	/* writes: server default, table override */
 	{"write_consistency", ForeignServerRelationId, OPT_WRITE_CONSISTENCY},
 	{"write_consistency", ForeignTableRelationId, OPT_WRITE_CONSISTENCY},
-	{"ttl", ForeignServerRelationId, OPT_INT_NONNEG},
-	{"ttl", ForeignTableRelationId, OPT_INT_NONNEG},
+	{"serial_consistency", ForeignServerRelationId, OPT_SERIAL_CONSISTENCY},
+	{"serial_consistency", ForeignTableRelationId, OPT_SERIAL_CONSISTENCY},
+	{"ttl", ForeignServerRelationId, OPT_S_NONNEG},
+	{"ttl", ForeignTableRelationId, OPT_S_NONNEG},
 	{"batch_size", ForeignServerRelationId, OPT_INT_POSITIVE},
 	{"batch_size", ForeignTableRelationId, OPT_INT_POSITIVE},
 	{"write_mode", ForeignServerRelationId, OPT_WRITE_MODE},
@@ -187,6 +196,23 @@ cqlfdw_consistency_from_name(const char *name, bool for_write)
 		return -1;
 	if (for_write &&
 		(code == CQL_CONSISTENCY_SERIAL || code == CQL_CONSISTENCY_LOCAL_SERIAL))
+		return -1;
+	return code;
+}
+
+/*
+ * serial_consistency_from_name
+ *		The protocol code of a serial consistency level (the consistency of
+ *		a lightweight transaction's Paxos phase): SERIAL or LOCAL_SERIAL,
+ *		else -1.
+ */
+static int
+serial_consistency_from_name(const char *name)
+{
+	uint16_t	code;
+
+	if (cql_consistency_parse(name, &code) != CQL_OK ||
+		(code != CQL_CONSISTENCY_SERIAL && code != CQL_CONSISTENCY_LOCAL_SERIAL))
 		return -1;
 	return code;
 }
@@ -348,6 +374,32 @@ parse_bytes_option(const char *name, const char *value)
 }
 
 /*
+ * parse_time_option
+ *		A time such as '500', '500ms', '10s' or '1min' (PostgreSQL's time
+ *		units, as for settings): a bare number is in the option's
+ *		documented unit (GUC_UNIT_MS or GUC_UNIT_S), the result in that
+ *		unit, at least min.  A bad unit or value is an error naming the
+ *		option, with the valid units as hint.
+ */
+static int
+parse_time_option(const char *name, const char *value, int unit, int min)
+{
+	int			v;
+	const char *hintmsg = NULL;
+
+	if (!parse_int(value, &v, unit, &hintmsg) || v < min)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("invalid value for option \"%s\": \"%s\"", name, value),
+				 hintmsg ? errdetail("%s", _(hintmsg)) : 0,
+				 errhint("The value must be a time of at least %d %s: a number of %s, or a number with a unit (us, ms, s, min, h, d) such as '%s'.",
+						 min, unit == GUC_UNIT_MS ? "ms" : "s",
+						 unit == GUC_UNIT_MS ? "milliseconds" : "seconds",
+						 unit == GUC_UNIT_MS ? "10s" : "1h")));
+	return v;
+}
+
+/*
  * validate_value
  *		Check the value of one option against its kind; an invalid value is
  *		an error naming the option.  Only password may be an empty string.
@@ -390,6 +442,23 @@ validate_value(const CqlOption *opt, DefElem *def)
 			break;
 		case OPT_BYTES:
 			(void) parse_bytes_option(opt->name, value);
+			break;
+		case OPT_MS_POSITIVE:
+			(void) parse_time_option(opt->name, value, GUC_UNIT_MS, 1);
+			break;
+		case OPT_MS_NONNEG:
+			(void) parse_time_option(opt->name, value, GUC_UNIT_MS, 0);
+			break;
+		case OPT_S_NONNEG:
+			(void) parse_time_option(opt->name, value, GUC_UNIT_S, 0);
+			break;
+		case OPT_SERIAL_CONSISTENCY:
+			if (serial_consistency_from_name(value) < 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid value for option \"%s\": \"%s\"", opt->name, value),
+						 errdetail("The serial consistency is the consistency of a lightweight transaction's Paxos phase (if_not_exists, ON CONFLICT DO NOTHING)."),
+						 errhint("Valid serial consistency levels are SERIAL and LOCAL_SERIAL.")));
 			break;
 		case OPT_PROTOCOL:
 			if (pg_strcasecmp(value, "auto") != 0 &&
@@ -596,6 +665,34 @@ check_metadata_options(List *options_list)
 				 errhint("Remove option \"%s\" from this column.", other)));
 }
 
+/*
+ * check_user_options
+ *		A user mapping names its Cassandra role as "user" (postgres_fdw's
+ *		and libpq's name) or "username" (cql_fdw's first name for it), not
+ *		both: which one counted would depend on their order.
+ */
+static void
+check_user_options(List *options_list)
+{
+	bool		user = false;
+	bool		username = false;
+	ListCell   *cell;
+
+	foreach(cell, options_list)
+	{
+		DefElem    *def = (DefElem *) lfirst(cell);
+
+		user |= strcmp(def->defname, "user") == 0;
+		username |= strcmp(def->defname, "username") == 0;
+	}
+	if (user && username)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+				 errmsg("options \"user\" and \"username\" cannot be used together"),
+				 errdetail("Both name the Cassandra role of the user mapping; \"username\" is another name for \"user\"."),
+				 errhint("Keep one: ALTER USER MAPPING ... OPTIONS (DROP username).")));
+}
+
 PG_FUNCTION_INFO_V1(cql_fdw_validator);
 
 /*
@@ -648,6 +745,8 @@ cql_fdw_validator(PG_FUNCTION_ARGS)
 
 		validate_value(opt, def);
 	}
+	if (catalog == UserMappingRelationId)
+		check_user_options(options_list);
 	if (catalog == ForeignServerRelationId)
 		check_tls_options(options_list);
 	if (catalog == AttributeRelationId)
@@ -680,9 +779,9 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 	else if (strcmp(name, "compression") == 0)
 		o->compression = (pg_strcasecmp(value, "lz4") == 0);
 	else if (strcmp(name, "connect_timeout") == 0)
-		o->connect_timeout_ms = atoi(value);
+		o->connect_timeout_ms = parse_time_option(name, value, GUC_UNIT_MS, 1);
 	else if (strcmp(name, "request_timeout") == 0)
-		o->request_timeout_ms = atoi(value);
+		o->request_timeout_ms = parse_time_option(name, value, GUC_UNIT_MS, 1);
 	else if (strcmp(name, "local_dc") == 0)
 		o->local_dc = pstrdup(value);
 	else if (strcmp(name, "discover_peers") == 0)
@@ -704,15 +803,21 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 		o->sslkey = pstrdup(value);
 	else if (strcmp(name, "sslpassword") == 0)
 		o->sslpassword = pstrdup(value);
+	else if (strcmp(name, "application_name") == 0)
+		o->application_name = pstrdup(value);
+	else if (strcmp(name, "keep_connections") == 0)
+		o->keep_connections = defGetBoolean(def);
+	else if (strcmp(name, "updatable") == 0)
+		o->updatable = defGetBoolean(def);
 	else if (strcmp(name, "heartbeat_interval") == 0)
-		o->heartbeat_interval_ms = atoi(value);
+		o->heartbeat_interval_ms = parse_time_option(name, value, GUC_UNIT_MS, 0);
 	else if (strcmp(name, "max_retries") == 0)
 		o->max_retries = atoi(value);
 	else if (strcmp(name, "retry_timeout") == 0)
-		o->retry_timeout_ms = atoi(value);
+		o->retry_timeout_ms = parse_time_option(name, value, GUC_UNIT_MS, 1);
 	else if (strcmp(name, "speculative_delay") == 0)
-		o->speculative_delay_ms = atoi(value);
-	else if (strcmp(name, "username") == 0)
+		o->speculative_delay_ms = parse_time_option(name, value, GUC_UNIT_MS, 0);
+	else if (strcmp(name, "username") == 0 || strcmp(name, "user") == 0)
 		o->username = pstrdup(value);
 	else if (strcmp(name, "password") == 0)
 		o->password = pstrdup(value);
@@ -726,6 +831,8 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 		o->consistency = cqlfdw_consistency_from_name(value, false);
 	else if (strcmp(name, "write_consistency") == 0)
 		o->write_consistency = cqlfdw_consistency_from_name(value, true);
+	else if (strcmp(name, "serial_consistency") == 0)
+		o->serial_consistency = serial_consistency_from_name(value);
 	else if (strcmp(name, "fetch_size") == 0)
 		o->fetch_size = atoi(value);
 	else if (strcmp(name, "scan_window") == 0)
@@ -733,7 +840,7 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 	else if (strcmp(name, "allow_filtering") == 0)
 		o->allow_filtering = defGetBoolean(def);
 	else if (strcmp(name, "ttl") == 0)
-		o->ttl = atoi(value);
+		o->ttl = parse_time_option(name, value, GUC_UNIT_S, 0);
 	else if (strcmp(name, "batch_size") == 0)
 		o->batch_size = atoi(value);
 	else if (strcmp(name, "write_mode") == 0)
@@ -774,6 +881,114 @@ cqlfdw_options_add_mapping(CqlFdwOptions *o, UserMapping *um)
 		apply_option(o, (DefElem *) lfirst(lc));
 }
 
+/* ---------------------------------------------------------------------
+ * Settings (GUCs): consistency levels per session or transaction
+ * ---------------------------------------------------------------------
+ */
+
+/* '' (the default) = the options' level */
+static char *setting_consistency = NULL;
+static char *setting_write_consistency = NULL;
+static char *setting_serial_consistency = NULL;
+
+/*
+ * check_level
+ *		Check hook of the consistency settings: '' or a level valid for the
+ *		direction (which: 'r'ead, 'w'rite, 's'erial), with a detail and the
+ *		valid levels as hint, as the options say them.
+ */
+static bool
+check_level(char **newval, char which)
+{
+	const char *v = *newval;
+	bool		ok;
+
+	if (v == NULL || v[0] == '\0')
+		return true;
+	if (which == 's')
+		ok = serial_consistency_from_name(v) >= 0;
+	else
+		ok = cqlfdw_consistency_from_name(v, which == 'w') >= 0;
+	if (ok)
+		return true;
+	GUC_check_errdetail("\"%s\" is not a %s consistency level Cassandra accepts.", v,
+						which == 'r' ? "read" : which == 'w' ? "write" : "serial");
+	if (which == 'r')
+		GUC_check_errhint("Valid read consistency levels are ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, SERIAL, LOCAL_SERIAL and LOCAL_ONE, or '' for the options' level.");
+	else if (which == 'w')
+		GUC_check_errhint("Valid write consistency levels are ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM and LOCAL_ONE, or '' for the options' level.");
+	else
+		GUC_check_errhint("Valid serial consistency levels are SERIAL and LOCAL_SERIAL, or '' for the options' level.");
+	return false;
+}
+
+/* check hooks of the three settings */
+static bool
+check_read_level(char **newval, void **extra, GucSource source)
+{
+	return check_level(newval, 'r');
+}
+
+static bool
+check_write_level(char **newval, void **extra, GucSource source)
+{
+	return check_level(newval, 'w');
+}
+
+static bool
+check_serial_level(char **newval, void **extra, GucSource source)
+{
+	return check_level(newval, 's');
+}
+
+/*
+ * cqlfdw_define_settings
+ *		Define cql_fdw.consistency, cql_fdw.write_consistency and
+ *		cql_fdw.serial_consistency (from _PG_init).
+ *
+ * Empty by default: the options consistency, write_consistency and
+ * serial_consistency (table, else server) decide.  Set, a setting wins
+ * over the options for every foreign table of the session, or of one
+ * transaction with SET LOCAL: the session's explicit choice is more
+ * specific than the defaults an owner set once for every user, as a
+ * statement's level beats the execution profile's in the DataStax drivers
+ * (docs/cql_fdw.md, Settings).
+ */
+void
+cqlfdw_define_settings(void)
+{
+	DefineCustomStringVariable("cql_fdw.consistency",
+							   "Consistency level of reads from Cassandra; empty: the option consistency.",
+							   NULL, &setting_consistency, "", PGC_USERSET, 0,
+							   check_read_level, NULL, NULL);
+	DefineCustomStringVariable("cql_fdw.write_consistency",
+							   "Consistency level of writes to Cassandra; empty: the option write_consistency.",
+							   NULL, &setting_write_consistency, "", PGC_USERSET, 0,
+							   check_write_level, NULL, NULL);
+	DefineCustomStringVariable("cql_fdw.serial_consistency",
+							   "Serial consistency (SERIAL or LOCAL_SERIAL) of lightweight transactions; empty: the option serial_consistency.",
+							   NULL, &setting_serial_consistency, "", PGC_USERSET, 0,
+							   check_serial_level, NULL, NULL);
+}
+
+/*
+ * apply_settings
+ *		Override the options' consistency levels in o with the settings
+ *		that are set (checked by their hooks).  Options are resolved when a
+ *		statement starts, so a SET takes effect with the next statement,
+ *		cached plans included.
+ */
+static void
+apply_settings(CqlFdwOptions *o)
+{
+	if (setting_consistency && setting_consistency[0])
+		o->consistency = cqlfdw_consistency_from_name(setting_consistency, false);
+	if (setting_write_consistency && setting_write_consistency[0])
+		o->write_consistency = cqlfdw_consistency_from_name(setting_write_consistency, true);
+	if (setting_serial_consistency && setting_serial_consistency[0])
+		o->serial_consistency = serial_consistency_from_name(setting_serial_consistency);
+}
+
 /*
  * cqlfdw_get_options
  *		Merge server, user mapping and (if relid is valid) table options.
@@ -797,6 +1012,8 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 	o->connect_timeout_ms = CQLFDW_DEFAULT_CONNECT_TIMEOUT;
 	o->request_timeout_ms = CQLFDW_DEFAULT_REQUEST_TIMEOUT;
 	o->password_required = true;
+	o->keep_connections = true;
+	o->updatable = -1;
 	o->max_response_size = CQLFDW_DEFAULT_MAX_RESPONSE;
 	o->heartbeat_interval_ms = CQLFDW_DEFAULT_HEARTBEAT_INTERVAL;
 	o->max_retries = CQLFDW_DEFAULT_MAX_RETRIES;
@@ -810,6 +1027,7 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 	o->timestamp_precision = CQLTS_TRUNCATE;
 	o->consistency = CQL_CONSISTENCY_LOCAL_ONE;
 	o->write_consistency = CQL_CONSISTENCY_LOCAL_ONE;
+	o->serial_consistency = CQL_CONSISTENCY_SERIAL;
 	o->fetch_size = CQLFDW_DEFAULT_FETCH_SIZE;
 	o->scan_window = CQLFDW_DEFAULT_SCAN_WINDOW;
 	o->batch_size = CQLFDW_DEFAULT_BATCH_SIZE;
@@ -829,24 +1047,7 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 		if (o->table == NULL)
 			o->table = get_rel_name(relid);
 	}
-	/* the session's GUC cql_fdw.read_consistency, when set, wins */
-	if (cqlfdw_read_consistency_guc != NULL && cqlfdw_read_consistency_guc[0] != '\0')
-		o->consistency = cqlfdw_consistency_from_name(cqlfdw_read_consistency_guc, false);
-}
-
-/*
- * cqlfdw_check_read_consistency
- *		GUC check hook of cql_fdw.read_consistency: empty (the options
- *		decide) or a read consistency level the option consistency takes.
- */
-bool
-cqlfdw_check_read_consistency(char **newval, void **extra, GucSource source)
-{
-	if (*newval == NULL || (*newval)[0] == '\0' ||
-		cqlfdw_consistency_from_name(*newval, false) >= 0)
-		return true;
-	GUC_check_errdetail("Valid read consistency levels are ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, SERIAL, LOCAL_SERIAL and LOCAL_ONE.");
-	return false;
+	apply_settings(o);
 }
 
 /*

@@ -121,7 +121,12 @@ cqlfdw_resultrel_checkasuser(ResultRelInfo *rinfo, EState *estate)
 #if PG_VERSION_NUM >= 160000
 	return ExecGetResultRelCheckAsUser(rinfo, estate);
 #else
-	return exec_rt_fetch(rinfo->ri_RangeTableIndex, estate)->checkAsUser;
+	/* a partition a row is routed into has no entry of its own before 16 */
+	Index		rti = rinfo->ri_RangeTableIndex;
+
+	if (rti == 0 && rinfo->ri_RootResultRelInfo != NULL)
+		rti = rinfo->ri_RootResultRelInfo->ri_RangeTableIndex;
+	return exec_rt_fetch(rti, estate)->checkAsUser;
 #endif
 }
 

@@ -11,7 +11,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS cql_fdw;
-SELECT plan(35);
+SELECT plan(37);
 
 CREATE SERVER tap_cass FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_host');
 CREATE USER MAPPING FOR CURRENT_USER SERVER tap_cass;
@@ -87,6 +87,13 @@ SELECT alike(pg_temp.error_text($$SELECT cql_execute('tap_auth', 'SELECT now() F
 ALTER USER MAPPING FOR CURRENT_USER SERVER tap_auth OPTIONS (ADD username 'cassandra', ADD password 'cassandra');
 SELECT lives_ok($$SELECT cql_execute('tap_auth', 'SELECT now() FROM system.local')$$,
                 'correct credentials connect');
+-- "user" (postgres_fdw's and libpq's name) is the role, as "username"
+ALTER USER MAPPING FOR CURRENT_USER SERVER tap_auth OPTIONS (DROP username, ADD user 'tap_no_such_role');
+SELECT throws_ok($$SELECT cql_execute('tap_auth', 'SELECT now() FROM system.local')$$,
+                 'HV00N', NULL, 'option user names the role: an unknown one fails');
+ALTER USER MAPPING FOR CURRENT_USER SERVER tap_auth OPTIONS (SET user 'cassandra');
+SELECT lives_ok($$SELECT cql_execute('tap_auth', 'SELECT now() FROM system.local')$$,
+                'option user connects as username does');
 
 -- a non-superuser must use a password, and Cassandra must ask for it
 CREATE ROLE tap_regress_user;

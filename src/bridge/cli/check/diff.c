@@ -12,7 +12,7 @@
  * read in a REPEATABLE READ, READ ONLY transaction (one snapshot) on one
  * session, its Cassandra table on a second session that reads in token
  * order (cql_fdw.token_order_scan) at --consistency
- * (cql_fdw.read_consistency, LOCAL_QUORUM by default); the two backends
+ * (the setting cql_fdw.consistency, LOCAL_QUORUM by default); the two backends
  * work at the same time.
  * Before anything is read, every table is checked against the plan: the
  * foreign table exists and reads the plan's keyspace, the source view
@@ -362,7 +362,7 @@ cmd_diff(const BridgeOptions *opts)
 	PQclear(bridge_exec(tgt, "loading cql_fdw", "SELECT public.cql_token('{int}', 1)", 0, NULL));
 	params[0] = opts->consistency ? opts->consistency : "LOCAL_QUORUM";
 	PQclear(bridge_exec(tgt, "setting the read consistency (--consistency)",
-						"SELECT pg_catalog.set_config('cql_fdw.read_consistency', $1, false)", 1, params));
+						"SELECT pg_catalog.set_config('cql_fdw.consistency', $1, false)", 1, params));
 	PQclear(bridge_exec(tgt, "setting up the session",
 						"SELECT pg_catalog.set_config('cql_fdw.token_order_scan', 'on', false),"
 						" pg_catalog.set_config('max_parallel_workers_per_gather', '0', false)", 0, NULL));
