@@ -16,8 +16,10 @@
 #   7. the hotel example of the Cassandra documentation: Q1-Q9 as SQL over
 #      its query-first tables, each with its EXPLAIN and rows
 #   8. cqlbridge: the relational hotel schema, the workload drafted from
-#      pg_stat_statements, plan (report.html to open), apply, verify, sync,
-#      diff (every row; a difference found and repaired)
+#      pg_stat_statements, plan (report.html to open), the online migration
+#      (apply --no-load, stream while pgbench writes), verify, diff (every
+#      row; a difference found and repaired), cut-over, and trigger sync as
+#      the synchronous alternative
 #
 # Usage: demo.sh [--keep | --stop]
 #   --stop  (default) stop the services this script started at the end
@@ -61,10 +63,12 @@ BRIDGE=$REPO/build/cqlbridge
 CASS_STARTED=0
 PG_STARTED=0
 NSTEP=0
+STREAM_PID=""
 
 finish()
 {
 	local rc=$?
+	[ -z "$STREAM_PID" ] || kill -TERM "$STREAM_PID" 2> /dev/null || true
 	echo
 	if [ "$KEEP" = 1 ]; then
 		echo "Services left running:"
@@ -264,10 +268,50 @@ step_bridge_plan()
 	fi
 }
 
-step_bridge_apply()
+step_bridge_online()
 {
-	echo "\$ cqlbridge apply $GEN"
-	"$BRIDGE" apply "$GEN"
+	local bench_pid stream_pid lsn i
+	# the online path: no write freeze, no trigger on the application's
+	# tables, and Cassandra may be down without the application noticing
+	echo "\$ cqlbridge apply --no-load $GEN      # keyspace, tables, foreign tables, views; no rows"
+	"$BRIDGE" apply -q --no-load "$GEN"
+	echo "The application keeps writing (pgbench: random transactions over the hotel schema,"
+	echo "50 a second for 15 s) while the stream loads from its slot's snapshot and follows:"
+	"$PG_BINDIR/pgbench" -n -c 2 -j 2 -R 50 -T 15 --max-tries=5 \
+		-f tests/bridge/gen_hotel.pgbench "$PGDATABASE" > "$REPO/build/demo-pgbench.log" 2>&1 &
+	bench_pid=$!
+	echo "\$ cqlbridge stream $GEN &"
+	"$BRIDGE" stream "$GEN" > "$REPO/build/demo-stream.log" 2>&1 &
+	STREAM_PID=$!
+	sleep 8
+	echo "\$ cqlbridge stream --status $GEN"
+	"$BRIDGE" stream --status "$GEN" || true
+	wait "$bench_pid" || die "the application (pgbench) failed: $REPO/build/demo-pgbench.log"
+	grep -E '^number of (transactions actually processed|failed transactions)' "$REPO/build/demo-pgbench.log" |
+		sed 's/^/  application: /'
+	# caught up: the slot confirmed everything the application wrote
+	lsn=$("$PG_BINDIR/psql" -X -qAt -c "SELECT pg_current_wal_lsn()")
+	for i in $(seq 1 300); do
+		[ "$("$PG_BINDIR/psql" -X -qAt -c "SELECT confirmed_flush_lsn >= '$lsn' FROM pg_replication_slots WHERE slot_name = 'cqlbridge_hotel_bridge'")" = t ] && break
+		sleep 0.2
+	done
+	echo "\$ cqlbridge stream --status $GEN      # caught up"
+	"$BRIDGE" stream --status "$GEN" || true
+	echo "(the stream keeps running: the checks below compare while it follows the application)"
+}
+
+step_bridge_cutover()
+{
+	echo "Cut-over: the application reads Cassandra now; the stream is stopped (it confirms"
+	echo "what it wrote first) and its slot and publication are removed:"
+	if [ -n "$STREAM_PID" ]; then
+		kill -TERM "$STREAM_PID" 2> /dev/null || true
+		wait "$STREAM_PID" 2> /dev/null || true
+		STREAM_PID=""
+	fi
+	tail -n 3 "$REPO/build/demo-stream.log" | sed 's/^/  stream: /'
+	echo "\$ cqlbridge stream --drop $GEN"
+	"$BRIDGE" stream --drop "$GEN"
 }
 
 step_bridge_verify()
@@ -323,7 +367,9 @@ step_done()
 	version=$(cqlsh -e 'SELECT release_version FROM system.local' | awk '/^ *[0-9]+\.[0-9]+/ { print $1 }')
 	echo "PostgreSQL wrote through cql_fdw into Cassandra $version, cqlsh read it back,"
 	echo "the hotel queries Q1-Q9 ran through foreign tables as single-partition reads, and"
-	echo "cqlbridge moved the relational hotel schema to verified, synchronized query tables."
+	echo "cqlbridge drafted the workload from what the application ran, moved the relational"
+	echo "hotel schema to query tables online while the application kept writing, and proved"
+	echo "every row equal to its source before the cut-over."
 	echo "Diagrams and sizes of the plan: file://$GEN/report.html   Log: $LOG"
 }
 
@@ -339,8 +385,9 @@ demo_step "The hotel example: Q1-Q9 as SQL over query-first tables" hotel
 demo_step "The relational hotel schema to migrate" bridge_schema
 demo_step "cqlbridge workload: the application's queries drafted from pg_stat_statements" bridge_workload
 demo_step "cqlbridge plan: query tables derived from the relational hotel schema" bridge_plan
-demo_step "cqlbridge apply: the tables created and loaded through cql_fdw" bridge_apply
+demo_step "Online migration: cqlbridge stream loads from a snapshot while the application writes, then follows every change" bridge_online
 demo_step "cqlbridge verify: every query answers the same from its query table" bridge_verify
-demo_step "cqlbridge sync: a relational change reaches Cassandra at COMMIT" bridge_sync
 demo_step "cqlbridge diff: every row of every query table equals its source; a difference found and repaired" bridge_diff
+demo_step "Cut-over: the stream stopped, its slot removed" bridge_cutover
+demo_step "The other way: cqlbridge sync, triggers that write Cassandra at COMMIT (synchronous)" bridge_sync
 demo_step "Done" done
