@@ -81,6 +81,13 @@ release_remote(CqlScanState *st)
 			cql_result_free(&st->tasks[i].page);
 			st->tasks[i].have_page = false;
 		}
+		for (; st->tasks[i].nahead > 0; st->tasks[i].nahead--)
+		{
+			CqlScanTask *t = &st->tasks[i];
+
+			cql_result_free(&t->ahead[t->ahead_first]);
+			t->ahead_first = (t->ahead_first + 1) % CQLFDW_RANGE_AHEAD;
+		}
 	}
 }
 
