@@ -132,6 +132,17 @@ SELECT count(*) >= 3000 AS rows, count(*) FILTER (WHERE t < prev) AS out_of_orde
 FROM (SELECT t, lag(t) OVER () AS prev
       FROM (SELECT cql_token('{int}', k1) AS t FROM tk.t_int) s) q;
 EXPLAIN (COSTS OFF) SELECT * FROM tk.t_int;
+-- pages of 7 rows: the ranges waiting their turn hold pages ahead (up to 4)
+-- and keep asking; still every row once (against Cassandra's own count), in
+-- token order
+ALTER FOREIGN TABLE tk.t_int OPTIONS (ADD fetch_size '7');
+SELECT count(*) = (SELECT count(*) FROM tk.t_int) AS all_rows,
+       count(DISTINCT k1) = count(*) AS once,
+       count(*) FILTER (WHERE t < prev) AS out_of_order
+FROM (SELECT k1, t, lag(t) OVER () AS prev
+      FROM (SELECT k1, cql_token('{int}', k1) AS t FROM tk.t_int) s) q;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM tk.t_int;
+ALTER FOREIGN TABLE tk.t_int OPTIONS (DROP fetch_size);
 RESET cql_fdw.token_order_scan;
 
 DROP SCHEMA tk CASCADE;
