@@ -41,11 +41,11 @@ PG_FUNCTION_INFO_V1(cql_fdw_handler);
  * _PG_init
  *		Module load.
  *
- * cql_fdw's settings are server, table and column options; its two GUCs
+ * cql_fdw's settings are server, table and column options; its three GUCs
  * are for cqlbridge diff: cql_fdw.token_order_scan asks a session's
- * whole-table scans for rows in token order (scan_ranges.c), and
- * cql_fdw.read_consistency overrides option consistency for its reads
- * (option.c).  Reserving the prefix makes a setting such as SET
+ * whole-table scans for rows in token order and cql_fdw.token_scan_after
+ * starts them after a token (scan_ranges.c), and cql_fdw.read_consistency
+ * overrides option consistency for its reads (option.c).  Reserving the prefix makes a setting such as SET
  * cql_fdw.fetch_size an error instead of a silently created placeholder
  * variable.
  */
@@ -68,6 +68,14 @@ _PG_init(void)
 							   PGC_USERSET,
 							   0,
 							   cqlfdw_check_read_consistency, NULL, NULL);
+	DefineCustomStringVariable("cql_fdw.token_scan_after",
+							   "Whole-table scans of this session read only the tokens after this one.",
+							   "Empty: the whole token ring. The token ranges before it are not requested (cqlbridge diff resuming).",
+							   &cqlfdw_token_scan_after_guc,
+							   "",
+							   PGC_USERSET,
+							   0,
+							   cqlfdw_check_token_scan_after, NULL, NULL);
 	MarkGUCPrefixReserved("cql_fdw");
 }
 

@@ -41,6 +41,7 @@
 #include "port/atomics.h"
 #include "storage/latch.h"
 #include "storage/shm_toc.h"
+#include "utils/guc.h"
 #include "utils/resowner.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
@@ -64,6 +65,9 @@
 
 /* GUC cql_fdw.token_order_scan (defined in _PG_init) */
 bool		cqlfdw_token_order_scan = false;
+
+/* GUC cql_fdw.token_scan_after: '' or a token (defined in _PG_init) */
+char	   *cqlfdw_token_scan_after_guc = NULL;
 
 /* What the participants of a parallel token scan share */
 typedef struct CqlParallelScan
@@ -103,6 +107,52 @@ cqlfdw_token_range(int r, int nranges, int64 *low, int64 *high)
 	*low = (int64) ((uint64) PG_INT64_MIN + step * (uint64) r);
 	*high = (r == nranges - 1) ? PG_INT64_MAX
 		: (int64) ((uint64) PG_INT64_MIN + step * (uint64) (r + 1));
+}
+
+/*
+ * parse_token
+ *		The token written in s (a decimal bigint) into *token; false if s
+ *		is not one.
+ */
+static bool
+parse_token(const char *s, int64 *token)
+{
+	char	   *end;
+
+	errno = 0;
+	*token = strtoi64(s, &end, 10);
+	return errno == 0 && end != s && *end == '\0';
+}
+
+/*
+ * cqlfdw_check_token_scan_after
+ *		GUC check hook of cql_fdw.token_scan_after: empty (the whole ring)
+ *		or a token, a bigint.
+ */
+bool
+cqlfdw_check_token_scan_after(char **newval, void **extra, GucSource source)
+{
+	int64		token;
+
+	if (*newval == NULL || (*newval)[0] == '\0' || parse_token(*newval, &token))
+		return true;
+	GUC_check_errdetail("A token is a bigint (from -9223372036854775808 to 9223372036854775807); empty means the whole ring.");
+	GUC_check_errhint("Set it to the last token already read, or RESET it to read every token.");
+	return false;
+}
+
+/*
+ * cqlfdw_token_scan_after
+ *		Is cql_fdw.token_scan_after set: then whole-table scans read only
+ *		the tokens after *after (cqlbridge diff resuming after the token
+ *		ranges an interrupted run compared).
+ */
+bool
+cqlfdw_token_scan_after(int64 *after)
+{
+	return cqlfdw_token_scan_after_guc != NULL &&
+		cqlfdw_token_scan_after_guc[0] != '\0' &&
+		parse_token(cqlfdw_token_scan_after_guc, after);
 }
 
 /*
