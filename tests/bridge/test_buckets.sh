@@ -16,7 +16,8 @@
 #             bucket, deletes and new alerts reach the tables at COMMIT
 #   diff   -> a missing and a stray reading and a changed alert made in
 #             Cassandra are found, and nothing else; a diff interrupted by
-#             SIGINT or SIGKILL resumes and reports the same; --repair
+#             SIGINT or SIGKILL resumes (Cassandra read only after the
+#             recorded ranges) and reports the same; --repair
 #             fixes them
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST (default
@@ -41,7 +42,7 @@ TELEMETRY=$REPO/migrations/telemetry
 GOLDEN=$TELEMETRY/generated
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin buckets
-tap_plan 43
+tap_plan 45
 
 fresh_db "$CQL_HOST"
 load_migrations "$TELEMETRY"
@@ -173,10 +174,13 @@ for sig in INT KILL; do
 	[ "$sig" = KILL ] || grep -q "interrupted (SIGINT)" "$WORK/diff_$sig.out"
 	ok $(( ($rc == 2 || $rc == 137) && n > 0 && n < 64 ? 0 : 1 )) \
 		"diff stopped by SIG$sig after $n of 64 token ranges of the readings (exit $rc)"
-	"$CQLBRIDGE" diff -q --json "$WORK/diff_$sig.json" "$GEN" > "$WORK/diff_$sig.out" 2>&1
+	"$CQLBRIDGE" diff --json "$WORK/diff_$sig.json" "$GEN" > "$WORK/diff_$sig.out" 2>&1
 	rc=$?
 	is "$rc:$(jq -S -c . "$WORK/diff_$sig.json")" "1:$(jq -S -c . "$WORK/diff.json")" \
 		"the diff resumed after SIG$sig reports what an uninterrupted one does"
+	# and its Cassandra scan started after those ranges (cql_fdw.token_scan_after)
+	grep -q "^diff of $KS.readings_by_sensor_id: resumed after $n of 64 token ranges (Cassandra read from token -\?[0-9]* on)" "$WORK/diff_$sig.out"
+	ok $? "the resumed diff read the readings from Cassandra only after range $n"
 done
 "$CQLBRIDGE" diff -q --repair "$GEN" > "$WORK/diff3.out" 2>&1 && "$CQLBRIDGE" diff -q "$GEN" > "$WORK/diff4.out" 2>&1
 ok $? "diff --repair fixes them; the next diff finds nothing"
