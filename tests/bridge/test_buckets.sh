@@ -17,7 +17,8 @@
 #   diff   -> a missing and a stray reading and a changed alert made in
 #             Cassandra are found, and nothing else; a diff interrupted by
 #             SIGINT or SIGKILL resumes (Cassandra read only after the
-#             recorded ranges) and reports the same; --repair
+#             recorded ranges) and reports the same; --repair (also
+#             one killed and resumed)
 #             fixes them
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST (default
@@ -42,7 +43,7 @@ TELEMETRY=$REPO/migrations/telemetry
 GOLDEN=$TELEMETRY/generated
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin buckets
-tap_plan 45
+tap_plan 47
 
 fresh_db "$CQL_HOST"
 load_migrations "$TELEMETRY"
@@ -182,7 +183,30 @@ for sig in INT KILL; do
 	grep -q "^diff of $KS.readings_by_sensor_id: resumed after $n of 64 token ranges (Cassandra read from token -\?[0-9]* on)" "$WORK/diff_$sig.out"
 	ok $? "the resumed diff read the readings from Cassandra only after range $n"
 done
-"$CQLBRIDGE" diff -q --repair "$GEN" > "$WORK/diff3.out" 2>&1 && "$CQLBRIDGE" diff -q "$GEN" > "$WORK/diff4.out" 2>&1
+# a --repair killed once ranges of the readings are recorded resumes: it
+# repairs the differences of the recorded ranges (their keys were recorded)
+# and of the rest.  One more stray reading, in the first of the 64 ranges
+# (the lowest token of 2,000 sensors), makes a difference in a recorded range.
+low=$(q "SELECT s FROM generate_series(100000, 101999) s
+         ORDER BY cql_token('{int,timestamp}', s, timestamptz '$bkt') LIMIT 1")
+q "SELECT cql_execute('cqlbridge', \$c\$INSERT INTO $KS.readings_by_sensor_id (sensor_id, reported_at_bucket, reported_at, value) VALUES ($low, '$bkt', '2026-01-10 00:00:00+00', 1)\$c\$)" > /dev/null
+"$CQLBRIDGE" diff -q --repair "$GEN" > "$WORK/diff3.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 400); do
+	n=$(q "SELECT count(*) FROM cqlbridge.diff_progress WHERE target = '$KS.readings_by_sensor_id' AND repair" 2> /dev/null)
+	[ "${n:-0}" -gt 0 ] && break
+	sleep 0.02
+done
+kill -KILL $pid
+{ wait $pid; } 2> /dev/null
+n=$(q "SELECT count(*) FROM cqlbridge.diff_progress WHERE target = '$KS.readings_by_sensor_id' AND repair")
+"$CQLBRIDGE" diff --repair --json "$WORK/diff3.json" "$GEN" > "$WORK/diff3.out" 2>&1
+rc=$?
+grep -q "^diff of $KS.readings_by_sensor_id: resumed after $n of 64 token ranges" "$WORK/diff3.out"
+ok $(( rc == 0 && $? == 0 ? 0 : 1 )) "a --repair killed after $n of 64 ranges of the readings resumes (exit $rc)"
+is "$(jq -c '[.tables[] | [.missing + .extra + .different, .repaired, .still_different]]' "$WORK/diff3.json")" \
+	"[[3,3,0],[1,1,0],[0,0,0]]" "the resumed --repair repaired every difference found, those of recorded ranges too"
+"$CQLBRIDGE" diff -q "$GEN" > "$WORK/diff4.out" 2>&1
 ok $? "diff --repair fixes them; the next diff finds nothing"
 
 exit $((TAP_FAILED > 0))
