@@ -158,20 +158,28 @@ q "SELECT cql_execute('cqlbridge', \$c\$DELETE FROM $KS.readings_by_sensor_id WH
 rc=$?
 is "$rc:$(jq -c '[.tables[] | [.missing, .extra, .different]]' "$WORK/diff.json")" "1:[[1,1,0],[0,0,1],[0,0,0]]" \
 	"diff finds the missing and the stray reading (time bucket, DESC) and the changed alert (hash bucket)"
+# stop_when_recorded SIG PID: once some token ranges of the readings are
+# recorded, send SIG to the diff PID and wait for it; sets rc (its exit
+# status) and n (the ranges recorded)
+stop_when_recorded()
+{
+	local sql="SELECT count(*) FROM cqlbridge.diff_progress WHERE target = '$KS.readings_by_sensor_id'"
+
+	for _ in $(seq 1 400); do
+		n=$(q "$sql" 2> /dev/null)
+		[ "${n:-0}" -gt 0 ] && break
+		sleep 0.02
+	done
+	kill -"$1" "$2"
+	{ wait "$2"; } 2> /dev/null
+	rc=$?
+	n=$(q "$sql")
+}
 # interrupted (SIGINT, then SIGKILL) once some token ranges of the readings
 # are recorded, a diff resumes after them and reports the same
 for sig in INT KILL; do
 	"$CQLBRIDGE" diff -q --json "$WORK/diff_$sig.json" "$GEN" > "$WORK/diff_$sig.out" 2>&1 &
-	pid=$!
-	for _ in $(seq 1 400); do
-		n=$(q "SELECT count(*) FROM cqlbridge.diff_progress WHERE target = '$KS.readings_by_sensor_id'" 2> /dev/null)
-		[ "${n:-0}" -gt 0 ] && break
-		sleep 0.02
-	done
-	kill -"$sig" $pid
-	{ wait $pid; } 2> /dev/null
-	rc=$?
-	n=$(q "SELECT count(*) FROM cqlbridge.diff_progress WHERE target = '$KS.readings_by_sensor_id'")
+	stop_when_recorded "$sig" $!
 	[ "$sig" = KILL ] || grep -q "interrupted (SIGINT)" "$WORK/diff_$sig.out"
 	ok $(( ($rc == 2 || $rc == 137) && n > 0 && n < 64 ? 0 : 1 )) \
 		"diff stopped by SIG$sig after $n of 64 token ranges of the readings (exit $rc)"
@@ -191,19 +199,15 @@ low=$(q "SELECT s FROM generate_series(100000, 101999) s
          ORDER BY cql_token('{int,timestamp}', s, timestamptz '$bkt') LIMIT 1")
 q "SELECT cql_execute('cqlbridge', \$c\$INSERT INTO $KS.readings_by_sensor_id (sensor_id, reported_at_bucket, reported_at, value) VALUES ($low, '$bkt', '2026-01-10 00:00:00+00', 1)\$c\$)" > /dev/null
 "$CQLBRIDGE" diff -q --repair "$GEN" > "$WORK/diff3.out" 2>&1 &
-pid=$!
-for _ in $(seq 1 400); do
-	n=$(q "SELECT count(*) FROM cqlbridge.diff_progress WHERE target = '$KS.readings_by_sensor_id' AND repair" 2> /dev/null)
-	[ "${n:-0}" -gt 0 ] && break
-	sleep 0.02
-done
-kill -KILL $pid
-{ wait $pid; } 2> /dev/null
-n=$(q "SELECT count(*) FROM cqlbridge.diff_progress WHERE target = '$KS.readings_by_sensor_id' AND repair")
+stop_when_recorded KILL $!
+rec=$(q "SELECT bool_and(repair) FROM cqlbridge.diff_progress")
 "$CQLBRIDGE" diff --repair --json "$WORK/diff3.json" "$GEN" > "$WORK/diff3.out" 2>&1
 rc=$?
 grep -q "^diff of $KS.readings_by_sensor_id: resumed after $n of 64 token ranges" "$WORK/diff3.out"
-ok $(( rc == 0 && $? == 0 ? 0 : 1 )) "a --repair killed after $n of 64 ranges of the readings resumes (exit $rc)"
+resumed=$?
+[ "$rec" = t ]
+marked=$?
+ok $(( rc == 0 && resumed == 0 && marked == 0 ? 0 : 1 )) "a --repair killed after $n of 64 ranges of the readings (its records marked repair: $rec) resumes (exit $rc)"
 is "$(jq -c '[.tables[] | [.missing + .extra + .different, .repaired, .still_different]]' "$WORK/diff3.json")" \
 	"[[3,3,0],[1,1,0],[0,0,0]]" "the resumed --repair repaired every difference found, those of recorded ranges too"
 "$CQLBRIDGE" diff -q "$GEN" > "$WORK/diff4.out" 2>&1
