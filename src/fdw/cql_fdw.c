@@ -45,9 +45,9 @@ PG_FUNCTION_INFO_V1(cql_fdw_handler);
  * are for cqlbridge diff: cql_fdw.token_order_scan asks a session's
  * whole-table scans for rows in token order and cql_fdw.token_scan_after
  * starts them after a token (scan_ranges.c), and cql_fdw.read_consistency
- * overrides option consistency for its reads (option.c).  Reserving the prefix makes a setting such as SET
- * cql_fdw.fetch_size an error instead of a silently created placeholder
- * variable.
+ * overrides option consistency for its reads (option.c).  Reserving the
+ * prefix makes a setting such as SET cql_fdw.fetch_size an error instead
+ * of a silently created placeholder variable.
  */
 void
 _PG_init(void)
