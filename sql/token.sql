@@ -132,7 +132,35 @@ SELECT count(*) >= 3000 AS rows, count(*) FILTER (WHERE t < prev) AS out_of_orde
 FROM (SELECT t, lag(t) OVER () AS prev
       FROM (SELECT cql_token('{int}', k1) AS t FROM tk.t_int) s) q;
 EXPLAIN (COSTS OFF) SELECT * FROM tk.t_int;
+-- pages of 7 rows: the ranges waiting their turn hold pages ahead (up to 4)
+-- and keep asking; still every row once (against Cassandra's own count), in
+-- token order
+ALTER FOREIGN TABLE tk.t_int OPTIONS (ADD fetch_size '7');
+SELECT count(*) = (SELECT count(*) FROM tk.t_int) AS all_rows,
+       count(DISTINCT k1) = count(*) AS once,
+       count(*) FILTER (WHERE t < prev) AS out_of_order
+FROM (SELECT k1, t, lag(t) OVER () AS prev
+      FROM (SELECT k1, cql_token('{int}', k1) AS t FROM tk.t_int) s) q;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM tk.t_int;
+ALTER FOREIGN TABLE tk.t_int OPTIONS (DROP fetch_size);
 RESET cql_fdw.token_order_scan;
+
+-- cql_fdw.token_scan_after: whole-table scans read only the tokens after it
+-- (no local filter here: Cassandra returns only those), counts too
+SELECT count(*) AS after0 FROM tk.t_int WHERE cql_token('{int}', k1) > 0 \gset
+SET cql_fdw.token_scan_after = '0';
+SELECT count(*) = :after0 AS same_rows, min(cql_token('{int}', k1)) > 0 AS all_after
+FROM tk.t_int;
+SELECT count(*) = :after0 AS same_count FROM tk.t_int;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT k1 FROM tk.t_int;
+SET cql_fdw.token_scan_after = '9223372036854775807';
+SELECT count(*) AS none FROM tk.t_int;
+SET cql_fdw.token_scan_after = '-9223372036854775808';
+SELECT count(*) >= 3000 AS all_rows FROM tk.t_int;
+SET cql_fdw.token_scan_after = '12abc';
+SET cql_fdw.token_scan_after = '9223372036854775808';
+RESET cql_fdw.token_scan_after;
+EXPLAIN (COSTS OFF) SELECT k1 FROM tk.t_int;
 
 DROP SCHEMA tk CASCADE;
 SELECT cql_execute('cass', 'DROP KEYSPACE regress_token');

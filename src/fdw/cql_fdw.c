@@ -43,9 +43,10 @@ PG_FUNCTION_INFO_V1(cql_fdw_handler);
  *
  * Defines the settings (option.c: the consistency levels of a session;
  * scan_ranges.c: cql_fdw.token_order_scan, whole-table scans in token
- * order, for cqlbridge diff); reserving the prefix makes an unknown one
- * such as SET cql_fdw.fetch_size an error instead of a silently created
- * placeholder variable.
+ * order, and cql_fdw.token_scan_after, whole-table scans that start after
+ * a token, both for cqlbridge diff); reserving the prefix makes an unknown
+ * one such as SET cql_fdw.fetch_size an error instead of a silently
+ * created placeholder variable.
  */
 void
 _PG_init(void)
@@ -58,6 +59,14 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+	DefineCustomStringVariable("cql_fdw.token_scan_after",
+							   "Whole-table scans of this session read only the tokens after this one.",
+							   "Empty: the whole token ring. The token ranges before it are not requested (cqlbridge diff resuming).",
+							   &cqlfdw_token_scan_after_guc,
+							   "",
+							   PGC_USERSET,
+							   0,
+							   cqlfdw_check_token_scan_after, NULL, NULL);
 	cqlfdw_define_settings();
 	MarkGUCPrefixReserved("cql_fdw");
 }

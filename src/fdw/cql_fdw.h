@@ -102,6 +102,12 @@ typedef struct CqlFdwOptions
 /* GUC cql_fdw.token_order_scan: token scans in ring order (scan_ranges.c) */
 extern PGDLLIMPORT bool cqlfdw_token_order_scan;
 
+/* GUC cql_fdw.token_scan_after: token scans start after it (scan_ranges.c) */
+extern PGDLLIMPORT char *cqlfdw_token_scan_after_guc;
+extern bool cqlfdw_token_scan_after(int64 *after);
+extern bool cqlfdw_check_token_scan_after(char **newval, void **extra,
+										  GucSource source);
+
 #define CQLFDW_DEFAULT_CONNECT_TIMEOUT	10000
 #define CQLFDW_DEFAULT_REQUEST_TIMEOUT	30000
 #define CQLFDW_DEFAULT_BATCH_SIZE		100

@@ -81,6 +81,13 @@ release_remote(CqlScanState *st)
 			cql_result_free(&st->tasks[i].page);
 			st->tasks[i].have_page = false;
 		}
+		for (; st->tasks[i].nahead > 0; st->tasks[i].nahead--)
+		{
+			CqlScanTask *t = &st->tasks[i];
+
+			cql_result_free(&t->ahead[t->ahead_first]);
+			t->ahead_first = (t->ahead_first + 1) % CQLFDW_RANGE_AHEAD;
+		}
 	}
 }
 
@@ -620,8 +627,9 @@ bucket_access_text(ForeignScanState *node, List *bucket, int npart)
 /*
  * cqlExplainForeignScan
  *		ExplainForeignScan callback: "Access" (single partition, N
- *		partitions, token range scan, index scan, with the SAI index that
- *		filters), and with VERBOSE the "Remote CQL".
+ *		partitions, token range scan - from which token, when
+ *		cql_fdw.token_scan_after is set -, index scan, with the SAI index
+ *		that filters), and with VERBOSE the "Remote CQL".
  */
 void
 cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
@@ -656,7 +664,14 @@ cqlExplainForeignScan(ForeignScanState *node, ExplainState *es)
 				appendStringInfoString(&buf, "multiple partitions");
 			break;
 		case CQLACC_TOKEN_SCAN:
-			appendStringInfoString(&buf, index[0] ? "index scan" : "token range scan");
+			{
+				int64		after;
+
+				appendStringInfoString(&buf, index[0] ? "index scan" : "token range scan");
+				if (cqlfdw_token_scan_after(&after))
+					appendStringInfo(&buf, ", tokens after " INT64_FORMAT " (cql_fdw.token_scan_after)",
+									 after);
+			}
 			break;
 		case CQLACC_INDEX_SCAN:
 			appendStringInfoString(&buf, "index scan");

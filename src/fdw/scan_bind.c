@@ -431,17 +431,28 @@ cqlfdw_scan_build_tasks(CqlScanState *st, ExprContext *econtext)
 	if (st->access == CQLACC_TOKEN_SCAN)
 	{
 		int			nranges = cqlfdw_scan_range_count(st);
+		int64		after = PG_INT64_MIN;
 
+		/*
+		 * cql_fdw.token_scan_after: the ranges up to that token are not
+		 * read, the one holding it only after it (every participant of a
+		 * parallel scan drops the same ones: GUCs reach the workers).
+		 */
+		(void) cqlfdw_token_scan_after(&after);
 		st->tasks = palloc0(sizeof(CqlScanTask) * nranges);
-		st->ntasks = nranges;
+		st->ntasks = 0;
 		for (int r = 0; r < nranges; r++)
 		{
-			CqlScanTask *t = &st->tasks[r];
+			CqlScanTask *t = &st->tasks[st->ntasks];
 			int64		low,
 						high;
 			cql_buf		buf;
 
 			cqlfdw_token_range(r, nranges, &low, &high);
+			if (high <= after)
+				continue;
+			low = Max(low, after);
+			st->ntasks++;
 
 			t->values = palloc(sizeof(cql_value_ref) * Max(st->nbinds, 1));
 			memcpy(t->values, base, sizeof(cql_value_ref) * st->nbinds);
@@ -457,7 +468,12 @@ cqlfdw_scan_build_tasks(CqlScanState *st, ExprContext *econtext)
 				t->values[b].n = (int32) buf.len;
 			}
 		}
-		st->window = Min(st->scan_window, nranges);
+		if (st->ntasks == 0)
+		{
+			st->empty = true;	/* after the last token: nothing to read */
+			return;
+		}
+		st->window = Min(st->scan_window, st->ntasks);
 		st->inflight = palloc(sizeof(int) * st->window);
 		return;
 	}

@@ -50,7 +50,19 @@ typedef struct CqlScanTask
 	Datum	   *keys;			/* clustering values of that row */
 	bool	   *keynulls;
 	MemoryContext key_cxt;
+	/* token-order scan: pages received ahead of the range's turn */
+	cql_result *ahead;			/* CQLFDW_RANGE_AHEAD of them, a ring */
+	int			ahead_first;
+	int			nahead;
 } CqlScanTask;
+
+/*
+ * Pages a range of a token-order scan may hold while a lower range is
+ * being returned (one more may be in flight): enough that the window keeps
+ * Cassandra busy, few enough that memory stays bounded (scan_window ranges
+ * times this many pages of fetch_size rows).
+ */
+#define CQLFDW_RANGE_AHEAD		4
 
 /* One bind marker as planned */
 typedef struct CqlBindSpec

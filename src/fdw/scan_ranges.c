@@ -16,11 +16,13 @@
  *
  * With cql_fdw.token_order_scan on (cqlbridge diff sets it) the pages are
  * returned in ring order instead: the window of ranges is still in flight,
- * but only the lowest range's pages are returned, each of the others
- * holding its first page until its turn; within a range Cassandra returns
- * partitions in token order.  So the rows come in token order, with the
- * same bounded memory, and parallel plans are off (a participant sees only
- * some ranges).
+ * but only the lowest range's pages are returned; each of the others takes
+ * in its pages as they arrive and asks for the next at once, until it holds
+ * CQLFDW_RANGE_AHEAD of them (scan_int.h), and waits for its turn; within
+ * a range Cassandra returns partitions in token order.  So the rows come in
+ * token order, Cassandra reads the whole window as an unordered scan would,
+ * and memory stays bounded (scan_window ranges times a few pages); parallel
+ * plans are off (a participant sees only some ranges).
  *
  * With a parallel plan, every participant (the leader and each worker)
  * claims the next unread range from a counter in shared memory, so each
@@ -39,6 +41,7 @@
 #include "port/atomics.h"
 #include "storage/latch.h"
 #include "storage/shm_toc.h"
+#include "utils/guc.h"
 #include "utils/resowner.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
@@ -62,6 +65,9 @@
 
 /* GUC cql_fdw.token_order_scan (defined in _PG_init) */
 bool		cqlfdw_token_order_scan = false;
+
+/* GUC cql_fdw.token_scan_after: '' or a token (defined in _PG_init) */
+char	   *cqlfdw_token_scan_after_guc = NULL;
 
 /* What the participants of a parallel token scan share */
 typedef struct CqlParallelScan
@@ -101,6 +107,52 @@ cqlfdw_token_range(int r, int nranges, int64 *low, int64 *high)
 	*low = (int64) ((uint64) PG_INT64_MIN + step * (uint64) r);
 	*high = (r == nranges - 1) ? PG_INT64_MAX
 		: (int64) ((uint64) PG_INT64_MIN + step * (uint64) (r + 1));
+}
+
+/*
+ * parse_token
+ *		The token written in s (a decimal bigint) into *token; false if s
+ *		is not one.
+ */
+static bool
+parse_token(const char *s, int64 *token)
+{
+	char	   *end;
+
+	errno = 0;
+	*token = strtoi64(s, &end, 10);
+	return errno == 0 && end != s && *end == '\0';
+}
+
+/*
+ * cqlfdw_check_token_scan_after
+ *		GUC check hook of cql_fdw.token_scan_after: empty (the whole ring)
+ *		or a token, a bigint.
+ */
+bool
+cqlfdw_check_token_scan_after(char **newval, void **extra, GucSource source)
+{
+	int64		token;
+
+	if (*newval == NULL || (*newval)[0] == '\0' || parse_token(*newval, &token))
+		return true;
+	GUC_check_errdetail("A token is a bigint (from -9223372036854775808 to 9223372036854775807); empty means the whole ring.");
+	GUC_check_errhint("Set it to the last token already read, or RESET it to read every token.");
+	return false;
+}
+
+/*
+ * cqlfdw_token_scan_after
+ *		Is cql_fdw.token_scan_after set: then whole-table scans read only
+ *		the tokens after *after (cqlbridge diff resuming after the token
+ *		ranges an interrupted run compared).
+ */
+bool
+cqlfdw_token_scan_after(int64 *after)
+{
+	return cqlfdw_token_scan_after_guc != NULL &&
+		cqlfdw_token_scan_after_guc[0] != '\0' &&
+		parse_token(cqlfdw_token_scan_after_guc, after);
 }
 
 /*
@@ -170,6 +222,99 @@ fill_ranges(CqlScanState *st)
 		st->inflight[st->ninflight++] = r;
 		st->partitions_read++;
 	}
+}
+
+/*
+ * token_order
+ *		Are this scan's pages returned in ring order (cql_fdw.token_order_scan,
+ *		and not a parallel scan)?
+ */
+static bool
+token_order(const CqlScanState *st)
+{
+	return cqlfdw_token_order_scan && st->pscan == NULL;
+}
+
+/*
+ * lowest_inflight
+ *		The index in st->inflight of the lowest range in flight (the one
+ *		whose rows come next in ring order); st->ninflight > 0.
+ */
+static int
+lowest_inflight(const CqlScanState *st)
+{
+	int			lowest = 0;
+
+	for (int i = 1; i < st->ninflight; i++)
+		if (st->inflight[i] < st->inflight[lowest])
+			lowest = i;
+	return lowest;
+}
+
+/*
+ * range_has_news
+ *		Can looking at range inflight[i] do something without waiting?  In
+ *		arrival order: its page is ready.  In ring order: the lowest range
+ *		(index lowest) holds a page or its page is ready; another range has
+ *		an answer to take in and room to hold it.
+ */
+static bool
+range_has_news(const CqlScanState *st, int i, int lowest)
+{
+	const CqlScanTask *t = &st->tasks[st->inflight[i]];
+
+	if (!token_order(st))
+		return cqlfdw_scan_task_ready(t);
+	if (i == lowest)
+		return t->nahead > 0 || cqlfdw_scan_task_ready(t);
+	return t->req != NULL && t->nahead < CQLFDW_RANGE_AHEAD &&
+		cqlfdw_scan_task_ready(t);
+}
+
+/*
+ * take_ahead
+ *		Ring order: every range in flight but the lowest takes in the pages
+ *		that have arrived, while it holds fewer than CQLFDW_RANGE_AHEAD, and
+ *		(cqlfdw_scan_await_task_page) asks for its next page at once.  So
+ *		Cassandra keeps reading the whole window while the lowest range is
+ *		returned, instead of one page per waiting range.
+ */
+static void
+take_ahead(CqlScanState *st, int lowest)
+{
+	for (int i = 0; i < st->ninflight; i++)
+	{
+		CqlScanTask *t = &st->tasks[st->inflight[i]];
+
+		while (i != lowest && range_has_news(st, i, lowest))
+		{
+			int			slot;
+
+			if (t->ahead == NULL)
+				t->ahead = MemoryContextAlloc(st->batch_cxt,
+											  sizeof(cql_result) * CQLFDW_RANGE_AHEAD);
+			slot = (t->ahead_first + t->nahead) % CQLFDW_RANGE_AHEAD;
+			cqlfdw_scan_await_task_page(st, t, &t->ahead[slot]);
+			t->nahead++;
+		}
+	}
+}
+
+/*
+ * pop_ahead
+ *		The first page range t holds into *page.  It is checked again
+ *		against the converters: they may have been rebuilt for a page that
+ *		arrived after it (the table altered during the scan).
+ */
+static void
+pop_ahead(CqlScanState *st, CqlScanTask *t, cql_result *page)
+{
+	*page = t->ahead[t->ahead_first];
+	t->ahead_first = (t->ahead_first + 1) % CQLFDW_RANGE_AHEAD;
+	t->nahead--;
+	st->have_page = true;		/* freed by release_remote on an error */
+	cqlfdw_check_rows(page, Max(st->nretrieved, 1), st->convs,
+					  st->nretrieved, st->relname, st->remote.cql);
 }
 
 /*
@@ -262,7 +407,7 @@ wait_any(CqlScanState *st, int timeout_ms)
 			busy = true;
 	}
 	for (int i = 0; i < st->ninflight && !busy; i++)
-		busy = cqlfdw_scan_task_ready(&st->tasks[st->inflight[i]]);
+		busy = range_has_news(st, i, lowest_inflight(st));
 	if (busy)
 		return;
 
@@ -307,7 +452,7 @@ cqlfdw_ranges_would_wait(CqlScanState *st, cql_conn **conns, int max,
 	MemoryContextSwitchTo(old);
 	*nconns = 0;
 	for (int i = 0; i < st->ninflight; i++)
-		if (cqlfdw_scan_task_ready(&st->tasks[st->inflight[i]]))
+		if (range_has_news(st, i, lowest_inflight(st)))
 			return false;
 	*nconns = inflight_conns(st, conns, max);
 	return st->ninflight > 0;
@@ -338,16 +483,14 @@ cqlfdw_ranges_next_page(CqlScanState *st)
 		if (st->ninflight == 0)
 			return false;
 
-		if (cqlfdw_token_order_scan && st->pscan == NULL)
+		if (token_order(st))
 		{
 			/* ring order: only the lowest range in flight may answer */
-			int			lowest = 0;
+			int			lowest = lowest_inflight(st);
 
-			for (int i = 1; i < st->ninflight; i++)
-				if (st->inflight[i] < st->inflight[lowest])
-					lowest = i;
+			take_ahead(st, lowest);
 			st->rr = lowest;
-			if (cqlfdw_scan_task_ready(&st->tasks[st->inflight[lowest]]))
+			if (range_has_news(st, lowest, lowest))
 				pick = lowest;
 		}
 		else
@@ -378,8 +521,11 @@ cqlfdw_ranges_next_page(CqlScanState *st)
 		}
 
 		t = &st->tasks[st->inflight[pick]];
-		cqlfdw_scan_await_task_page(st, t, &st->page);
-		if (t->finished)
+		if (t->nahead > 0)
+			pop_ahead(st, t, &st->page);
+		else
+			cqlfdw_scan_await_task_page(st, t, &st->page);
+		if (t->finished && t->nahead == 0)
 			st->inflight[pick] = st->inflight[--st->ninflight];
 		else
 			pick++;

@@ -16,7 +16,9 @@
 #             bucket, deletes and new alerts reach the tables at COMMIT
 #   diff   -> a missing and a stray reading and a changed alert made in
 #             Cassandra are found, and nothing else; a diff interrupted by
-#             SIGINT or SIGKILL resumes and reports the same; --repair
+#             SIGINT or SIGKILL resumes (Cassandra read only after the
+#             recorded ranges) and reports the same; --repair (also
+#             one killed and resumed)
 #             fixes them
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST (default
@@ -41,7 +43,7 @@ TELEMETRY=$REPO/migrations/telemetry
 GOLDEN=$TELEMETRY/generated
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin buckets
-tap_plan 45
+tap_plan 49
 
 fresh_db "$CQL_HOST"
 load_migrations "$TELEMETRY"
@@ -157,29 +159,59 @@ q "SELECT cql_execute('cqlbridge', \$c\$DELETE FROM $KS.readings_by_sensor_id WH
 rc=$?
 is "$rc:$(jq -c '[.tables[] | [.missing, .extra, .different]]' "$WORK/diff.json")" "1:[[1,1,0],[0,0,1],[0,0,0]]" \
 	"diff finds the missing and the stray reading (time bucket, DESC) and the changed alert (hash bucket)"
+# stop_when_recorded SIG PID: once some token ranges of the readings are
+# recorded, send SIG to the diff PID and wait for it; sets rc (its exit
+# status) and n (the ranges recorded)
+stop_when_recorded()
+{
+	local sql="SELECT count(*) FROM cqlbridge.diff_progress WHERE target = '$KS.readings_by_sensor_id'"
+
+	for _ in $(seq 1 400); do
+		n=$(q "$sql" 2> /dev/null)
+		[ "${n:-0}" -gt 0 ] && break
+		sleep 0.02
+	done
+	kill -"$1" "$2"
+	{ wait "$2"; } 2> /dev/null
+	rc=$?
+	n=$(q "$sql")
+}
 # interrupted (SIGINT, then SIGKILL) once some token ranges of the readings
 # are recorded, a diff resumes after them and reports the same
 for sig in INT KILL; do
 	"$CQLBRIDGE" diff -q --json "$WORK/diff_$sig.json" "$GEN" > "$WORK/diff_$sig.out" 2>&1 &
-	pid=$!
-	for _ in $(seq 1 400); do
-		n=$(q "SELECT count(*) FROM cqlbridge.diff_progress WHERE target = '$KS.readings_by_sensor_id'" 2> /dev/null)
-		[ "${n:-0}" -gt 0 ] && break
-		sleep 0.02
-	done
-	kill -"$sig" $pid
-	{ wait $pid; } 2> /dev/null
-	rc=$?
-	n=$(q "SELECT count(*) FROM cqlbridge.diff_progress WHERE target = '$KS.readings_by_sensor_id'")
+	stop_when_recorded "$sig" $!
 	[ "$sig" = KILL ] || grep -q "interrupted (SIGINT)" "$WORK/diff_$sig.out"
 	ok $(( ($rc == 2 || $rc == 137) && n > 0 && n < 64 ? 0 : 1 )) \
 		"diff stopped by SIG$sig after $n of 64 token ranges of the readings (exit $rc)"
-	"$CQLBRIDGE" diff -q --json "$WORK/diff_$sig.json" "$GEN" > "$WORK/diff_$sig.out" 2>&1
+	"$CQLBRIDGE" diff --json "$WORK/diff_$sig.json" "$GEN" > "$WORK/diff_$sig.out" 2>&1
 	rc=$?
 	is "$rc:$(jq -S -c . "$WORK/diff_$sig.json")" "1:$(jq -S -c . "$WORK/diff.json")" \
 		"the diff resumed after SIG$sig reports what an uninterrupted one does"
+	# and its Cassandra scan started after those ranges (cql_fdw.token_scan_after)
+	grep -q "^diff of $KS.readings_by_sensor_id: resumed after $n of 64 token ranges (Cassandra read from token -\?[0-9]* on)" "$WORK/diff_$sig.out"
+	ok $? "the resumed diff read the readings from Cassandra only after range $n"
 done
-"$CQLBRIDGE" diff -q --repair "$GEN" > "$WORK/diff3.out" 2>&1 && "$CQLBRIDGE" diff -q "$GEN" > "$WORK/diff4.out" 2>&1
+# a --repair killed once ranges of the readings are recorded resumes: it
+# repairs the differences of the recorded ranges (their keys were recorded)
+# and of the rest.  One more stray reading, in the first of the 64 ranges
+# (the lowest token of 2,000 sensors), makes a difference in a recorded range.
+low=$(q "SELECT s FROM generate_series(100000, 101999) s
+         ORDER BY cql_token('{int,timestamp}', s, timestamptz '$bkt') LIMIT 1")
+q "SELECT cql_execute('cqlbridge', \$c\$INSERT INTO $KS.readings_by_sensor_id (sensor_id, reported_at_bucket, reported_at, value) VALUES ($low, '$bkt', '2026-01-10 00:00:00+00', 1)\$c\$)" > /dev/null
+"$CQLBRIDGE" diff -q --repair "$GEN" > "$WORK/diff3.out" 2>&1 &
+stop_when_recorded KILL $!
+rec=$(q "SELECT bool_and(repair) FROM cqlbridge.diff_progress")
+"$CQLBRIDGE" diff --repair --json "$WORK/diff3.json" "$GEN" > "$WORK/diff3.out" 2>&1
+rc=$?
+grep -q "^diff of $KS.readings_by_sensor_id: resumed after $n of 64 token ranges" "$WORK/diff3.out"
+resumed=$?
+[ "$rec" = t ]
+marked=$?
+ok $(( rc == 0 && resumed == 0 && marked == 0 ? 0 : 1 )) "a --repair killed after $n of 64 ranges of the readings (its records marked repair: $rec) resumes (exit $rc)"
+is "$(jq -c '[.tables[] | [.missing + .extra + .different, .repaired, .still_different]]' "$WORK/diff3.json")" \
+	"[[3,3,0],[1,1,0],[0,0,0]]" "the resumed --repair repaired every difference found, those of recorded ranges too"
+"$CQLBRIDGE" diff -q "$GEN" > "$WORK/diff4.out" 2>&1
 ok $? "diff --repair fixes them; the next diff finds nothing"
 
 exit $((TAP_FAILED > 0))

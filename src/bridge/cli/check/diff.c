@@ -382,9 +382,9 @@ cmd_diff(const BridgeOptions *opts)
 						  "%s: no query table at all", path);
 	}
 
-	/* checkpoints: a session of their own; --repair keeps none */
+	/* checkpoints: a session of their own (--repair's with every key) */
 	prog.conn = bridge_connect(opts);
-	prog.enabled = !opts->repair;
+	prog.repair = opts->repair;
 	diff_progress_setup(prog.conn);
 	for (int i = 0; i < n; i++)
 	{

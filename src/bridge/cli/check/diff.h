@@ -75,7 +75,7 @@ typedef struct DiffTable
 typedef struct DiffProgress
 {
 	PGconn	   *conn;			/* autocommit session for the records */
-	bool		enabled;		/* false (--repair): forget, do not record */
+	bool		repair;			/* a --repair run: every differing key recorded */
 	int			next;			/* the first range not recorded */
 	/* t's counts at the last record */
 	long long	src_rows;
@@ -85,6 +85,7 @@ typedef struct DiffProgress
 	long long	different;
 	long long  *col_diffs;
 	int			nexamples;
+	int			nrepair;
 } DiffProgress;
 
 /* diff_progress.c */

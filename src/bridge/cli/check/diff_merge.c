@@ -439,6 +439,7 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 				gt = {0};
 	double		t0 = bridge_now();
 	double		shown = 0;
+	bool		resumed = p->next > 0;
 
 	sb_init(&src);
 	sb_init(&tgt);
@@ -454,11 +455,26 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 	}
 	sb_appendf(&src, " FROM %s s", t->source_view);
 	sb_appendf(&tgt, " FROM %s f", t->foreign_table);
-	if (p->next > 0)
+	if (resumed)
 	{
-		/* resumed: only the ranges not recorded */
-		sb_appendf(&src, " WHERE %s > %lld", tok_s, diff_range_high(p->next - 1));
-		sb_appendf(&tgt, " WHERE %s > %lld", tok_f, diff_range_high(p->next - 1));
+		/*
+		 * resumed: only the ranges not recorded.  cql_fdw reads Cassandra
+		 * from that token on (cql_fdw.token_scan_after, until the cursor
+		 * is closed); the WHERE on the Cassandra side then removes nothing.
+		 */
+		long long	after = diff_range_high(p->next - 1);
+		char	   *param = bridge_printf("%lld", after);
+		const char *params[1] = {param};
+
+		sb_appendf(&src, " WHERE %s > %lld", tok_s, after);
+		sb_appendf(&tgt, " WHERE %s > %lld", tok_f, after);
+		PQclear(bridge_exec(tgt_conn, "setting where the resumed scan starts",
+							"SELECT pg_catalog.set_config('cql_fdw.token_scan_after', $1, false)",
+							1, params));
+		if (!opts->quiet)
+			fprintf(stderr, "diff of %s: resumed after %d of %d token ranges (Cassandra read from token %lld on)\n",
+					t->target, p->next, DIFF_RANGES, after);
+		free(param);
 	}
 	sb_append(&src, " ORDER BY 1");
 	PQclear(bridge_exec(src_conn, bridge_printf("diff of %s: opening the source view %s", t->target, t->source_view),
@@ -512,6 +528,10 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 		PQclear(ts.res);
 	PQclear(bridge_exec(src_conn, "closing the diff cursors", "CLOSE diff_src", 0, NULL));
 	PQclear(bridge_exec(tgt_conn, "closing the diff cursors", "CLOSE diff_tgt", 0, NULL));
+	if (resumed)
+		PQclear(bridge_exec(tgt_conn, "resetting where scans start",
+							"SELECT pg_catalog.set_config('cql_fdw.token_scan_after', '', false)",
+							0, NULL));
 	if (tty && !opts->quiet)
 		fprintf(stderr, "\r\033[K");
 	free(gs.rows);

@@ -14,9 +14,13 @@
  * transactions), so a record exists once written.  Both sides are read in
  * token order, so the recorded ranges of a table are always 0..k-1: a
  * resumed diff reads only tokens above range k-1's upper bound.  A diff
- * that ends (its report printed) forgets its tables' records.  --repair
- * neither reads nor writes records (it repairs what one whole comparison
- * found), and forgets those of its tables.
+ * that ends (its report printed) forgets its tables' records.  A --repair
+ * run records too, and with each range every differing key it found
+ * (cqlbridge.diff_repair_keys), since it repairs them all once every table
+ * is compared: an interrupted repair resumes with those keys (repairing a
+ * key twice is harmless: each is compared again before it is written).
+ * Records say which kind of run made them; a run of the other kind does
+ * not resume from them but forgets them.
  *
  * layer: command
  *
@@ -67,6 +71,9 @@ diff_range_high(int r)
 	return (long long) ((uint64_t) INT64_MIN + range_step(DIFF_RANGES) * (uint64_t) (r + 1));
 }
 
+static void record_keys(DiffProgress *p, DiffTable *t, const char *table,
+						const DiffExample *arr, int from, int to);
+
 /*
  * diff_progress_setup
  *		The record tables (in schema cqlbridge, which apply creates).
@@ -80,8 +87,18 @@ diff_progress_setup(PGconn *conn)
 						" missing bigint, extra bigint, different bigint, col_diffs bigint[],"
 						" done_at timestamptz DEFAULT pg_catalog.now(), PRIMARY KEY (target, range))",
 						0, NULL));
+	/* made by the diff of cql_fdw 0.7 before --repair recorded */
+	PQclear(bridge_exec(conn, "creating cqlbridge.diff_progress",
+						"ALTER TABLE cqlbridge.diff_progress"
+						" ADD COLUMN IF NOT EXISTS repair boolean NOT NULL DEFAULT false",
+						0, NULL));
 	PQclear(bridge_exec(conn, "creating cqlbridge.diff_examples",
 						"CREATE TABLE IF NOT EXISTS cqlbridge.diff_examples ("
+						" target text, range int, ord int, kind text, columns text, key text[],"
+						" PRIMARY KEY (target, range, ord))",
+						0, NULL));
+	PQclear(bridge_exec(conn, "creating cqlbridge.diff_repair_keys",
+						"CREATE TABLE IF NOT EXISTS cqlbridge.diff_repair_keys ("
 						" target text, range int, ord int, kind text, columns text, key text[],"
 						" PRIMARY KEY (target, range, ord))",
 						0, NULL));
@@ -100,6 +117,8 @@ diff_progress_forget(PGconn *conn, const DiffTable *t)
 						"DELETE FROM cqlbridge.diff_progress WHERE target = $1", 1, params));
 	PQclear(bridge_exec(conn, "forgetting diff checkpoints",
 						"DELETE FROM cqlbridge.diff_examples WHERE target = $1", 1, params));
+	PQclear(bridge_exec(conn, "forgetting diff checkpoints",
+						"DELETE FROM cqlbridge.diff_repair_keys WHERE target = $1", 1, params));
 }
 
 /*
@@ -120,21 +139,25 @@ diff_append_example(DiffExample **arr, int *n, int *cap, const DiffExample *e)
 }
 
 /*
- * load_examples
- *		The recorded examples of t, in range order, up to 'examples'.
+ * load_keys
+ *		The differences of t recorded in 'table' (cqlbridge.diff_examples or
+ *		cqlbridge.diff_repair_keys), in range order, appended to *arr (*n,
+ *		*cap: diff_append_example) up to 'limit' of them.
  */
 static void
-load_examples(PGconn *conn, DiffTable *t, int examples)
+load_keys(PGconn *conn, DiffTable *t, const char *table, int limit,
+		  DiffExample **arr, int *n, int *cap)
 {
 	const char *params[1] = {t->target};
 	PGresult   *res;
 	int			r = 0;
 
 	res = bridge_exec(conn, "reading diff checkpoints",
-					  "SELECT e.range, e.ord, e.kind, e.columns, k.v"
-					  " FROM cqlbridge.diff_examples e, pg_catalog.unnest(e.key) WITH ORDINALITY k(v, n)"
-					  " WHERE e.target = $1 ORDER BY e.range, e.ord, k.n", 1, params);
-	while (r < PQntuples(res) && t->nexamples < examples)
+					  bridge_printf("SELECT e.range, e.ord, e.kind, e.columns, k.v"
+									" FROM %s e, pg_catalog.unnest(e.key) WITH ORDINALITY k(v, n)"
+									" WHERE e.target = $1 ORDER BY e.range, e.ord, k.n", table),
+					  1, params);
+	while (r < PQntuples(res) && *n < limit)
 	{
 		DiffExample e;
 		const char *kind = PQgetvalue(res, r, 2);
@@ -146,10 +169,10 @@ load_examples(PGconn *conn, DiffTable *t, int examples)
 		for (int k = 0; k < t->nkey; k++, r++)
 		{
 			if (r >= PQntuples(res))
-				bridge_fatal("cqlbridge.diff_examples: an example of %s has too few key values", t->target);
+				bridge_fatal("%s: a difference of %s has too few key values", table, t->target);
 			e.key[k] = PQgetisnull(res, r, 4) ? NULL : bridge_strdup(PQgetvalue(res, r, 4));
 		}
-		diff_append_example(&t->examples, &t->nexamples, &t->maxexamples, &e);
+		diff_append_example(arr, n, cap, &e);
 	}
 	PQclear(res);
 }
@@ -168,6 +191,7 @@ mark_recorded(DiffProgress *p, const DiffTable *t)
 	p->extra = t->extra;
 	p->different = t->different;
 	p->nexamples = t->nexamples;
+	p->nrepair = t->nrepair;
 	memcpy(p->col_diffs, t->col_diffs, sizeof(long long) * t->ncols);
 }
 
@@ -179,7 +203,7 @@ mark_recorded(DiffProgress *p, const DiffTable *t)
 void
 diff_progress_resume(DiffProgress *p, DiffTable *t, int examples)
 {
-	const char *params[2];
+	const char *params[3];
 	char		nr[16];
 	PGresult   *res;
 
@@ -188,23 +212,22 @@ diff_progress_resume(DiffProgress *p, DiffTable *t, int examples)
 	p->src_rows = p->tgt_rows = 0;
 	p->missing = p->extra = p->different = 0;
 	p->nexamples = 0;
-	if (!p->enabled)
-	{
-		diff_progress_forget(p->conn, t);	/* stale for the next plain diff */
-		return;
-	}
+	p->nrepair = 0;
 	snprintf(nr, sizeof(nr), "%d", DIFF_RANGES);
 	params[0] = t->target;
 	params[1] = nr;
+	params[2] = p->repair ? "true" : "false";
 	res = bridge_exec(p->conn, "reading diff checkpoints",
 					  "SELECT count(*), max(range), sum(src_rows), sum(tgt_rows), sum(missing), sum(extra), sum(different),"
 					  " (SELECT pg_catalog.array_agg(s ORDER BY i) FROM (SELECT i, sum(c) s FROM cqlbridge.diff_progress d2,"
 					  "   pg_catalog.unnest(d2.col_diffs) WITH ORDINALITY u(c, i) WHERE d2.target = $1 GROUP BY i) x)::text"
-					  " FROM cqlbridge.diff_progress WHERE target = $1 AND ranges = $2::int", 2, params);
+					  " FROM cqlbridge.diff_progress WHERE target = $1 AND ranges = $2::int AND repair = $3::boolean",
+					  3, params);
 	if (PQgetisnull(res, 0, 1))
 	{
 		PQclear(res);
-		diff_progress_forget(p->conn, t);	/* none, or of another range count */
+		/* none, of another range count, or of the other kind of run */
+		diff_progress_forget(p->conn, t);
 		return;
 	}
 	if (atoi(PQgetvalue(res, 0, 0)) != atoi(PQgetvalue(res, 0, 1)) + 1)
@@ -227,7 +250,11 @@ diff_progress_resume(DiffProgress *p, DiffTable *t, int examples)
 		}
 	}
 	PQclear(res);
-	load_examples(p->conn, t, examples);
+	load_keys(p->conn, t, "cqlbridge.diff_examples", examples,
+			  &t->examples, &t->nexamples, &t->maxexamples);
+	if (p->repair)
+		load_keys(p->conn, t, "cqlbridge.diff_repair_keys", INT32_MAX,
+				  &t->repair, &t->nrepair, &t->maxrepair);
 	mark_recorded(p, t);
 }
 
@@ -241,9 +268,9 @@ diff_progress_record(DiffProgress *p, DiffTable *t, int upto)
 {
 	StrBuf		cd;
 	char		v[9][32];
-	const char *params[9];
+	const char *params[10];
 
-	if (!p->enabled || upto <= p->next)
+	if (upto <= p->next)
 		return;
 	sb_init(&cd);
 	sb_appendc(&cd, '{');
@@ -266,20 +293,43 @@ diff_progress_record(DiffProgress *p, DiffTable *t, int upto)
 		for (int i = 0; i < 7; i++)
 			params[i + 1] = v[i];
 		params[8] = first ? cd.data : NULL;
+		params[9] = p->repair ? "true" : "false";
 		PQclear(bridge_exec(p->conn, "recording a diff checkpoint",
 							"INSERT INTO cqlbridge.diff_progress (target, range, ranges, src_rows, tgt_rows,"
-							" missing, extra, different, col_diffs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-							9, params));
+							" missing, extra, different, col_diffs, repair)"
+							" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+							10, params));
 	}
-	for (int e = p->nexamples; e < t->nexamples; e++)
+	record_keys(p, t, "cqlbridge.diff_examples", t->examples, p->nexamples, t->nexamples);
+	if (p->repair)
+		record_keys(p, t, "cqlbridge.diff_repair_keys", t->repair, p->nrepair, t->nrepair);
+	PQclear(bridge_exec(p->conn, "recording a diff checkpoint", "COMMIT", 0, NULL));
+	sb_free(&cd);
+	p->next = upto;
+	mark_recorded(p, t);
+}
+
+/*
+ * record_keys
+ *		Record the differences arr[from .. to-1] of t, found in range
+ *		p->next, in 'table' (cqlbridge.diff_examples or
+ *		cqlbridge.diff_repair_keys); in the caller's transaction.
+ */
+static void
+record_keys(DiffProgress *p, DiffTable *t, const char *table,
+			const DiffExample *arr, int from, int to)
+{
+	char		v[2][32];
+
+	for (int e = from; e < to; e++)
 	{
-		DiffExample *x = &t->examples[e];
+		const DiffExample *x = &arr[e];
 		StrBuf		sql;
 		const char **kp = bridge_malloc(sizeof(char *) * (5 + t->nkey));
 		static const char *const kinds[] = {"missing", "extra", "different"};
 
 		sb_init(&sql);
-		sb_append(&sql, "INSERT INTO cqlbridge.diff_examples VALUES ($1, $2, $3, $4, $5, ARRAY[");
+		sb_appendf(&sql, "INSERT INTO %s VALUES ($1, $2, $3, $4, $5, ARRAY[", table);
 		for (int k = 0; k < t->nkey; k++)
 		{
 			sb_appendf(&sql, "%s$%d", k ? ", " : "", k + 6);
@@ -297,8 +347,4 @@ diff_progress_record(DiffProgress *p, DiffTable *t, int upto)
 		sb_free(&sql);
 		free(kp);
 	}
-	PQclear(bridge_exec(p->conn, "recording a diff checkpoint", "COMMIT", 0, NULL));
-	sb_free(&cd);
-	p->next = upto;
-	mark_recorded(p, t);
 }
