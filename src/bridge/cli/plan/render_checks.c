@@ -138,6 +138,21 @@ table_part(const char *target)
 }
 
 /*
+ * when_text
+ *		A report's "finished_at" for people: "2026-11-26 09:15:23 UTC" from
+ *		"2026-11-26T09:15:23Z"; any other text as it is (escaped, allocated).
+ */
+static char *
+when_text(const char *at)
+{
+	size_t		n = at ? strlen(at) : 0;
+
+	if (n == 20 && at[10] == 'T' && at[19] == 'Z')
+		return esc(bridge_printf("%.10s %.8s UTC", at, at + 11));
+	return esc(at ? at : "an unknown time");
+}
+
+/*
  * summary
  *		The line of one check: when it ran and its totals, or that it never
  *		ran on this plan (or its report is damaged).
@@ -165,7 +180,7 @@ summary(StrBuf *sb, const CheckReport *r)
 				   : " (it compares every row of every query table with its source view)");
 		return;
 	}
-	when = esc(bridge_json_str(r->json, "finished_at") ? bridge_json_str(r->json, "finished_at") : "an unknown time");
+	when = when_text(bridge_json_str(r->json, "finished_at"));
 	if (strcmp(r->name, "verify") == 0)
 	{
 		const BridgeJson *qs = items_of(r, "queries");
@@ -252,7 +267,7 @@ diff_cells(StrBuf *sb, const CheckReport *r, const char *target, long long *diff
 
 	if (ts == NULL)
 	{
-		sb_append(sb, "<td colspan=\"6\">not run</td>");
+		sb_append(sb, "<td colspan=\"5\">not run</td>");
 		return;
 	}
 	for (int i = 0; i < ts->n && t == NULL; i++)
@@ -260,7 +275,7 @@ diff_cells(StrBuf *sb, const CheckReport *r, const char *target, long long *diff
 			t = ts->items[i];
 	if (t == NULL)
 	{
-		sb_append(sb, "<td colspan=\"6\">not in the last run</td>");
+		sb_append(sb, "<td colspan=\"5\">not in the last run</td>");
 		return;
 	}
 	sb_appendf(sb, "<td>%.0f / %.0f</td><td>%.0f</td><td>%.0f</td><td>%.0f</td>",
@@ -397,7 +412,7 @@ plan_checks_html(StrBuf *sb, char *const *targets, int ntargets, const char *dir
 			  "Each run draws this section again (its report is verify.json or diff.json in the plan directory).</p>\n");
 	summary(sb, &v);
 	summary(sb, &d);
-	sb_append(sb, "<table id=\"checks\">\n<tr><th rowspan=\"2\">table</th><th colspan=\"4\">verify</th><th colspan=\"6\">diff</th></tr>\n"
+	sb_append(sb, "<table id=\"checks\">\n<tr><th rowspan=\"2\">table</th><th colspan=\"4\">verify</th><th colspan=\"5\">diff</th></tr>\n"
 			  "<tr><th>queries</th><th>passed</th><th>failed</th><th>samples</th>"
 			  "<th>rows source / Cassandra</th><th>missing</th><th>extra</th><th>different</th><th>repaired</th></tr>\n");
 	for (int i = 0; i < ntargets; i++)
