@@ -7,7 +7,7 @@ Checks that the whole page is well-formed HTML (every element closed in
 order, void elements aside) and prints, one line each:
   verify-summary: TEXT
   diff-summary: TEXT
-  row: TABLE|CELL|CELL...        (the rows of table#checks, class "over" marked *)
+  row: TABLE|CELL|CELL...[|marked]  (the rows of table#checks; marked: class "over")
   example: KIND|KEY|COLUMNS      (the rows of the diff examples tables)
 Exit status 1 (with the reason on stderr) when the page is not well-formed
 or has no Verification section.
@@ -93,7 +93,7 @@ def main():
     for k in ("verify-summary", "diff-summary"):
         print(f"{k}: {' '.join(r.summaries.get(k, '').split())}")
     for row in r.rows:
-        print("row: " + row[0] + "|".join(row[1:]))
+        print("row: " + "|".join(row[1:]) + ("|marked" if row[0] else ""))
     for row in r.examples:
         print("example: " + "|".join(row[1:]))
     return 0

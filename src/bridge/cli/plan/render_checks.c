@@ -232,7 +232,7 @@ verify_cells(StrBuf *sb, const CheckReport *r, const char *target, int *failed_o
 
 	if (qs == NULL)
 	{
-		sb_append(sb, "<td colspan=\"4\">not run</td>");
+		sb_append(sb, r->error ? "<td colspan=\"4\">report unreadable</td>" : "<td colspan=\"4\">not run</td>");
 		return;
 	}
 	for (int i = 0; i < qs->n; i++)
@@ -267,7 +267,7 @@ diff_cells(StrBuf *sb, const CheckReport *r, const char *target, long long *diff
 
 	if (ts == NULL)
 	{
-		sb_append(sb, "<td colspan=\"5\">not run</td>");
+		sb_append(sb, r->error ? "<td colspan=\"5\">report unreadable</td>" : "<td colspan=\"5\">not run</td>");
 		return;
 	}
 	for (int i = 0; i < ts->n && t == NULL; i++)
