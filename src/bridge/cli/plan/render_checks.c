@@ -441,7 +441,9 @@ plan_checks_html(StrBuf *sb, char *const *targets, int ntargets, const char *dir
  *		then draw the Verification section again and put it into
  *		DIR/report.html in place of the old one (a report.html of an older
  *		cqlbridge, without the section, gets it before </body>).  A plan
- *		directory without report.html keeps the JSON only, said on stderr.
+ *		directory without report.html keeps the JSON only, and one that is
+ *		not writable neither; both are said on stderr, and the check's
+ *		result and exit status stand.
  */
 void
 plan_record_check(const char *dir, const char *name, const char *json)
@@ -454,6 +456,14 @@ plan_record_check(const char *dir, const char *name, const char *json)
 	const char *end;
 	StrBuf		sb;
 
+	/* a plan directory others own may be read-only: the check's result stands */
+	if (access(dir, W_OK) != 0)
+	{
+		fprintf(stderr, "cqlbridge: could not record the result in \"%s\": %s; %s and report.html not written\n"
+				"HINT:  Give --json FILE for the report, or run the check as a user who may write the plan directory.\n",
+				dir, strerror(errno), name);
+		return;
+	}
 	bridge_write_file(bridge_path(dir, name), json);
 	if (access(html_path, F_OK) != 0)
 	{
