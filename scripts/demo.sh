@@ -287,7 +287,7 @@ step_done()
 	echo "PostgreSQL wrote through cql_fdw into Cassandra $version, cqlsh read it back,"
 	echo "the hotel queries Q1-Q9 ran through foreign tables as single-partition reads, and"
 	echo "cqlbridge moved the relational hotel schema to verified, synchronized query tables."
-	echo "Diagrams and sizes of the plan: file://$GEN/report.html   Log: $LOG"
+	echo "Diagrams, sizes and the verify/diff results of the plan: file://$GEN/report.html   Log: $LOG"
 }
 
 # --- the story -------------------------------------------------------------------
