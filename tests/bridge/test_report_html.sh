@@ -24,6 +24,9 @@
 #        readable and that the other tables were not in the last diff
 #   plan again into the checked directory
 #     -> replaces verify.json and diff.json: the checks "never ran" again
+#   a hotel deleted in Cassandra, verify and diff --table hotels
+#     -> exit 1 each; the page shows the failed query's first difference
+#        and the missing row
 #     -> the browser check below renders the page with the section
 #     -> without dot in PATH: plan succeeds, says so on stderr, keeps the
 #        .dot files, writes no SVG, and report.html says how to draw them
@@ -177,9 +180,21 @@ ok $rc "a damaged verify.json: diff --table still exits 1, the page says the rep
 rc=$?
 ok $rc "plan again into a checked directory replaces verify.json and diff.json: nothing has run on the new plan"
 [ $rc -eq 0 ] || diag "$(cat "$WORK/plan3.out")"
+# a hotel lost in Cassandra: verify fails its query, diff finds it missing
 cql "DELETE FROM $KS.hotels WHERE id = '<b>Tom & \"Jerry\"</b>'"
-"$CQLBRIDGE" verify "$OUT" > /dev/null 2>&1 && "$CQLBRIDGE" diff "$OUT" --table hotels > /dev/null 2>&1
-ok $? "verify and diff --table hotels of the new plan: exit 0 (the page the browser renders)"
+cql "DELETE FROM $KS.hotels WHERE id = 'AZ842'"
+"$CQLBRIDGE" verify "$OUT" > "$WORK/verify2.out" 2>&1
+rv=$?
+"$CQLBRIDGE" diff "$OUT" --table hotels > /dev/null 2>&1
+rd=$?
+checks "$OUT/report.html" > "$WORK/checks.out" &&
+	[ "$rv,$rd" = "1,1" ] && grep -q "^verify-summary: .*: 9 queries, 8 passed, 1 failed" "$WORK/checks.out" &&
+	[[ "$(row hotels)" == "1|0|1|"*"|0|0|-|marked" ]] && [[ "$(row hotels | cut -d'|' -f6)" == "1" ]] &&
+	grep -qE '^<h3 class="warn">verify: query Q[0-9]_[a-z_]* \(table hotels\) failed</h3>$' "$OUT/report.html" &&
+	grep -qF "(&#39;AZ842&#39;)" "$OUT/report.html"
+rc=$?
+ok $rc "a hotel lost in Cassandra: verify exits 1 and the page shows the failed query with its difference, diff the missing row (the page the browser renders)"
+[ $rc -eq 0 ] || diag "$rv,$rd" "$(grep -E 'summary|row: hotels' "$WORK/checks.out")"
 
 # --- the browser -----------------------------------------------------------------
 major=$(q "SELECT current_setting('server_version_num')::int / 10000")
