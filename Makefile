@@ -139,6 +139,12 @@ $(BUILD)/unit/test_draft_normalize: tests/unit/test_draft_normalize.c $(DRAFT_UN
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(LIB_CFLAGS) -I$(shell $(PG_CONFIG) --includedir) -Isrc/bridge/cli -o $@ $< $(DRAFT_UNIT_SRCS)
 
+# cqlbridge's JSON reader (report.html reads verify.json and diff.json back)
+BRIDGE_JSON_UNIT_SRCS := src/bridge/cli/common/json.c src/bridge/cli/common/base.c
+$(BUILD)/unit/test_bridge_json: tests/unit/test_bridge_json.c $(BRIDGE_JSON_UNIT_SRCS) $(BRIDGE_CLI_HDRS) tests/unit/tap.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(LIB_CFLAGS) -I$(shell $(PG_CONFIG) --includedir) -Isrc/bridge/cli -o $@ $< $(BRIDGE_JSON_UNIT_SRCS)
+
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(CQL_SRCS) $(CQL_HDRS)

@@ -370,7 +370,7 @@ step_done()
 	echo "cqlbridge drafted the workload from what the application ran, moved the relational"
 	echo "hotel schema to query tables online while the application kept writing, and proved"
 	echo "every row equal to its source before the cut-over."
-	echo "Diagrams and sizes of the plan: file://$GEN/report.html   Log: $LOG"
+	echo "Diagrams, sizes and the verify/diff results of the plan: file://$GEN/report.html   Log: $LOG"
 }
 
 # --- the story -------------------------------------------------------------------

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "check/diff.h"
+#include "plan/checks_html.h"
 
 static const char *const kind_names[] = {"missing", "extra", "different"};
 
@@ -201,12 +202,13 @@ json_string(StrBuf *sb, const char *s)
 }
 
 /*
- * write_json
- *		The report as JSON into path: per table the counts, the rows per
- *		differing column, the examples with their keys, and the repair.
+ * diff_json
+ *		The report as JSON (--json FILE and DIR/diff.json): per table the
+ *		counts, the rows per differing column, the examples with their
+ *		keys, and the repair; whether --repair ran and when the run ended.
  */
-static void
-write_json(const char *path, DiffTable *tables, int n, bool repair)
+static char *
+diff_json(DiffTable *tables, int n, bool repair)
 {
 	StrBuf		sb;
 	long long	total = 0;
@@ -259,10 +261,11 @@ write_json(const char *path, DiffTable *tables, int n, bool repair)
 					   t->repaired, t->still_different);
 		sb_append(&sb, "}");
 	}
-	sb_appendf(&sb, "\n], \"differences\": %lld, \"equal\": %s}\n", total,
-			   total == 0 ? "true" : "false");
-	bridge_write_file(path, sb.data);
-	sb_free(&sb);
+	sb_appendf(&sb, "\n], \"differences\": %lld, \"equal\": %s, \"repair\": %s, \"finished_at\": ", total,
+			   total == 0 ? "true" : "false", repair ? "true" : "false");
+	json_string(&sb, bridge_utc_timestamp());
+	sb_append(&sb, "}\n");
+	return sb.data;
 }
 
 /*
@@ -327,6 +330,7 @@ cmd_diff(const BridgeOptions *opts)
 	long long	left = 0;
 	bool		tty = isatty(fileno(stderr));
 	const char *params[1];
+	char	   *json;
 
 	path = bridge_path(opts->dir, "003_load.sql");
 	f = bridge_read_blocks(path);
@@ -425,8 +429,11 @@ cmd_diff(const BridgeOptions *opts)
 	else
 		printf("diff: %lld difference%s\n", total, total == 1 ? "" : "s");
 	fflush(stdout);
+	json = diff_json(tables, n, opts->repair);
 	if (opts->json)
-		write_json(opts->json, tables, n, opts->repair);
+		bridge_write_file(opts->json, json);
+	/* the plan directory keeps the result, and report.html shows it */
+	plan_record_check(opts->dir, PLAN_DIFF_JSON, json);
 	/* the result is out: the next diff starts from the beginning */
 	for (int i = 0; i < n; i++)
 		diff_progress_forget(prog.conn, &tables[i]);

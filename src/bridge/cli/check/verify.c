@@ -16,6 +16,8 @@
  * Access line) are reported per query.
  * Latency is the median over the samples of one execution on each side
  * (prepared statements, so planning is not counted).
+ * The report (the JSON of --json) is kept as DIR/verify.json and shown in
+ * DIR/report.html's Verification section (plan/render_checks.c).
  *
  * layer: command
  *
@@ -29,6 +31,7 @@
 #include <string.h>
 
 #include "check/verify.h"
+#include "plan/checks_html.h"
 
 typedef struct Rows
 {
@@ -41,6 +44,7 @@ typedef struct Rows
 typedef struct QueryResult
 {
 	const char *name;
+	const char *table;			/* the block's "table" (keyspace.table) */
 	int			samples;
 	bool		pass;
 	bool		single_expected;
@@ -383,6 +387,7 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 
 	memset(qr, 0, sizeof(*qr));
 	qr->name = qname;
+	qr->table = bridge_block_get(b, "table");
 	qr->pass = true;
 	qr->single_expected = single_meta && strcmp(single_meta, "true") == 0;
 	qr->buckets = bridge_block_get(b, "buckets");
@@ -550,12 +555,13 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 }
 
 /*
- * write_json
- *		--json FILE: the results of every query (as the table on stdout,
- *		and the first difference of a failed one) for other tools.
+ * verify_json
+ *		The report as JSON, for --json FILE and DIR/verify.json: the results
+ *		of every query (as the table on stdout, with its table, and the
+ *		first difference of a failed one) and when the run finished.
  */
-static void
-write_json(const char *path, const QueryResult *qr, int n, int failed)
+static char *
+verify_json(const QueryResult *qr, int n, int failed)
 {
 	StrBuf		sb;
 
@@ -567,6 +573,11 @@ write_json(const char *path, const QueryResult *qr, int n, int failed)
 
 		sb_append(&sb, i ? ",\n    {\"query\": " : "\n    {\"query\": ");
 		bridge_json_string(&sb, qr[i].name);
+		if (qr[i].table)
+		{
+			sb_append(&sb, ", \"table\": ");
+			bridge_json_string(&sb, qr[i].table);
+		}
 		sb_appendf(&sb, ", \"samples\": %d, \"result\": \"%s\", \"access\": ", qr[i].samples, result);
 		bridge_json_string(&sb, qr[i].access);
 		sb_appendf(&sb, ", \"source_ms\": %.3f, \"target_ms\": %.3f", qr[i].source_ms, qr[i].target_ms);
@@ -579,9 +590,11 @@ write_json(const char *path, const QueryResult *qr, int n, int failed)
 		}
 		sb_append(&sb, "}");
 	}
-	sb_appendf(&sb, "\n  ],\n  \"failed\": %d,\n  \"passed\": %s\n}\n", failed, failed ? "false" : "true");
-	bridge_write_file(path, sb.data);
-	sb_free(&sb);
+	sb_appendf(&sb, "\n  ],\n  \"failed\": %d,\n  \"passed\": %s,\n  \"finished_at\": ",
+			   failed, failed ? "false" : "true");
+	bridge_json_string(&sb, bridge_utc_timestamp());
+	sb_append(&sb, "\n}\n");
+	return sb.data;
 }
 
 /*
@@ -599,6 +612,7 @@ cmd_verify(const BridgeOptions *opts)
 	QueryResult *qr;
 	int			failed = 0;
 	int			namew = 5;
+	char	   *json;
 
 	path = bridge_path(opts->dir, "004_verify.sql");
 	f = bridge_read_blocks(path);
@@ -644,7 +658,10 @@ cmd_verify(const BridgeOptions *opts)
 		printf("all %d queries give the same answers on both sides\n", f->nblocks);
 	fflush(stdout);
 	PQfinish(conn);
+	json = verify_json(qr, f->nblocks, failed);
 	if (opts->json)
-		write_json(opts->json, qr, f->nblocks, failed);
+		bridge_write_file(opts->json, json);
+	/* the plan directory keeps the result, and report.html shows it */
+	plan_record_check(opts->dir, PLAN_VERIFY_JSON, json);
 	return failed > 0 ? BRIDGE_EXIT_DIFFERENCES : BRIDGE_EXIT_SUCCESS;
 }

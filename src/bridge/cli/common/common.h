@@ -6,9 +6,9 @@
  *	  files (base.c), the libpq connection (conn.c), names and literals of
  *	  generated SQL (names.c), the reader of the block-format files
  *	  (workload.sql and the generated 003/004: blocks.c) and Ctrl-C
- *	  (cancel.c).  Nothing here knows a command; the commands' own
- *	  declarations are in plan/plan.h, load/apply.h, check/verify.h and
- *	  sync/sync.h.
+ *	  (cancel.c), a JSON reader and UTC time stamps (json.c).  Nothing
+ *	  here knows a command; the commands' own declarations are in
+ *	  plan/plan.h, load/apply.h, check/verify.h and sync/sync.h.
  *
  * See docs/cqlbridge-design.md for the file formats.
  *
@@ -191,6 +191,39 @@ extern void bridge_select_tables(BridgeBlockFile *f, const BridgeOptions *opts);
 
 /* JSON: s as a JSON string (quoted, escaped) appended to sb. */
 extern void bridge_json_string(StrBuf *sb, const char *s);
+
+/* json.c: a parsed JSON value (the reports cqlbridge reads back). */
+typedef enum BridgeJsonType
+{
+	BRIDGE_JSON_NULL,
+	BRIDGE_JSON_BOOL,
+	BRIDGE_JSON_NUMBER,
+	BRIDGE_JSON_STRING,
+	BRIDGE_JSON_ARRAY,
+	BRIDGE_JSON_OBJECT
+} BridgeJsonType;
+
+typedef struct BridgeJson
+{
+	BridgeJsonType type;
+	bool		boolean;
+	double		number;
+	char	   *str;
+	int			n;				/* items of an array or object */
+	struct BridgeJson **items;
+	char	  **keys;			/* an object's member names */
+} BridgeJson;
+
+/* json.c: the tree of a JSON text, or NULL with *error (allocated) set. */
+extern BridgeJson *bridge_json_parse(const char *text, char **error);
+
+/* json.c: an object's member (NULL if absent), as a string or number. */
+extern const BridgeJson *bridge_json_get(const BridgeJson *v, const char *key);
+extern const char *bridge_json_str(const BridgeJson *v, const char *key);
+extern double bridge_json_num(const BridgeJson *v, const char *key, double dflt);
+
+/* json.c: the current time, "YYYY-MM-DDTHH:MM:SSZ" (UTC, allocated). */
+extern char *bridge_utc_timestamp(void);
 
 /* First value of a metadata key, or NULL. */
 extern const char *bridge_block_get(const BridgeBlock *b, const char *key);

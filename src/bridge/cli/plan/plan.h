@@ -21,6 +21,8 @@
  *					plan as JSON (--json)
  *	  report.c		model.txt and report.md
  *	  diagram.c		logical.dot and physical.dot (Chebotko diagrams)
+ *	  render_checks.c	report.html's Verification section (verify and
+ *					diff draw it again after each run: checks_html.h)
  *	  render.c		SVG by Graphviz's dot, report.html
  *	  plan.c		cmd_plan: runs the steps, writes DIR atomically
  *

@@ -2,8 +2,9 @@
  *
  * render.c
  *	  The diagrams rendered as SVG by Graphviz's dot, and report.html: the
- *	  logical and physical diagrams embedded with the sizing tables, for a
- *	  browser.
+ *	  logical and physical diagrams embedded with the sizing tables and the
+ *	  Verification section (render_checks.c, drawn again by verify and
+ *	  diff), for a browser.
  *
  * dot runs as a child process fed the DOT text on its standard input; the
  * SVG is read from its standard output, all in memory, so plan still
@@ -28,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "plan/checks_html.h"
 #include "plan/plan.h"
 
 /* exit status of the child when dot cannot be executed */
@@ -213,6 +215,7 @@ plan_render(Plan *p, const char *logical_dot, const char *physical_dot,
 			   "th, td { border: 1px solid #bbb; padding: 0.25em 0.6em; text-align: left; }\n"
 			   "th { background: #e8e8e8; }\n"
 			   "tr.over td { background: #f8d7d7; }\n"
+			   "pre { background: #f4f4f4; padding: 0.5em; overflow-x: auto; }\n"
 			   ".warn { color: #8a4b00; }\n"
 			   ".diagram { overflow-x: auto; border: 1px solid #ddd; padding: 0.5em; margin-bottom: 1.5em; }\n"
 			   ".diagram svg { max-width: 100%%; height: auto; }\n"
@@ -237,6 +240,17 @@ plan_render(Plan *p, const char *logical_dot, const char *physical_dot,
 				  "the diagrams are in logical.dot and physical.dot. Install Graphviz and run cqlbridge plan again, "
 				  "or draw them with <code>dot -Tsvg logical.dot &gt; logical.svg</code>.</p>\n");
 	html_tables(&sb, p);
+	{
+		char	  **targets = bridge_malloc(sizeof(char *) * (p->ntables + 1));
+
+		/* no check has run on a new plan: the section says so */
+		for (int ti = 0; ti < p->ntables; ti++)
+			targets[ti] = bridge_printf("%s.%s", p->keyspace, p->tables[ti]->name);
+		plan_checks_html(&sb, targets, p->ntables, NULL);
+		for (int ti = 0; ti < p->ntables; ti++)
+			free(targets[ti]);
+		free(targets);
+	}
 	sb_append(&sb, "</body>\n</html>\n");
 	return sb.data;
 }
