@@ -43,7 +43,7 @@
 #                                cluster = 3 nodes on 127.0.0.1-3
 #   FUZZ_SECONDS                 per fuzz target (default 30: the checked-in
 #                                corpus replayed, then 30 s of new inputs,
-#                                in the background at nice 19; 600 for a
+#                                one target per core at a time; 600 for a
 #                                deep run after a codec change)
 #   CQL_REUSE=1                  reuse already running Cassandra nodes and
 #                                leave them running afterwards
@@ -252,20 +252,21 @@ else
 fi
 add_time unit scripts/check_layers.py "$t0"
 
-# --- 5. fuzz (needs no service): in the background, at the lowest priority ----------
-# The targets run side by side under nice 19 from here (the nodes may still
-# be starting) through the first integration tests, and are collected
-# before regress_cluster: they take the CPU the tests leave (on 2 cores the
-# integration tests wait for Cassandra a good part of the time) instead of
-# minutes of their own on the critical path.  Each runs FUZZ_SECONDS of
-# wall-clock time after replaying the checked-in corpus.
-section "fuzz (${FUZZ_SECONDS}s per target, in the background at nice 19)"
+# --- 5. fuzz (needs no service: runs while the nodes start) -------------------------
+# A fuzz target is one process on one core: the targets run side by side,
+# as many at a time as the machine has cores, each for FUZZ_SECONDS of
+# wall-clock time after replaying the checked-in corpus.  (Run in the
+# background at a low priority beside the integration tests they got about
+# 1 % of the executions: those tests keep both cores busy.)
+section "fuzz (${FUZZ_SECONDS}s per target, $NCPU at a time)"
 mkdir -p build/fuzz/artifacts
 fuzzers=(build/fuzz/fuzz_*)
 [ "${#fuzzers[@]}" -gt 0 ] || fail fuzz "no fuzz targets built"
 FUZZ_PIDS=()
 FUZZ_NAMES=()
+declare -A FUZZ_RC
 FUZZ_T0=$(now)
+running=()
 for f in "${fuzzers[@]}"; do
 	[ -x "$f" ] || continue
 	name=$(basename "$f")
@@ -277,27 +278,36 @@ for f in "${fuzzers[@]}"; do
 		[ -d "$d" ] && seeds+=("$d")
 	done
 	[ "${#seeds[@]}" -gt 0 ] || [ ! -d tests/fuzz/corpus ] || seeds=(tests/fuzz/corpus)
+	# at most NCPU at a time: wait for the oldest running one
+	if [ "${#running[@]}" -ge "$NCPU" ]; then
+		rc=0
+		wait "${running[0]}" || rc=$?
+		FUZZ_RC[${running[0]}]=$rc
+		running=("${running[@]:1}")
+	fi
 	# New inputs go to the temp dir first, so the repo's corpus is only read.
-	nice -n 19 timeout -k 10 $((FUZZ_SECONDS + 300)) "$f" -max_total_time="$FUZZ_SECONDS" \
+	timeout -k 10 $((FUZZ_SECONDS + 300)) "$f" -max_total_time="$FUZZ_SECONDS" \
 		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="build/fuzz/artifacts/$name-" "$work" "${seeds[@]}" \
 		> "$LOGDIR/fuzz-$name.log" 2>&1 < /dev/null &
 	FUZZ_PIDS+=($!)
 	FUZZ_NAMES+=("$name")
-	echo "  $name started (log $LOGDIR/fuzz-$name.log)"
+	running+=($!)
 done
 
-# fuzz_collect: wait for the background fuzz targets and count them
+# fuzz_collect: wait for the fuzz targets and count them
 fuzz_collect()
 {
 	local i rc runs name
 	[ "${#FUZZ_PIDS[@]}" -gt 0 ] || return 0
-	section "fuzz results (${FUZZ_SECONDS}s per target, started $(elapsed "$FUZZ_T0") s ago)"
 	for i in "${!FUZZ_PIDS[@]}"; do
 		name=${FUZZ_NAMES[$i]}
-		rc=0
-		wait "${FUZZ_PIDS[$i]}" || rc=$?
-		FILE_TIMES+=("$(awk -v a="$FUZZ_T0" -v b="$(stat -c %.3Y "$LOGDIR/fuzz-$name.log")" 'BEGIN { printf "%.1f", b - a }') fuzz $name(background)")
+		rc=${FUZZ_RC[${FUZZ_PIDS[$i]}]:-}
+		if [ -z "$rc" ]; then
+			rc=0
+			wait "${FUZZ_PIDS[$i]}" || rc=$?
+		fi
+		FILE_TIMES+=("$(awk -v a="$FUZZ_T0" -v b="$(stat -c %.3Y "$LOGDIR/fuzz-$name.log")" 'BEGIN { printf "%.1f", b - a }') fuzz $name")
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$LOGDIR/fuzz-$name.log" | tail -n1)
 		if [ "$rc" -eq 0 ]; then
 			printf '  %-40s ok (%s runs)\n' "$name" "${runs:-?}"
@@ -309,13 +319,15 @@ fuzz_collect()
 		fi
 	done
 	# the suite's time: from the start of the targets to the last one's end
-	# (its log's last write); no CPU share: it ran beside other suites
+	# (its log's last write)
 	SECS[fuzz]=$(for name in "${FUZZ_NAMES[@]}"; do stat -c %.3Y "$LOGDIR/fuzz-$name.log"; done |
 		awk -v a="$FUZZ_T0" 'BEGIN { m = a } $1 > m { m = $1 } END { printf "%.1f", m - a }')
 	FUZZ_PIDS=()
+	BUSY[fuzz]=$(cpu_busy "$FUZZ_T0")
 	rm -rf $FUZZ_WORK
 	FUZZ_WORK=""
 }
+fuzz_collect
 
 # --- 6. services ------------------------------------------------------------------
 section "services"
@@ -330,8 +342,8 @@ else
 fi
 CASS_BG=""
 cat "$LOGDIR/cassandra-start.log"
-say "Cassandra nodes up $(elapsed "$T_CASS") s after their start (build and unit tests ran meanwhile)"
-FILE_TIMES+=("$(elapsed "$T_CASS") setup cassandra-start(beside-build,unit)")
+say "Cassandra nodes up $(elapsed "$T_CASS") s after their start (build, unit and fuzz ran meanwhile)"
+FILE_TIMES+=("$(elapsed "$T_CASS") setup cassandra-start(beside-build,unit,fuzz)")
 
 PG_OK=0
 PG_STARTED=1
@@ -391,7 +403,6 @@ for t in "${integ[@]}"; do
 	fi
 done
 run_integration "${integ_now[@]}"
-fuzz_collect
 
 # --- 8. the cluster's part of pg_regress, the node-failure tests, then one node -------
 # On the 3-node cluster pg_regress runs the suites whose code routes writes
