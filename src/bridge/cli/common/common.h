@@ -99,8 +99,7 @@ typedef struct BridgeOptions
 #define BRIDGE_EXIT_SUCCESS 0
 #define BRIDGE_EXIT_DIFFERENCES 1
 #define BRIDGE_EXIT_ERROR	2
-/* older names: a failure was 1 (now an error is 2), a usage error 2 */
-#define BRIDGE_EXIT_FAILURE BRIDGE_EXIT_DIFFERENCES
+/* a usage error is an error */
 #define BRIDGE_EXIT_USAGE	BRIDGE_EXIT_ERROR
 
 /* Print "cqlbridge: " + message + newline to stderr and exit(2). */

@@ -250,6 +250,12 @@ bridge_exec(PGconn *conn, const char *what, const char *sql,
 		report_failure(conn, res, what, NULL);
 		exit(BRIDGE_EXIT_ERROR);
 	}
+
+	/*
+	 * A signal that came between two statements cancelled nothing: stop
+	 * here, before the next one is sent (it might run for minutes).
+	 */
+	bridge_check_interrupt(NULL);
 	return res;
 }
 

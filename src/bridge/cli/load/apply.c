@@ -346,6 +346,8 @@ load_chunked(PGconn *conn, const BridgeOptions *opts, const ApplyTable *t, bool 
 			apply_load_failed(t, conn, res, step, tty, opts);
 		n = atoll(PQcmdTuples(res));
 		PQclear(res);
+		/* a signal between statements: stop before recording the chunk */
+		bridge_check_interrupt(apply_resume_hint);
 
 		snprintf(rows_txt, sizeof(rows_txt), "%lld", n);
 		snprintf(secs_txt, sizeof(secs_txt), "%.6f", bridge_now() - t0);

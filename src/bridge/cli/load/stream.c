@@ -217,6 +217,8 @@ exec_checked(PGconn *conn, const ApplyTable *t, const char *step, const char *sq
 	if (PQresultStatus(res) != PGRES_COMMAND_OK)
 		apply_load_failed(t, conn, res, step, tty, opts);
 	PQclear(res);
+	/* a signal between statements cancelled nothing: stop before the next */
+	bridge_check_interrupt(apply_resume_hint);
 }
 
 /*
