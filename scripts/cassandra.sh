@@ -416,6 +416,12 @@ launch_node()
 		-Dcassandra.libjemalloc=-
 		-Dcassandra.skip_wait_for_gossip_to_settle=0
 		-Dcassandra.ring_delay_ms="$RING_DELAY_MS"
+		# a node whose schema differs from a peer's pulls it after 1 s
+		# (default 60 s): a DDL pushed while a freshly started peer was
+		# not yet seen alive otherwise stays unagreed for a minute, which
+		# a 30 s schema-agreement wait right after the start measured
+		-Dcassandra.migration_delay_ms=1000
+		-Dcassandra.schema_pull_interval_ms=5000
 		-Dcassandra.superuser_setup_delay_ms="$setup_delay"
 		-Dcassandra.skip_sync=true
 		-javaagent:"$jamm"
