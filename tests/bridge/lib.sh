@@ -224,6 +224,16 @@ compare_all()
 	done
 }
 
+# all_tables_equal: every target table (FTS) has its source view's
+# fingerprint (compare_all without assertions, for waiting on convergence)
+all_tables_equal()
+{
+	local i
+	for i in "${!FTS[@]}"; do
+		[ "$(fingerprint "${FTS[$i]}" "${COLS[$i]}")" = "$(fingerprint "${VIEWS[$i]}" "${COLS[$i]}")" ] || return 1
+	done
+}
+
 # table_fingerprints: the fingerprints of every foreign table (FTS) on
 # one line; returns 1 when one of them failed
 table_fingerprints()
