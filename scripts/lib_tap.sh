@@ -250,18 +250,107 @@ tap_result()
 	fi
 }
 
+# Lanes: scripts/test.sh runs the suites of PostgreSQL 15 and those of the
+# other versions side by side, against the one Cassandra node.  Two things
+# must then not overlap: the same test file on two versions (it creates
+# the same keyspaces), and a file that stops or pauses the node (header
+# line "tap-exclusive: node") with anything else.  With LOCK_DIR set,
+# locked() runs a command holding $LOCK_DIR/KEY.lock (one file at a time
+# across the lanes) and the node's lock, shared or, for such a file,
+# exclusive.  Without LOCK_DIR (one lane) it just runs the command.
+LOCK_DIR=""
+# locked KEY SHARING CMD...: SHARING is -s (shared node) or -x (exclusive).
+#	Only as bg_run's command (it runs in that background subshell, which
+#	holds the locks): the command itself runs without the lock files
+#	open, so a server it leaves behind cannot keep a lock, and a TERM
+#	(the test run's cleanup) is passed on to it.
+locked()
+{
+	local key=$1 sharing=$2 a n c rc=0
+	shift 2
+	if [ -z "$LOCK_DIR" ]; then
+		"$@"
+		return
+	fi
+	exec {a}> "$LOCK_DIR/$key.lock" {n}> "$LOCK_DIR/node.lock"
+	flock "$a" && flock "$sharing" "$n" || return 1
+	"$@" {a}>&- {n}>&- &
+	c=$!
+	trap 'kill -TERM "$c" 2> /dev/null' TERM INT HUP
+	wait "$c" || rc=$?
+	# a trapped signal ends the wait early: wait for the command itself
+	while kill -0 "$c" 2> /dev/null; do
+		rc=0
+		wait "$c" || rc=$?
+	done
+	return "$rc"
+}
+
+# lane_key SUITE NAME: the lock key of a test file, the same on every
+#	PostgreSQL version (bridge_18 and bridge run the same file)
+lane_key() { local s=${1%_[0-9][0-9]}; echo "$s-$(basename "$2")"; }
+
+# lane_begin FILE: in a lane running in the background, remember the
+#	counters as they are when it starts; lane_end writes what the lane
+#	added to FILE, lane_merge FILE adds it to this shell's counters
+lane_begin()
+{
+	LANE_BASE=$(declare -p PASS FAIL SKIP SECS BUSY | sed 's/^declare -A /declare -gA LANE_BASE_/')
+	LANE_N=("${#FILE_TIMES[@]}" "${#FAILED_ITEMS[@]}" "${#SKIPPED_ITEMS[@]}" "$SETUP_OK" "$SETUP_FAILED")
+}
+lane_end()
+{
+	local k a d
+	{
+		eval "$LANE_BASE"
+		for a in PASS FAIL SKIP SECS BUSY; do
+			local -n cur=$a base=LANE_BASE_$a
+			for k in "${!cur[@]}"; do
+				[ "${cur[$k]}" = "${base[$k]:-0}" ] && continue
+				case $a in
+					SECS | BUSY) d=$(awk -v a="${cur[$k]}" -v b="${base[$k]:-0}" 'BEGIN { printf "%.1f", a - b }') ;;
+					*) d=$((cur[$k] - ${base[$k]:-0})) ;;
+				esac
+				printf 'lane_add %s %q %s\n' "$a" "$k" "$d"
+			done
+			unset -n cur base
+		done
+		for a in "${FILE_TIMES[@]:${LANE_N[0]}}"; do printf 'FILE_TIMES+=(%q)\n' "$a"; done
+		for a in "${FAILED_ITEMS[@]:${LANE_N[1]}}"; do printf 'FAILED_ITEMS+=(%q)\n' "$a"; done
+		for a in "${SKIPPED_ITEMS[@]:${LANE_N[2]}}"; do printf 'SKIPPED_ITEMS+=(%q)\n' "$a"; done
+		echo "SETUP_OK=\$((SETUP_OK + $((SETUP_OK - LANE_N[3]))))"
+		echo "SETUP_FAILED=\$((SETUP_FAILED + $((SETUP_FAILED - LANE_N[4]))))"
+	} > "$1"
+}
+# lane_add ARRAY KEY DELTA: ARRAY[KEY] += DELTA (counts and seconds)
+lane_add()
+{
+	local -n arr=$1
+	if [[ "$3" == *.* ]]; then
+		arr[$2]=$(awk -v a="${arr[$2]:-0}" -v b="$3" 'BEGIN { printf "%.1f", a + b }')
+	else
+		arr[$2]=$((${arr[$2]:-0} + $3))
+	fi
+}
+lane_merge()
+{
+	# shellcheck disable=SC1090
+	[ -f "$1" ] && . "$1"
+}
+
 # run_tap SUITE NAME CMD...: run one TAP program under its time limit
 run_tap()
 {
-	local suite=$1 name=$2 rc=0 log limit=$TEST_TIMEOUT own src needs t0
+	local suite=$1 name=$2 rc=0 log limit=$TEST_TIMEOUT own src needs t0 sharing=-s
 	shift 2
 	log=$LOGDIR/$suite-$(basename "$name").log
 	src=$(test_source "$name")
 	own=$(header_value "$src" tap-timeout)
 	[[ "$own" =~ ^[0-9]+$ ]] && [ "$own" -gt "$limit" ] && limit=$own
 	needs=$(header_value "$src" tap-needs)
+	[ "$(header_value "$src" tap-exclusive)" = node ] && sharing=-x
 	t0=$(now)
-	bg_run "$log" timeout -k 10 "$limit" "$@" || rc=$?
+	bg_run "$log" locked "$(lane_key "$suite" "$name")" "$sharing" timeout -k 10 "$limit" "$@" || rc=$?
 	[ "$rc" -eq 124 ] && echo "# killed after $limit s" >> "$log"
 	add_time "$suite" "$name" "$t0"
 	tap_result "$suite" "$name" "$log" "$rc" "$needs"
@@ -282,7 +371,7 @@ run_pg_regress()
 	mkdir -p build/regress
 	[ -f "$("$pgc" --sharedir 2> /dev/null)/extension/vector.control" ] || nopgv=1
 	t0=$(now)
-	bg_run "$log" env ${nopgv:+CQL_FDW_NO_PGVECTOR=1} \
+	bg_run "$log" locked pg_regress -s env ${nopgv:+CQL_FDW_NO_PGVECTOR=1} \
 		make -s PG_CONFIG="$pgc" installcheck REGRESS="$*" || rc=$?
 	SECS[$suite]=$(elapsed "$t0")
 	BUSY[$suite]=$(cpu_busy "$t0")

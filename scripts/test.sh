@@ -142,6 +142,10 @@ cleanup()
 		wait "$CHILD" 2> /dev/null
 	fi
 	for p in "${FUZZ_PIDS[@]}"; do kill "$p" 2> /dev/null; done
+	if [ -n "${LANE_PID:-}" ] && kill -0 "$LANE_PID" 2> /dev/null; then
+		kill -TERM "$LANE_PID" 2> /dev/null
+		wait "$LANE_PID" 2> /dev/null
+	fi
 	[ -z "$FUZZ_WORK" ] || rm -rf $FUZZ_WORK
 	if [ -n "$CASS_BG" ] && kill -0 "$CASS_BG" 2> /dev/null; then
 		kill "$CASS_BG" 2> /dev/null
@@ -481,6 +485,109 @@ run_bridge()
 pgtap=(tests/pgtap/*.sql)
 bridge_tests=(tests/bridge/test_*.sh)
 
+# --- 11. the other PostgreSQL versions, in a lane beside 15's suites ----------------
+# The suites of 18 and then 16 run in the background, beside those of 15
+# below (two lanes, one Cassandra node): each version's extension and
+# cqlbridge are built in a copy of the tree (objects are built next to the
+# sources), installed into that version's tree and tested against its own
+# server.  The lanes share the node through locks (lib_tap.sh, locked):
+# one test file at a time across the versions (the same file creates the
+# same keyspaces), and a file that pauses or stops the node
+# ("tap-exclusive: node") runs alone.  Each lane's CPU is mostly waiting
+# on Cassandra or the other lane's server (bridge 62 %, 18's bridge 51 %
+# busy when they ran one after the other): side by side the machine is
+# used, and the other versions cost little wall time on top of 15's.
+# extra_versions_lane: the suites of every version of PG_EXTRA_VERSIONS,
+#	one after the other, in LANE_TREE; run in the background, its
+#	results go to $LOGDIR/lane.state (lane_end) and its output to
+#	$LOGDIR/lane.out
+extra_versions_lane()
+{
+	trap - EXIT
+	trap '[ -n "$CHILD" ] && kill -TERM "$CHILD" 2> /dev/null; for v in $PG_EXTRA_STARTED; do PG_VERSION=$v bash scripts/pg.sh stop > /dev/null 2>&1; done; exit 143' TERM INT HUP
+	lane_begin
+	cd "$LANE_TREE" || exit 1
+	REPO=$LANE_TREE
+	PG_EXTRA_STARTED=""
+	local v t_v suites pgc ok_v s saved_env
+	for v in $PG_EXTRA_VERSIONS; do
+		t_v=$(now)
+		suites=${PG_EXTRA_SUITES[$v]}
+		section "PostgreSQL $v: ${suites// /, } (beside 15's suites)"
+		pgc=$(PG_VERSION=$v bash -c '. scripts/lib_common.sh; echo "$PG_CONFIG"')
+		ok_v=1
+		if [ ! -x "$pgc" ] && ! run_logged "pgtrees-$v" bash scripts/pgtrees.sh install "$v"; then
+			show_tail "$LOGDIR/pgtrees-$v.log" 40
+			ok_v=0
+		fi
+		if [ "$ok_v" = 1 ]; then
+			say "$("$pgc" --version) from $pgc"
+			build_step "extension-$v" nowarn make -s -j2 PG_CONFIG="$pgc" || ok_v=0
+		fi
+		if [ "$ok_v" = 1 ]; then
+			build_step "install-$v" env PG_VERSION="$v" bash scripts/pg.sh install || ok_v=0
+		fi
+		if [ "$ok_v" = 1 ] && [[ " $suites " == *" bridge "* ]]; then
+			build_step "bridge-$v" nowarn make -s PG_CONFIG="$pgc" bridge || ok_v=0
+		fi
+		if [ "$ok_v" = 1 ]; then
+			PG_EXTRA_STARTED="$PG_EXTRA_STARTED $v"
+			if PG_VERSION=$v bash scripts/pg.sh start; then
+				setup_ok
+			else
+				setup_fail "PostgreSQL $v did not start"
+				ok_v=0
+			fi
+		fi
+		for s in $suites; do
+			if [ "$ok_v" != 1 ]; then
+				fail "${s}_$v" "PostgreSQL $v: build or server failed"
+				continue
+			fi
+			if [ "$s" = bridge ] && [ "$CASS_OK" != 1 ]; then
+				fail "${s}_$v" "Cassandra not up"
+				continue
+			fi
+			echo "  -- ${s}_$v"
+			[ "$s" = pg_regress ] && [ -n "${REGRESS_OMIT[$v]:-}" ] &&
+				echo "  (left out here, see REGRESS_OMIT: ${REGRESS_OMIT[$v]})"
+			# this version's server, and its psql first in PATH (pg_prove
+			# and the bridge tests call psql)
+			saved_env=$(declare -p PATH PGHOST PGPORT PGUSER PGDATABASE 2> /dev/null)
+			PATH=$("$pgc" --bindir):$PATH
+			eval "$(PG_VERSION=$v bash scripts/pg.sh env)"
+			case $s in
+				pg_regress) run_pg_regress "${s}_$v" "$pgc" "$(regress_tests "$v")" ;;
+				pgtap) run_pgtap "${s}_$v" ;;
+				bridge) run_bridge "${s}_$v" "$v" ;;
+			esac
+			eval "$saved_env"
+			say "${s}_$v: ${SECS[${s}_$v]} s"
+		done
+		if [[ " $PG_EXTRA_STARTED " == *" $v "* ]]; then
+			PG_VERSION=$v bash scripts/pg.sh stop || true
+			PG_EXTRA_STARTED=${PG_EXTRA_STARTED/ $v/}
+		fi
+		say "PostgreSQL $v: $(elapsed "$t_v") s"
+	done
+	lane_end "$LOGDIR/lane.state"
+}
+
+LANE_PID=""
+if [ -n "$PG_EXTRA_VERSIONS" ]; then
+	LOCK_DIR=$LOGDIR/locks
+	LANE_TREE=$REPO/build/lane
+	rm -rf "$LOCK_DIR" "$LANE_TREE"
+	mkdir -p "$LOCK_DIR" "$LANE_TREE"
+	# the sources without objects, builds and history
+	tar -C "$REPO" --exclude=./build --exclude=./.git --exclude='*.o' \
+		--exclude='*.so' --exclude='*.bc' -cf - . | tar -C "$LANE_TREE" -xf -
+	# the cleanup stops these servers too if the run is cut short
+	PG_EXTRA_STARTED=" $PG_EXTRA_VERSIONS"
+	extra_versions_lane > "$LOGDIR/lane.out" 2>&1 < /dev/null &
+	LANE_PID=$!
+fi
+
 section "pg_regress (make installcheck)"
 if [ "$PG_OK" != 1 ] || [ "$CASS_OK" != 1 ]; then
 	fail pg_regress "services not up"
@@ -510,72 +617,25 @@ else
 	run_bridge bridge
 fi
 
-# --- 11. the other PostgreSQL versions ----------------------------------------------
-# The 15 server is stopped first: only one PostgreSQL at a time on 2 cores.
-if [ -n "$PG_EXTRA_VERSIONS" ] && [ "$PG_STARTED" = 1 ] && [ "${CQL_KEEP_SERVICES:-0}" != 1 ]; then
-	bash scripts/pg.sh stop || true
-	PG_STARTED=0
+# --- the lane of the other versions: wait for it, show its output, count it
+if [ -n "$LANE_PID" ]; then
+	if [ "$PG_STARTED" = 1 ] && [ "${CQL_KEEP_SERVICES:-0}" != 1 ]; then
+		bash scripts/pg.sh stop || true
+		PG_STARTED=0
+	fi
+	t0=$(now)
+	wait "$LANE_PID" || setup_fail "the lane of PostgreSQL $PG_EXTRA_VERSIONS ended with status $?"
+	LANE_PID=""
+	PG_EXTRA_STARTED=""
+	say "waited $(elapsed "$t0") s for the lane of PostgreSQL $PG_EXTRA_VERSIONS after 15's suites"
+	cat "$LOGDIR/lane.out"
+	if [ -f "$LOGDIR/lane.state" ]; then
+		lane_merge "$LOGDIR/lane.state"
+	else
+		setup_fail "the lane of PostgreSQL $PG_EXTRA_VERSIONS left no results"
+	fi
+	LOCK_DIR=""
 fi
-for v in $PG_EXTRA_VERSIONS; do
-	t_v=$(now)
-	suites=${PG_EXTRA_SUITES[$v]}
-	section "PostgreSQL $v: ${suites// /, }"
-	pgc=$(PG_VERSION=$v bash -c '. scripts/lib_common.sh; echo "$PG_CONFIG"')
-	ok_v=1
-	if [ ! -x "$pgc" ] && ! run_logged "pgtrees-$v" bash scripts/pgtrees.sh install "$v"; then
-		show_tail "$LOGDIR/pgtrees-$v.log" 40
-		ok_v=0
-	fi
-	if [ "$ok_v" = 1 ]; then
-		say "$("$pgc" --version) from $pgc"
-		build_step "extension-$v" nowarn make -s -j2 PG_CONFIG="$pgc" || ok_v=0
-	fi
-	if [ "$ok_v" = 1 ]; then
-		build_step "install-$v" env PG_VERSION="$v" bash scripts/pg.sh install || ok_v=0
-	fi
-	if [ "$ok_v" = 1 ] && [[ " $suites " == *" bridge "* ]]; then
-		build_step "bridge-$v" nowarn make -s PG_CONFIG="$pgc" bridge || ok_v=0
-	fi
-	if [ "$ok_v" = 1 ]; then
-		PG_EXTRA_STARTED="$PG_EXTRA_STARTED $v"
-		if PG_VERSION=$v bash scripts/pg.sh start; then
-			setup_ok
-		else
-			setup_fail "PostgreSQL $v did not start"
-			ok_v=0
-		fi
-	fi
-	for s in $suites; do
-		if [ "$ok_v" != 1 ]; then
-			fail "${s}_$v" "PostgreSQL $v: build or server failed"
-			continue
-		fi
-		if [ "$s" = bridge ] && [ "$CASS_OK" != 1 ]; then
-			fail "${s}_$v" "Cassandra not up"
-			continue
-		fi
-		echo "  -- ${s}_$v"
-		[ "$s" = pg_regress ] && [ -n "${REGRESS_OMIT[$v]:-}" ] &&
-			echo "  (left out here, see REGRESS_OMIT: ${REGRESS_OMIT[$v]})"
-		# this version's server, and its psql first in PATH (pg_prove and
-		# the bridge tests call psql); the 15 settings come back after
-		saved_env=$(declare -p PATH PGHOST PGPORT PGUSER PGDATABASE 2> /dev/null)
-		PATH=$("$pgc" --bindir):$PATH
-		eval "$(PG_VERSION=$v bash scripts/pg.sh env)"
-		case $s in
-			pg_regress) run_pg_regress "${s}_$v" "$pgc" "$(regress_tests "$v")" ;;
-			pgtap) run_pgtap "${s}_$v" ;;
-			bridge) run_bridge "${s}_$v" "$v" ;;
-		esac
-		eval "$saved_env"
-		say "${s}_$v: ${SECS[${s}_$v]} s"
-	done
-	if [[ " $PG_EXTRA_STARTED " == *" $v "* ]] && [ "${CQL_KEEP_SERVICES:-0}" != 1 ]; then
-		PG_VERSION=$v bash scripts/pg.sh stop || true
-		PG_EXTRA_STARTED=${PG_EXTRA_STARTED/ $v/}
-	fi
-	say "PostgreSQL $v: $(elapsed "$t_v") s"
-done
 
 # --- summary ---------------------------------------------------------------------
 section "summary"

@@ -29,6 +29,8 @@
 # the node at CQL_HOST; derived for the known addresses, the outage is
 # skipped when unknown), BRIDGE_STREAM_DB / BRIDGE_STREAM_KEYSPACE.
 # Output: TAP.
+# tap-exclusive: node (it pauses the node: scripts/test.sh runs nothing else
+# against it meanwhile)
 #
 set -uo pipefail
 
