@@ -539,7 +539,11 @@ extra_versions_lane()
 				ok_v=0
 			fi
 		fi
-		for s in $suites; do
+		# bridge first: 15 starts with pg_regress, which the lanes run one
+		# at a time (one lock), so the lane begins with what it can run
+		# beside it
+		for s in bridge pgtap pg_regress; do
+			[[ " $suites " == *" $s "* ]] || continue
 			if [ "$ok_v" != 1 ]; then
 				fail "${s}_$v" "PostgreSQL $v: build or server failed"
 				continue
