@@ -156,21 +156,24 @@ sampler_start()
 	SAMPLER=$!
 }
 
-sampler_stop() { kill -TERM "$SAMPLER" 2> /dev/null || true; wait "$SAMPLER" 2> /dev/null || true; }
+sampler_stop() { kill -TERM "$SAMPLER" 2> /dev/null || true; wait "$SAMPLER" 2> /dev/null || true; SAMPLER=; }
 
 # catch_up LABEL: start the stream and wait until it confirmed everything
 # written so far (the backlog of the runs without it); prints the rate
 catch_up()
 {
-	local end t0 t1 c0 c1
+	local end t0 t1 c0 c1 s0 s1 backlog
+	backlog=$(q "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn) FROM pg_replication_slots WHERE slot_name = '$SLOT'")
 	stream_start
+	s0=$(snap)
 	end=$(wal)
 	t0=$(now)
-	c0=$(q "SELECT changes FROM cqlbridge_$KS.stream_state")
+	c0=0	# the counter of the process just started
 	wait_confirm "$SLOT" "$end" 900 || { say "$1: the stream did not catch up in 900 s"; exit 1; }
 	t1=$(now)
+	s1=$(snap)
 	c1=$(q "SELECT changes FROM cqlbridge_$KS.stream_state")
-	say "$1: stream started and caught up its backlog in $(printf %.1f "$(echo "$t1 - $t0" | bc)") s ($((c1 - c0)) changes or more)"
+	say "$1: stream started and caught up its backlog ($((backlog / 1024)) kB of WAL) in $(printf %.1f "$(echo "$t1 - $t0" | bc)") s: $((c1 - c0)) changes, $(echo "$c1 $c0 $t1 $t0" | awk '{ printf "%.0f", ($1 - $2) / ($3 - $4) }') changes/s; $(cpu_line "$s0" "$s1" 0)"
 }
 
 # mode_run LABEL MODE RATE SECS: one pgbench run in MODE none|sync|stream
@@ -268,8 +271,8 @@ full()
 # c: the stream under -R RATE; the node stopped OUT s, then started again
 outage()
 {
-	local out=${1:-60} secs t0 t1 tstop tback c0 c1 end la0 la1
-	secs=$((out + 90))
+	local out=${1:-60} secs t0 t1 tstop tback c0 c1 cm1 cm2 end la0 la1
+	secs=$((out + 240))	# the node takes 30-150 s to start on this shared box
 	catch_up "c-outage"
 	sampler_start "$SLOT" "$OUTDIR/c-outage.lag" "SELECT changes FROM cqlbridge_$KS.stream_state"
 	sleep 1
@@ -280,10 +283,13 @@ outage()
 	local PGBJOB=$!
 	sleep 15
 	tstop=$(now)
+	cm1=$(snap)
 	bash "$REPO/scripts/cassandra.sh" stop "$NODE" > "$OUTDIR/node.log" 2>&1
 	sleep "$out"
 	bash "$REPO/scripts/cassandra.sh" start "$NODE" --keep-data >> "$OUTDIR/node.log" 2>&1
+	bash "$REPO/scripts/cassandra.sh" wait "$NODE" >> "$OUTDIR/node.log" 2>&1
 	tback=$(now)
+	cm2=$(snap)
 	wait "$PGBJOB"
 	# pgb ran in a subshell: its summary again, from its files
 	pgb_summary "c-outage"
@@ -294,7 +300,7 @@ outage()
 	sampler_stop
 	stream_stop
 	la1=$(cut -d' ' -f1-3 /proc/loadavg)
-	say "c-outage (stream, rate $RATE, $secs s, node $NODE stopped at +$(printf %.0f "$(echo "$tstop - $t0" | bc)") s, ready again after $(printf %.1f "$(echo "$tback - $tstop" | bc)") s): $PGB_LINE; $(python3 "$HERE/stream_lag.py" catchup "$OUTDIR/c-outage.lag" "$tback"); $(cpu_line "$c0" "$c1" "$PGB_CPU"); load average $la0 -> $la1"
+	say "c-outage (stream, rate $RATE, $secs s, node $NODE stopped at +$(printf %.0f "$(echo "$tstop - $t0" | bc)") s, ready again after $(printf %.1f "$(echo "$tback - $tstop" | bc)") s): $PGB_LINE; $(python3 "$HERE/stream_lag.py" catchup "$OUTDIR/c-outage.lag" "$tback"); $(cpu_line "$(cpu_join "$c0" "$cm1" "$cm2")" "$c1" "$PGB_CPU") (the node's stop and start excluded); load average $la0 -> $la1"
 	say "c-outage: failed application transactions while the node was down: $(python3 - "$OUTDIR/c-outage" "$tstop" "$tback" <<'PY'
 import glob, sys
 d, a, b = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
@@ -311,6 +317,14 @@ for f in glob.glob(d + "/pgbench_log.*"):
 print("%d (%d succeeded in that window)" % (bad, ok))
 PY
 )"
+}
+
+# cpu_join A B C: A + C - B, a "before" snapshot from which an "after" D
+# gives (B - A) + (D - C): the CPU before the node's restart plus after it
+# (its pid changes), the restart itself left out
+cpu_join()
+{
+	echo "$1 $2 $3" | awk '{ for (i = 1; i <= 7; i++) printf "%s%d", i > 1 ? " " : "", $i + $(i + 14) - $(i + 7); print "" }'
 }
 
 # pgb_summary LABEL: PGB_LINE and PGB_CPU of a pgb run in the background

@@ -14,8 +14,10 @@
  * lineage rows to the lineage tables, keeping the old ones, and commits: the
  * lineage tables then know every key the writes may create.  The second
  * writes: upserts, deletes of vanished keys and the exact lineage rows, all
- * on one snapshot.  The foreign tables send their writes as the statements
- * run, so by its COMMIT Cassandra has acknowledged every write; only then
+ * on one snapshot.  The foreign tables send the upserts as the statements
+ * run and the deletes (write_mode 'on_commit') pipelined at COMMIT, which
+ * returns only when Cassandra acknowledged them: so by the end of its
+ * COMMIT Cassandra has acknowledged every write; only then
  * does the caller confirm the slot's position.  A failure (Cassandra down, PostgreSQL restarting) rolls the
  * transaction back and keeps the pending keys: the caller retries with
  * backoff.  Recomputing a key again is harmless (idempotent), so a replay
