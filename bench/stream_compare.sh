@@ -300,7 +300,7 @@ outage()
 	sampler_stop
 	stream_stop
 	la1=$(cut -d' ' -f1-3 /proc/loadavg)
-	say "c-outage (stream, rate $RATE, $secs s, node $NODE stopped at +$(printf %.0f "$(echo "$tstop - $t0" | bc)") s, ready again after $(printf %.1f "$(echo "$tback - $tstop" | bc)") s): $PGB_LINE; $(python3 "$HERE/stream_lag.py" catchup "$OUTDIR/c-outage.lag" "$tback"); $(cpu_line "$(cpu_join "$c0" "$cm1" "$cm2")" "$c1" "$PGB_CPU") (the node's stop and start excluded); load average $la0 -> $la1"
+	say "c-outage (stream, rate $RATE, $secs s, node $NODE stopped at +$(printf %.0f "$(echo "$tstop - $t0" | bc)") s, ready again after $(printf %.1f "$(echo "$tback - $tstop" | bc)") s): $PGB_LINE; $(python3 "$HERE/stream_lag.py" catchup "$OUTDIR/c-outage.lag" "$tback" "$end"); $(cpu_line "$(cpu_join "$c0" "$cm1" "$cm2")" "$c1" "$PGB_CPU") (the node's stop and start excluded); load average $la0 -> $la1"
 	say "c-outage: failed application transactions while the node was down: $(python3 - "$OUTDIR/c-outage" "$tstop" "$tback" <<'PY'
 import glob, sys
 d, a, b = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
@@ -324,7 +324,7 @@ PY
 # (its pid changes), the restart itself left out
 cpu_join()
 {
-	echo "$1 $2 $3" | awk '{ for (i = 1; i <= 7; i++) printf "%s%d", i > 1 ? " " : "", $i + $(i + 14) - $(i + 7); print "" }'
+	echo "$1 $2 $3" | awk '{ for (i = 1; i <= 7; i++) printf "%s%d", (i > 1 ? " " : ""), $i + $(i + 14) - $(i + 7); print "" }'
 }
 
 # pgb_summary LABEL: PGB_LINE and PGB_CPU of a pgb run in the background

@@ -17,10 +17,11 @@ slot, measured from outside the consumer (bench/stream_compare.sh).
     stream_lag.py caughtup OUT T LSN
         The first sample time >= T at which the slot confirmed LSN
         ("nan" if never).
-    stream_lag.py catchup OUT READY
+    stream_lag.py catchup OUT READY [END]
         After an outage that ended at READY: when the slot's confirmed
         position moved again, when the lag (confirmation of the WAL written
-        1 s earlier) fell under 1 s, and the EXTRA_SQL counter's changes/s
+        3 s earlier) fell under 3 s or the slot confirmed END (an LSN: the
+        end of the load), and the EXTRA_SQL counter's changes/s
         in between.
     stream_lag.py rate OUT T0 T1
         The EXTRA_SQL values at the first sample >= T0 and the last <= T1,
@@ -90,10 +91,11 @@ def lag(rows, t0, t1):
           % (p(0.5), p(0.99), out[-1] if out else float("nan"), len(out), unconfirmed))
 
 
-def catchup(rows, ready):
+def catchup(rows, ready, end=None):
     """after an outage: when the slot moved again after READY (the node
-    back), when the lag fell under 1 s again, and the changes/s (the
-    EXTRA_SQL counter) in between"""
+    back), when the lag fell under 3 s again (an idle stream confirms
+    with its 2 s heartbeat) or the slot confirmed END (the end of the
+    load), and the changes/s (the EXTRA_SQL counter) in between"""
     after = [r for r in rows if r[0] >= ready]
     if not after:
         print("catch-up: no samples after the node came back")
@@ -108,17 +110,17 @@ def catchup(rows, ready):
     for r in after:
         if r[0] <= resume[0]:
             continue
-        while j + 1 < len(rows) and rows[j + 1][0] <= r[0] - 1.0:
+        while j + 1 < len(rows) and rows[j + 1][0] <= r[0] - 3.0:
             j += 1
-        if r[2] >= rows[j][1]:
+        if r[2] >= (min(rows[j][1], end) if end else rows[j][1]):
             caught = r
             break
     if caught is None:
-        print("catch-up: resumed %.1f s after the node was back, lag never under 1 s again"
+        print("catch-up: resumed %.1f s after the node was back, lag never under 3 s again"
               % (resume[0] - ready))
         return
     span = caught[0] - resume[0]
-    print("catch-up: the slot moved again %.1f s after the node was back, lag under 1 s %.1f s "
+    print("catch-up: the slot moved again %.1f s after the node was back, lag under 3 s %.1f s "
           "later: %d changes in %.1f s = %.0f changes/s"
           % (resume[0] - ready, span, caught[3] - resume[3], span,
              (caught[3] - resume[3]) / span if span > 0 else float("nan")))
@@ -137,7 +139,7 @@ def main():
         hit = [r[0] for r in rows if r[0] >= t and r[2] >= want]
         print("%.3f" % hit[0] if hit else "nan")
     elif cmd == "catchup":
-        catchup(rows, float(sys.argv[3]))
+        catchup(rows, float(sys.argv[3]), lsn(sys.argv[4]) if len(sys.argv) > 4 else None)
     elif cmd == "rate":
         t0, t1 = float(sys.argv[3]), float(sys.argv[4])
         a = [r for r in rows if r[0] >= t0]
