@@ -13,6 +13,8 @@
 # stream's lag (sampled from its status row every 0.25 s) and the CPU
 # seconds of the stream process, its walsender, its backend and the
 # Cassandra JVM (CASSANDRA_PID, default: the java process of scratch3).
+# The whole comparison (no sync / trigger sync / stream / Debezium,
+# Cassandra outage) on the demo's data is bench/stream_compare.sh.
 #
 set -euo pipefail
 DB=$1

@@ -1,6 +1,7 @@
 --
 -- Settings per session or transaction (cql_fdw.consistency,
--- cql_fdw.write_consistency, cql_fdw.serial_consistency) over the options,
+-- cql_fdw.write_consistency, cql_fdw.serial_consistency, cql_fdw.write_mode)
+-- over the options,
 -- the option serial_consistency, the user mapping option "user", and time
 -- options with units.
 --
@@ -69,9 +70,34 @@ SELECT cql_execute('cass', 'INSERT INTO regress_settings.kv (k, v) VALUES (4, ''
 RESET cql_fdw.serial_consistency;
 ALTER FOREIGN TABLE gs.kv OPTIONS (DROP serial_consistency, DROP if_not_exists);
 
+-- cql_fdw.write_mode: 'on_commit' for one transaction without changing the
+-- options (cqlbridge stream's DELETEs): writes, a DELETE by key too, wait
+-- for COMMIT and ROLLBACK forgets them; a set setting wins over the option
+BEGIN;
+SET LOCAL cql_fdw.write_mode = 'on_commit';
+INSERT INTO gs.kv (k, v) VALUES (8, 'eight');
+DELETE FROM gs.kv WHERE k = 1;
+SELECT k FROM gs.kv WHERE k IN (1, 8) ORDER BY k;
+ROLLBACK;
+SELECT k FROM gs.kv WHERE k IN (1, 8) ORDER BY k;
+BEGIN;
+SET LOCAL cql_fdw.write_mode = 'ON_COMMIT';
+INSERT INTO gs.kv (k, v) VALUES (8, 'eight');
+COMMIT;
+SELECT k FROM gs.kv WHERE k IN (1, 8) ORDER BY k;
+SHOW cql_fdw.write_mode;
+ALTER FOREIGN TABLE gs.kv OPTIONS (ADD write_mode 'on_commit');
+BEGIN;
+SET LOCAL cql_fdw.write_mode = 'immediate';
+DELETE FROM gs.kv WHERE k = 8;
+ROLLBACK;
+SELECT k FROM gs.kv WHERE k IN (1, 8) ORDER BY k;
+ALTER FOREIGN TABLE gs.kv OPTIONS (DROP write_mode);
+
 -- levels a direction does not accept, with the valid ones as hint
 \set VERBOSITY default
 SET cql_fdw.consistency = 'EACH_QUORUM';
+SET cql_fdw.write_mode = 'later';
 SET cql_fdw.write_consistency = 'serial';
 SET cql_fdw.serial_consistency = 'QUORUM';
 SET cql_fdw.fetch_size = 10;

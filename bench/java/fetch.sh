@@ -22,7 +22,8 @@ DIR=${JAVA_DRIVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cql_fdw/java-driver}
 DRIVER_VERSION=${DRIVER_VERSION:-4.19.4}
 LZ4_VERSION=${LZ4_VERSION:-1.11.4}
 SLF4J_VERSION=${SLF4J_VERSION:-1.7.26}     # the slf4j-api the driver's BOM pins
-ROOTS="org.apache.cassandra:java-driver-core:$DRIVER_VERSION at.yawk.lz4:lz4-java:$LZ4_VERSION org.slf4j:slf4j-simple:$SLF4J_VERSION"
+# JAVA_ROOTS: other coordinates (bench/debezium/fetch.sh resolves Debezium's)
+ROOTS=${JAVA_ROOTS:-"org.apache.cassandra:java-driver-core:$DRIVER_VERSION at.yawk.lz4:lz4-java:$LZ4_VERSION org.slf4j:slf4j-simple:$SLF4J_VERSION"}
 
 mkdir -p "$DIR/jars"
 stamp="$DIR/classpath.stamp"

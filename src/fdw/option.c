@@ -890,6 +890,7 @@ cqlfdw_options_add_mapping(CqlFdwOptions *o, UserMapping *um)
 static char *setting_consistency = NULL;
 static char *setting_write_consistency = NULL;
 static char *setting_serial_consistency = NULL;
+static char *setting_write_mode = NULL;
 
 /*
  * check_level
@@ -941,13 +942,27 @@ check_serial_level(char **newval, void **extra, GucSource source)
 	return check_level(newval, 's');
 }
 
+/* check hook of cql_fdw.write_mode: '', 'immediate' or 'on_commit' */
+static bool
+check_write_mode(char **newval, void **extra, GucSource source)
+{
+	const char *v = *newval;
+
+	if (v == NULL || v[0] == '\0' || pg_strcasecmp(v, "immediate") == 0 ||
+		pg_strcasecmp(v, "on_commit") == 0)
+		return true;
+	GUC_check_errdetail("\"%s\" is not a write mode.", v);
+	GUC_check_errhint("Valid values are \"immediate\" (writes are sent as the statement runs), \"on_commit\" (writes are sent when the transaction commits) and '' for the option write_mode.");
+	return false;
+}
+
 /*
  * cqlfdw_define_settings
- *		Define cql_fdw.consistency, cql_fdw.write_consistency and
- *		cql_fdw.serial_consistency (from _PG_init).
+ *		Define cql_fdw.consistency, cql_fdw.write_consistency,
+ *		cql_fdw.serial_consistency and cql_fdw.write_mode (from _PG_init).
  *
- * Empty by default: the options consistency, write_consistency and
- * serial_consistency (table, else server) decide.  Set, a setting wins
+ * Empty by default: the options consistency, write_consistency,
+ * serial_consistency and write_mode (table, else server) decide.  Set, a setting wins
  * over the options for every foreign table of the session, or of one
  * transaction with SET LOCAL: the session's explicit choice is more
  * specific than the defaults an owner set once for every user, as a
@@ -969,12 +984,16 @@ cqlfdw_define_settings(void)
 							   "Serial consistency (SERIAL or LOCAL_SERIAL) of lightweight transactions; empty: the option serial_consistency.",
 							   NULL, &setting_serial_consistency, "", PGC_USERSET, 0,
 							   check_serial_level, NULL, NULL);
+	DefineCustomStringVariable("cql_fdw.write_mode",
+							   "When writes are sent to Cassandra (immediate or on_commit); empty: the option write_mode.",
+							   NULL, &setting_write_mode, "", PGC_USERSET, 0,
+							   check_write_mode, NULL, NULL);
 }
 
 /*
  * apply_settings
- *		Override the options' consistency levels in o with the settings
- *		that are set (checked by their hooks).  Options are resolved when a
+ *		Override the options' consistency levels and write mode in o with
+ *		the settings that are set (checked by their hooks).  Options are resolved when a
  *		statement starts, so a SET takes effect with the next statement,
  *		cached plans included.
  */
@@ -987,6 +1006,8 @@ apply_settings(CqlFdwOptions *o)
 		o->write_consistency = cqlfdw_consistency_from_name(setting_write_consistency, true);
 	if (setting_serial_consistency && setting_serial_consistency[0])
 		o->serial_consistency = serial_consistency_from_name(setting_serial_consistency);
+	if (setting_write_mode && setting_write_mode[0])
+		o->write_on_commit = (pg_strcasecmp(setting_write_mode, "on_commit") == 0);
 }
 
 /*

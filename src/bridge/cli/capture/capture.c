@@ -36,6 +36,9 @@
 
 #define FLUSH_AFTER_S	0.2		/* coalescing window */
 #define FLUSH_REQUESTS	5000	/* or this many queued requests */
+#define BEHIND_S		2.0		/* a commit this old: the stream is behind */
+#define FLUSH_AFTER_BEHIND_S 1.0	/* and then coalesces longer */
+#define FLUSH_REQUESTS_BEHIND 20000 /* and more (bench/README.md) */
 #define STATUS_EVERY_S	10.0	/* standby status update at least this often */
 #define PG_EPOCH_UNIX	946684800.0
 
@@ -163,6 +166,26 @@ flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time)
 }
 
 /*
+ * behind
+ *		Whether the last commit received is more than BEHIND_S old: the
+ *		stream is catching up (a backlog in the slot), so larger flushes pay
+ *		(each flush's statements cost a fixed part plus a part per key; per
+ *		change the stream's backend spent 0.13 ms of CPU at 1,000/s and
+ *		0.05 ms in the larger flushes of a catch-up).  Live, the short
+ *		window keeps the lag low.
+ */
+static bool
+behind(int64_t commit_time)
+{
+	struct timespec ts;
+
+	if (commit_time == 0)
+		return false;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9 - (commit_time / 1e6 + PG_EPOCH_UNIX) > BEHIND_S;
+}
+
+/*
  * session
  *		Stream from the slot until a signal (SESSION_STOP) or a failure
  *		(SESSION_RETRY, s->err says which).
@@ -194,6 +217,7 @@ session(Stream *s)
 		char	   *buf = NULL;
 		int			n;
 		double		now;
+		bool		late;
 
 		if (stop_signal && !in_txn)
 		{
@@ -284,8 +308,10 @@ session(Stream *s)
 			PQfreemem(buf);
 
 		now = bridge_now();
+		late = !in_txn && behind(last_commit_time);
 		if (!in_txn && (s->req.n > 0 || cap_pending_total(s->p) > 0) &&
-			(n == 0 || s->req.n >= FLUSH_REQUESTS || now - first_unflushed >= FLUSH_AFTER_S))
+			(n == 0 || s->req.n >= (late ? FLUSH_REQUESTS_BEHIND : FLUSH_REQUESTS) ||
+			 now - first_unflushed >= (late ? FLUSH_AFTER_BEHIND_S : FLUSH_AFTER_S)))
 		{
 			if (!flush_and_confirm(s, last_commit, last_commit_time))
 				return SESSION_RETRY;

@@ -199,6 +199,7 @@ extern char *cap_key_match(const CapTable *t, const char *alias, int first_param
 /* ---- sql.c ---- */
 
 extern char *cap_array_literal(char **values, int n);
+extern bool cap_result_ok(PGconn *conn, PGresult *res, char *err, size_t errlen);
 extern PGresult *cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
 						  char *err, size_t errlen);
 

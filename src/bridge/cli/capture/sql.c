@@ -18,19 +18,17 @@
 #include "capture/capture.h"
 
 /*
- * cap_exec
- *		Run one statement with text parameters; the result, or NULL with
- *		"message (SQLSTATE x)" in err.  Never exits: the stream retries.
+ * cap_result_ok
+ *		Whether res (of any libpq call; NULL counts as a failure) succeeded;
+ *		if not, "message (SQLSTATE x)" in err and res is cleared.
  */
-PGresult *
-cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
-		 char *err, size_t errlen)
+bool
+cap_result_ok(PGconn *conn, PGresult *res, char *err, size_t errlen)
 {
-	PGresult   *res = PQexecParams(conn, sql, n, NULL, params, NULL, NULL, 0);
 	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 
 	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
-		return res;
+		return true;
 	{
 		const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 		const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
@@ -40,7 +38,21 @@ cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
 				 state ? " (SQLSTATE " : "", state ? state : "", state ? ")" : "");
 	}
 	PQclear(res);
-	return NULL;
+	return false;
+}
+
+/*
+ * cap_exec
+ *		Run one statement with text parameters; the result, or NULL with
+ *		"message (SQLSTATE x)" in err.  Never exits: the stream retries.
+ */
+PGresult *
+cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
+		 char *err, size_t errlen)
+{
+	PGresult   *res = PQexecParams(conn, sql, n, NULL, params, NULL, NULL, 0);
+
+	return cap_result_ok(conn, res, err, errlen) ? res : NULL;
 }
 
 /* A text[] literal of values (NULL elements allowed), quoted and escaped. */

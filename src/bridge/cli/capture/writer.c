@@ -14,8 +14,10 @@
  * lineage rows to the lineage tables, keeping the old ones, and commits: the
  * lineage tables then know every key the writes may create.  The second
  * writes: upserts, deletes of vanished keys and the exact lineage rows, all
- * on one snapshot.  The foreign tables send their writes as the statements
- * run, so by its COMMIT Cassandra has acknowledged every write; only then
+ * on one snapshot.  The foreign tables send the upserts as the statements
+ * run and the deletes (write_mode 'on_commit') pipelined at COMMIT, which
+ * returns only when Cassandra acknowledged them: so by the end of its
+ * COMMIT Cassandra has acknowledged every write; only then
  * does the caller confirm the slot's position.  A failure (Cassandra down, PostgreSQL restarting) rolls the
  * transaction back and keeps the pending keys: the caller retries with
  * backoff.  Recomputing a key again is harmless (idempotent), so a replay
@@ -192,6 +194,53 @@ lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
 }
 
 /*
+ * delete_keys
+ *		One DELETE by full key per row of res (the keys that vanished).
+ *		Each would otherwise wait for Cassandra's answer before the next is
+ *		sent (a DELETE is not batched like the upserts): with
+ *		cql_fdw.write_mode 'on_commit' for these statements they are kept
+ *		until this transaction's COMMIT and sent then, pipelined, and the
+ *		COMMIT still returns only after Cassandra acknowledged every one
+ *		(or fails, and the flush is retried).  The statement is prepared
+ *		once (the unnamed statement) and executed per key.
+ */
+static bool
+delete_keys(PGconn *conn, CapTable *t, PGresult *res, char *err, size_t errlen)
+{
+	StrBuf		del;
+	const char **params = bridge_malloc(sizeof(char *) * t->nkey);
+	PGresult   *prep;
+	bool		ok;
+
+	sb_init(&del);
+	sb_appendf(&del, "DELETE FROM %s t WHERE ", t->foreign_table);
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&del, "%st.%s = $%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
+	ok = run(conn, "SET LOCAL cql_fdw.write_mode = 'on_commit'", 0, NULL, err, errlen);
+	if (ok)
+	{
+		prep = PQprepare(conn, "", del.data, t->nkey, NULL);
+		if ((ok = cap_result_ok(conn, prep, err, errlen)))
+			PQclear(prep);
+	}
+	for (int r = 0; ok && r < PQntuples(res); r++)
+	{
+		PGresult   *one;
+
+		for (int k = 0; k < t->nkey; k++)
+			params[k] = PQgetvalue(res, r, k);
+		one = PQexecPrepared(conn, "", t->nkey, params, NULL, NULL, 0);
+		if ((ok = cap_result_ok(conn, one, err, errlen)))
+			PQclear(one);
+	}
+	if (ok)
+		ok = run(conn, "SET LOCAL cql_fdw.write_mode TO DEFAULT", 0, NULL, err, errlen);
+	sb_free(&del);
+	free(params);
+	return ok;
+}
+
+/*
  * flush_table
  *		Upsert the pending keys of t that exist in its rows SQL, delete
  *		those that vanished, and bring the lineage table to the same state.
@@ -240,23 +289,7 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 	if (!ok)
 		goto done;
 	if (PQntuples(res) > 0)
-	{
-		StrBuf		del;
-		const char **params = bridge_malloc(sizeof(char *) * t->nkey);
-
-		sb_init(&del);
-		sb_appendf(&del, "DELETE FROM %s t WHERE ", t->foreign_table);
-		for (int k = 0; k < t->nkey; k++)
-			sb_appendf(&del, "%st.%s = $%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
-		for (int r = 0; ok && r < PQntuples(res); r++)
-		{
-			for (int k = 0; k < t->nkey; k++)
-				params[k] = PQgetvalue(res, r, k);
-			ok = run(conn, del.data, t->nkey, params, err, errlen);
-		}
-		sb_free(&del);
-		free(params);
-	}
+		ok = delete_keys(conn, t, res, err, errlen);
 	PQclear(res);
 	if (!ok)
 		goto done;

@@ -1,0 +1,433 @@
+#!/usr/bin/env bash
+#
+# bench/stream_compare.sh - issue 24's benchmark, side by side in one run:
+# the application's pgbench loop (single-row UPDATE of
+# hotel_rel.room_availability, 4 clients) without sync, with the trigger
+# `cqlbridge sync`, with `cqlbridge stream`, and with Debezium's embedded
+# engine capturing the same loop from its own slot (the anchor, capture
+# only).  By hand, not in CI: it stops and starts a Cassandra node.
+#
+#   bash bench/stream_compare.sh setup             database $DB: the demo's hotel
+#                                                  data (scale 6, rooms 20, days 60:
+#                                                  7,200 room_availability rows),
+#                                                  plan, apply --no-load, the
+#                                                  stream's initial load
+#   bash bench/stream_compare.sh latency [SECS]    a: -R $RATE (1000), SECS (60): none / sync / stream
+#   bash bench/stream_compare.sh full [SECS]       b: unthrottled, SECS (30): none / sync / stream
+#   bash bench/stream_compare.sh outage [OUT]      c: -R $RATE with the stream, node $NODE
+#                                                  stopped OUT (60) s under the load
+#   bash bench/stream_compare.sh debezium [SECS]   d: Debezium capturing, -R $RATE (SECS) and
+#                                                  unthrottled (SECS / 2)
+#   bash bench/stream_compare.sh all               setup, a, b, c, d
+#
+# Environment: PG* (the PostgreSQL to use; scripts/pg.sh env), CQL_HOST (the
+# Cassandra node, default 127.0.0.10), NODE (its scripts/cassandra.sh name,
+# scratch2: "outage" stops and starts it, nothing else is touched), DB
+# (stream_bench), KS (keyspace, stream_bench), RATE (1000), CQLBRIDGE
+# (build/cqlbridge), OUTDIR (where logs and results.txt go; default a new
+# directory under /tmp).
+#
+# Every run prints one line: the application's tx/s, latency p50/p99 (from
+# pgbench's per-transaction log, schedule lag included as pgbench reports
+# it), failed transactions; the stream's or Debezium's lag; the CPU seconds
+# of PostgreSQL's backends (pgbench's and background), the walsender, the
+# stream's backend, Cassandra, the stream process, Debezium's JVM, pgbench,
+# and what the rest of the machine used (the box is shared), with the load
+# average.  Stream lag: commit -> slot confirmation, which the stream gives
+# only after Cassandra acknowledged (bench/stream_lag.py, sampled every 50
+# ms); Debezium lag: receipt minus the event's commit time (and the same
+# slot-based measure).
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/.." && pwd)
+CQLBRIDGE=${CQLBRIDGE:-$REPO/build/cqlbridge}
+CQL_HOST=${CQL_HOST:-127.0.0.10}
+NODE=${NODE:-scratch2}
+DB=${DB:-stream_bench}
+KS=${KS:-stream_bench}
+RATE=${RATE:-1000}
+GEN=${GEN_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cql_fdw/stream_bench_plan}
+OUTDIR=${OUTDIR:-$(mktemp -d /tmp/stream_compare.XXXXXX)}
+SLOT=cqlbridge_$KS
+DBZ_SLOT=dbz_bench
+HZ=$(getconf CLK_TCK)
+RESULTS=$OUTDIR/results.txt
+mkdir -p "$OUTDIR"
+export PGDATABASE=$DB
+
+q() { psql -X -q -A -t -d "$DB" -c "$1"; }
+say() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$RESULTS"; }
+now() { date +%s.%N; }
+
+# ---------------------------------------------------------------- CPU
+# ticks PID: utime + stime of a process (0 when it is gone)
+ticks()
+{
+	[ -n "${1:-}" ] && [ -r "/proc/$1/stat" ] && sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }' || echo 0
+}
+
+# pg_ticks: the postmaster, its ended children (cutime + cstime) and its
+# live children
+pg_ticks()
+{
+	local pm s=0 p
+	pm=$(head -1 "$(q 'SHOW data_directory')/postmaster.pid")
+	s=$(sed 's/.*) //' "/proc/$pm/stat" | awk '{ print $12 + $13 + $14 + $15 }')
+	for p in $(pgrep -P "$pm"); do s=$((s + $(ticks "$p"))); done
+	echo "$s"
+}
+
+# busy_ticks: the whole machine's busy CPU (all cores)
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+
+cass_pid() { cat "${CASSANDRA_RUN_DIR:-$HOME/.cache/cql_fdw/run}/$NODE/pid" 2> /dev/null || echo; }
+
+# snap: "pg walsender backend cassandra stream jvm busy" ticks now, for the
+# pids in WS_PID BE_PID STREAM_PID JVM_PID
+snap()
+{
+	echo "$(pg_ticks) $(ticks "${WS_PID:-}") $(ticks "${BE_PID:-}") $(ticks "$(cass_pid)") $(ticks "${STREAM_PID:-}") $(ticks "${JVM_PID:-}") $(busy_ticks)"
+}
+
+# cpu_line BEFORE AFTER PGBENCH_S: the split in CPU seconds
+cpu_line()
+{
+	echo "$1 $2 $3" | awk -v hz="$HZ" '{
+		d = 0; for (i = 1; i <= 7; i++) v[i] = ($(i + 7) - $i) / hz
+		pgb = $15
+		other = v[7] - v[1] - v[4] - v[5] - v[6] - pgb
+		printf "CPU s: PG backends %.1f, walsender %.1f, stream backend %.1f, Cassandra %.1f, stream %.1f, Debezium JVM %.1f, pgbench %.1f, rest of the machine %.1f",
+			v[1] - v[2] - v[3], v[2], v[3], v[4], v[5], v[6], pgb, other }'
+}
+
+# ---------------------------------------------------------------- pgbench
+# pgb LABEL RATE SECS: the loop, per-transaction log in OUTDIR/LABEL; sets
+# PGB_LINE (tx/s, latency, failures) and PGB_CPU (pgbench's CPU s)
+pgb()
+{
+	local label=$1 rate=$2 secs=$3 r=() dir=$OUTDIR/$1
+	[ "$rate" != 0 ] && r=(-R "$rate")
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp "$OUTDIR/update.pgbench" "$dir/"
+	local TIMEFORMAT='%U %S'
+	{ time (cd "$dir" && pgbench -n -M prepared -c 4 -j 2 "${r[@]}" -T "$secs" -l -f update.pgbench "$DB" > pgbench.out 2>&1 || true); } 2> "$dir/time"
+	pgb_summary "$label"
+}
+
+# ---------------------------------------------------------------- stream
+wal() { q "SELECT pg_current_wal_lsn()"; }
+confirmed() { q "SELECT coalesce(confirmed_flush_lsn, '0/0') FROM pg_replication_slots WHERE slot_name = '$1'"; }
+# wait_confirm SLOT LSN TIMEOUT: until the slot confirmed LSN (1 on timeout)
+wait_confirm()
+{
+	local end
+	end=$(echo "$(date +%s) + $3" | bc)
+	while [ "$(q "SELECT confirmed_flush_lsn >= '$2' FROM pg_replication_slots WHERE slot_name = '$1'")" != t ]; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.1
+	done
+}
+
+stream_start()
+{
+	"$CQLBRIDGE" stream -q -d "$DB" "$GEN" >> "$OUTDIR/stream.log" 2>&1 &
+	STREAM_PID=$!
+	local i
+	for i in $(seq 100); do
+		WS_PID=$(q "SELECT active_pid FROM pg_replication_slots WHERE slot_name = '$SLOT' AND active")
+		[ -n "$WS_PID" ] && break
+		sleep 0.1
+	done
+	[ -n "$WS_PID" ] || { tail "$OUTDIR/stream.log"; echo "the stream did not start" >&2; exit 1; }
+	BE_PID=$(q "SELECT pid FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY backend_start DESC LIMIT 1")
+}
+
+stream_stop()
+{
+	kill -TERM "$STREAM_PID" 2> /dev/null || true
+	wait "$STREAM_PID" 2> /dev/null || true
+	STREAM_PID= WS_PID= BE_PID=
+}
+
+sampler_start()
+{
+	python3 "$HERE/stream_lag.py" sample "$1" "$2" "${3:-}" &
+	SAMPLER=$!
+}
+
+sampler_stop() { kill -TERM "$SAMPLER" 2> /dev/null || true; wait "$SAMPLER" 2> /dev/null || true; SAMPLER=; }
+
+# catch_up LABEL: start the stream and wait until it confirmed everything
+# written so far (the backlog of the runs without it); prints the rate
+catch_up()
+{
+	local end t0 t1 c0 c1 s0 s1 backlog
+	backlog=$(q "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn) FROM pg_replication_slots WHERE slot_name = '$SLOT'")
+	stream_start
+	s0=$(snap)
+	end=$(wal)
+	t0=$(now)
+	c0=0	# the counter of the process just started
+	wait_confirm "$SLOT" "$end" 900 || { say "$1: the stream did not catch up in 900 s"; exit 1; }
+	t1=$(now)
+	s1=$(snap)
+	c1=$(q "SELECT changes FROM cqlbridge_$KS.stream_state")
+	say "$1: stream started and caught up its backlog ($((backlog / 1024)) kB of WAL) in $(printf %.1f "$(echo "$t1 - $t0" | bc)") s: $((c1 - c0)) changes, $(echo "$c1 $c0 $t1 $t0" | awk '{ printf "%.0f", ($1 - $2) / ($3 - $4) }') changes/s; $(cpu_line "$s0" "$s1" 0)"
+}
+
+# mode_run LABEL MODE RATE SECS: one pgbench run in MODE none|sync|stream
+mode_run()
+{
+	local label=$1 mode=$2 rate=$3 secs=$4 c0 c1 t0 t1 t2 end lagl="" la0 la1
+	case $mode in
+		sync) "$CQLBRIDGE" sync -q -d "$DB" "$GEN" > "$OUTDIR/sync.log" 2>&1 ;;
+		stream)
+			catch_up "$label"
+			sampler_start "$SLOT" "$OUTDIR/$label.lag" "SELECT changes FROM cqlbridge_$KS.stream_state"
+			sleep 1
+			;;
+	esac
+	la0=$(cut -d' ' -f1-3 /proc/loadavg)
+	c0=$(snap)
+	t0=$(now)
+	pgb "$label" "$rate" "$secs"
+	t1=$(now)
+	if [ "$mode" = stream ]; then
+		end=$(wal)
+		wait_confirm "$SLOT" "$end" 900 || say "$label: not caught up after 900 s"
+		t2=$(now)
+		c1=$(snap)
+		sampler_stop
+		stream_stop
+		lagl="; stream lag $(python3 "$HERE/stream_lag.py" lag "$OUTDIR/$label.lag" "$t0" "$t1"), catch-up after the run $(printf %.1f "$(echo "$t2 - $t1" | bc)") s"
+	else
+		c1=$(snap)
+	fi
+	la1=$(cut -d' ' -f1-3 /proc/loadavg)
+	[ "$mode" = sync ] && "$CQLBRIDGE" sync --uninstall -q -d "$DB" "$GEN" >> "$OUTDIR/sync.log" 2>&1
+	say "$label ($mode, rate $rate, $secs s): $PGB_LINE$lagl; $(cpu_line "$c0" "$c1" "$PGB_CPU") over $(printf %.1f "$(echo "$(now) - $t0" | bc)") s; load average $la0 -> $la1"
+}
+
+# ---------------------------------------------------------------- phases
+setup()
+{
+	say "setup: database $DB, keyspace $KS at $CQL_HOST, plan in $GEN"
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null
+	psql -X -q -d postgres -c "CREATE DATABASE $DB" > /dev/null
+	q "CREATE EXTENSION cql_fdw; CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
+	   CREATE SERVER cqlbridge FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '$CQL_HOST');
+	   CREATE USER MAPPING FOR CURRENT_USER SERVER cqlbridge;" > /dev/null
+	for f in "$REPO"/migrations/hotel/schema/00[1-6]_*.sql; do
+		psql -X -q -v ON_ERROR_STOP=1 -d "$DB" -f "$f" > /dev/null
+	done
+	psql -X -q -v ON_ERROR_STOP=1 -d "$DB" -f "$REPO/migrations/hotel/generate.sql" -v scale=6 -v rooms=20 -v days=60 > /dev/null
+	q "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null
+	rm -rf "$GEN"
+	"$CQLBRIDGE" plan -q -d "$DB" --schema hotel_rel --workload "$REPO/migrations/hotel/workload.sql" \
+		--keyspace "$KS" --foreign-schema "${KS}_cql" --server cqlbridge --replication-factor 1 -o "$GEN"
+	"$CQLBRIDGE" apply -q --no-load -d "$DB" "$GEN"
+	# the stream's initial load (from its slot's snapshot), then stopped
+	"$CQLBRIDGE" stream -d "$DB" "$GEN" >> "$OUTDIR/stream.log" 2>&1 &
+	STREAM_PID=$!
+	for _ in $(seq 600); do
+		[ "$(q "SELECT phase FROM cqlbridge_$KS.stream_state" 2> /dev/null)" = streaming ] && break
+		sleep 0.5
+	done
+	stream_stop
+	grep "initial load" "$OUTDIR/stream.log" | tee -a "$RESULTS"
+	say "setup: $(q "SELECT count(*) FROM hotel_rel.room_availability") room_availability rows"
+}
+
+prepare_keys()
+{
+	q "DROP TABLE IF EXISTS public.bench_ra_keys;
+	   CREATE TABLE public.bench_ra_keys AS SELECT row_number() OVER () - 1 AS i, hotel_id, date, room_number FROM hotel_rel.room_availability;
+	   CREATE UNIQUE INDEX ON public.bench_ra_keys (i); ANALYZE public.bench_ra_keys;" > /dev/null
+	local n
+	n=$(q "SELECT count(*) FROM public.bench_ra_keys")
+	cat > "$OUTDIR/update.pgbench" <<-SQL
+	\set o random(0, $((n - 1)))
+	UPDATE hotel_rel.room_availability ra SET is_available = NOT ra.is_available FROM public.bench_ra_keys k WHERE k.i = :o AND ra.hotel_id = k.hotel_id AND ra.date = k.date AND ra.room_number = k.room_number;
+	SQL
+}
+
+latency()
+{
+	local secs=${1:-60}
+	mode_run "a-stream" stream "$RATE" "$secs"
+	mode_run "a-none" none "$RATE" "$secs"
+	mode_run "a-sync" sync "$RATE" "$secs"
+}
+
+full()
+{
+	local secs=${1:-30}
+	mode_run "b-none" none 0 "$secs"
+	mode_run "b-stream" stream 0 "$secs"
+	mode_run "b-sync" sync 0 "$secs"
+}
+
+# c: the stream under -R RATE; the node stopped OUT s, then started again
+outage()
+{
+	local out=${1:-60} secs t0 t1 tstop tback c0 c1 cm1 cm2 end la0 la1
+	secs=$((out + 240))	# the node takes 30-150 s to start on this shared box
+	catch_up "c-outage"
+	sampler_start "$SLOT" "$OUTDIR/c-outage.lag" "SELECT changes FROM cqlbridge_$KS.stream_state"
+	sleep 1
+	la0=$(cut -d' ' -f1-3 /proc/loadavg)
+	c0=$(snap)
+	t0=$(now)
+	pgb "c-outage" "$RATE" "$secs" &
+	local PGBJOB=$!
+	sleep 15
+	tstop=$(now)
+	cm1=$(snap)
+	bash "$REPO/scripts/cassandra.sh" stop "$NODE" > "$OUTDIR/node.log" 2>&1
+	sleep "$out"
+	bash "$REPO/scripts/cassandra.sh" start "$NODE" --keep-data >> "$OUTDIR/node.log" 2>&1
+	bash "$REPO/scripts/cassandra.sh" wait "$NODE" >> "$OUTDIR/node.log" 2>&1
+	tback=$(now)
+	cm2=$(snap)
+	wait "$PGBJOB"
+	# pgb ran in a subshell: its summary again, from its files
+	pgb_summary "c-outage"
+	t1=$(now)
+	end=$(wal)
+	wait_confirm "$SLOT" "$end" 900 || say "c-outage: not caught up after 900 s"
+	c1=$(snap)
+	sampler_stop
+	stream_stop
+	la1=$(cut -d' ' -f1-3 /proc/loadavg)
+	say "c-outage (stream, rate $RATE, $secs s, node $NODE stopped at +$(printf %.0f "$(echo "$tstop - $t0" | bc)") s, ready again after $(printf %.1f "$(echo "$tback - $tstop" | bc)") s): $PGB_LINE; $(python3 "$HERE/stream_lag.py" catchup "$OUTDIR/c-outage.lag" "$tback" "$end"); $(cpu_line "$(cpu_join "$c0" "$cm1" "$cm2")" "$c1" "$PGB_CPU") (the node's stop and start excluded); load average $la0 -> $la1"
+	say "c-outage: failed application transactions while the node was down: $(python3 - "$OUTDIR/c-outage" "$tstop" "$tback" <<'PY'
+import glob, sys
+d, a, b = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+ok = bad = 0
+for f in glob.glob(d + "/pgbench_log.*"):
+    for line in open(f):
+        p = line.split()
+        t = int(p[4]) + int(p[5]) / 1e6
+        if a <= t <= b:
+            if p[2].isdigit():
+                ok += 1
+            else:
+                bad += 1
+print("%d (%d succeeded in that window)" % (bad, ok))
+PY
+)"
+}
+
+# cpu_join A B C: A + C - B, a "before" snapshot from which an "after" D
+# gives (B - A) + (D - C): the CPU before the node's restart plus after it
+# (its pid changes), the restart itself left out
+cpu_join()
+{
+	echo "$1 $2 $3" | awk '{ for (i = 1; i <= 7; i++) printf "%s%d", (i > 1 ? " " : ""), $i + $(i + 14) - $(i + 7); print "" }'
+}
+
+# pgb_summary LABEL: PGB_LINE and PGB_CPU of a pgb run in the background
+pgb_summary()
+{
+	local dir=$OUTDIR/$1
+	PGB_CPU=$(awk '{ print $1 + $2 }' "$dir/time")
+	PGB_LINE=$(python3 - "$dir" <<'PY'
+import glob, sys
+d = sys.argv[1]
+lat = []
+for f in glob.glob(d + "/pgbench_log.*"):
+    for line in open(f):
+        p = line.split()
+        if p[2].isdigit():
+            lat.append(int(p[2]) / 1000.0)
+lat.sort()
+out = open(d + "/pgbench.out").read().splitlines()
+get = lambda k: next((l.split("=", 1)[1].split("(")[0].strip() if "=" in l else l.split(":", 1)[1].strip()
+                      for l in out if l.startswith(k)), "?")
+aborted = sum(1 for l in out if "aborted" in l and l.startswith("client"))
+pct = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] if lat else float("nan")
+print("%s tx/s, %d tx, latency p50 %.3f ms, p99 %.3f ms, failed %s, clients aborted %d"
+      % (get("tps"), len(lat), pct(0.5), pct(0.99), get("number of failed transactions"), aborted))
+PY
+)
+}
+
+# d: Debezium's embedded engine capturing from its own slot, -R RATE and unthrottled
+debezium_run()
+{
+	local label=$1 rate=$2 secs=$3 cp c0 c1 t0 t1 n last la0 la1 summary
+	cp=$(bash "$HERE/debezium/build.sh")
+	local pgport pghost=127.0.0.1
+	pgport=$(q "SHOW port")
+	mkfifo "$OUTDIR/$label.in"
+	# the JVM stops when its stdin closes (exec 7> below keeps it open)
+	java -Xms256m -Xmx768m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+		-Ddbz.host=$pghost -Ddbz.port="$pgport" -Ddbz.user="${PGUSER:-postgres}" -Ddbz.db="$DB" \
+		-Ddbz.slot=$DBZ_SLOT -Ddbz.publication=$DBZ_SLOT -Ddbz.tables=hotel_rel.room_availability \
+		-cp "$cp" DbzCapture < "$OUTDIR/$label.in" > "$OUTDIR/$label.dbz" 2> "$OUTDIR/$label.dbz.err" &
+	JVM_PID=$!
+	exec 7> "$OUTDIR/$label.in"
+	for _ in $(seq 300); do
+		[ "$(q "SELECT active FROM pg_replication_slots WHERE slot_name = '$DBZ_SLOT'")" = t ] && break
+		sleep 0.2
+	done
+	WS_PID=$(q "SELECT active_pid FROM pg_replication_slots WHERE slot_name = '$DBZ_SLOT'")
+	[ -n "$WS_PID" ] || { cat "$OUTDIR/$label.dbz.err" >&2; echo "Debezium did not start" >&2; exit 1; }
+	sleep 3
+	sampler_start "$DBZ_SLOT" "$OUTDIR/$label.lag"
+	la0=$(cut -d' ' -f1-3 /proc/loadavg)
+	c0=$(snap)
+	t0=$(now)
+	pgb "$label" "$rate" "$secs"
+	t1=$(now)
+	# until the event count stops growing for 3 s (every change received)
+	last=-1
+	for _ in $(seq 600); do
+		n=$(grep '^events ' "$OUTDIR/$label.dbz" | tail -1 | cut -d' ' -f2)
+		[ "$n" = "$last" ] && break
+		last=$n
+		sleep 3
+	done
+	c1=$(snap)
+	sampler_stop
+	la1=$(cut -d' ' -f1-3 /proc/loadavg)
+	exec 7>&-
+	wait "$JVM_PID" || true
+	JVM_PID= WS_PID=
+	rm -f "$OUTDIR/$label.in"
+	summary=$(grep '^summary' "$OUTDIR/$label.dbz" | sed 's/^summary //')
+	q "SELECT pg_drop_replication_slot('$DBZ_SLOT') FROM pg_replication_slots WHERE slot_name = '$DBZ_SLOT' AND NOT active" > /dev/null
+	say "$label (Debezium capturing, rate $rate, $secs s): $PGB_LINE; Debezium $summary; slot-confirmation lag $(python3 "$HERE/stream_lag.py" lag "$OUTDIR/$label.lag" "$t0" "$t1"); $(cpu_line "$c0" "$c1" "$PGB_CPU") over $(printf %.1f "$(echo "$(now) - $t0" | bc)") s; load average $la0 -> $la1"
+}
+
+debezium()
+{
+	local secs=${1:-60}
+	debezium_run "d-debezium-R$RATE" "$RATE" "$secs"
+	debezium_run "d-debezium-full" 0 "$((secs / 2))"
+	q "DROP PUBLICATION IF EXISTS $DBZ_SLOT" > /dev/null
+}
+
+cleanup()
+{
+	[ -n "${STREAM_PID:-}" ] && kill -TERM "$STREAM_PID" 2> /dev/null
+	[ -n "${JVM_PID:-}" ] && kill -TERM "$JVM_PID" 2> /dev/null
+	[ -n "${SAMPLER:-}" ] && kill -TERM "$SAMPLER" 2> /dev/null
+	wait 2> /dev/null
+	"$CQLBRIDGE" sync --uninstall -q -d "$DB" "$GEN" > /dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+cmd=${1:-all}
+[ $# -gt 0 ] && shift
+say "stream_compare $cmd $*: $(nproc) cores (shared with other sessions), PostgreSQL $(psql -X -A -t -d postgres -c 'SHOW server_version'), Cassandra $NODE at $CQL_HOST, output in $OUTDIR"
+case $cmd in
+	setup) setup ;;
+	latency) prepare_keys; latency "$@" ;;
+	full) prepare_keys; full "$@" ;;
+	outage) prepare_keys; outage "$@" ;;
+	debezium) prepare_keys; debezium "$@" ;;
+	all) setup; prepare_keys; latency; full; outage; debezium ;;
+	*) echo "usage: stream_compare.sh setup|latency|full|outage|debezium|all [ARG]" >&2; exit 2 ;;
+esac
