@@ -124,9 +124,26 @@ relation_message(Stream *s, CapMessage *m)
 	}
 }
 
-/* Flush, then confirm upto; false with s->err on failure. */
+/* A --log-positions line: lsn as X/Y after the text. */
+static void
+trace_lsn(const Stream *s, const char *what, CapLsn lsn, const char *more)
+{
+	char	   *t;
+
+	if (!s->opts->log_positions)
+		return;
+	t = cap_lsn_text(lsn);
+	cap_log("position: %s %s%s", what, t, more ? more : "");
+	free(t);
+}
+
+/*
+ * flush_and_confirm
+ *		Flush what was received, then confirm upto (why: for
+ *		--log-positions); false with s->err on failure.
+ */
 static bool
-flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time)
+flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time, const char *why)
 {
 	if (s->req.n > 0 || cap_pending_total(s->p) > 0)
 	{
@@ -154,6 +171,15 @@ flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time)
 	s->xids.data[0] = '\0';
 	if (upto > s->st.confirmed)
 		s->st.confirmed = upto;
+	if (s->opts->log_positions)
+	{
+		char	   *r = cap_lsn_text(s->st.received);
+		char	   *more = bridge_printf(" (received %s; %s)", r, why);
+
+		trace_lsn(s, "confirm", s->st.confirmed, more);
+		free(more);
+		free(r);
+	}
 	if (!cap_send_status(s->repl, s->st.received, s->st.confirmed, false))
 	{
 		snprintf(s->err, sizeof(s->err), "sending the confirmed position failed: %s", PQerrorMessage(s->repl));
@@ -197,7 +223,7 @@ session(Stream *s)
 
 		if (stop_signal && !in_txn)
 		{
-			if (!flush_and_confirm(s, last_commit, last_commit_time))
+			if (!flush_and_confirm(s, last_commit, last_commit_time, "stop signal"))
 				return SESSION_RETRY;
 			return SESSION_STOP;
 		}
@@ -218,6 +244,8 @@ session(Stream *s)
 			CapLsn		walend = cap_get64(buf + 1);
 			bool		reply = buf[17] != 0;
 
+			if (s->opts->log_positions)
+				trace_lsn(s, "keepalive walEnd", walend, reply ? " (reply requested)" : "");
 			if (walend > s->st.received)
 				s->st.received = walend;
 			/*
@@ -225,9 +253,27 @@ session(Stream *s)
 			 * never confirmed.  An idle stream advances with the commits
 			 * of its own status row, which is in the publication.
 			 */
-			if (reply)
+			if (reply && in_txn)
 			{
-				if (!flush_and_confirm(s, in_txn ? s->st.confirmed : last_commit, 0))
+				/*
+				 * Mid-transaction (a large one being received): answer
+				 * with the position already confirmed, flushing nothing.
+				 * The requests queued so far include this transaction's
+				 * first changes, which must be recomputed only on a
+				 * snapshot that sees the transaction, after its COMMIT.
+				 */
+				trace_lsn(s, "confirm", s->st.confirmed, " (keepalive reply inside a transaction: nothing flushed)");
+				if (!cap_send_status(s->repl, s->st.received, s->st.confirmed, false))
+				{
+					snprintf(s->err, sizeof(s->err), "sending the confirmed position failed: %s", PQerrorMessage(s->repl));
+					PQfreemem(buf);
+					return SESSION_RETRY;
+				}
+				last_status = bridge_now();
+			}
+			else if (reply)
+			{
+				if (!flush_and_confirm(s, last_commit, 0, "keepalive reply"))
 				{
 					PQfreemem(buf);
 					return SESSION_RETRY;
@@ -248,12 +294,28 @@ session(Stream *s)
 				case CAP_BEGIN:
 					in_txn = true;
 					s->cur_xid = m.xid;
+					if (s->opts->log_positions)
+					{
+						char	   *more = bridge_printf(" (xid %u)", (unsigned) m.xid);
+
+						trace_lsn(s, "BEGIN final", m.lsn, more);
+						free(more);
+					}
 					break;
 				case CAP_COMMIT:
 					in_txn = false;
 					sb_appendf(&s->xids, "%s%u", s->xids.len ? "," : "", (unsigned) s->cur_xid);
 					last_commit = m.end_lsn;
 					last_commit_time = m.commit_time;
+					if (s->opts->log_positions)
+					{
+						char	   *e = cap_lsn_text(m.end_lsn);
+						char	   *more = bridge_printf(" end %s (xid %u)", e, (unsigned) s->cur_xid);
+
+						trace_lsn(s, "COMMIT", m.lsn, more);
+						free(more);
+						free(e);
+					}
 					if (m.end_lsn > s->st.received)
 						s->st.received = m.end_lsn;
 					break;
@@ -287,7 +349,8 @@ session(Stream *s)
 		if (!in_txn && (s->req.n > 0 || cap_pending_total(s->p) > 0) &&
 			(n == 0 || s->req.n >= FLUSH_REQUESTS || now - first_unflushed >= FLUSH_AFTER_S))
 		{
-			if (!flush_and_confirm(s, last_commit, last_commit_time))
+			if (!flush_and_confirm(s, last_commit, last_commit_time,
+								   n == 0 ? "flush: idle" : s->req.n >= FLUSH_REQUESTS ? "flush: requests" : "flush: 200 ms"))
 				return SESSION_RETRY;
 			first_unflushed = 0;
 			last_status = now;
@@ -297,7 +360,7 @@ session(Stream *s)
 			s->st.lag_seconds = 0;
 			if (now - last_status >= STATUS_EVERY_S || last_commit > s->st.confirmed)
 			{
-				if (!flush_and_confirm(s, last_commit, 0))
+				if (!flush_and_confirm(s, last_commit, 0, "idle"))
 					return SESSION_RETRY;
 				last_status = now;
 			}

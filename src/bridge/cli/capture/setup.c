@@ -281,6 +281,13 @@ cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *op
 		bridge_fatal_hint("Check wal_level = logical, max_replication_slots and the role's REPLICATION attribute.",
 						  "%s%s%s%s", err, state[0] ? " (SQLSTATE " : "", state, state[0] ? ")" : "");
 	}
+	if (opts->log_positions)
+	{
+		char	   *lsn = cap_lsn_text(consistent);
+
+		cap_log("position: slot %s created, consistent point %s (the load's snapshot)", p->slot, lsn);
+		free(lsn);
+	}
 	bridge_exec_script(conn, "starting the load transaction", "BEGIN ISOLATION LEVEL REPEATABLE READ");
 	sql = bridge_printf("SET TRANSACTION SNAPSHOT %s", bridge_quote_literal(snapshot));
 	bridge_exec_script(conn, "importing the slot's snapshot", sql);
