@@ -24,10 +24,20 @@
 #   (cut to ms), alerts moved, a multi-relation transaction; every target
 #   equals its view.
 #
+#   real faults, on one PostgreSQL version (15 by default: the faults are
+#   not version-specific and cost about a minute): while pgbench writes,
+#   the Cassandra node is stopped (scripts/cassandra.sh stop) for 30 s and
+#   started again: every application transaction succeeds, the stream
+#   retries with a growing backoff and converges; then PostgreSQL is
+#   restarted (scripts/pg.sh restart) under the running stream; every
+#   target equals its view afterwards.
+#
 # Environment: PGHOST/PGPORT/PGUSER (superuser, wal_level=logical),
 # CQL_HOST, CQLBRIDGE, STREAM_PAUSE_NODE (the scripts/cassandra.sh name of
-# the node at CQL_HOST; derived for the known addresses, the outage is
-# skipped when unknown), BRIDGE_STREAM_DB / BRIDGE_STREAM_KEYSPACE.
+# the node at CQL_HOST; by default the running node that scripts/
+# cassandra.sh status lists at CQL_HOST:9042; the outage and the faults
+# are skipped when there is none), STREAM_FAULTS (auto: on PostgreSQL 15
+# only; 1: always; 0: never), BRIDGE_STREAM_DB / BRIDGE_STREAM_KEYSPACE.
 # Output: TAP.
 #
 set -uo pipefail
@@ -45,13 +55,33 @@ BRIDGE_ROLES=(bridge_stream_norepl)
 BRIDGE_KEEP=${BRIDGE_STREAM_KEEP:-}
 bridge_begin stream
 
-tap_plan 39
+# the node behind CQL_HOST, as scripts/cassandra.sh names it
+if [ -z "${STREAM_PAUSE_NODE:-}" ]; then
+	STREAM_PAUSE_NODE=$(bash "$REPO/scripts/cassandra.sh" status 2> /dev/null |
+		awk -v a="$CQL_HOST:9042" '$2 == a && $5 == "ready" { print $1; exit }')
+fi
+# the faults part: on one version only, and only with a node to stop and
+# a server scripts/pg.sh can restart (the one at PGPORT)
+PG_MAJOR_RUNNING=$(psql -X -A -t -d postgres -c "SELECT current_setting('server_version_num')::int / 10000")
+FAULTS=${STREAM_FAULTS:-auto}
+[ "$FAULTS" = auto ] && { [ "$PG_MAJOR_RUNNING" = 15 ] && FAULTS=1 || FAULTS=0; }
+if [ "$FAULTS" = 1 ] && { [ -z "$STREAM_PAUSE_NODE" ] ||
+	[ "$(PG_VERSION=$PG_MAJOR_RUNNING bash "$REPO/scripts/pg.sh" env | sed -n 's/^export PGPORT=//p')" != "$PGPORT" ]; }; then
+	echo "# faults part not run: no Cassandra node at $CQL_HOST or the server at port $PGPORT is not scripts/pg.sh's"
+	FAULTS=0
+fi
+if [ "$FAULTS" = 1 ]; then
+	tap_plan $((39 + 15))
+else
+	tap_plan 39
+fi
 
 SPID=
 stream_cleanup()
 {
 	[ -n "$SPID" ] && kill -9 "$SPID" 2> /dev/null
 	[ -n "${PAUSED:-}" ] && bash "$REPO/scripts/cassandra.sh" resume "$PAUSED" > /dev/null 2>&1
+	[ -n "${STOPPED:-}" ] && bash "$REPO/scripts/cassandra.sh" start "$STOPPED" --keep-data > /dev/null 2>&1
 	sleep 0.5
 	psql -X -q -d "$DB" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$DB' AND NOT active" > /dev/null 2>&1
 	bridge_cleanup
@@ -131,12 +161,6 @@ ok $? "the initial load ran from the slot's snapshot while the application wrote
 start_stream
 sleep 3
 
-case "${STREAM_PAUSE_NODE:-}:$CQL_HOST" in
-	:127.0.0.11) STREAM_PAUSE_NODE=scratch3 ;;
-	:127.0.0.10) STREAM_PAUSE_NODE=scratch2 ;;
-	:127.0.0.5) STREAM_PAUSE_NODE=scratch ;;
-	:127.0.0.1) STREAM_PAUSE_NODE=single ;;
-esac
 if [ -n "${STREAM_PAUSE_NODE:-}" ] && bash "$REPO/scripts/cassandra.sh" pause "$STREAM_PAUSE_NODE" > "$WORK/pause.out" 2>&1; then
 	PAUSED=$STREAM_PAUSE_NODE
 	sleep 10
@@ -166,6 +190,45 @@ grep -q "^phase  *streaming" "$WORK/status.out" && grep -q "^slot active  *true"
 ok $? "stream --status reports the running stream" || diag "$(cat "$WORK/status.out")"
 load_targets "$GEN"
 compare_all "after writes, kill -9 and outage"
+
+# --- real faults: a Cassandra node stopped for 30 s, PostgreSQL restarted ----------
+if [ "$FAULTS" = 1 ]; then
+	t_faults=$(date +%s)
+	"$PGBENCH" -n -c 2 -j 2 -R 100 -T 40 --max-tries=5 -f "$HERE/gen_hotel.pgbench" "$DB" > "$WORK/pgbench2.out" 2>&1 &
+	BENCH=$!
+	sleep 1
+	STOPPED=$STREAM_PAUSE_NODE
+	bash "$REPO/scripts/cassandra.sh" stop "$STOPPED" > "$WORK/node.out" 2>&1
+	sleep 30
+	bash "$REPO/scripts/cassandra.sh" start "$STOPPED" --keep-data >> "$WORK/node.out" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && STOPPED=
+	ok $rc "Cassandra node $STREAM_PAUSE_NODE stopped for 30 s during the writes and started again" ||
+		diag "$(tail -20 "$WORK/node.out")"
+	wait "$BENCH"
+	rc=$?
+	failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$WORK/pgbench2.out")
+	done_tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$WORK/pgbench2.out")
+	[ $rc -eq 0 ] && [ "${failed:-x}" = 0 ] && [ "${done_tx:-0}" -gt 2000 ]
+	ok $? "every application transaction succeeded while the node was down (${done_tx:-?} transactions, ${failed:-?} failed)" ||
+		diag "$(tail -20 "$WORK/pgbench2.out")"
+	# the flush failed while the node was down and the stream waited longer
+	# each time (1, 2, 4, 8 s ...) instead of hammering it
+	grep -q "retrying in 8 s" "$WORK/stream.log"
+	ok $? "the stream retried with a growing backoff while Cassandra was down" || diag "$(tail -20 "$WORK/stream.log")"
+
+	caught_up
+	ok $? "the stream caught up after the outage" || diag "$(tail -20 "$WORK/stream.log")"
+
+	PG_VERSION=$PG_MAJOR_RUNNING bash "$REPO/scripts/pg.sh" restart > "$WORK/pgrestart.out" 2>&1
+	ok $? "PostgreSQL restarted under the running stream" || diag "$(cat "$WORK/pgrestart.out")"
+	# the application writes again after the restart
+	"$PGBENCH" -n -c 2 -j 2 -R 100 -T 3 --max-tries=5 -f "$HERE/gen_hotel.pgbench" "$DB" > "$WORK/pgbench3.out" 2>&1
+	caught_up && kill -0 "$SPID" 2> /dev/null
+	ok $? "the stream survived the restart and caught up" || diag "$(tail -20 "$WORK/stream.log")"
+	compare_all "after a Cassandra node stopped for 30 s and a PostgreSQL restart"
+	echo "# faults part: $(($(date +%s) - t_faults)) s"
+fi
 
 # --- TRUNCATE of a source relation ----------------------------------------------
 q "TRUNCATE hotel_rel.guest_email" > /dev/null

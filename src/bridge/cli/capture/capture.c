@@ -12,7 +12,8 @@
  * (writer.c).  After a flush committed (Cassandra acknowledged every
  * write), the commit's end LSN is confirmed to the slot.  Any failure of
  * PostgreSQL or Cassandra drops what was not flushed, reconnects with
- * backoff (1 s doubling to 30 s) and resumes from the slot: at least once,
+ * backoff (1 s doubling to 15 s; back to 1 s once a session confirmed
+ * something) and resumes from the slot: at least once,
  * and each replayed key is recomputed from the current data (idempotent).
  * A change of a source relation's columns stops the stream before
  * anything of that transaction is written.  SIGINT/SIGTERM: flush what
@@ -38,6 +39,7 @@
 #define FLUSH_REQUESTS	5000	/* or this many queued requests */
 #define STATUS_EVERY_S	10.0	/* standby status update at least this often */
 #define PG_EPOCH_UNIX	946684800.0
+#define BACKOFF_MAX_S	15.0	/* retry interval after repeated failures */
 
 static volatile sig_atomic_t stop_signal = 0;
 
@@ -434,10 +436,19 @@ cmd_stream(const BridgeOptions *opts)
 
 	for (;;)
 	{
+		CapLsn		before = s.st.confirmed;
 		SessionEnd	end = session(&s);
 
 		if (end == SESSION_STOP)
 			break;
+
+		/*
+		 * A session that confirmed something worked until this failure:
+		 * retry soon.  One that confirmed nothing (Cassandra still down,
+		 * the flush failing again) waits longer each time.
+		 */
+		if (s.st.confirmed > before)
+			backoff = 1.0;
 		if (s.tty)
 			fputc('\n', stderr);
 		cap_log("%s; retrying in %.0f s (resumes from the slot's confirmed position)", s.err, backoff);
@@ -447,7 +458,7 @@ cmd_stream(const BridgeOptions *opts)
 		PQfinish(s.repl);
 		s.repl = NULL;
 		nap(backoff);
-		backoff = backoff * 2 > 30 ? 30 : backoff * 2;
+		backoff = backoff * 2 > BACKOFF_MAX_S ? BACKOFF_MAX_S : backoff * 2;
 		while (!stop_signal)
 		{
 			if (PQstatus(s.conn) != CONNECTION_OK)
@@ -463,11 +474,10 @@ cmd_stream(const BridgeOptions *opts)
 						 (int) strcspn(PQerrorMessage(s.conn), "\n"), PQerrorMessage(s.conn));
 			cap_log("%s; retrying in %.0f s", s.err, backoff);
 			nap(backoff);
-			backoff = backoff * 2 > 30 ? 30 : backoff * 2;
+			backoff = backoff * 2 > BACKOFF_MAX_S ? BACKOFF_MAX_S : backoff * 2;
 		}
 		if (stop_signal)
 			break;
-		backoff = 1.0;
 	}
 	if (s.tty)
 		fputc('\n', stderr);
