@@ -20,9 +20,13 @@
 #   with "plan again" and nothing of that change is written; a dropped slot
 #   is refused; --drop removes slot and publication.
 #   a second plan (telemetry, keyspace <ks>_t) streams in the same database:
-#   readings moved to another time bucket, deleted, inserted with now()
-#   (cut to ms), alerts moved, a multi-relation transaction; every target
-#   equals its view.
+#   its initial load is killed half-way and rows it wrote are deleted from
+#   the source (the restart empties the targets and loads again); readings
+#   moved to another time bucket, deleted, inserted with now() (cut to
+#   ms), alerts moved, a multi-relation transaction; the stream is killed
+#   with -9 right after the slot confirmed all that (the slot's position
+#   compared with the WAL insert position) and every target equals its
+#   view; restarted, it resumes.
 #
 #   real faults, on one PostgreSQL version (15 by default: the faults are
 #   not version-specific and cost about a minute): while pgbench writes,
@@ -71,9 +75,9 @@ if [ "$FAULTS" = 1 ] && { [ -z "$STREAM_PAUSE_NODE" ] ||
 	FAULTS=0
 fi
 if [ "$FAULTS" = 1 ]; then
-	tap_plan $((39 + 15))
+	tap_plan $((40 + 15))
 else
-	tap_plan 39
+	tap_plan 40
 fi
 
 SPID=
@@ -284,7 +288,31 @@ qf -v sites=1 -v sensors=1 -v alerts=1000 -f "$REPO/migrations/telemetry/generat
 ok $? "telemetry planned with a time bucket, tables created" || diag "$(cat "$WORK/tplan.out")"
 "$CQLBRIDGE" stream --log-positions "$WORK/tgen" > "$WORK/tstream.log" 2>&1 &
 SPID=$!
-sleep 2
+# the initial load killed half-way (57,600 readings take seconds), rows it
+# had written then deleted from the source: the next start must empty the
+# targets and load again, else those rows would stay in Cassandra
+for i in $(seq 1 100); do
+	[ "$(q "SELECT phase FROM cqlbridge_$KT.stream_state" 2> /dev/null)" = loading ] && break
+	sleep 0.1
+done
+sleep 1.5
+kill -9 "$SPID" 2> /dev/null
+wait "$SPID" 2> /dev/null
+SPID=
+loaded=$(q "SELECT count(*) FROM (SELECT 1 FROM ${KT}_cql.readings_by_sensor_id LIMIT 30) x")
+q "DELETE FROM telemetry_rel.readings r USING (SELECT sensor_id, reported_at FROM ${KT}_cql.readings_by_sensor_id LIMIT 30) c
+   WHERE r.sensor_id = c.sensor_id AND r.reported_at = c.reported_at" > /dev/null
+[ "$(q "SELECT phase FROM cqlbridge_$KT.stream_state")" = loading ] ||
+	diag "the load finished before the kill: the restart below does not reload"
+"$CQLBRIDGE" stream --log-positions "$WORK/tgen" >> "$WORK/tstream.log" 2>&1 &
+SPID=$!
+for i in $(seq 1 300); do
+	[ "$(q "SELECT phase FROM cqlbridge_$KT.stream_state" 2> /dev/null)" = streaming ] && break
+	sleep 0.2
+done
+grep -q "the previous initial load did not finish: 3 target tables emptied, loading again" "$WORK/tstream.log"
+ok $? "a load killed half-way (${loaded:-?} readings in Cassandra, deleted from the source) is emptied and loaded again" ||
+	diag "$(grep -v position: "$WORK/tstream.log" | tail -5)"
 # timestamps as applications write them (now()), cut to what CQL stores (ms)
 q "UPDATE telemetry_rel.readings SET reported_at = reported_at + interval '15 days 30 seconds'
     WHERE reported_at < (SELECT min(reported_at) FROM telemetry_rel.readings) + interval '2 hours';

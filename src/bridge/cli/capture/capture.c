@@ -142,14 +142,38 @@ trace_lsn(const Stream *s, const char *what, CapLsn lsn, const char *more)
 /*
  * flush_and_confirm
  *		Flush what was received, then confirm upto (why: for
- *		--log-positions); false with s->err on failure.
+ *		--log-positions); false with s->err on failure.  open_xid, when not
+ *		0, is the transaction being received (a chunk of a large one): its
+ *		changes so far are flushed on a snapshot that sees it, and upto is
+ *		the commit before it.
  */
 static bool
-flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time, const char *why)
+flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time, const char *why,
+				  uint32_t open_xid)
 {
 	if (s->req.n > 0 || cap_pending_total(s->p) > 0)
 	{
-		char	   *xids = bridge_printf("{%s}", s->xids.data ? s->xids.data : "");
+		char	   *xids;
+		StrBuf		lit;
+
+		/*
+		 * A status update first (the position already confirmed): the
+		 * walsender ends a connection that sent none for
+		 * wal_sender_timeout (60 s), and nothing is read while the flush
+		 * runs.
+		 */
+		if (!cap_send_status(s->repl, s->st.received, s->st.confirmed, false))
+		{
+			snprintf(s->err, sizeof(s->err), "sending the confirmed position failed: %s", PQerrorMessage(s->repl));
+			return false;
+		}
+
+		sb_init(&lit);
+		sb_appendf(&lit, "{%s", s->xids.data ? s->xids.data : "");
+		if (open_xid)
+			sb_appendf(&lit, "%s%u", s->xids.len ? "," : "", (unsigned) open_xid);
+		sb_appendc(&lit, '}');
+		xids = lit.data;
 
 		if (!cap_flush(s->conn, s->p, &s->req, xids, &s->st.flushed_keys, s->err, sizeof(s->err)))
 		{
@@ -225,7 +249,7 @@ session(Stream *s)
 
 		if (stop_signal && !in_txn)
 		{
-			if (!flush_and_confirm(s, last_commit, last_commit_time, "stop signal"))
+			if (!flush_and_confirm(s, last_commit, last_commit_time, "stop signal", 0))
 				return SESSION_RETRY;
 			return SESSION_STOP;
 		}
@@ -275,7 +299,7 @@ session(Stream *s)
 			}
 			else if (reply)
 			{
-				if (!flush_and_confirm(s, last_commit, 0, "keepalive reply"))
+				if (!flush_and_confirm(s, last_commit, 0, "keepalive reply", 0))
 				{
 					PQfreemem(buf);
 					return SESSION_RETRY;
@@ -352,7 +376,21 @@ session(Stream *s)
 			(n == 0 || s->req.n >= FLUSH_REQUESTS || now - first_unflushed >= FLUSH_AFTER_S))
 		{
 			if (!flush_and_confirm(s, last_commit, last_commit_time,
-								   n == 0 ? "flush: idle" : s->req.n >= FLUSH_REQUESTS ? "flush: requests" : "flush: 200 ms"))
+								   n == 0 ? "flush: idle" : s->req.n >= FLUSH_REQUESTS ? "flush: requests" : "flush: 200 ms", 0))
+				return SESSION_RETRY;
+			first_unflushed = 0;
+			last_status = now;
+		}
+		else if (in_txn && s->req.n >= FLUSH_REQUESTS)
+		{
+			/*
+			 * A large transaction: its changes so far are flushed in a
+			 * chunk (memory stays bounded), on a snapshot that sees the
+			 * transaction (committed: protocol version 1 sends it after
+			 * its COMMIT).  Only the commit before it is confirmed; a
+			 * restart replays the whole transaction.
+			 */
+			if (!flush_and_confirm(s, last_commit, 0, "flush: chunk of a large transaction", s->cur_xid))
 				return SESSION_RETRY;
 			first_unflushed = 0;
 			last_status = now;
@@ -362,7 +400,7 @@ session(Stream *s)
 			s->st.lag_seconds = 0;
 			if (now - last_status >= STATUS_EVERY_S || last_commit > s->st.confirmed)
 			{
-				if (!flush_and_confirm(s, last_commit, 0, "idle"))
+				if (!flush_and_confirm(s, last_commit, 0, "idle", 0))
 					return SESSION_RETRY;
 				last_status = now;
 			}
@@ -411,6 +449,7 @@ cmd_stream(const BridgeOptions *opts)
 	cap_check_server(s.conn, s.p);
 	cap_plan_prepare(s.conn, s.p);
 	cap_check_source(s.conn, s.p);
+	cap_check_targets(s.conn, s.p);
 	cap_prepare_objects(s.conn, s.p);
 
 	memset(&sa, 0, sizeof(sa));
