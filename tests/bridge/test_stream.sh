@@ -120,8 +120,7 @@ rc=$?
 grep -q "source relation hotel_rel.guest_email has REPLICA IDENTITY NOTHING" "$WORK/ident.out" &&
 	grep -q "ALTER TABLE hotel_rel.guest_email REPLICA IDENTITY FULL" "$WORK/ident.out" && [ $rc -eq 2 ]
 ok $? "a relation without a usable replica identity is named, with what to run" || diag "$(cat "$WORK/ident.out")"
-is "$(q "SELECT count(*) FROM pg_publication") $(q "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")" "0 0" \
-	"the refusals created no publication and no slot"
+no_stream_objects "the refusals created no publication and no slot"
 q "ALTER TABLE hotel_rel.guest_email REPLICA IDENTITY DEFAULT" > /dev/null
 
 # --- online migration under writes ------------------------------------------
@@ -131,24 +130,8 @@ start_stream()
 	SPID=$!
 }
 # caught_up [KEYSPACE]: the stream confirmed every transaction committed so
-# far (60 s at most).  The position to reach is the WAL *insert* position:
-# with synchronous_commit = off (scripts/pg.sh) a commit returns before its
-# WAL is written, and pg_current_wal_lsn() (the write position) can still
-# be before it: a slot confirmed that far has not seen the transaction.  The
-# status row must say streaming: during the initial load the slot's
-# confirmed position is its consistent point, which says nothing about
-# what the load has written yet.
-caught_up()
-{
-	local lsn i ks=${1:-$KS}
-	lsn=$(q "SELECT pg_current_wal_insert_lsn()")
-	for i in $(seq 1 300); do
-		[ "$(q "SELECT s.confirmed_flush_lsn >= '$lsn' AND (SELECT phase = 'streaming' FROM cqlbridge_$ks.stream_state)
-		        FROM pg_replication_slots s WHERE s.slot_name = 'cqlbridge_$ks'" 2> /dev/null)" = t ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
+# far (lib.sh: stream_caught_up, against the WAL insert position)
+caught_up() { stream_caught_up "${1:-$KS}"; }
 
 PGBENCH=$(command -v pgbench || echo "$(pg_config --bindir 2> /dev/null)/pgbench")
 "$PGBENCH" -n -c 2 -j 2 -R 100 -T 24 --max-tries=5 -f "$HERE/gen_hotel.pgbench" "$DB" > "$WORK/pgbench.out" 2>&1 &
@@ -291,10 +274,7 @@ SPID=$!
 # the initial load killed half-way (57,600 readings take seconds), rows it
 # had written then deleted from the source: the next start must empty the
 # targets and load again, else those rows would stay in Cassandra
-for i in $(seq 1 100); do
-	[ "$(q "SELECT phase FROM cqlbridge_$KT.stream_state" 2> /dev/null)" = loading ] && break
-	sleep 0.1
-done
+wait_stream_phase "$KT" loading
 sleep 1.5
 kill -9 "$SPID" 2> /dev/null
 wait "$SPID" 2> /dev/null
@@ -306,10 +286,7 @@ q "DELETE FROM telemetry_rel.readings r USING (SELECT sensor_id, reported_at FRO
 	diag "the load finished before the kill: the restart below does not reload"
 "$CQLBRIDGE" stream --log-positions "$WORK/tgen" >> "$WORK/tstream.log" 2>&1 &
 SPID=$!
-for i in $(seq 1 300); do
-	[ "$(q "SELECT phase FROM cqlbridge_$KT.stream_state" 2> /dev/null)" = streaming ] && break
-	sleep 0.2
-done
+wait_stream_phase "$KT" streaming
 grep -q "the previous initial load did not finish: 3 target tables emptied, loading again" "$WORK/tstream.log"
 ok $? "a load killed half-way (${loaded:-?} readings in Cassandra, deleted from the source) is emptied and loaded again" ||
 	diag "$(grep -v position: "$WORK/tstream.log" | tail -5)"

@@ -9,8 +9,9 @@
  * pgoutput version 1), queues what each change may affect (keys.c) and
  * flushes at a transaction boundary when 200 ms passed since the first
  * unflushed change, 5000 requests are queued, or the stream is idle
- * (writer.c).  After a flush committed (Cassandra acknowledged every
- * write), the commit's end LSN is confirmed to the slot.  Any failure of
+ * (writer.c); inside a large transaction, in chunks of 5000 requests.
+ * After a flush committed (Cassandra acknowledged every write), the
+ * commit's end LSN is confirmed to the slot.  Any failure of
  * PostgreSQL or Cassandra drops what was not flushed, reconnects with
  * backoff (1 s doubling to 15 s; back to 1 s once a session confirmed
  * something) and resumes from the slot: at least once,
@@ -275,9 +276,14 @@ session(Stream *s)
 			if (walend > s->st.received)
 				s->st.received = walend;
 			/*
-			 * walend is the end of the server's WAL, not what was sent:
-			 * never confirmed.  An idle stream advances with the commits
-			 * of its own status row, which is in the publication.
+			 * walend is the walsender's sent position: every transaction
+			 * committed before it came before this message.  Confirmed
+			 * only when a reply is asked outside a transaction, after the
+			 * flush of everything received (a fast shutdown of PostgreSQL
+			 * waits until the client has confirmed what was sent; without
+			 * this, pg_ctl restart timed out under a running stream).  An
+			 * idle stream also advances with the commits of its own status
+			 * row, which is in the publication.
 			 */
 			if (reply && in_txn)
 			{
@@ -285,8 +291,8 @@ session(Stream *s)
 				 * Mid-transaction (a large one being received): answer
 				 * with the position already confirmed, flushing nothing.
 				 * The requests queued so far include this transaction's
-				 * first changes, which must be recomputed only on a
-				 * snapshot that sees the transaction, after its COMMIT.
+				 * first changes: they go out in a chunk (with its xid in
+				 * the flush's visibility check) or after its COMMIT.
 				 */
 				trace_lsn(s, "confirm", s->st.confirmed, " (keepalive reply inside a transaction: nothing flushed)");
 				if (!cap_send_status(s->repl, s->st.received, s->st.confirmed, false))
@@ -299,7 +305,8 @@ session(Stream *s)
 			}
 			else if (reply)
 			{
-				if (!flush_and_confirm(s, last_commit, 0, "keepalive reply", 0))
+				if (!flush_and_confirm(s, walend > last_commit ? walend : last_commit, 0,
+									   "keepalive reply: everything received is flushed", 0))
 				{
 					PQfreemem(buf);
 					return SESSION_RETRY;
