@@ -275,21 +275,26 @@ SPID=$!
 # had written then deleted from the source: the next start must empty the
 # targets and load again, else those rows would stay in Cassandra
 wait_stream_phase "$KT" loading
-sleep 1.5
+for i in $(seq 1 200); do
+	[ "$(q "SELECT count(*) FROM (SELECT 1 FROM ${KT}_cql.readings_by_sensor_id LIMIT 1) x")" = 1 ] && break
+	sleep 0.05
+done
 kill -9 "$SPID" 2> /dev/null
 wait "$SPID" 2> /dev/null
 SPID=
 loaded=$(q "SELECT count(*) FROM (SELECT 1 FROM ${KT}_cql.readings_by_sensor_id LIMIT 30) x")
 q "DELETE FROM telemetry_rel.readings r USING (SELECT sensor_id, reported_at FROM ${KT}_cql.readings_by_sensor_id LIMIT 30) c
    WHERE r.sensor_id = c.sensor_id AND r.reported_at = c.reported_at" > /dev/null
-[ "$(q "SELECT phase FROM cqlbridge_$KT.stream_state")" = loading ] ||
-	diag "the load finished before the kill: the restart below does not reload"
+interrupted=$(q "SELECT phase = 'loading' FROM cqlbridge_$KT.stream_state")
 "$CQLBRIDGE" stream --log-positions "$WORK/tgen" >> "$WORK/tstream.log" 2>&1 &
 SPID=$!
 wait_stream_phase "$KT" streaming
-grep -q "the previous initial load did not finish: 3 target tables emptied, loading again" "$WORK/tstream.log"
-ok $? "a load killed half-way (${loaded:-?} readings in Cassandra, deleted from the source) is emptied and loaded again" ||
-	diag "$(grep -v position: "$WORK/tstream.log" | tail -5)"
+if [ "$interrupted" = t ]; then
+	grep -q "the previous initial load did not finish: 3 target tables emptied, loading again" "$WORK/tstream.log"
+	ok $? "a load killed half-way (${loaded:-?} readings in Cassandra, deleted from the source) is emptied and loaded again"
+else
+	ok 0 "# SKIP the initial load finished before it could be killed"
+fi
 # timestamps as applications write them (now()), cut to what CQL stores (ms)
 q "UPDATE telemetry_rel.readings SET reported_at = reported_at + interval '15 days 30 seconds'
     WHERE reported_at < (SELECT min(reported_at) FROM telemetry_rel.readings) + interval '2 hours';
