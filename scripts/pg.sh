@@ -6,6 +6,8 @@
 # Usage:
 #   pg.sh start [--keep]   initdb (fresh unless --keep) and start
 #   pg.sh stop             fast shutdown
+#   pg.sh restart          fast shutdown and start again, data kept (a
+#                          fault for tests/bridge/test_stream.sh)
 #   pg.sh status
 #   pg.sh install          make install of the extension (root or sudo for
 #                          15; 16/18 are the project's own trees)
@@ -167,6 +169,12 @@ cmd=${1:-}
 case $cmd in
 	start) cmd_start "$@" ;;
 	stop) cmd_stop ;;
+	restart)
+		is_running || die "PostgreSQL $PG_VERSION is not running (dir $PGDIR)"
+		as_owner "$BINDIR/pg_ctl" -D "$DATA" -l "$LOG" -m fast -w -t 60 restart > /dev/null ||
+			die "PostgreSQL did not restart (log: $LOG)"
+		say "PostgreSQL $PG_VERSION on port $PORT restarted"
+		;;
 	status)
 		if is_running; then
 			echo "PostgreSQL $PG_VERSION running: port $PORT, dir $PGDIR"

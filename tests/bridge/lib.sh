@@ -245,3 +245,56 @@ table_fingerprints()
 	done
 	return $rc
 }
+
+# wait_stream_phase KEYSPACE PHASE: wait (up to 60 s) until the status row
+# of the stream of the plan of KEYSPACE says PHASE (loading, streaming)
+wait_stream_phase()
+{
+	local i
+	for i in $(seq 1 300); do
+		[ "$(q "SELECT phase FROM cqlbridge_$1.stream_state" 2> /dev/null)" = "$2" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# stream_caught_up KEYSPACE: wait (up to 60 s) until the stream of the plan
+# of KEYSPACE confirmed every transaction committed so far.  The position
+# to reach is the WAL *insert* position: with synchronous_commit = off
+# (scripts/pg.sh) a COMMIT returns before its WAL is written, and
+# pg_current_wal_lsn() (the write position) can still be before it: a slot
+# confirmed that far has not seen the transaction.  The status row must
+# say streaming: during the initial load the slot's confirmed position is
+# its consistent point, which says nothing about what the load wrote yet.
+stream_caught_up()
+{
+	local lsn i
+	lsn=$(q "SELECT pg_current_wal_insert_lsn()")
+	for i in $(seq 1 300); do
+		[ "$(q "SELECT s.confirmed_flush_lsn >= '$lsn' AND (SELECT phase = 'streaming' FROM cqlbridge_$1.stream_state)
+		        FROM pg_replication_slots s WHERE s.slot_name = 'cqlbridge_$1'" 2> /dev/null)" = t ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# no_stream_objects DESCRIPTION: one test: the database has no publication
+# and no replication slot (what a refused "cqlbridge stream" must leave)
+no_stream_objects()
+{
+	is "$(q "SELECT count(*) FROM pg_publication") $(q "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")" "0 0" "$1"
+}
+
+# refused RC OUT DESCRIPTION STRING...: one test: a command ended with exit
+# status 2 (RC, an error) and its output (file OUT) holds every STRING
+refused()
+{
+	local rc=$1 out=$2 desc=$3 s
+	shift 3
+	for s in "$@"; do
+		grep -qF -- "$s" "$out" || rc=missing
+	done
+	[ "$rc" = 2 ]
+	ok $? "$desc"
+	[ "$rc" = 2 ] || diag "$(cat "$out")"
+}

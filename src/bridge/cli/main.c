@@ -74,6 +74,7 @@ enum
 	OPT_STATUS,
 	OPT_DROP,
 	OPT_WARN_WAL,
+	OPT_LOG_POSITIONS,
 	OPT_HELP
 };
 
@@ -175,7 +176,9 @@ static const Command commands[] = {
 		"  --drop                   remove its replication slot, publication and\n"
 		"                           tables (the source keeps no more WAL for it)\n"
 		"  --warn-wal=SIZE          warn when the slot retains more WAL than SIZE,\n"
-		"                           kB/MB/GB allowed (default: 1GB)\n",
+		"                           kB/MB/GB allowed (default: 1GB)\n"
+		"  --log-positions          log every BEGIN/COMMIT position received, every\n"
+		"                           keepalive and every position confirmed, with why\n",
 	cmd_stream, true},
 };
 
@@ -439,6 +442,7 @@ main(int argc, char **argv)
 		{"status", no_argument, NULL, OPT_STATUS},
 		{"drop", no_argument, NULL, OPT_DROP},
 		{"warn-wal", required_argument, NULL, OPT_WARN_WAL},
+		{"log-positions", no_argument, NULL, OPT_LOG_POSITIONS},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0}
 	};
@@ -672,6 +676,10 @@ main(int argc, char **argv)
 			case OPT_WARN_WAL:
 				ONLY_FOR("stream");
 				opts.warn_wal = parse_long(cmd, "--warn-wal", optarg, 0, LONG_MAX, true);
+				break;
+			case OPT_LOG_POSITIONS:
+				ONLY_FOR("stream");
+				opts.log_positions = true;
 				break;
 			case OPT_HELP:
 				usage_command(cmd, stdout);

@@ -9,10 +9,12 @@
  * pgoutput version 1), queues what each change may affect (keys.c) and
  * flushes at a transaction boundary when 200 ms passed since the first
  * unflushed change, 5000 requests are queued, or the stream is idle
- * (writer.c).  After a flush committed (Cassandra acknowledged every
- * write), the commit's end LSN is confirmed to the slot.  Any failure of
+ * (writer.c); inside a large transaction, in chunks of 5000 requests.
+ * After a flush committed (Cassandra acknowledged every write), the
+ * commit's end LSN is confirmed to the slot.  Any failure of
  * PostgreSQL or Cassandra drops what was not flushed, reconnects with
- * backoff (1 s doubling to 30 s) and resumes from the slot: at least once,
+ * backoff (1 s doubling to 15 s; back to 1 s once a session confirmed
+ * something) and resumes from the slot: at least once,
  * and each replayed key is recomputed from the current data (idempotent).
  * A change of a source relation's columns stops the stream before
  * anything of that transaction is written.  SIGINT/SIGTERM: flush what
@@ -41,6 +43,7 @@
 #define FLUSH_REQUESTS_BEHIND 20000 /* and more (bench/README.md) */
 #define STATUS_EVERY_S	10.0	/* standby status update at least this often */
 #define PG_EPOCH_UNIX	946684800.0
+#define BACKOFF_MAX_S	15.0	/* retry interval after repeated failures */
 
 static volatile sig_atomic_t stop_signal = 0;
 
@@ -127,13 +130,54 @@ relation_message(Stream *s, CapMessage *m)
 	}
 }
 
-/* Flush, then confirm upto; false with s->err on failure. */
+/* A --log-positions line: lsn as X/Y after the text. */
+static void
+trace_lsn(const Stream *s, const char *what, CapLsn lsn, const char *more)
+{
+	char	   *t;
+
+	if (!s->opts->log_positions)
+		return;
+	t = cap_lsn_text(lsn);
+	cap_log("position: %s %s%s", what, t, more ? more : "");
+	free(t);
+}
+
+/*
+ * flush_and_confirm
+ *		Flush what was received, then confirm upto (why: for
+ *		--log-positions); false with s->err on failure.  open_xid, when not
+ *		0, is the transaction being received (a chunk of a large one): its
+ *		changes so far are flushed on a snapshot that sees it, and upto is
+ *		the commit before it.
+ */
 static bool
-flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time)
+flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time, const char *why,
+				  uint32_t open_xid)
 {
 	if (s->req.n > 0 || cap_pending_total(s->p) > 0)
 	{
-		char	   *xids = bridge_printf("{%s}", s->xids.data ? s->xids.data : "");
+		char	   *xids;
+		StrBuf		lit;
+
+		/*
+		 * A status update first (the position already confirmed): the
+		 * walsender ends a connection that sent none for
+		 * wal_sender_timeout (60 s), and nothing is read while the flush
+		 * runs.
+		 */
+		if (!cap_send_status(s->repl, s->st.received, s->st.confirmed, false))
+		{
+			snprintf(s->err, sizeof(s->err), "sending the confirmed position failed: %s", PQerrorMessage(s->repl));
+			return false;
+		}
+
+		sb_init(&lit);
+		sb_appendf(&lit, "{%s", s->xids.data ? s->xids.data : "");
+		if (open_xid)
+			sb_appendf(&lit, "%s%u", s->xids.len ? "," : "", (unsigned) open_xid);
+		sb_appendc(&lit, '}');
+		xids = lit.data;
 
 		if (!cap_flush(s->conn, s->p, &s->req, xids, &s->st.flushed_keys, s->err, sizeof(s->err)))
 		{
@@ -157,6 +201,15 @@ flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time)
 	s->xids.data[0] = '\0';
 	if (upto > s->st.confirmed)
 		s->st.confirmed = upto;
+	if (s->opts->log_positions)
+	{
+		char	   *r = cap_lsn_text(s->st.received);
+		char	   *more = bridge_printf(" (received %s; %s)", r, why);
+
+		trace_lsn(s, "confirm", s->st.confirmed, more);
+		free(more);
+		free(r);
+	}
 	if (!cap_send_status(s->repl, s->st.received, s->st.confirmed, false))
 	{
 		snprintf(s->err, sizeof(s->err), "sending the confirmed position failed: %s", PQerrorMessage(s->repl));
@@ -221,7 +274,7 @@ session(Stream *s)
 
 		if (stop_signal && !in_txn)
 		{
-			if (!flush_and_confirm(s, last_commit, last_commit_time))
+			if (!flush_and_confirm(s, last_commit, last_commit_time, "stop signal", 0))
 				return SESSION_RETRY;
 			return SESSION_STOP;
 		}
@@ -242,16 +295,42 @@ session(Stream *s)
 			CapLsn		walend = cap_get64(buf + 1);
 			bool		reply = buf[17] != 0;
 
+			if (s->opts->log_positions)
+				trace_lsn(s, "keepalive walEnd", walend, reply ? " (reply requested)" : "");
 			if (walend > s->st.received)
 				s->st.received = walend;
 			/*
-			 * walend is the end of the server's WAL, not what was sent:
-			 * never confirmed.  An idle stream advances with the commits
-			 * of its own status row, which is in the publication.
+			 * walend is the walsender's sent position: every transaction
+			 * committed before it came before this message.  Confirmed
+			 * only when a reply is asked outside a transaction, after the
+			 * flush of everything received (a fast shutdown of PostgreSQL
+			 * waits until the client has confirmed what was sent; without
+			 * this, pg_ctl restart timed out under a running stream).  An
+			 * idle stream also advances with the commits of its own status
+			 * row, which is in the publication.
 			 */
-			if (reply)
+			if (reply && in_txn)
 			{
-				if (!flush_and_confirm(s, in_txn ? s->st.confirmed : last_commit, 0))
+				/*
+				 * Mid-transaction (a large one being received): answer
+				 * with the position already confirmed, flushing nothing.
+				 * The requests queued so far include this transaction's
+				 * first changes: they go out in a chunk (with its xid in
+				 * the flush's visibility check) or after its COMMIT.
+				 */
+				trace_lsn(s, "confirm", s->st.confirmed, " (keepalive reply inside a transaction: nothing flushed)");
+				if (!cap_send_status(s->repl, s->st.received, s->st.confirmed, false))
+				{
+					snprintf(s->err, sizeof(s->err), "sending the confirmed position failed: %s", PQerrorMessage(s->repl));
+					PQfreemem(buf);
+					return SESSION_RETRY;
+				}
+				last_status = bridge_now();
+			}
+			else if (reply)
+			{
+				if (!flush_and_confirm(s, walend > last_commit ? walend : last_commit, 0,
+									   "keepalive reply: everything received is flushed", 0))
 				{
 					PQfreemem(buf);
 					return SESSION_RETRY;
@@ -272,12 +351,28 @@ session(Stream *s)
 				case CAP_BEGIN:
 					in_txn = true;
 					s->cur_xid = m.xid;
+					if (s->opts->log_positions)
+					{
+						char	   *more = bridge_printf(" (xid %u)", (unsigned) m.xid);
+
+						trace_lsn(s, "BEGIN final", m.lsn, more);
+						free(more);
+					}
 					break;
 				case CAP_COMMIT:
 					in_txn = false;
 					sb_appendf(&s->xids, "%s%u", s->xids.len ? "," : "", (unsigned) s->cur_xid);
 					last_commit = m.end_lsn;
 					last_commit_time = m.commit_time;
+					if (s->opts->log_positions)
+					{
+						char	   *e = cap_lsn_text(m.end_lsn);
+						char	   *more = bridge_printf(" end %s (xid %u)", e, (unsigned) s->cur_xid);
+
+						trace_lsn(s, "COMMIT", m.lsn, more);
+						free(more);
+						free(e);
+					}
 					if (m.end_lsn > s->st.received)
 						s->st.received = m.end_lsn;
 					break;
@@ -313,7 +408,22 @@ session(Stream *s)
 			(n == 0 || s->req.n >= (late ? FLUSH_REQUESTS_BEHIND : FLUSH_REQUESTS) ||
 			 now - first_unflushed >= (late ? FLUSH_AFTER_BEHIND_S : FLUSH_AFTER_S)))
 		{
-			if (!flush_and_confirm(s, last_commit, last_commit_time))
+			if (!flush_and_confirm(s, last_commit, last_commit_time,
+								   n == 0 ? "flush: idle" : s->req.n >= FLUSH_REQUESTS ? "flush: requests" : "flush: 200 ms", 0))
+				return SESSION_RETRY;
+			first_unflushed = 0;
+			last_status = now;
+		}
+		else if (in_txn && s->req.n >= FLUSH_REQUESTS)
+		{
+			/*
+			 * A large transaction: its changes so far are flushed in a
+			 * chunk (memory stays bounded), on a snapshot that sees the
+			 * transaction (committed: protocol version 1 sends it after
+			 * its COMMIT).  Only the commit before it is confirmed; a
+			 * restart replays the whole transaction.
+			 */
+			if (!flush_and_confirm(s, last_commit, 0, "flush: chunk of a large transaction", s->cur_xid))
 				return SESSION_RETRY;
 			first_unflushed = 0;
 			last_status = now;
@@ -323,7 +433,7 @@ session(Stream *s)
 			s->st.lag_seconds = 0;
 			if (now - last_status >= STATUS_EVERY_S || last_commit > s->st.confirmed)
 			{
-				if (!flush_and_confirm(s, last_commit, 0))
+				if (!flush_and_confirm(s, last_commit, 0, "idle", 0))
 					return SESSION_RETRY;
 				last_status = now;
 			}
@@ -372,6 +482,7 @@ cmd_stream(const BridgeOptions *opts)
 	cap_check_server(s.conn, s.p);
 	cap_plan_prepare(s.conn, s.p);
 	cap_check_source(s.conn, s.p);
+	cap_check_targets(s.conn, s.p);
 	cap_prepare_objects(s.conn, s.p);
 
 	memset(&sa, 0, sizeof(sa));
@@ -397,10 +508,19 @@ cmd_stream(const BridgeOptions *opts)
 
 	for (;;)
 	{
+		CapLsn		before = s.st.confirmed;
 		SessionEnd	end = session(&s);
 
 		if (end == SESSION_STOP)
 			break;
+
+		/*
+		 * A session that confirmed something worked until this failure:
+		 * retry soon.  One that confirmed nothing (Cassandra still down,
+		 * the flush failing again) waits longer each time.
+		 */
+		if (s.st.confirmed > before)
+			backoff = 1.0;
 		if (s.tty)
 			fputc('\n', stderr);
 		cap_log("%s; retrying in %.0f s (resumes from the slot's confirmed position)", s.err, backoff);
@@ -410,7 +530,7 @@ cmd_stream(const BridgeOptions *opts)
 		PQfinish(s.repl);
 		s.repl = NULL;
 		nap(backoff);
-		backoff = backoff * 2 > 30 ? 30 : backoff * 2;
+		backoff = backoff * 2 > BACKOFF_MAX_S ? BACKOFF_MAX_S : backoff * 2;
 		while (!stop_signal)
 		{
 			if (PQstatus(s.conn) != CONNECTION_OK)
@@ -426,11 +546,10 @@ cmd_stream(const BridgeOptions *opts)
 						 (int) strcspn(PQerrorMessage(s.conn), "\n"), PQerrorMessage(s.conn));
 			cap_log("%s; retrying in %.0f s", s.err, backoff);
 			nap(backoff);
-			backoff = backoff * 2 > 30 ? 30 : backoff * 2;
+			backoff = backoff * 2 > BACKOFF_MAX_S ? BACKOFF_MAX_S : backoff * 2;
 		}
 		if (stop_signal)
 			break;
-		backoff = 1.0;
 	}
 	if (s.tty)
 		fputc('\n', stderr);

@@ -207,6 +207,7 @@ extern PGresult *cap_exec(PGconn *conn, const char *sql, int n, const char *cons
 
 extern void cap_check_server(PGconn *conn, CapPlan *p);
 extern void cap_check_source(PGconn *conn, CapPlan *p);
+extern void cap_check_targets(PGconn *conn, CapPlan *p);
 extern void cap_prepare_objects(PGconn *conn, CapPlan *p);
 extern char *cap_phase(PGconn *conn, CapPlan *p, CapLsn *confirmed);
 extern void cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *opts);

@@ -87,6 +87,27 @@ cap_check_server(PGconn *conn, CapPlan *p)
 	}
 }
 
+/*
+ * The replica identity of a source relation and, when it is partitioned,
+ * of each leaf partition (the old row of an UPDATE or DELETE comes from
+ * the partition's own identity, even when published as the root, and
+ * ALTER TABLE ... REPLICA IDENTITY on the root does not change its
+ * partitions): oid, name, identity, partition or not, and whether the
+ * identity carries the columns $2.  The relation comes first
+ * (pg_partition_tree lists nothing for a table that is not partitioned).
+ */
+static const char *const identity_sql =
+"SELECT c.oid, c.oid::pg_catalog.regclass::text, c.relreplident, (t.level > 0)::text, "
+"  coalesce($2::text[] <@ (SELECT array_agg(a.attname::text) "
+"   FROM pg_catalog.pg_index i JOIN pg_catalog.pg_attribute a "
+"     ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey) "
+"   WHERE i.indrelid = c.oid AND ((c.relreplident = 'd' AND i.indisprimary) "
+"      OR (c.relreplident = 'i' AND i.indisreplident))), false) "
+"FROM (SELECT to_regclass($1) AS relid, 0 AS level "
+"      UNION ALL SELECT p.relid, p.level FROM pg_catalog.pg_partition_tree(to_regclass($1)) p "
+"      WHERE p.level > 0 AND p.isleaf) t "
+"JOIN pg_catalog.pg_class c ON c.oid = t.relid ORDER BY t.level, 2";
+
 /* The replica identity of every source relation (see cap_check_server). */
 void
 cap_check_source(PGconn *conn, CapPlan *p)
@@ -98,41 +119,42 @@ cap_check_source(PGconn *conn, CapPlan *p)
 		const char *params[2] = {src->qualified, pk};
 		PGresult   *res;
 		bool		full_needed = false;
-		char		ident;
-		bool		covers;
 
 		for (int a = 0; a < p->naffected; a++)
 			if (p->affected[a].source == s && p->affected[a].sublink &&
 				p->affected[a].nold > src->npk)
 				full_needed = true;
 		res = bridge_exec(conn, "reading a source relation's replica identity",
-						  "SELECT c.oid, c.relreplident, "
-						  "  coalesce($2::text[] <@ (SELECT array_agg(a.attname::text) "
-						  "   FROM pg_catalog.pg_index i JOIN pg_catalog.pg_attribute a "
-						  "     ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey) "
-						  "   WHERE i.indrelid = c.oid AND ((c.relreplident = 'd' AND i.indisprimary) "
-						  "      OR (c.relreplident = 'i' AND i.indisreplident))), false) "
-						  "FROM pg_catalog.pg_class c WHERE c.oid = to_regclass($1)",
-						  2, params);
+						  identity_sql, 2, params);
 		if (PQntuples(res) == 0)
 			bridge_fatal_hint("Run \"cqlbridge plan\" again.",
 							  "source relation %s of the plan does not exist", src->qualified);
 		src->relid = (unsigned int) strtoul(PQgetvalue(res, 0, 0), NULL, 10);
-		ident = PQgetvalue(res, 0, 1)[0];
-		covers = ident == 'f' || strcmp(PQgetvalue(res, 0, 2), "t") == 0;
-		PQclear(res);
-		if (!covers || (full_needed && ident != 'f'))
+		for (int r = 0; r < PQntuples(res); r++)
 		{
-			char	   *hint = bridge_printf("Run: ALTER TABLE %s REPLICA IDENTITY FULL;%s",
-											 src->qualified,
-											 ident == 'd' && !full_needed ? " (or give it a primary key on the plan's key columns)" : "");
-			const char *what = ident == 'n' ? "NOTHING" : ident == 'i' ? "USING INDEX" : ident == 'f' ? "FULL" : "DEFAULT";
+			const char *name = PQgetvalue(res, r, 1);
+			char		ident = PQgetvalue(res, r, 2)[0];
+			bool		partition = strcmp(PQgetvalue(res, r, 3), "true") == 0;
+			bool		covers = ident == 'f' || strcmp(PQgetvalue(res, r, 4), "t") == 0;
+			const char *what;
+			char	   *hint;
+			char	   *whose;
 
-			bridge_fatal_hint(hint, "source relation %s has REPLICA IDENTITY %s, which does not carry %s the stream needs for its UPDATEs and DELETEs",
-							  src->qualified, what,
+			if (covers && (!full_needed || ident == 'f'))
+				continue;
+			what = ident == 'n' ? "NOTHING" : ident == 'i' ? "USING INDEX" : ident == 'f' ? "FULL" : "DEFAULT";
+			hint = bridge_printf("Run: ALTER TABLE %s REPLICA IDENTITY FULL;%s%s",
+								 partition ? name : src->qualified,
+								 ident == 'd' && !full_needed ? " (or give it a primary key on the plan's key columns)" : "",
+								 partition ? " (ALTER TABLE on the partitioned table does not change its partitions: run it for each partition listed, and for partitions attached later)" : "");
+			whose = partition ? bridge_printf("partition %s of source relation %s", name, src->qualified)
+				: bridge_printf("source relation %s", src->qualified);
+			bridge_fatal_hint(hint, "%s has REPLICA IDENTITY %s, which does not carry %s the stream needs for its UPDATEs and DELETEs",
+							  whose, what,
 							  full_needed ? "every column (its collection query reads columns beyond the key)"
 							  : bridge_printf("its key (%s)", pk));
 		}
+		PQclear(res);
 		free(pk);
 	}
 }
@@ -248,12 +270,138 @@ static const char *const signature_sql =
 "FROM pg_catalog.pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped";
 
 /*
+ * truncate_params
+ *		The server of t's foreign table and "TRUNCATE ks.table" for it: the
+ *		two arguments of cql_execute, which empties a target without the
+ *		foreign table's truncatable option.  Allocated.
+ */
+static void
+truncate_params(PGconn *conn, const CapTable *t, char **server, char **cql)
+{
+	const char *params[1] = {t->foreign_table};
+	const char *dot = strchr(t->target, '.');
+	char	   *ks;
+
+	*server = value(conn, "looking up the server of a foreign table",
+					"SELECT s.srvname::text FROM pg_catalog.pg_foreign_table f "
+					"JOIN pg_catalog.pg_foreign_server s ON s.oid = f.ftserver WHERE f.ftrelid = to_regclass($1)",
+					1, params);
+	if (*server == NULL || dot == NULL)
+		bridge_fatal_hint("Run \"cqlbridge apply DIR --no-load\" first (tables and foreign tables, no load).",
+						  "foreign table %s of target %s has no server", t->foreign_table, t->target);
+	ks = bridge_printf("%.*s", (int) (dot - t->target), t->target);
+	*cql = bridge_printf("TRUNCATE %s.%s", bridge_quote_ident(ks), bridge_quote_ident(dot + 1));
+	free(ks);
+}
+
+/*
+ * cap_check_targets
+ *		Before anything is created, when the stream will load (no status
+ *		row yet): every target table must be empty.  The load upserts, so a
+ *		row already there that the source does not have would stay for good
+ *		(the lineage tables, filled by the load, would not know it).  The
+ *		rows of a load of this stream that did not finish are emptied
+ *		instead (empty_targets).
+ */
+void
+cap_check_targets(PGconn *conn, CapPlan *p)
+{
+	const char *params[1] = {p->schema_plain};
+	char	   *exists = value(conn, "looking up the status table",
+							   "SELECT to_regclass(quote_ident($1) || '.stream_state')::text", 1, params);
+	char	   *sql;
+
+	if (exists)
+	{
+		char	   *phase;
+
+		sql = bridge_printf("SELECT phase FROM %s.stream_state", p->schema);
+		phase = value(conn, "reading the stream's status", sql, 0, NULL);
+		free(sql);
+		free(exists);
+		if (phase)
+		{
+			free(phase);
+			return;				/* streaming, or a load of its own to redo */
+		}
+	}
+	for (int i = 0; i < p->ntables; i++)
+	{
+		CapTable   *t = &p->tables[i];
+		char	   *any;
+
+		sql = bridge_printf("SELECT 'x' FROM %s LIMIT 1", t->foreign_table);
+		any = value(conn, "checking that a target table is empty", sql, 0, NULL);
+		free(sql);
+		if (any)
+		{
+			char	   *server;
+			char	   *cql;
+
+			truncate_params(conn, t, &server, &cql);
+			bridge_fatal_hint(bridge_printf("Start from empty tables: SELECT cql_execute(%s, %s); (or drop the keyspace and run \"cqlbridge apply DIR --no-load\"), then start the stream again.",
+											bridge_quote_literal(server), bridge_quote_literal(cql)),
+							  "target table %s is not empty: the initial load writes the source's rows over it and would keep rows the source does not have",
+							  t->target);
+		}
+	}
+}
+
+/*
+ * empty_targets
+ *		Before a load: a load this stream began and did not finish (status
+ *		row "loading": killed, Cassandra down) wrote rows the source may
+ *		have deleted since; the targets are emptied (TRUNCATE by
+ *		cql_execute) and loaded again.  Then the status row says
+ *		"loading", committed before the slot exists.
+ */
+static void
+empty_targets(PGconn *conn, CapPlan *p, const BridgeOptions *opts)
+{
+	char	   *sql = bridge_printf("SELECT phase FROM %s.stream_state", p->schema);
+	char	   *phase = value(conn, "reading the stream's status", sql, 0, NULL);
+	const char *params[2] = {p->slot, p->publication};
+
+	free(sql);
+	if (phase && strcmp(phase, "loading") == 0)
+	{
+		sql = bridge_printf("SELECT %s.cql_execute($1, $2)", bridge_extension_schema(conn));
+		for (int i = 0; i < p->ntables; i++)
+		{
+			char	   *server;
+			char	   *cql;
+			const char *params2[2];
+
+			truncate_params(conn, &p->tables[i], &server, &cql);
+			params2[0] = server;
+			params2[1] = cql;
+			PQclear(bridge_exec(conn, "emptying a target table of an unfinished load", sql, 2, params2));
+			free(server);
+			free(cql);
+		}
+		free(sql);
+		if (!opts->quiet)
+			cap_log("the previous initial load did not finish: %d target tables emptied, loading again",
+					p->ntables);
+	}
+	sql = bridge_printf("INSERT INTO %s.stream_state (id, slot, publication, phase, started_at, updated_at) "
+						"VALUES (1, $1, $2, 'loading', now(), now()) "
+						"ON CONFLICT (id) DO UPDATE SET slot = $1, publication = $2, phase = 'loading', "
+						"started_at = now(), updated_at = now()",
+						p->schema);
+	PQclear(bridge_exec(conn, "recording the start of the load", sql, 2, params));
+	free(sql);
+	free(phase);
+}
+
+/*
  * cap_initial_load
  *		A new slot with an exported snapshot, then in that snapshot: the
  *		relations' column signatures, every table loaded into Cassandra and
  *		its lineage table filled, and the status row set to streaming, all
- *		committed together.  An interrupted load leaves no streaming row, so
- *		the next start drops the slot and loads again.
+ *		committed together.  An interrupted load leaves the row "loading",
+ *		so the next start empties the targets, drops the slot and loads
+ *		again.
  */
 void
 cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *opts)
@@ -268,6 +416,7 @@ cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *op
 	long long	rows = 0;
 	char	   *sql;
 
+	empty_targets(conn, p, opts);
 	params[0] = p->slot;
 	res = bridge_exec(conn, "dropping the slot of an unfinished load",
 					  "SELECT pg_catalog.pg_drop_replication_slot(slot_name) FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
@@ -280,6 +429,13 @@ cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *op
 							  "%s (SQLSTATE %s): no free replication slot", err, state);
 		bridge_fatal_hint("Check wal_level = logical, max_replication_slots and the role's REPLICATION attribute.",
 						  "%s%s%s%s", err, state[0] ? " (SQLSTATE " : "", state, state[0] ? ")" : "");
+	}
+	if (opts->log_positions)
+	{
+		char	   *lsn = cap_lsn_text(consistent);
+
+		cap_log("position: slot %s created, consistent point %s (the load's snapshot)", p->slot, lsn);
+		free(lsn);
 	}
 	bridge_exec_script(conn, "starting the load transaction", "BEGIN ISOLATION LEVEL REPEATABLE READ");
 	sql = bridge_printf("SET TRANSACTION SNAPSHOT %s", bridge_quote_literal(snapshot));

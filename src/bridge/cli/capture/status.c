@@ -100,7 +100,7 @@ cap_status_update(PGconn *conn, CapPlan *p, CapStats *st, bool force, bool tty, 
 	params[7] = p->slot;
 	sql = bridge_printf("UPDATE %s.stream_state SET confirmed_lsn = $1::pg_lsn, pid = $2::int, changes = $3::bigint, "
 						"keys_written = $4::bigint, changes_per_s = $5::float8, lag_seconds = $6::float8, "
-						"lag_bytes = pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), $1::pg_lsn)::bigint, "
+						"lag_bytes = pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint, "
 						"retained_bytes = (SELECT pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), restart_lsn)::bigint "
 						"  FROM pg_catalog.pg_replication_slots WHERE slot_name = $8), "
 						"last_error = coalesce($7, last_error), "
@@ -166,7 +166,7 @@ cap_status_command(const BridgeOptions *opts, CapPlan *p)
 						"coalesce(sl.active, false)::text, st.confirmed_lsn::text, "
 						"sl.confirmed_flush_lsn::text, st.changes::text, st.keys_written::text, "
 						"round(st.changes_per_s::numeric, 1)::text, round(st.lag_seconds::numeric, 3)::text, "
-						"pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), sl.confirmed_flush_lsn)::bigint::text, "
+						"pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_insert_lsn(), sl.confirmed_flush_lsn)::bigint::text, "
 						"pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), sl.restart_lsn)::bigint::text, "
 						"sl.wal_status, st.last_error, st.last_error_at::text, st.updated_at::text, "
 						"round(extract(epoch FROM now() - st.updated_at)::numeric, 1)::text "

@@ -87,6 +87,7 @@ typedef struct BridgeOptions
 	bool		stream_status;	/* --status: print the stream's status */
 	bool		stream_drop;	/* --drop: remove slot, publication, tables */
 	long		warn_wal;		/* --warn-wal: retained WAL that warns */
+	bool		log_positions;	/* --log-positions: trace LSNs received/confirmed */
 
 	bool		quiet;			/* -q: no progress lines */
 } BridgeOptions;
