@@ -9,12 +9,17 @@
  * Both streams are in token order, so the merge holds one token's rows of
  * each side at a time: one partition (or the few partitions whose keys
  * share a token), whatever the table's size.  Within a token, the rows of
- * both sides are sorted by their primary key's text and merged: a key on
- * one side only is missing (source only) or extra (Cassandra only); a key
- * on both whose values differ (PostgreSQL's text output, NULL distinct from
- * any value, each source column cast to its foreign-table type) is
- * different, with the columns that differ.  A stream that is not in token
- * order is an error, never a wrong report.
+ * both sides are sorted by their primary key (the text of each key column
+ * in turn, bytewise, NULL first) and merged: a key on one side only is
+ * missing (source only) or extra (Cassandra only); a key on both whose
+ * values differ (PostgreSQL's text output, NULL distinct from any value,
+ * each source column cast to its foreign-table type) is different, with
+ * the columns that differ.  A stream that is not in token order is an
+ * error, never a wrong report.
+ *
+ * The values are not copied: a token's rows point into the fetched
+ * results, which a stream holds until the token is compared (a partition
+ * may span several batches).
  *
  * layer: command
  *
@@ -50,15 +55,23 @@ typedef struct Stream
 	bool		done;
 	long long	last_token;
 	bool		started;
+	/* earlier batches the current token's rows still point into */
+	PGresult  **held;
+	int			nheld;
+	int			maxheld;
 } Stream;
 
-/* The rows of one token of one side, each with its key text */
+/*
+ * The rows of one token of one side: ncols value pointers per row into the
+ * stream's results (NULL for NULL), in one array grown as needed and kept
+ * for the next token, as is the array the rows are sorted in.
+ */
 typedef struct Group
 {
 	int			n;
 	int			cap;
-	char	 ***rows;			/* ncols values (NULL for NULL) */
-	char	  **keys;
+	const char **vals;			/* row r's column c: vals[r * ncols + c] */
+	int		   *order;			/* row numbers sorted by key */
 } Group;
 
 /*
@@ -122,7 +135,17 @@ stream_peek(Stream *s)
 	if (!s->pending)
 		stream_send(s);
 	if (s->res)
-		PQclear(s->res);
+	{
+		/* the current token's first rows may be in it: kept until compared */
+		if (s->nheld == s->maxheld)
+		{
+			s->maxheld = s->maxheld ? s->maxheld * 2 : 4;
+			s->held = realloc(s->held, sizeof(PGresult *) * s->maxheld);
+			if (s->held == NULL)
+				bridge_fatal("out of memory");
+		}
+		s->held[s->nheld++] = s->res;
+	}
 	s->res = NULL;
 	while ((r = PQgetResult(s->conn)) != NULL)
 	{
@@ -164,6 +187,19 @@ stream_token(Stream *s, const DiffTable *t)
 }
 
 /*
+ * stream_release
+ *		Free the batches before the current one: the token whose rows
+ *		pointed into them has been compared.
+ */
+static void
+stream_release(Stream *s)
+{
+	for (int i = 0; i < s->nheld; i++)
+		PQclear(s->held[i]);
+	s->nheld = 0;
+}
+
+/*
  * diff_key_text
  *		The primary key of a row as "(col='value', ...)" for the report
  *		(allocated).
@@ -187,101 +223,101 @@ diff_key_text(const DiffTable *t, char **key)
 }
 
 /*
- * key_string
- *		A row's primary key as one string that sorts and compares the same
- *		on both sides (values joined by 0x1f, NULL as 0x1e).
+ * key_cmp
+ *		Compare the primary keys of two rows (ncols values each): column
+ *		by column, NULL first, then the text's bytes.  Both sides order
+ *		their rows by it, so it needs only to be a total order.
  */
-static char *
-key_string(const DiffTable *t, char **row)
+static int
+key_cmp(const DiffTable *t, const char **a, const char **b)
 {
-	StrBuf		sb;
-
-	sb_init(&sb);
 	for (int k = 0; k < t->nkey; k++)
 	{
-		const char *v = row[t->key[k]];
+		const char *x = a[t->key[k]];
+		const char *y = b[t->key[k]];
+		int			c;
 
-		if (k)
-			sb_appendc(&sb, '\x1f');
-		sb_append(&sb, v ? v : "\x1e");
+		if (x == NULL || y == NULL)
+		{
+			if (x != y)
+				return x == NULL ? -1 : 1;
+			continue;
+		}
+		c = strcmp(x, y);
+		if (c != 0)
+			return c;
 	}
-	return sb.data;
+	return 0;
 }
 
 /*
  * group_read
- *		Read every row of token tok from the stream into g.
+ *		Read every row of token tok from the stream into g (pointers into
+ *		the stream's results).
  */
 static void
 group_read(Stream *s, const DiffTable *t, long long tok, Group *g)
 {
 	while (stream_peek(s) && stream_token(s, t) == tok)
 	{
-		char	  **row = bridge_malloc(sizeof(char *) * t->ncols);
+		const char **row;
 
-		for (int c = 0; c < t->ncols; c++)
-			row[c] = PQgetisnull(s->res, s->pos, c + 1) ? NULL
-				: bridge_strdup(PQgetvalue(s->res, s->pos, c + 1));
 		if (g->n == g->cap)
 		{
 			g->cap = g->cap ? g->cap * 2 : 16;
-			g->rows = realloc(g->rows, sizeof(char **) * g->cap);
-			g->keys = realloc(g->keys, sizeof(char *) * g->cap);
-			if (g->rows == NULL || g->keys == NULL)
+			g->vals = realloc(g->vals, sizeof(char *) * t->ncols * g->cap);
+			g->order = realloc(g->order, sizeof(int) * g->cap);
+			if (g->vals == NULL || g->order == NULL)
 				bridge_fatal("out of memory");
 		}
-		g->rows[g->n] = row;
-		g->keys[g->n] = key_string(t, row);
+		row = &g->vals[(size_t) g->n * t->ncols];
+		for (int c = 0; c < t->ncols; c++)
+			row[c] = PQgetisnull(s->res, s->pos, c + 1) ? NULL
+				: PQgetvalue(s->res, s->pos, c + 1);
 		g->n++;
 		s->pos++;
 	}
 }
 
-/* the group being sorted (qsort has no context argument) */
-static Group *sort_group;
+/* the group being sorted and its table (qsort has no context argument) */
+static const Group *sort_group;
+static const DiffTable *sort_table;
 
 /*
  * cmp_index
- *		qsort comparator of row indexes of sort_group, by key (bytes).
+ *		qsort comparator of row numbers of sort_group, by key.
  */
 static int
 cmp_index(const void *a, const void *b)
 {
-	return strcmp(sort_group->keys[*(const int *) a], sort_group->keys[*(const int *) b]);
+	int			ncols = sort_table->ncols;
+
+	return key_cmp(sort_table, &sort_group->vals[(size_t) *(const int *) a * ncols],
+				   &sort_group->vals[(size_t) *(const int *) b * ncols]);
 }
 
 /*
  * group_order
- *		The indexes of g's rows sorted by key (allocated).
- */
-static int *
-group_order(Group *g)
-{
-	int		   *idx = bridge_malloc(sizeof(int) * (g->n > 0 ? g->n : 1));
-
-	for (int i = 0; i < g->n; i++)
-		idx[i] = i;
-	sort_group = g;
-	qsort(idx, g->n, sizeof(int), cmp_index);
-	return idx;
-}
-
-/*
- * group_clear
- *		Free the rows of g and empty it (its arrays are kept for the next
- *		token).
+ *		Sort g's row numbers by key into g->order; rows that arrive in key
+ *		order (often the Cassandra side) are not sorted again.
  */
 static void
-group_clear(Group *g, int ncols)
+group_order(const DiffTable *t, Group *g)
 {
+	bool		sorted = true;
+
 	for (int i = 0; i < g->n; i++)
 	{
-		for (int c = 0; c < ncols; c++)
-			free(g->rows[i][c]);
-		free(g->rows[i]);
-		free(g->keys[i]);
+		g->order[i] = i;
+		if (i > 0 && sorted &&
+			key_cmp(t, &g->vals[(size_t) (i - 1) * t->ncols], &g->vals[(size_t) i * t->ncols]) > 0)
+			sorted = false;
 	}
-	g->n = 0;
+	if (sorted)
+		return;
+	sort_group = g;
+	sort_table = t;
+	qsort(g->order, g->n, sizeof(int), cmp_index);
 }
 
 /*
@@ -290,8 +326,8 @@ group_clear(Group *g, int ncols)
  *		with keep_all (--repair), in the list of keys to repair.
  */
 static void
-record(DiffTable *t, DiffKind kind, char **row, const char *columns, int examples,
-	   bool keep_all)
+record(DiffTable *t, DiffKind kind, const char **row, const char *columns,
+	   int examples, bool keep_all)
 {
 	DiffExample e;
 
@@ -316,56 +352,59 @@ record(DiffTable *t, DiffKind kind, char **row, const char *columns, int example
 
 /*
  * compare_groups
- *		Merge the rows of one token of both sides by key.
+ *		Merge the rows of one token of both sides by key; cols is the
+ *		caller's buffer for the names of the columns that differ.
  */
 static void
-compare_groups(DiffTable *t, Group *src, Group *tgt, int examples, bool keep_all)
+compare_groups(DiffTable *t, Group *src, Group *tgt, int examples, bool keep_all,
+			   StrBuf *cols)
 {
-	int		   *a = group_order(src);
-	int		   *b = group_order(tgt);
+	int			ncols = t->ncols;
 	int			i = 0,
 				j = 0;
-	StrBuf		cols;
 
-	sb_init(&cols);
+	group_order(t, src);
+	group_order(t, tgt);
 	while (i < src->n || j < tgt->n)
 	{
+		const char **rs = i < src->n ? &src->vals[(size_t) src->order[i] * ncols] : NULL;
+		const char **rt = j < tgt->n ? &tgt->vals[(size_t) tgt->order[j] * ncols] : NULL;
 		int			c;
 
-		if (i < src->n && j < tgt->n)
-			c = strcmp(src->keys[a[i]], tgt->keys[b[j]]);
+		if (rs && rt)
+			c = key_cmp(t, rs, rt);
 		else
-			c = i < src->n ? -1 : 1;
+			c = rs ? -1 : 1;
 		if (c < 0)
-			record(t, DIFF_MISSING, src->rows[a[i++]], NULL, examples, keep_all);
+		{
+			record(t, DIFF_MISSING, rs, NULL, examples, keep_all);
+			i++;
+		}
 		else if (c > 0)
-			record(t, DIFF_EXTRA, tgt->rows[b[j++]], NULL, examples, keep_all);
+		{
+			record(t, DIFF_EXTRA, rt, NULL, examples, keep_all);
+			j++;
+		}
 		else
 		{
-			char	  **rs = src->rows[a[i++]];
-			char	  **rt = tgt->rows[b[j++]];
-
-			cols.len = 0;
-			if (cols.data)
-				cols.data[0] = '\0';
-			for (int k = 0; k < t->ncols; k++)
+			cols->len = 0;
+			for (int k = 0; k < ncols; k++)
 			{
 				bool		same = (rs[k] == NULL && rt[k] == NULL) ||
 					(rs[k] != NULL && rt[k] != NULL && strcmp(rs[k], rt[k]) == 0);
 
 				if (!same)
 				{
-					sb_appendf(&cols, "%s%s", cols.len ? ", " : "", t->cols[k]);
+					sb_appendf(cols, "%s%s", cols->len ? ", " : "", t->cols[k]);
 					t->col_diffs[k]++;
 				}
 			}
-			if (cols.len > 0)
-				record(t, DIFF_DIFFERENT, rs, cols.data, examples, keep_all);
+			if (cols->len > 0)
+				record(t, DIFF_DIFFERENT, rs, cols->data, examples, keep_all);
+			i++;
+			j++;
 		}
 	}
-	sb_free(&cols);
-	free(a);
-	free(b);
 }
 
 /*
@@ -440,7 +479,9 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 	double		t0 = bridge_now();
 	double		shown = 0;
 	bool		resumed = p->next > 0;
+	StrBuf		cols;
 
+	sb_init(&cols);
 	sb_init(&src);
 	sb_init(&tgt);
 	sb_appendf(&src, "DECLARE diff_src NO SCROLL CURSOR FOR SELECT %s", tok_s);
@@ -511,9 +552,11 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 		group_read(&ts, t, tok, &gt);
 		t->src_rows += gs.n;
 		t->tgt_rows += gt.n;
-		compare_groups(t, &gs, &gt, examples, keep_all);
-		group_clear(&gs, t->ncols);
-		group_clear(&gt, t->ncols);
+		compare_groups(t, &gs, &gt, examples, keep_all, &cols);
+		gs.n = 0;
+		gt.n = 0;
+		stream_release(&ss);
+		stream_release(&ts);
 		bridge_check_interrupt(NULL);
 		if (tty && !opts->quiet && bridge_now() - shown > 0.1)
 		{
@@ -522,6 +565,10 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 		}
 	}
 	diff_progress_record(p, t, DIFF_RANGES);
+	stream_release(&ss);
+	stream_release(&ts);
+	free(ss.held);
+	free(ts.held);
 	if (ss.res)
 		PQclear(ss.res);
 	if (ts.res)
@@ -534,10 +581,11 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 							0, NULL));
 	if (tty && !opts->quiet)
 		fprintf(stderr, "\r\033[K");
-	free(gs.rows);
-	free(gs.keys);
-	free(gt.rows);
-	free(gt.keys);
+	free(gs.vals);
+	free(gs.order);
+	free(gt.vals);
+	free(gt.order);
+	sb_free(&cols);
 	sb_free(&src);
 	sb_free(&tgt);
 	free(tok_s);
