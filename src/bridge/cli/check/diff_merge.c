@@ -36,22 +36,31 @@
 
 /* rows per FETCH of either cursor */
 #define DIFF_FETCH_ROWS 10000
+/* batches of one side received ahead of the merge, at most */
+#define DIFF_AHEAD 8
 
 /*
- * A cursor on its own connection, read DIFF_FETCH_ROWS rows at a time; the
- * next FETCH is sent as soon as a batch arrives, so both backends work
- * while the merge compares.
+ * A cursor on its own connection, read DIFF_FETCH_ROWS rows at a time.  The
+ * next FETCH is sent as soon as a batch arrives, and while the merge reads
+ * one side, the other side's batches are taken in as they arrive (up to
+ * DIFF_AHEAD) and the next FETCH sent: a token's rows on one side can be
+ * many batches (a partition of 50,000 rows), and both backends keep
+ * working meanwhile instead of taking turns.
  */
 typedef struct Stream
 {
 	PGconn	   *conn;
 	const char *fetch;			/* "FETCH n FROM cursor" */
 	const char *what;			/* for messages */
+	struct Stream *other;		/* the other side, taken in while this is read */
 	PGresult   *res;
 	int			pos;
 	int			n;
 	bool		pending;		/* a FETCH is in flight */
-	bool		last;			/* the batch held is the last one */
+	PGresult   *got;			/* its result, when its end is not yet read */
+	PGresult   *ready[DIFF_AHEAD];	/* batches received, not yet read */
+	int			nready;
+	bool		ended;			/* a short batch arrived: no more FETCHes */
 	bool		done;
 	long long	last_token;
 	bool		started;
@@ -114,26 +123,65 @@ stream_send(Stream *s)
 }
 
 /*
+ * stream_complete
+ *		Finish the FETCH in flight: wait for it (wait), or only take what
+ *		has arrived (false when it is not complete yet).  Its batch joins
+ *		the ready ones; the next FETCH is sent if there is room ahead.
+ */
+static bool
+stream_complete(Stream *s, bool wait)
+{
+	PGresult   *r;
+
+	if (!wait && !PQconsumeInput(s->conn))
+		stream_fail(s, NULL);
+	for (;;)
+	{
+		if (!wait && PQisBusy(s->conn))
+			return false;
+		r = PQgetResult(s->conn);
+		if (r == NULL)
+			break;
+		if (s->got)
+			PQclear(s->got);
+		s->got = r;
+	}
+	r = s->got;
+	s->got = NULL;
+	s->pending = false;
+	if (r == NULL || PQresultStatus(r) != PGRES_TUPLES_OK)
+		stream_fail(s, r);
+	if (PQntuples(r) < DIFF_FETCH_ROWS)
+		s->ended = true;
+	s->ready[s->nready++] = r;
+	if (!s->ended && s->nready < DIFF_AHEAD)
+		stream_send(s);
+	return true;
+}
+
+/*
+ * stream_take_in
+ *		Take in the other side's batches that have arrived, without
+ *		waiting, so that its backend can go on with the next FETCH.
+ */
+static void
+stream_take_in(Stream *s)
+{
+	while (s->pending && stream_complete(s, false))
+		;
+}
+
+/*
  * stream_peek
- *		Make the stream's current row available; false at its end.  A
- *		batch that arrives full sends the next FETCH at once.
+ *		Make the stream's current row available; false at its end.
  */
 static bool
 stream_peek(Stream *s)
 {
-	PGresult   *r;
-
 	if (s->res && s->pos < s->n)
 		return true;
 	if (s->done)
 		return false;
-	if (s->last)
-	{
-		s->done = true;
-		return false;
-	}
-	if (!s->pending)
-		stream_send(s);
 	if (s->res)
 	{
 		/* the current token's first rows may be in it: kept until compared */
@@ -145,23 +193,28 @@ stream_peek(Stream *s)
 				bridge_fatal("out of memory");
 		}
 		s->held[s->nheld++] = s->res;
+		s->res = NULL;
 	}
-	s->res = NULL;
-	while ((r = PQgetResult(s->conn)) != NULL)
+	if (s->nready == 0)
 	{
-		if (s->res)
-			PQclear(s->res);
-		s->res = r;
+		if (!s->pending && !s->ended)
+			stream_send(s);
+		if (!s->pending)
+		{
+			s->done = true;
+			return false;
+		}
+		stream_complete(s, true);
 	}
-	s->pending = false;
-	if (s->res == NULL || PQresultStatus(s->res) != PGRES_TUPLES_OK)
-		stream_fail(s, s->res);
+	s->res = s->ready[0];
+	s->nready--;
+	memmove(&s->ready[0], &s->ready[1], sizeof(PGresult *) * s->nready);
 	s->n = PQntuples(s->res);
 	s->pos = 0;
-	if (s->n < DIFF_FETCH_ROWS)
-		s->last = true;
-	else
+	if (!s->pending && !s->ended)
 		stream_send(s);
+	if (s->other)
+		stream_take_in(s->other);
 	if (s->n == 0)
 		s->done = true;
 	return s->n > 0;
@@ -525,6 +578,8 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 
 	ss.conn = src_conn;
 	ts.conn = tgt_conn;
+	ss.other = &ts;
+	ts.other = &ss;
 	ss.fetch = bridge_printf("FETCH %d FROM diff_src", DIFF_FETCH_ROWS);
 	ts.fetch = bridge_printf("FETCH %d FROM diff_tgt", DIFF_FETCH_ROWS);
 	ss.what = bridge_printf("rows of source view %s", t->source_view);
@@ -569,6 +624,10 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 	stream_release(&ts);
 	free(ss.held);
 	free(ts.held);
+	for (int i = 0; i < ss.nready; i++)
+		PQclear(ss.ready[i]);
+	for (int i = 0; i < ts.nready; i++)
+		PQclear(ts.ready[i]);
 	if (ss.res)
 		PQclear(ss.res);
 	if (ts.res)
