@@ -10,10 +10,11 @@
  * the two sides merge as two sorted streams.  The token must therefore be
  * exactly Cassandra's: each value is encoded for its CQL type by the FDW's
  * own conversion (cqlfdw_bind_prepare/encode, the encoder of cql_query's
- * parameters, over convert.c, prepared once per call site), the parts are combined into the routing key the FDW
- * routes writes with (cqlfdw_routing_key: the value itself for one
- * column, the composite layout for several), and hashed by src/cql's
- * Murmur3 (cql_murmur3_token, with Cassandra's sign-extension quirk).
+ * parameters, over convert.c; prepared once per call site), the parts are
+ * combined into the routing key the FDW routes writes with
+ * (cqlfdw_routing_key: the value itself for one column, the composite
+ * layout for several), and hashed by src/cql's Murmur3
+ * (cql_murmur3_token, with Cassandra's sign-extension quirk).
  *
  * The CQL types are given, not derived from the arguments' PostgreSQL
  * types, because the bytes depend on them (a numeric is a decimal or a
