@@ -5,6 +5,10 @@
 # idle machine; results go to bench/README.md.
 #
 #   SCALE=200 bash bench/diff_hotel.sh        (default 200: ~15 million target rows)
+#   BENCH_DB=name (default bench_diff: the database and keyspace),
+#   BENCH_PLAN=dir (default a temporary directory: the plan),
+#   BENCH_REUSE=1 (BENCH_PLAN holds the plan of data generated and applied
+#   by an earlier BENCH_KEEP=1 run: measure again without generating)
 #
 # Needs the services of `make demo`/`make test` running (scripts/cassandra.sh
 # start single + scripts/pg.sh start, CQL_HOST the node) and the extension
@@ -26,38 +30,46 @@ SCALE=${SCALE:-200}
 HOST=${CQL_HOST:-127.0.0.1}
 . scripts/lib_common.sh
 eval "$(bash scripts/pg.sh env)"
-DB=bench_diff
-KS=bench_diff
+DB=${BENCH_DB:-bench_diff}
+KS=$DB
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+PLAN=${BENCH_PLAN:-$TMP/plan}
 
-t() { local s e; s=$(date +%s.%N); "$@" > "$TMP/out" 2>&1 || { cat "$TMP/out"; exit 1; }; e=$(date +%s.%N); echo "$e - $s" | bc; }
+# t CMD...: the seconds CMD took (its output in $TMP/out; on failure shown on stderr)
+t() { local s e; s=$(date +%s.%N); "$@" > "$TMP/out" 2>&1 || { cat "$TMP/out" >&2; exit 1; }; e=$(date +%s.%N); echo "$e - $s" | bc; }
 
 # bridge_cpu, cpu_delta
 # shellcheck source=cpu.sh
 . bench/cpu.sh
 
 make -s bridge > /dev/null
-psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-for f in migrations/hotel/schema/*.sql; do
-	psql -X -q -v ON_ERROR_STOP=1 -d $DB -f "$f" > /dev/null
-done
-s=$(t psql -X -v ON_ERROR_STOP=1 -d $DB -v scale="$SCALE" -v rooms=100 -v days=730 -f migrations/hotel/generate.sql)
-echo "generate.sql scale=$SCALE rooms=100 days=730: $s s"
-psql -X -q -v ON_ERROR_STOP=1 -d $DB <<SQL > /dev/null
-CREATE EXTENSION cql_fdw;
-CREATE SERVER cqlbridge FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '$HOST');
-CREATE USER MAPPING FOR CURRENT_USER SERVER cqlbridge;
-SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS');
-SQL
-build/cqlbridge plan -q -d $DB --schema hotel_rel --workload migrations/hotel/workload.sql \
-	--keyspace $KS --replication-factor 1 -o "$TMP/plan" > /dev/null
-total=$(awk '/^-- rows:/ { n += $3 } END { print n }' "$TMP/plan/003_load.sql")
-s=$(t build/cqlbridge apply -q -d $DB "$TMP/plan")
-echo "apply: $total rows in $s s"
+if [ -n "${BENCH_REUSE:-}" ]; then
+	[ -f "$PLAN/003_load.sql" ] || { echo "BENCH_REUSE: no plan in $PLAN" >&2; exit 1; }
+else
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+	for f in migrations/hotel/schema/*.sql; do
+		psql -X -q -v ON_ERROR_STOP=1 -d $DB -f "$f" > /dev/null
+	done
+	s=$(t psql -X -v ON_ERROR_STOP=1 -d $DB -v scale="$SCALE" -v rooms=100 -v days=730 -f migrations/hotel/generate.sql)
+	echo "generate.sql scale=$SCALE rooms=100 days=730: $s s"
+	psql -X -q -v ON_ERROR_STOP=1 -d $DB <<-SQL > /dev/null
+	CREATE EXTENSION cql_fdw;
+	CREATE SERVER cqlbridge FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '$HOST');
+	CREATE USER MAPPING FOR CURRENT_USER SERVER cqlbridge;
+	SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS');
+	SQL
+	build/cqlbridge plan -q -d $DB --schema hotel_rel --workload migrations/hotel/workload.sql \
+		--keyspace $KS --replication-factor 1 -o "$PLAN" > /dev/null
+	total=$(awk '/^-- rows:/ { n += $3 } END { print n }' "$PLAN/003_load.sql")
+	s=$(t build/cqlbridge apply -q -d $DB "$PLAN")
+	echo "apply: $total rows in $s s"
+fi
+total=$(awk '/^-- rows:/ { n += $3 } END { print n }' "$PLAN/003_load.sql")
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # 1. the scan of every table (warm-up first)
-mapfile -t FTS < <(sed -n 's/^-- foreign_table: //p' "$TMP/plan/003_load.sql")
+mapfile -t FTS < <(sed -n 's/^-- foreign_table: //p' "$PLAN/003_load.sql")
 for ft in "${FTS[@]}"; do psql -X -q -d $DB -c "SELECT sum(pg_column_size(f.*)) FROM $ft f" > /dev/null; done
 c0=$(bridge_cpu)
 s0=$(date +%s.%N)
@@ -67,13 +79,15 @@ for ft in "${FTS[@]}"; do
 done
 scan=$(echo "$(date +%s.%N) - $s0" | bc)
 echo "1. cql_fdw full scan of every table: $scan s = $(echo "scale=0; $total / $scan" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(bridge_cpu)")"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # 2. the diff
 c0=$(bridge_cpu)
-s=$(t build/cqlbridge diff -q -d $DB --consistency ONE "$TMP/plan")
+s=$(t /usr/bin/time -o "$TMP/cpu" -f '%U %S' build/cqlbridge diff -q -d $DB --consistency ONE "$PLAN")
 sed 's/^/  /' "$TMP/out"
-echo "2. cqlbridge diff: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(bridge_cpu)")"
+echo "2. cqlbridge diff: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(bridge_cpu)"), cqlbridge $(awk '{ print $1 + $2 }' "$TMP/cpu")"
 echo "diff rate / scan rate: $(echo "scale=2; $scan / $s" | bc)"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if [ -z "${BENCH_KEEP:-}" ]; then
 	psql -X -q -d $DB -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null

@@ -213,11 +213,14 @@ cast_value(Datum d, Oid from, Oid to, CoercionPathType path, Oid funcid)
 }
 
 /*
- * cqlfdw_bind_any
- *		Encode argument i (1-based in messages, named "<what> $i") for a
- *		bind marker of CQL type ctype, into out.  Also the encoder of
- *		cql_token()'s key values (token.c), so that both read a value of
- *		any PostgreSQL type the same way.
+ * cqlfdw_bind_prepare
+ *		Decide how argument i (1-based in messages, named "<what> $i") of
+ *		PostgreSQL type argtype is encoded for a bind marker of CQL type
+ *		ctype, into bp; errors when it cannot be.  The plan holds lookups
+ *		(type I/O functions, a cast) made in the current memory context,
+ *		which must live as long as bp: a caller encoding many values of the
+ *		same argument (cql_token() per row) prepares once and encodes each
+ *		value with cqlfdw_bind_encode.
  *
  * Integers of any width go through bigint (the value is range-checked
  * against the CQL type when written), as for pushed-down comparisons.  A
@@ -227,60 +230,92 @@ cast_value(Datum d, Oid from, Oid to, CoercionPathType path, Oid funcid)
  * literal) is parsed as a CQL literal of the marker's type.
  */
 void
-cqlfdw_bind_any(const char *what, int i, const cql_type *ctype, Datum d,
-				Oid argtype, cql_buf *out)
+cqlfdw_bind_prepare(const char *what, int i, const cql_type *ctype,
+					Oid argtype, CqlBindPlan *bp)
 {
 	Oid			type = getBaseType(argtype);
-	CqlConv		cv;
 
-	if (type == INT2OID)
-		d = Int64GetDatum((int64) DatumGetInt16(d));
-	else if (type == INT4OID)
-		d = Int64GetDatum((int64) DatumGetInt32(d));
+	memset(bp, 0, sizeof(*bp));
+	bp->argtype = argtype;
+	bp->path = COERCION_PATH_NONE;
 	if (type == INT2OID || type == INT4OID)
+	{
+		bp->widen = type;
 		type = INT8OID;
-
-	if (!cqlfdw_conv_init(&cv, ctype, type, -1))
+	}
+	bp->from = type;
+	if (!cqlfdw_conv_init(&bp->cv, ctype, type, -1))
 	{
 		Oid			target;
 		int32		typmod;
-		Oid			funcid = InvalidOid;
-		CoercionPathType path = COERCION_PATH_NONE;
 
 		default_type(ctype, &target, &typmod);
 		if (target != type)
-			path = find_coercion_pathway(target, type, COERCION_ASSIGNMENT, &funcid);
-		if ((path != COERCION_PATH_FUNC && path != COERCION_PATH_RELABELTYPE &&
-			 path != COERCION_PATH_COERCEVIAIO) ||
-			!cqlfdw_conv_init(&cv, ctype, target, -1))
+			bp->path = find_coercion_pathway(target, type, COERCION_ASSIGNMENT,
+											 &bp->funcid);
+		if ((bp->path != COERCION_PATH_FUNC && bp->path != COERCION_PATH_RELABELTYPE &&
+			 bp->path != COERCION_PATH_COERCEVIAIO) ||
+			!cqlfdw_conv_init(&bp->cv, ctype, target, -1))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("%s $%d of type %s cannot be bound to Cassandra type %s",
 							what, i, format_type_be(argtype), cqlfdw_cql_type_string(ctype)),
 					 errhint("Cast the argument to %s, or pass it as text in CQL literal form.",
 							 format_type_be(target))));
-		d = cast_value(d, type, target, path, funcid);
+		bp->target = target;
 	}
-	if (cqlfdw_conv_write(&cv, d, out) != CQLW_OK)
+}
+
+/*
+ * cqlfdw_bind_encode
+ *		Encode d, a value of the argument bp was prepared for, into out;
+ *		errors when it is not a valid value of the CQL type.
+ */
+void
+cqlfdw_bind_encode(const char *what, int i, CqlBindPlan *bp, Datum d,
+				   cql_buf *out)
+{
+	if (bp->widen == INT2OID)
+		d = Int64GetDatum((int64) DatumGetInt16(d));
+	else if (bp->widen == INT4OID)
+		d = Int64GetDatum((int64) DatumGetInt32(d));
+	if (bp->path != COERCION_PATH_NONE)
+		d = cast_value(d, bp->from, bp->target, bp->path, bp->funcid);
+	if (cqlfdw_conv_write(&bp->cv, d, out) != CQLW_OK)
 	{
 		Oid			outfunc;
 		bool		isvarlena;
 
-		getTypeOutputInfo(cv.pgtype, &outfunc, &isvarlena);
+		getTypeOutputInfo(bp->cv.pgtype, &outfunc, &isvarlena);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s $%d (%s) is not a valid value of Cassandra type %s",
 						what, i, OidOutputFunctionCall(outfunc, d),
-						cqlfdw_cql_type_string(ctype)),
-				 cv.method == CONV_TEXT_LITERAL
+						cqlfdw_cql_type_string(bp->cv.ctype)),
+				 bp->cv.method == CONV_TEXT_LITERAL
 				 ? errhint("A text argument is read as a CQL literal of type %s.",
-						   cqlfdw_cql_type_string(ctype))
-				 : cqlfdw_conv_refusal_errdetail(&cv)));
+						   cqlfdw_cql_type_string(bp->cv.ctype))
+				 : cqlfdw_conv_refusal_errdetail(&bp->cv)));
 	}
 	if (cql_buf_status(out) != CQL_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory while encoding a value for Cassandra")));
+}
+
+/*
+ * cqlfdw_bind_any
+ *		Encode one value of argument i of type argtype for a bind marker of
+ *		CQL type ctype (cqlfdw_bind_prepare, then cqlfdw_bind_encode).
+ */
+void
+cqlfdw_bind_any(const char *what, int i, const cql_type *ctype, Datum d,
+				Oid argtype, cql_buf *out)
+{
+	CqlBindPlan bp;
+
+	cqlfdw_bind_prepare(what, i, ctype, argtype, &bp);
+	cqlfdw_bind_encode(what, i, &bp, d, out);
 }
 
 /*

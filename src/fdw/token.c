@@ -9,11 +9,12 @@
  * token-range scan of its Cassandra table (ORDER BY cql_token(...)), so
  * the two sides merge as two sorted streams.  The token must therefore be
  * exactly Cassandra's: each value is encoded for its CQL type by the FDW's
- * own conversion (cqlfdw_bind_any, the encoder of cql_query's parameters,
- * over convert.c), the parts are combined into the routing key the FDW
- * routes writes with (cqlfdw_routing_key: the value itself for one
- * column, the composite layout for several), and hashed by src/cql's
- * Murmur3 (cql_murmur3_token, with Cassandra's sign-extension quirk).
+ * own conversion (cqlfdw_bind_prepare/encode, the encoder of cql_query's
+ * parameters, over convert.c; prepared once per call site), the parts are
+ * combined into the routing key the FDW routes writes with
+ * (cqlfdw_routing_key: the value itself for one column, the composite
+ * layout for several), and hashed by src/cql's Murmur3
+ * (cql_murmur3_token, with Cassandra's sign-extension quirk).
  *
  * The CQL types are given, not derived from the arguments' PostgreSQL
  * types, because the bytes depend on them (a numeric is a decimal or a
@@ -45,12 +46,17 @@
 
 PG_FUNCTION_INFO_V1(cql_token);
 
-/* the parsed key types of one call site, kept in fn_extra */
+/*
+ * The parsed key types of one call site, kept in fn_extra, and how each
+ * key value is encoded (made at the first row: the argument types of a
+ * call site do not change).
+ */
 typedef struct TokenTypes
 {
 	struct varlena *spec;		/* the key_types argument they came from */
 	int			n;
 	cql_type  **types;
+	CqlBindPlan *plans;			/* n of them, NULL until the first row */
 } TokenTypes;
 
 /*
@@ -85,6 +91,7 @@ parse_key_types(FunctionCallInfo fcinfo, ArrayType *arr)
 	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
 	tt->n = n;
 	tt->types = palloc0(sizeof(cql_type *) * Max(n, 1));
+	tt->plans = NULL;
 	for (int i = 0; i < n; i++)
 	{
 		char	   *s;
@@ -108,6 +115,33 @@ parse_key_types(FunctionCallInfo fcinfo, ArrayType *arr)
 	MemoryContextSwitchTo(old);
 	fcinfo->flinfo->fn_extra = tt;
 	return tt;
+}
+
+/*
+ * prepare_encoders
+ *		How each key value of this call site is encoded for its CQL type
+ *		(cqlfdw_bind_prepare: the type lookups, a cast), made once in the
+ *		function's memory context: per row, only the encoding is left.
+ */
+static void
+prepare_encoders(FunctionCallInfo fcinfo, TokenTypes *tt)
+{
+	MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	CqlBindPlan *plans = palloc0(sizeof(CqlBindPlan) * tt->n);
+
+	for (int i = 0; i < tt->n; i++)
+	{
+		Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, i + 1);
+
+		if (!OidIsValid(argtype))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDETERMINATE_DATATYPE),
+					 errmsg("could not determine the type of key value $%d of cql_token", i + 1),
+					 errhint("Cast the value to its PostgreSQL type.")));
+		cqlfdw_bind_prepare("key value", i + 1, tt->types[i], argtype, &plans[i]);
+	}
+	MemoryContextSwitchTo(old);
+	tt->plans = plans;
 }
 
 /*
@@ -142,26 +176,23 @@ cql_token(PG_FUNCTION_ARGS)
 				 errmsg("cql_token got %d key types and %d key values", tt->n, nvals),
 				 errhint("Give one CQL type per partition-key value, in partition-key order.")));
 
-	parts = palloc(sizeof(cql_elem) * nvals);
 	for (int i = 0; i < nvals; i++)
-	{
-		cql_buf		b;
-		Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, i + 1);
-
 		if (PG_ARGISNULL(i + 1))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("key value $%d of cql_token is NULL", i + 1),
 					 errdetail("Cassandra stores no row whose partition key has a NULL column, so it has no token."),
 					 errhint("Leave out rows with a NULL key (WHERE ... IS NOT NULL).")));
-		if (!OidIsValid(argtype))
-			ereport(ERROR,
-					(errcode(ERRCODE_INDETERMINATE_DATATYPE),
-					 errmsg("could not determine the type of key value $%d of cql_token", i + 1),
-					 errhint("Cast the value to its PostgreSQL type.")));
+	if (tt->plans == NULL)
+		prepare_encoders(fcinfo, tt);
+
+	parts = palloc(sizeof(cql_elem) * nvals);
+	for (int i = 0; i < nvals; i++)
+	{
+		cql_buf		b;
+
 		cql_buf_init(&b, &cqlfdw_palloc_allocator);
-		cqlfdw_bind_any("key value", i + 1, tt->types[i], PG_GETARG_DATUM(i + 1),
-						argtype, &b);
+		cqlfdw_bind_encode("key value", i + 1, &tt->plans[i], PG_GETARG_DATUM(i + 1), &b);
 		parts[i].p = b.data;
 		parts[i].n = (int32_t) b.len;
 	}

@@ -9,12 +9,17 @@
  * Both streams are in token order, so the merge holds one token's rows of
  * each side at a time: one partition (or the few partitions whose keys
  * share a token), whatever the table's size.  Within a token, the rows of
- * both sides are sorted by their primary key's text and merged: a key on
- * one side only is missing (source only) or extra (Cassandra only); a key
- * on both whose values differ (PostgreSQL's text output, NULL distinct from
- * any value, each source column cast to its foreign-table type) is
- * different, with the columns that differ.  A stream that is not in token
- * order is an error, never a wrong report.
+ * both sides are sorted by their primary key (the text of each key column
+ * in turn, bytewise, NULL first) and merged: a key on one side only is
+ * missing (source only) or extra (Cassandra only); a key on both whose
+ * values differ (PostgreSQL's text output, NULL distinct from any value,
+ * each source column cast to its foreign-table type) is different, with
+ * the columns that differ.  A stream that is not in token order is an
+ * error, never a wrong report.
+ *
+ * The values are not copied: a token's rows point into the fetched
+ * results, which a stream holds until the token is compared (a partition
+ * may span several batches).
  *
  * layer: command
  *
@@ -31,34 +36,51 @@
 
 /* rows per FETCH of either cursor */
 #define DIFF_FETCH_ROWS 10000
+/* batches of one side received ahead of the merge, at most */
+#define DIFF_AHEAD 8
 
 /*
- * A cursor on its own connection, read DIFF_FETCH_ROWS rows at a time; the
- * next FETCH is sent as soon as a batch arrives, so both backends work
- * while the merge compares.
+ * A cursor on its own connection, read DIFF_FETCH_ROWS rows at a time.  The
+ * next FETCH is sent as soon as a batch arrives, and while the merge reads
+ * one side, the other side's batches are taken in as they arrive (up to
+ * DIFF_AHEAD) and the next FETCH sent: a token's rows on one side can be
+ * many batches (a partition of 50,000 rows), and both backends keep
+ * working meanwhile instead of taking turns.
  */
 typedef struct Stream
 {
 	PGconn	   *conn;
 	const char *fetch;			/* "FETCH n FROM cursor" */
 	const char *what;			/* for messages */
+	struct Stream *other;		/* the other side, taken in while this is read */
 	PGresult   *res;
 	int			pos;
 	int			n;
 	bool		pending;		/* a FETCH is in flight */
-	bool		last;			/* the batch held is the last one */
+	PGresult   *got;			/* its result, when its end is not yet read */
+	PGresult   *ready[DIFF_AHEAD];	/* batches received, not yet read */
+	int			nready;
+	bool		ended;			/* a short batch arrived: no more FETCHes */
 	bool		done;
 	long long	last_token;
 	bool		started;
+	/* earlier batches the current token's rows still point into */
+	PGresult  **held;
+	int			nheld;
+	int			maxheld;
 } Stream;
 
-/* The rows of one token of one side, each with its key text */
+/*
+ * The rows of one token of one side: ncols value pointers per row into the
+ * stream's results (NULL for NULL), in one array grown as needed and kept
+ * for the next token, as is the array the rows are sorted in.
+ */
 typedef struct Group
 {
 	int			n;
 	int			cap;
-	char	 ***rows;			/* ncols values (NULL for NULL) */
-	char	  **keys;
+	const char **vals;			/* row r's column c: vals[r * ncols + c] */
+	int		   *order;			/* row numbers sorted by key */
 } Group;
 
 /*
@@ -101,44 +123,98 @@ stream_send(Stream *s)
 }
 
 /*
+ * stream_complete
+ *		Finish the FETCH in flight: wait for it (wait), or only take what
+ *		has arrived (false when it is not complete yet).  Its batch joins
+ *		the ready ones; the next FETCH is sent if there is room ahead.
+ */
+static bool
+stream_complete(Stream *s, bool wait)
+{
+	PGresult   *r;
+
+	if (!wait && !PQconsumeInput(s->conn))
+		stream_fail(s, NULL);
+	for (;;)
+	{
+		if (!wait && PQisBusy(s->conn))
+			return false;
+		r = PQgetResult(s->conn);
+		if (r == NULL)
+			break;
+		if (s->got)
+			PQclear(s->got);
+		s->got = r;
+	}
+	r = s->got;
+	s->got = NULL;
+	s->pending = false;
+	if (r == NULL || PQresultStatus(r) != PGRES_TUPLES_OK)
+		stream_fail(s, r);
+	if (PQntuples(r) < DIFF_FETCH_ROWS)
+		s->ended = true;
+	s->ready[s->nready++] = r;
+	if (!s->ended && s->nready < DIFF_AHEAD)
+		stream_send(s);
+	return true;
+}
+
+/*
+ * stream_take_in
+ *		Take in the other side's batches that have arrived, without
+ *		waiting, so that its backend can go on with the next FETCH.
+ */
+static void
+stream_take_in(Stream *s)
+{
+	while (s->pending && stream_complete(s, false))
+		;
+}
+
+/*
  * stream_peek
- *		Make the stream's current row available; false at its end.  A
- *		batch that arrives full sends the next FETCH at once.
+ *		Make the stream's current row available; false at its end.
  */
 static bool
 stream_peek(Stream *s)
 {
-	PGresult   *r;
-
 	if (s->res && s->pos < s->n)
 		return true;
 	if (s->done)
 		return false;
-	if (s->last)
-	{
-		s->done = true;
-		return false;
-	}
-	if (!s->pending)
-		stream_send(s);
 	if (s->res)
-		PQclear(s->res);
-	s->res = NULL;
-	while ((r = PQgetResult(s->conn)) != NULL)
 	{
-		if (s->res)
-			PQclear(s->res);
-		s->res = r;
+		/* the current token's first rows may be in it: kept until compared */
+		if (s->nheld == s->maxheld)
+		{
+			s->maxheld = s->maxheld ? s->maxheld * 2 : 4;
+			s->held = realloc(s->held, sizeof(PGresult *) * s->maxheld);
+			if (s->held == NULL)
+				bridge_fatal("out of memory");
+		}
+		s->held[s->nheld++] = s->res;
+		s->res = NULL;
 	}
-	s->pending = false;
-	if (s->res == NULL || PQresultStatus(s->res) != PGRES_TUPLES_OK)
-		stream_fail(s, s->res);
+	if (s->nready == 0)
+	{
+		if (!s->pending && !s->ended)
+			stream_send(s);
+		if (!s->pending)
+		{
+			s->done = true;
+			return false;
+		}
+		stream_complete(s, true);
+	}
+	s->res = s->ready[0];
+	s->nready--;
+	memmove(&s->ready[0], &s->ready[1], sizeof(PGresult *) * s->nready);
 	s->n = PQntuples(s->res);
 	s->pos = 0;
-	if (s->n < DIFF_FETCH_ROWS)
-		s->last = true;
-	else
+	if (!s->pending && !s->ended)
 		stream_send(s);
+	if (s->other)
+		stream_take_in(s->other);
 	if (s->n == 0)
 		s->done = true;
 	return s->n > 0;
@@ -161,6 +237,19 @@ stream_token(Stream *s, const DiffTable *t)
 	s->started = true;
 	s->last_token = tok;
 	return tok;
+}
+
+/*
+ * stream_release
+ *		Free the batches before the current one: the token whose rows
+ *		pointed into them has been compared.
+ */
+static void
+stream_release(Stream *s)
+{
+	for (int i = 0; i < s->nheld; i++)
+		PQclear(s->held[i]);
+	s->nheld = 0;
 }
 
 /*
@@ -187,101 +276,101 @@ diff_key_text(const DiffTable *t, char **key)
 }
 
 /*
- * key_string
- *		A row's primary key as one string that sorts and compares the same
- *		on both sides (values joined by 0x1f, NULL as 0x1e).
+ * key_cmp
+ *		Compare the primary keys of two rows (ncols values each): column
+ *		by column, NULL first, then the text's bytes.  Both sides order
+ *		their rows by it, so it needs only to be a total order.
  */
-static char *
-key_string(const DiffTable *t, char **row)
+static int
+key_cmp(const DiffTable *t, const char **a, const char **b)
 {
-	StrBuf		sb;
-
-	sb_init(&sb);
 	for (int k = 0; k < t->nkey; k++)
 	{
-		const char *v = row[t->key[k]];
+		const char *x = a[t->key[k]];
+		const char *y = b[t->key[k]];
+		int			c;
 
-		if (k)
-			sb_appendc(&sb, '\x1f');
-		sb_append(&sb, v ? v : "\x1e");
+		if (x == NULL || y == NULL)
+		{
+			if (x != y)
+				return x == NULL ? -1 : 1;
+			continue;
+		}
+		c = strcmp(x, y);
+		if (c != 0)
+			return c;
 	}
-	return sb.data;
+	return 0;
 }
 
 /*
  * group_read
- *		Read every row of token tok from the stream into g.
+ *		Read every row of token tok from the stream into g (pointers into
+ *		the stream's results).
  */
 static void
 group_read(Stream *s, const DiffTable *t, long long tok, Group *g)
 {
 	while (stream_peek(s) && stream_token(s, t) == tok)
 	{
-		char	  **row = bridge_malloc(sizeof(char *) * t->ncols);
+		const char **row;
 
-		for (int c = 0; c < t->ncols; c++)
-			row[c] = PQgetisnull(s->res, s->pos, c + 1) ? NULL
-				: bridge_strdup(PQgetvalue(s->res, s->pos, c + 1));
 		if (g->n == g->cap)
 		{
 			g->cap = g->cap ? g->cap * 2 : 16;
-			g->rows = realloc(g->rows, sizeof(char **) * g->cap);
-			g->keys = realloc(g->keys, sizeof(char *) * g->cap);
-			if (g->rows == NULL || g->keys == NULL)
+			g->vals = realloc(g->vals, sizeof(char *) * t->ncols * g->cap);
+			g->order = realloc(g->order, sizeof(int) * g->cap);
+			if (g->vals == NULL || g->order == NULL)
 				bridge_fatal("out of memory");
 		}
-		g->rows[g->n] = row;
-		g->keys[g->n] = key_string(t, row);
+		row = &g->vals[(size_t) g->n * t->ncols];
+		for (int c = 0; c < t->ncols; c++)
+			row[c] = PQgetisnull(s->res, s->pos, c + 1) ? NULL
+				: PQgetvalue(s->res, s->pos, c + 1);
 		g->n++;
 		s->pos++;
 	}
 }
 
-/* the group being sorted (qsort has no context argument) */
-static Group *sort_group;
+/* the group being sorted and its table (qsort has no context argument) */
+static const Group *sort_group;
+static const DiffTable *sort_table;
 
 /*
  * cmp_index
- *		qsort comparator of row indexes of sort_group, by key (bytes).
+ *		qsort comparator of row numbers of sort_group, by key.
  */
 static int
 cmp_index(const void *a, const void *b)
 {
-	return strcmp(sort_group->keys[*(const int *) a], sort_group->keys[*(const int *) b]);
+	int			ncols = sort_table->ncols;
+
+	return key_cmp(sort_table, &sort_group->vals[(size_t) *(const int *) a * ncols],
+				   &sort_group->vals[(size_t) *(const int *) b * ncols]);
 }
 
 /*
  * group_order
- *		The indexes of g's rows sorted by key (allocated).
- */
-static int *
-group_order(Group *g)
-{
-	int		   *idx = bridge_malloc(sizeof(int) * (g->n > 0 ? g->n : 1));
-
-	for (int i = 0; i < g->n; i++)
-		idx[i] = i;
-	sort_group = g;
-	qsort(idx, g->n, sizeof(int), cmp_index);
-	return idx;
-}
-
-/*
- * group_clear
- *		Free the rows of g and empty it (its arrays are kept for the next
- *		token).
+ *		Sort g's row numbers by key into g->order; rows that arrive in key
+ *		order (often the Cassandra side) are not sorted again.
  */
 static void
-group_clear(Group *g, int ncols)
+group_order(const DiffTable *t, Group *g)
 {
+	bool		sorted = true;
+
 	for (int i = 0; i < g->n; i++)
 	{
-		for (int c = 0; c < ncols; c++)
-			free(g->rows[i][c]);
-		free(g->rows[i]);
-		free(g->keys[i]);
+		g->order[i] = i;
+		if (i > 0 && sorted &&
+			key_cmp(t, &g->vals[(size_t) (i - 1) * t->ncols], &g->vals[(size_t) i * t->ncols]) > 0)
+			sorted = false;
 	}
-	g->n = 0;
+	if (sorted)
+		return;
+	sort_group = g;
+	sort_table = t;
+	qsort(g->order, g->n, sizeof(int), cmp_index);
 }
 
 /*
@@ -290,8 +379,8 @@ group_clear(Group *g, int ncols)
  *		with keep_all (--repair), in the list of keys to repair.
  */
 static void
-record(DiffTable *t, DiffKind kind, char **row, const char *columns, int examples,
-	   bool keep_all)
+record(DiffTable *t, DiffKind kind, const char **row, const char *columns,
+	   int examples, bool keep_all)
 {
 	DiffExample e;
 
@@ -316,56 +405,59 @@ record(DiffTable *t, DiffKind kind, char **row, const char *columns, int example
 
 /*
  * compare_groups
- *		Merge the rows of one token of both sides by key.
+ *		Merge the rows of one token of both sides by key; cols is the
+ *		caller's buffer for the names of the columns that differ.
  */
 static void
-compare_groups(DiffTable *t, Group *src, Group *tgt, int examples, bool keep_all)
+compare_groups(DiffTable *t, Group *src, Group *tgt, int examples, bool keep_all,
+			   StrBuf *cols)
 {
-	int		   *a = group_order(src);
-	int		   *b = group_order(tgt);
+	int			ncols = t->ncols;
 	int			i = 0,
 				j = 0;
-	StrBuf		cols;
 
-	sb_init(&cols);
+	group_order(t, src);
+	group_order(t, tgt);
 	while (i < src->n || j < tgt->n)
 	{
+		const char **rs = i < src->n ? &src->vals[(size_t) src->order[i] * ncols] : NULL;
+		const char **rt = j < tgt->n ? &tgt->vals[(size_t) tgt->order[j] * ncols] : NULL;
 		int			c;
 
-		if (i < src->n && j < tgt->n)
-			c = strcmp(src->keys[a[i]], tgt->keys[b[j]]);
+		if (rs && rt)
+			c = key_cmp(t, rs, rt);
 		else
-			c = i < src->n ? -1 : 1;
+			c = rs ? -1 : 1;
 		if (c < 0)
-			record(t, DIFF_MISSING, src->rows[a[i++]], NULL, examples, keep_all);
+		{
+			record(t, DIFF_MISSING, rs, NULL, examples, keep_all);
+			i++;
+		}
 		else if (c > 0)
-			record(t, DIFF_EXTRA, tgt->rows[b[j++]], NULL, examples, keep_all);
+		{
+			record(t, DIFF_EXTRA, rt, NULL, examples, keep_all);
+			j++;
+		}
 		else
 		{
-			char	  **rs = src->rows[a[i++]];
-			char	  **rt = tgt->rows[b[j++]];
-
-			cols.len = 0;
-			if (cols.data)
-				cols.data[0] = '\0';
-			for (int k = 0; k < t->ncols; k++)
+			cols->len = 0;
+			for (int k = 0; k < ncols; k++)
 			{
 				bool		same = (rs[k] == NULL && rt[k] == NULL) ||
 					(rs[k] != NULL && rt[k] != NULL && strcmp(rs[k], rt[k]) == 0);
 
 				if (!same)
 				{
-					sb_appendf(&cols, "%s%s", cols.len ? ", " : "", t->cols[k]);
+					sb_appendf(cols, "%s%s", cols->len ? ", " : "", t->cols[k]);
 					t->col_diffs[k]++;
 				}
 			}
-			if (cols.len > 0)
-				record(t, DIFF_DIFFERENT, rs, cols.data, examples, keep_all);
+			if (cols->len > 0)
+				record(t, DIFF_DIFFERENT, rs, cols->data, examples, keep_all);
+			i++;
+			j++;
 		}
 	}
-	sb_free(&cols);
-	free(a);
-	free(b);
 }
 
 /*
@@ -440,7 +532,9 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 	double		t0 = bridge_now();
 	double		shown = 0;
 	bool		resumed = p->next > 0;
+	StrBuf		cols;
 
+	sb_init(&cols);
 	sb_init(&src);
 	sb_init(&tgt);
 	sb_appendf(&src, "DECLARE diff_src NO SCROLL CURSOR FOR SELECT %s", tok_s);
@@ -484,6 +578,8 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 
 	ss.conn = src_conn;
 	ts.conn = tgt_conn;
+	ss.other = &ts;
+	ts.other = &ss;
 	ss.fetch = bridge_printf("FETCH %d FROM diff_src", DIFF_FETCH_ROWS);
 	ts.fetch = bridge_printf("FETCH %d FROM diff_tgt", DIFF_FETCH_ROWS);
 	ss.what = bridge_printf("rows of source view %s", t->source_view);
@@ -511,9 +607,11 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 		group_read(&ts, t, tok, &gt);
 		t->src_rows += gs.n;
 		t->tgt_rows += gt.n;
-		compare_groups(t, &gs, &gt, examples, keep_all);
-		group_clear(&gs, t->ncols);
-		group_clear(&gt, t->ncols);
+		compare_groups(t, &gs, &gt, examples, keep_all, &cols);
+		gs.n = 0;
+		gt.n = 0;
+		stream_release(&ss);
+		stream_release(&ts);
 		bridge_check_interrupt(NULL);
 		if (tty && !opts->quiet && bridge_now() - shown > 0.1)
 		{
@@ -522,6 +620,14 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 		}
 	}
 	diff_progress_record(p, t, DIFF_RANGES);
+	stream_release(&ss);
+	stream_release(&ts);
+	free(ss.held);
+	free(ts.held);
+	for (int i = 0; i < ss.nready; i++)
+		PQclear(ss.ready[i]);
+	for (int i = 0; i < ts.nready; i++)
+		PQclear(ts.ready[i]);
 	if (ss.res)
 		PQclear(ss.res);
 	if (ts.res)
@@ -534,10 +640,11 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 							0, NULL));
 	if (tty && !opts->quiet)
 		fprintf(stderr, "\r\033[K");
-	free(gs.rows);
-	free(gs.keys);
-	free(gt.rows);
-	free(gt.keys);
+	free(gs.vals);
+	free(gs.order);
+	free(gt.vals);
+	free(gt.order);
+	sb_free(&cols);
 	sb_free(&src);
 	sb_free(&tgt);
 	free(tok_s);
