@@ -234,6 +234,21 @@ ts_precision_from_name(const char *value)
 }
 
 /*
+ * write_mode_from_name
+ *		1 for "on_commit", 0 for "immediate" (either case), else -1: the
+ *		values of option write_mode and of setting cql_fdw.write_mode.
+ */
+static int
+write_mode_from_name(const char *value)
+{
+	if (pg_strcasecmp(value, "on_commit") == 0)
+		return 1;
+	if (pg_strcasecmp(value, "immediate") == 0)
+		return 0;
+	return -1;
+}
+
+/*
  * Check one entry of a contact point list: "host" or "host:port" or
  * "[ipv6]:port".  The client library parses it again when it connects; here
  * we only want errors at CREATE SERVER time.
@@ -490,7 +505,7 @@ validate_value(const CqlOption *opt, DefElem *def)
 			}
 			break;
 		case OPT_WRITE_MODE:
-			if (pg_strcasecmp(value, "immediate") != 0 && pg_strcasecmp(value, "on_commit") != 0)
+			if (write_mode_from_name(value) < 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 						 errmsg("invalid value for option \"write_mode\": \"%s\"", value),
@@ -844,7 +859,7 @@ apply_option(CqlFdwOptions *o, DefElem *def)
 	else if (strcmp(name, "batch_size") == 0)
 		o->batch_size = atoi(value);
 	else if (strcmp(name, "write_mode") == 0)
-		o->write_on_commit = (pg_strcasecmp(value, "on_commit") == 0);
+		o->write_on_commit = (write_mode_from_name(value) == 1);
 	else if (strcmp(name, "if_not_exists") == 0)
 		o->if_not_exists = defGetBoolean(def);
 	else if (strcmp(name, "truncatable") == 0)
@@ -948,8 +963,7 @@ check_write_mode(char **newval, void **extra, GucSource source)
 {
 	const char *v = *newval;
 
-	if (v == NULL || v[0] == '\0' || pg_strcasecmp(v, "immediate") == 0 ||
-		pg_strcasecmp(v, "on_commit") == 0)
+	if (v == NULL || v[0] == '\0' || write_mode_from_name(v) >= 0)
 		return true;
 	GUC_check_errdetail("\"%s\" is not a write mode.", v);
 	GUC_check_errhint("Valid values are \"immediate\" (writes are sent as the statement runs), \"on_commit\" (writes are sent when the transaction commits) and '' for the option write_mode.");
@@ -1007,7 +1021,7 @@ apply_settings(CqlFdwOptions *o)
 	if (setting_serial_consistency && setting_serial_consistency[0])
 		o->serial_consistency = serial_consistency_from_name(setting_serial_consistency);
 	if (setting_write_mode && setting_write_mode[0])
-		o->write_on_commit = (pg_strcasecmp(setting_write_mode, "on_commit") == 0);
+		o->write_on_commit = (write_mode_from_name(setting_write_mode) == 1);
 }
 
 /*
