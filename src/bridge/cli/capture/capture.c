@@ -144,6 +144,30 @@ trace_lsn(const Stream *s, const char *what, CapLsn lsn, const char *more)
 }
 
 /*
+ * send_status
+ *		A standby status update with the positions received and confirmed;
+ *		false with s->err on failure.
+ */
+static bool
+send_status(Stream *s)
+{
+	if (cap_send_status(s->repl, s->st.received, s->st.confirmed, false))
+		return true;
+	snprintf(s->err, sizeof(s->err), "sending the confirmed position failed: %s", PQerrorMessage(s->repl));
+	return false;
+}
+
+/* Seconds from commit_time (a commit timestamp: microseconds since 2000) to now. */
+static double
+commit_age(int64_t commit_time)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9 - (commit_time / 1e6 + PG_EPOCH_UNIX);
+}
+
+/*
  * flush_and_confirm
  *		Flush what was received, then confirm upto (why: for
  *		--log-positions); false with s->err on failure.  open_xid, when not
@@ -166,11 +190,8 @@ flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time, const char *why,
 		 * wal_sender_timeout (60 s), and nothing is read while the flush
 		 * runs.
 		 */
-		if (!cap_send_status(s->repl, s->st.received, s->st.confirmed, false))
-		{
-			snprintf(s->err, sizeof(s->err), "sending the confirmed position failed: %s", PQerrorMessage(s->repl));
+		if (!send_status(s))
 			return false;
-		}
 
 		sb_init(&lit);
 		sb_appendf(&lit, "{%s", s->xids.data ? s->xids.data : "");
@@ -187,12 +208,7 @@ flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time, const char *why,
 		free(xids);
 		if (commit_time)
 		{
-			struct timespec ts;
-			double		now;
-
-			clock_gettime(CLOCK_REALTIME, &ts);
-			now = ts.tv_sec + ts.tv_nsec / 1e9;
-			s->st.lag_seconds = now - (commit_time / 1e6 + PG_EPOCH_UNIX);
+			s->st.lag_seconds = commit_age(commit_time);
 			if (s->st.lag_seconds < 0)
 				s->st.lag_seconds = 0;
 		}
@@ -210,12 +226,7 @@ flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time, const char *why,
 		free(more);
 		free(r);
 	}
-	if (!cap_send_status(s->repl, s->st.received, s->st.confirmed, false))
-	{
-		snprintf(s->err, sizeof(s->err), "sending the confirmed position failed: %s", PQerrorMessage(s->repl));
-		return false;
-	}
-	return true;
+	return send_status(s);
 }
 
 /*
@@ -230,12 +241,7 @@ flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time, const char *why,
 static bool
 behind(int64_t commit_time)
 {
-	struct timespec ts;
-
-	if (commit_time == 0)
-		return false;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9 - (commit_time / 1e6 + PG_EPOCH_UNIX) > BEHIND_S;
+	return commit_time != 0 && commit_age(commit_time) > BEHIND_S;
 }
 
 /*
@@ -319,9 +325,8 @@ session(Stream *s)
 				 * the flush's visibility check) or after its COMMIT.
 				 */
 				trace_lsn(s, "confirm", s->st.confirmed, " (keepalive reply inside a transaction: nothing flushed)");
-				if (!cap_send_status(s->repl, s->st.received, s->st.confirmed, false))
+				if (!send_status(s))
 				{
-					snprintf(s->err, sizeof(s->err), "sending the confirmed position failed: %s", PQerrorMessage(s->repl));
 					PQfreemem(buf);
 					return SESSION_RETRY;
 				}
