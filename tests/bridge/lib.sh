@@ -18,7 +18,8 @@ BRIDGE_KEYSPACES=()
 BRIDGE_ROLES=()
 BRIDGE_KEEP=${BRIDGE_KEEP:-}
 
-# ok CONDITION-EXIT-STATUS DESCRIPTION
+# ok CONDITION-EXIT-STATUS DESCRIPTION: one test; returns non-zero when
+# it failed, so that "ok $? ... || diag ..." shows why only then
 ok()
 {
 	TAP_N=$((TAP_N + 1))
@@ -27,10 +28,11 @@ ok()
 	else
 		echo "not ok $TAP_N - $2"
 		TAP_FAILED=$((TAP_FAILED + 1))
+		return 1
 	fi
 }
 
-# is GOT EXPECTED DESCRIPTION
+# is GOT EXPECTED DESCRIPTION: as ok
 is()
 {
 	if [ "$1" = "$2" ]; then
@@ -39,6 +41,7 @@ is()
 		ok 1 "$3"
 		echo "#   got:      '$1'"
 		echo "#   expected: '$2'"
+		return 1
 	fi
 }
 
@@ -295,6 +298,5 @@ refused()
 		grep -qF -- "$s" "$out" || rc=missing
 	done
 	[ "$rc" = 2 ]
-	ok $? "$desc"
-	[ "$rc" = 2 ] || diag "$(cat "$out")"
+	ok $? "$desc" || diag "$(cat "$out")"
 }
