@@ -425,6 +425,20 @@ extern int	cql_cluster_heartbeat(cql_cluster *c, int idle_ms, int timeout_ms,
 								  cql_error *err);
 
 /*
+ * Settle (cql_cluster_health.c): uncork every connection of the cluster
+ * (hosts, control, retired) and wait until none has a request in flight,
+ * orphans included, for up to timeout_ms together.  For the end of a
+ * statement that failed with writes still in flight: once it returns
+ * CQL_OK, Cassandra has answered every one of them, so none can be
+ * applied after what the caller sends next.  A connection already broken
+ * is skipped (its requests are gone).  CQL_ERR_TIMEOUT names the
+ * unanswered requests in err; *unsettled (if not NULL) counts the
+ * connections that still have requests in flight.
+ */
+extern cql_status cql_cluster_settle(cql_cluster *c, int timeout_ms,
+									 int *unsettled, cql_error *err);
+
+/*
  * Schema agreement as the drivers judge it (cql_cluster_health.c): wait
  * until system.local and every peer the cluster sees up report the same
  * schema_version, asked through conn (NULL: the control connection).  A

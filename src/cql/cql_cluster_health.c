@@ -12,7 +12,9 @@
  * (cql_cluster_heartbeat), e.g. at the start of a statement.  A half-open
  * connection to a node that died or was paused while the backend sat idle
  * is then found by a short OPTIONS round trip instead of by a user's
- * request waiting for its full timeout.
+ * request waiting for its full timeout.  After a failed statement the
+ * caller settles the cluster (cql_cluster_settle): requests it abandoned
+ * are answered before it sends the next ones.
  *
  * Events are hints, as in the drivers: DOWN takes a host out of the plan
  * (its connection is retired, so requests still holding it fail over);
@@ -322,4 +324,57 @@ cql_cluster_await_schema_agreement(cql_cluster *c, cql_conn *conn, int timeout_m
 	cql_cluster_poll_events(c);
 	return cql_schema_await_agreement_among(conn ? conn : c->control, timeout_ms,
 											peer_counts, c, err);
+}
+
+/*
+ * settle_one
+ *		Uncork conn and wait for its requests in flight until the monotonic
+ *		deadline; a connection already broken counts as settled.  Sets
+ *		*first (the first failure's status, err filled) when it is CQL_OK.
+ */
+static void
+settle_one(cql_conn *conn, int64_t deadline, int *unsettled,
+		   cql_status *first, cql_error *err)
+{
+	cql_error	e;
+	cql_status	st;
+	int64_t		left;
+
+	if (conn == NULL || cql_conn_status(conn) != CQL_OK)
+		return;
+	cql_conn_cork(conn, false);
+	if (cql_conn_in_flight(conn) == 0)
+		return;
+	left = deadline - cql_now_ms();
+	cql_error_clear(&e);
+	st = cql_conn_settle(conn, left > 0 ? (int) left : 0, &e);
+	if (st == CQL_OK || cql_conn_status(conn) != CQL_OK)
+		return;					/* answered, or broken meanwhile */
+	(*unsettled)++;
+	if (*first == CQL_OK)
+	{
+		*first = st;
+		if (err)
+			*err = e;
+	}
+}
+
+cql_status
+cql_cluster_settle(cql_cluster *c, int timeout_ms, int *unsettled, cql_error *err)
+{
+	int64_t		deadline = cql_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	cql_status	first = CQL_OK;
+	int			n = 0;
+
+	if (err)
+		cql_error_clear(err);
+	settle_one(c->control, deadline, &n, &first, err);
+	for (int i = 0; i < c->nhosts; i++)
+		if (c->hosts[i].conn != c->control)
+			settle_one(c->hosts[i].conn, deadline, &n, &first, err);
+	for (int i = 0; i < c->nretired; i++)
+		settle_one(c->retired[i], deadline, &n, &first, err);
+	if (unsettled)
+		*unsettled = n;
+	return first;
 }

@@ -88,6 +88,8 @@ add_cluster_stats(cql_cluster_stats *sum, const cql_cluster_stats *s)
 
 static void cql_inval_callback(Datum arg, int cacheid, uint32 hashvalue);
 static void cql_xact_callback(XactEvent event, void *arg);
+static void cql_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+								SubTransactionId parentSubid, void *arg);
 
 /*
  * cqlfdw_wait
@@ -195,6 +197,7 @@ ensure_hash(void)
 	CacheRegisterSyscacheCallback(FOREIGNSERVEROID, cql_inval_callback, (Datum) 0);
 	CacheRegisterSyscacheCallback(USERMAPPINGOID, cql_inval_callback, (Datum) 0);
 	RegisterXactCallback(cql_xact_callback, NULL);
+	RegisterSubXactCallback(cql_subxact_callback, NULL);
 }
 
 /*
@@ -558,6 +561,53 @@ cql_inval_callback(Datum arg, int cacheid, uint32 hashvalue)
 }
 
 /*
+ * settle_after_abort
+ *		A statement that fails may leave writes in flight (a pipelined
+ *		COPY or bulk insert, the window of a deferred COMMIT, a cancelled
+ *		cql_execute); they were orphaned, not withdrawn, and a coordinator
+ *		could still apply one after the next statement's writes (a
+ *		TRUNCATE, the same row written again).  So when a transaction or
+ *		subtransaction aborts, every handle that wrote in this transaction
+ *		is settled: its connections are uncorked and their answers awaited,
+ *		for at most CQLFDW_SETTLE_TIMEOUT_MS (longer than Cassandra's write
+ *		timeout, so a live coordinator always answers within it).  Interrupts
+ *		are held off here, as postgres_fdw's abort cleanup waits for its
+ *		cancel.  A handle still waiting after that is closed (at the end of
+ *		the transaction for a subtransaction, which may have a running outer
+ *		statement) with a WARNING: what a node that no longer answers does
+ *		with those writes is out of our hands.
+ */
+static void
+settle_after_abort(bool top_level)
+{
+	HASH_SEQ_STATUS scan;
+	CqlConnEntry *entry;
+
+	hash_seq_init(&scan, ConnectionHash);
+	while ((entry = (CqlConnEntry *) hash_seq_search(&scan)))
+	{
+		cql_error	err;
+		int			unsettled = 0;
+
+		if (entry->cluster == NULL || !entry->writes_sent)
+			continue;
+		if (cql_cluster_settle(entry->cluster, CQLFDW_SETTLE_TIMEOUT_MS,
+							   &unsettled, &err) == CQL_OK)
+			continue;
+		ereport(WARNING,
+				(errcode(ERRCODE_FDW_UNABLE_TO_CREATE_EXECUTION),
+				 errmsg("cql_fdw: requests of the aborted statement still unanswered after %d ms on %d connection(s)",
+						CQLFDW_SETTLE_TIMEOUT_MS, unsettled),
+				 errdetail("%s", err.message),
+				 errhint("Writes sent before the error may still be applied by Cassandra later; the connection is closed.")));
+		if (top_level)
+			close_entry(entry);
+		else
+			entry->invalidated = true;
+	}
+}
+
+/*
  * At the end of a transaction no scan can still use a connection and no
  * deferred write is left (sent at PRE_COMMIT, or forgotten): reset the busy
  * counts (an aborted scan does not decrement) and the deferred-write marks,
@@ -573,14 +623,31 @@ cql_xact_callback(XactEvent event, void *arg)
 	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
 		event != XACT_EVENT_PARALLEL_COMMIT && event != XACT_EVENT_PARALLEL_ABORT)
 		return;
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		settle_after_abort(true);
 	hash_seq_init(&scan, ConnectionHash);
 	while ((entry = (CqlConnEntry *) hash_seq_search(&scan)))
 	{
 		entry->busy = 0;
+		entry->writes_sent = false;
 		entry->pending_writes = false;	/* sent at PRE_COMMIT, or dropped */
 		if (entry->cluster && (entry->invalidated || !entry->keep_connections))
 			close_entry(entry);
 	}
+}
+
+/*
+ * cql_subxact_callback
+ *		A subtransaction that aborts (an exception block, ROLLBACK TO
+ *		SAVEPOINT) settles what its failed statement left in flight, so
+ *		that the statements after it are not overtaken.
+ */
+static void
+cql_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					 SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		settle_after_abort(false);
 }
 
 /* ---------------------------------------------------------------------

@@ -47,6 +47,8 @@ typedef struct CqlConnEntry
 								 * connection (a non-superuser's) */
 	int			busy;			/* scans/modifies using it right now */
 	bool		pending_writes; /* on_commit writes queued (write path) */
+	bool		writes_sent;	/* this transaction wrote through it:
+								 * settled when a (sub)transaction aborts */
 	uint64		generation;		/* bumped on close: stale handles detectable */
 	uint32		server_hashvalue;
 	uint32		mapping_hashvalue;

@@ -167,6 +167,7 @@ cqlfdw_execute_sql(PG_FUNCTION_ARGS)
 	cql_status	st;
 
 	cqlfdw_remote_open_server(&remote, server, GetUserId(), cql);
+	cqlfdw_remote_will_write(&remote);
 	PG_TRY();
 	{
 		conn = cqlfdw_remote_control(&remote);

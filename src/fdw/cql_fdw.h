@@ -110,6 +110,8 @@ extern bool cqlfdw_check_token_scan_after(char **newval, void **extra,
 
 #define CQLFDW_DEFAULT_CONNECT_TIMEOUT	10000
 #define CQLFDW_DEFAULT_REQUEST_TIMEOUT	30000
+/* how long an abort waits for the writes its statement left in flight */
+#define CQLFDW_SETTLE_TIMEOUT_MS		10000
 #define CQLFDW_DEFAULT_BATCH_SIZE		100
 #define CQLFDW_DEFAULT_ANALYZE_ROWS		1000000
 #define CQLFDW_DEFAULT_MAX_RESPONSE		(64 * 1024 * 1024)

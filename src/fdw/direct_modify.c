@@ -348,6 +348,7 @@ cqlBeginDirectModify(ForeignScanState *node, int eflags)
 	cqlfdw_remote_open_rel(&dm->remote, dm->rel,
 						   cqlfdw_scan_userid(estate, fsplan),
 						   strVal(list_nth(fsplan->fdw_private, FdwDirectPrivateCql)));
+	cqlfdw_remote_will_write(&dm->remote);
 	dm->stamp_writes = !cqlfdw_table_has_counters(dm->remote.table);
 
 	dm->exprs = ExecInitExprList(fsplan->fdw_exprs, (PlanState *) node);

@@ -523,6 +523,7 @@ cqlfdw_modify_begin(CqlModifyState *ms, Relation rel, List *fdw_private, EState 
 	cqlfdw_remote_open_rel(&ms->remote, rel,
 						   cqlfdw_result_userid(estate, rinfo),
 						   strVal(list_nth(fdw_private, FdwModifyPrivateCql)));
+	cqlfdw_remote_will_write(&ms->remote);
 	/* DO NOTHING is sent as IF NOT EXISTS: the same LWT paths below */
 	if (ms->do_nothing)
 	{
@@ -1061,7 +1062,11 @@ cqlfdw_modify_uncork(CqlModifyState *ms)
 	ms->ncorked = 0;
 }
 
-/* After an error: orphan what is still in flight (late answers are dropped) */
+/*
+ * After an error: orphan what is still in flight; the abort that follows
+ * settles the connections (settle_after_abort in connection.c), so their
+ * answers arrive before the next statement sends anything.
+ */
 static void
 release_pending(CqlModifyState *ms)
 {

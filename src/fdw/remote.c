@@ -212,6 +212,19 @@ cqlfdw_remote_release(CqlRemote *r)
 }
 
 /*
+ * cqlfdw_remote_will_write
+ *		The statement sends writes through the handle: should it fail with
+ *		some still in flight, the abort settles the connections (see
+ *		settle_after_abort in connection.c) before anything else is sent.
+ */
+void
+cqlfdw_remote_will_write(CqlRemote *r)
+{
+	if (r->entry)
+		r->entry->writes_sent = true;
+}
+
+/*
  * cqlfdw_remote_detach
  *		A copy of the handle in cxt for work that outlives the statement
  *		(writes deferred to COMMIT): it keeps what routing, prepare and

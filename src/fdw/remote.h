@@ -71,6 +71,7 @@ extern void cqlfdw_remote_connect(CqlRemote *r);
 extern void cqlfdw_remote_open_server(CqlRemote *r, ForeignServer *server,
 									  Oid userid, const char *cql);
 extern void cqlfdw_remote_release(CqlRemote *r);
+extern void cqlfdw_remote_will_write(CqlRemote *r);
 extern CqlRemote *cqlfdw_remote_detach(const CqlRemote *r, MemoryContext cxt);
 extern Oid	cqlfdw_scan_userid(EState *estate, ForeignScan *fsplan);
 extern Oid	cqlfdw_result_userid(EState *estate, ResultRelInfo *rinfo);

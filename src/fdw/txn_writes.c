@@ -149,6 +149,7 @@ send_one(InFlight *f, bool route)
 											 f->retry.tries > 0 ? &f->retry : NULL,
 											 w->routing_key, w->routing_len);
 	prep = cqlfdw_remote_prepare(w->remote, f->conn);
+	cqlfdw_remote_will_write(w->remote);
 	cql_query_params_init(&params);
 	params.consistency = w->consistency;
 	params.serial_consistency = w->serial_consistency;

@@ -8,7 +8,11 @@ through it, statement by statement, while the test switches the proxy's
 mode in between.  Checked: statement_timeout and pg_cancel_backend stop a
 scan that waits on a silent server within about a second; a reset or
 garbage bytes give an ERROR with a connection SQLSTATE, never a crash or a
-hang; the next statement reconnects and works.
+hang; the next statement reconnects and works.  A write statement that
+fails with writes still in flight returns its error only after Cassandra
+answered them (so none lands after the next statement), in an exception
+block as at top level; a server that never answers them costs at most the
+settle timeout (10 s) and a WARNING, not a hang.
 
 Upstream is a node of the PasswordAuthenticator cluster (CQL_AUTH_HOST).
 The proxied server lists only the proxy and does not set discover_peers,
@@ -84,6 +88,10 @@ class Proxy:
         held = []
         try:
             while not self.stop:
+                if held and self.mode == "pass":
+                    for h in held:      # released: what was held goes first
+                        c.sendall(h)
+                    held = []
                 r, _, _ = select.select([c, u], [], [], 0.05)
                 if c in r:
                     data = c.recv(65536)
@@ -118,7 +126,7 @@ class Proxy:
 
 
 def main():
-    plan(16)
+    plan(25)
     started = postmaster_start()
     proxy = Proxy()
     setup = f"""
@@ -139,6 +147,8 @@ CREATE SERVER faults_proxy FOREIGN DATA WRAPPER cql_fdw
 CREATE USER MAPPING FOR CURRENT_USER SERVER faults_proxy OPTIONS (username '{USER}', password '{PASSWORD}');
 CREATE FOREIGN TABLE faults.pt (k int, c int, v text)
   SERVER faults_proxy OPTIONS (keyspace 'fdw_faults', "table" 't');
+CREATE FOREIGN TABLE faults.pw (k int, c int, v text)
+  SERVER faults_proxy OPTIONS (keyspace 'fdw_faults', "table" 't', batch_size '50');
 """
     rc, out = psql(setup)
     ok(rc == 0, "setup through the real node", out)
@@ -194,6 +204,52 @@ CREATE FOREIGN TABLE faults.pt (k int, c int, v text)
     proxy.mode = "pass"
     out, _ = s.run("SELECT count(*) FROM faults.pt WHERE k = 1")
     ok(last_line(out) == "3000", "the next statement reconnects after garbage", out)
+
+    # a write statement fails (division by zero at row 500) while the
+    # batches of the rows before it are in flight and Cassandra's answers
+    # are held: in an exception block (a subtransaction abort) the error
+    # comes back only once the answers are released (2 s later), so no
+    # write of the failed statement can land after the next one
+    failing_insert = ("INSERT INTO faults.pw SELECT 2, g, "
+                      "CASE WHEN g = 500 THEN (1 / (g - 500))::text ELSE 'w' END "
+                      "FROM generate_series(1, 1000) g")
+    out, _ = s.run("INSERT INTO faults.pw VALUES (3, 1, 'prepared first')")
+    ok("ERROR" not in out, "a write through the proxy works (its statement is prepared)", out)
+    proxy.mode = "stall"
+    releaser = threading.Timer(2.0, lambda: setattr(proxy, "mode", "pass"))
+    releaser.start()
+    out, secs = s.run("DO $$BEGIN %s; EXCEPTION WHEN division_by_zero THEN "
+                      "RAISE NOTICE 'caught'; END$$" % failing_insert, timeout=60)
+    releaser.join()
+    ok("caught" in out and "WARNING" not in out,
+       "a failed write statement in an exception block is caught, no warning", out)
+    ok(secs >= 1.9, "... after the answers of its writes in flight arrived "
+       "(%.2f s, released at 2 s)" % secs)
+    rc, out = psql("SELECT count(*) FROM faults.t WHERE k = 2")
+    ok(rc == 0 and 0 < int(last_line(out) or 0) < 500,
+       "the rows sent before the error were written, none after", out)
+    out, _ = s.run("SELECT count(*) FROM faults.pt WHERE k = 1")
+    ok(last_line(out) == "3000", "the session works after the settled abort", out)
+
+    # the same at top level
+    proxy.mode = "stall"
+    releaser = threading.Timer(2.0, lambda: setattr(proxy, "mode", "pass"))
+    releaser.start()
+    out, secs = s.run(failing_insert, timeout=60)
+    releaser.join()
+    ok("22012" in out and "WARNING" not in out and secs >= 1.9,
+       "at top level the error also waits for the answers in flight (%.2f s)" % secs, out)
+
+    # answers that never come: the abort gives up after the settle timeout
+    # with a WARNING, closes the connection, and the next statement reconnects
+    proxy.mode = "stall"
+    out, secs = s.run(failing_insert, timeout=60)
+    ok("22012" in out and "still unanswered" in out,
+       "answers that never come: the error, and a WARNING naming the unanswered requests", out)
+    ok(secs < 20, "... after the settle timeout, not a hang (%.2f s)" % secs)
+    proxy.mode = "pass"
+    out, _ = s.run("SELECT count(*) FROM faults.pt WHERE k = 1")
+    ok(last_line(out) == "3000", "the next statement reconnects after the abandoned answers", out)
 
     # the backend survived all of it: the session still has its backend, and
     # PostgreSQL did not restart (after a crash a new session connects to

@@ -268,6 +268,65 @@ test_control_failover(const cql_conn_options *o, int want_hosts)
 	cql_cluster_free(cl);
 }
 
+/*
+ * cql_cluster_settle: requests a caller abandoned (orphaned, or still
+ * queued on a corked connection) are answered before it returns; a silent
+ * server makes it time out and name what is unanswered, not hang.
+ */
+static void
+test_settle(const cql_conn_options *o)
+{
+	itest_proxy px;
+	char		spec[64];
+	cql_cluster *cl = NULL;
+	cql_conn   *ctl;
+	cql_request *req = NULL;
+	cql_error	err;
+	cql_status	st;
+	int			unsettled = -1;
+
+	if (!ok(itest_proxy_start(&px, itest_host(), itest_port()), "settle: proxy started"))
+		return;
+	snprintf(spec, sizeof(spec), "127.0.0.1:%d", px.port);
+	cql_error_clear(&err);
+	st = cql_cluster_connect(o, spec, NULL, &cl, &err);
+	if (!ok(st == CQL_OK, "settle: cluster through the proxy (%s)", err.message))
+	{
+		itest_proxy_stop(&px);
+		return;
+	}
+	ctl = cql_cluster_control(cl);
+	is_int(cql_cluster_settle(cl, 1000, &unsettled, &err), CQL_OK,
+		   "settle with nothing in flight");
+	is_int(unsettled, 0, "... nothing unsettled");
+
+	/* an orphan whose answer the proxy holds */
+	itest_proxy_mode(&px, ITEST_PROXY_STALL);
+	st = cql_send_query(ctl, "SELECT key FROM system.local", NULL, &req, &err);
+	ok(st == CQL_OK, "request sent through the stalled proxy");
+	cql_request_free(req);
+	st = cql_cluster_settle(cl, 300, &unsettled, &err);
+	is_int(st, CQL_ERR_TIMEOUT, "settle with a silent server: CQL_ERR_TIMEOUT");
+	is_int(unsettled, 1, "... one connection unsettled");
+	ok(strstr(err.message, "unanswered") != NULL, "... named in the error (%s)", err.message);
+	itest_proxy_mode(&px, ITEST_PROXY_PASS);
+	is_int(cql_cluster_settle(cl, 3000, &unsettled, &err), CQL_OK,
+		   "settle once the answer comes");
+	is_int(cql_conn_in_flight(ctl), 0, "... the orphan's stream is free");
+
+	/* a request queued on a corked connection goes out and is answered */
+	cql_conn_cork(ctl, true);
+	st = cql_send_query(ctl, "SELECT key FROM system.local", NULL, &req, &err);
+	ok(st == CQL_OK, "request queued on the corked connection");
+	cql_request_free(req);
+	is_int(cql_cluster_settle(cl, 3000, &unsettled, &err), CQL_OK,
+		   "settle uncorks and awaits the queued request");
+	is_int(cql_conn_in_flight(ctl), 0, "... nothing left in flight");
+	ok(itest_exec(ctl, "SELECT key FROM system.local"), "the connection works after settling");
+	cql_cluster_free(cl);
+	itest_proxy_stop(&px);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -477,6 +536,7 @@ main(int argc, char **argv)
 	}
 
 	test_control_failover(&o, want_hosts);
+	test_settle(&o);
 
 	/* all dead */
 	cql_error_clear(&err);
