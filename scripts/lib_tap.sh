@@ -257,13 +257,19 @@ tap_result()
 # line "tap-exclusive: node") with anything else.  With LOCK_DIR set,
 # locked() runs a command holding $LOCK_DIR/KEY.lock (one file at a time
 # across the lanes) and the node's lock, shared or, for such a file,
-# exclusive.  Without LOCK_DIR (one lane) it just runs the command.
+# exclusive.  A file whose faults are a part of it ("tap-exclusive:
+# windows") holds the node's lock shared and makes it exclusive only
+# around them: it gets the lock's descriptor as CQL_NODE_LOCK_FD and
+# calls node_exclusive / node_shared (tests/bridge/lib.sh).  Without
+# LOCK_DIR (one lane) it just runs the command.
 LOCK_DIR=""
-# locked KEY SHARING CMD...: SHARING is -s (shared node) or -x (exclusive).
-#	Only as bg_run's command (it runs in that background subshell, which
-#	holds the locks): the command itself runs without the lock files
-#	open, so a server it leaves behind cannot keep a lock, and a TERM
-#	(the test run's cleanup) is passed on to it.
+# locked KEY SHARING CMD...: SHARING is -s (shared node), -x (exclusive)
+#	or -w (shared, the command may make it exclusive for a while through
+#	the descriptor CQL_NODE_LOCK_FD).  Only as bg_run's command (it runs
+#	in that background subshell, which holds the locks): the command
+#	itself runs without the lock files open (but for -w that one), so a
+#	server it leaves behind cannot keep a lock, and a TERM (the test
+#	run's cleanup) is passed on to it.
 locked()
 {
 	local key=$1 sharing=$2 a n c rc=0
@@ -273,8 +279,13 @@ locked()
 		return
 	fi
 	exec {a}> "$LOCK_DIR/$key.lock" {n}> "$LOCK_DIR/node.lock"
-	flock "$a" && flock "$sharing" "$n" || return 1
-	"$@" {a}>&- {n}>&- &
+	if [ "$sharing" = -w ]; then
+		flock "$a" && flock -s "$n" || return 1
+		CQL_NODE_LOCK_FD=$n "$@" {a}>&- &
+	else
+		flock "$a" && flock "$sharing" "$n" || return 1
+		"$@" {a}>&- {n}>&- &
+	fi
 	c=$!
 	trap 'kill -TERM "$c" 2> /dev/null' TERM INT HUP
 	wait "$c" || rc=$?
@@ -348,7 +359,10 @@ run_tap()
 	own=$(header_value "$src" tap-timeout)
 	[[ "$own" =~ ^[0-9]+$ ]] && [ "$own" -gt "$limit" ] && limit=$own
 	needs=$(header_value "$src" tap-needs)
-	[ "$(header_value "$src" tap-exclusive)" = node ] && sharing=-x
+	case $(header_value "$src" tap-exclusive) in
+		node) sharing=-x ;;
+		windows) sharing=-w ;;
+	esac
 	t0=$(now)
 	bg_run "$log" locked "$(lane_key "$suite" "$name")" "$sharing" timeout -k 10 "$limit" "$@" || rc=$?
 	[ "$rc" -eq 124 ] && echo "# killed after $limit s" >> "$log"

@@ -130,7 +130,6 @@ PG_STARTED=0
 PG_EXTRA_STARTED=""
 CASS_BG=""
 CLEANED=0
-FUZZ_WORK=""
 FUZZ_PIDS=()
 cleanup()
 {
@@ -141,12 +140,11 @@ cleanup()
 		kill -TERM "$CHILD" 2> /dev/null
 		wait "$CHILD" 2> /dev/null
 	fi
-	for p in "${FUZZ_PIDS[@]}"; do kill "$p" 2> /dev/null; done
+	for p in "${FUZZ_PIDS[@]}"; do kill -TERM "$p" 2> /dev/null; done
 	if [ -n "${LANE_PID:-}" ] && kill -0 "$LANE_PID" 2> /dev/null; then
 		kill -TERM "$LANE_PID" 2> /dev/null
 		wait "$LANE_PID" 2> /dev/null
 	fi
-	[ -z "$FUZZ_WORK" ] || rm -rf $FUZZ_WORK
 	if [ -n "$CASS_BG" ] && kill -0 "$CASS_BG" 2> /dev/null; then
 		kill "$CASS_BG" 2> /dev/null
 		wait "$CASS_BG" 2> /dev/null
@@ -241,9 +239,59 @@ else
 	setup_fail "clang missing (fuzz)"
 fi
 
-# --- 4. unit ------------------------------------------------------------------------
-section "unit"
+# --- 4. fuzz, in the background beside the unit tests ------------------------------
+# A fuzz target is one process on one core: the targets run side by side,
+# as many at a time as the machine has cores, each for FUZZ_SECONDS of
+# wall-clock time after replaying the checked-in corpus.  They start before
+# the unit tests, which wait more than they compute (39 s at 39 % of the
+# machine) and so share the cores at little cost to the fuzzers.  (Run
+# beside the integration tests at a low priority they got about 1 % of
+# the executions: those tests keep both cores busy.)
+mkdir -p build/fuzz/artifacts
 shopt -s nullglob
+FUZZ_NAMES=()
+for f in build/fuzz/fuzz_*; do [ -x "$f" ] && FUZZ_NAMES+=("$(basename "$f")"); done
+# fuzz_one NAME: one target; its exit status in $LOGDIR/fuzz-NAME.rc
+fuzz_one()
+{
+	local name=$1 work d rc=0 seeds=()
+	work=$(mktemp -d "${TMPDIR:-/tmp}/cql_fdw_fuzz.XXXXXX")
+	# per-target seed dir if present (corpus/fuzz_x or corpus/x), else all
+	for d in "tests/fuzz/corpus/$name" "tests/fuzz/corpus/${name#fuzz_}"; do
+		[ -d "$d" ] && seeds+=("$d")
+	done
+	[ "${#seeds[@]}" -gt 0 ] || [ ! -d tests/fuzz/corpus ] || seeds=(tests/fuzz/corpus)
+	# New inputs go to the temp dir first, so the repo's corpus is only read.
+	timeout -k 10 $((FUZZ_SECONDS + 300)) "build/fuzz/$name" -max_total_time="$FUZZ_SECONDS" \
+		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="build/fuzz/artifacts/$name-" "$work" "${seeds[@]}" \
+		> "$LOGDIR/fuzz-$name.log" 2>&1 < /dev/null || rc=$?
+	rm -rf "$work"
+	echo "$rc" > "$LOGDIR/fuzz-$name.rc"
+}
+# fuzz_all: every target, NCPU at a time (run in the background)
+fuzz_all()
+{
+	local name running=0
+	# on TERM (cleanup): each target's timeout, which stops its fuzzer
+	trap 'for p in $(jobs -p); do pkill -TERM -P "$p"; kill "$p"; done 2> /dev/null; exit 143' TERM
+	for name in "${FUZZ_NAMES[@]}"; do
+		if [ "$running" -ge "$NCPU" ]; then
+			wait -n
+			running=$((running - 1))
+		fi
+		fuzz_one "$name" &
+		running=$((running + 1))
+	done
+	wait
+}
+FUZZ_T0=$(now)
+rm -f "$LOGDIR"/fuzz-*.rc
+fuzz_all &
+FUZZ_PIDS=($!)
+
+# --- 5. unit ------------------------------------------------------------------------
+section "unit"
 units=(build/unit/test_* tests/unit/test_*.sh)
 for t in "${units[@]}"; do
 	case $t in
@@ -266,80 +314,32 @@ else
 fi
 add_time unit scripts/check_layers.py "$t0"
 
-# --- 5. fuzz (needs no service: runs while the nodes start) -------------------------
-# A fuzz target is one process on one core: the targets run side by side,
-# as many at a time as the machine has cores, each for FUZZ_SECONDS of
-# wall-clock time after replaying the checked-in corpus.  (Run in the
-# background at a low priority beside the integration tests they got about
-# 1 % of the executions: those tests keep both cores busy.)
-section "fuzz (${FUZZ_SECONDS}s per target, $NCPU at a time)"
-mkdir -p build/fuzz/artifacts
-fuzzers=(build/fuzz/fuzz_*)
-[ "${#fuzzers[@]}" -gt 0 ] || fail fuzz "no fuzz targets built"
-FUZZ_PIDS=()
-FUZZ_NAMES=()
-declare -A FUZZ_RC
-FUZZ_T0=$(now)
-running=()
-for f in "${fuzzers[@]}"; do
-	[ -x "$f" ] || continue
-	name=$(basename "$f")
-	work=$(mktemp -d "${TMPDIR:-/tmp}/cql_fdw_fuzz.XXXXXX")
-	FUZZ_WORK="$FUZZ_WORK $work"
-	seeds=()
-	# per-target seed dir if present (corpus/fuzz_x or corpus/x), else all
-	for d in "tests/fuzz/corpus/$name" "tests/fuzz/corpus/${name#fuzz_}"; do
-		[ -d "$d" ] && seeds+=("$d")
-	done
-	[ "${#seeds[@]}" -gt 0 ] || [ ! -d tests/fuzz/corpus ] || seeds=(tests/fuzz/corpus)
-	# at most NCPU at a time: wait for the oldest running one
-	if [ "${#running[@]}" -ge "$NCPU" ]; then
-		rc=0
-		wait "${running[0]}" || rc=$?
-		FUZZ_RC[${running[0]}]=$rc
-		running=("${running[@]:1}")
-	fi
-	# New inputs go to the temp dir first, so the repo's corpus is only read.
-	timeout -k 10 $((FUZZ_SECONDS + 300)) "$f" -max_total_time="$FUZZ_SECONDS" \
-		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="build/fuzz/artifacts/$name-" "$work" "${seeds[@]}" \
-		> "$LOGDIR/fuzz-$name.log" 2>&1 < /dev/null &
-	FUZZ_PIDS+=($!)
-	FUZZ_NAMES+=("$name")
-	running+=($!)
-done
-
 # fuzz_collect: wait for the fuzz targets and count them
 fuzz_collect()
 {
-	local i rc runs name
-	[ "${#FUZZ_PIDS[@]}" -gt 0 ] || return 0
-	for i in "${!FUZZ_PIDS[@]}"; do
-		name=${FUZZ_NAMES[$i]}
-		rc=${FUZZ_RC[${FUZZ_PIDS[$i]}]:-}
-		if [ -z "$rc" ]; then
-			rc=0
-			wait "${FUZZ_PIDS[$i]}" || rc=$?
-		fi
-		FILE_TIMES+=("$(awk -v a="$FUZZ_T0" -v b="$(stat -c %.3Y "$LOGDIR/fuzz-$name.log")" 'BEGIN { printf "%.1f", b - a }') fuzz $name")
-		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$LOGDIR/fuzz-$name.log" | tail -n1)
-		if [ "$rc" -eq 0 ]; then
+	local rc runs name
+	section "fuzz (${FUZZ_SECONDS}s per target, $NCPU at a time, beside the unit tests)"
+	[ "${#FUZZ_NAMES[@]}" -gt 0 ] || fail fuzz "no fuzz targets built"
+	[ "${#FUZZ_PIDS[@]}" -eq 0 ] || wait "${FUZZ_PIDS[@]}" || true
+	FUZZ_PIDS=()
+	for name in "${FUZZ_NAMES[@]}"; do
+		rc=$(cat "$LOGDIR/fuzz-$name.rc" 2> /dev/null || echo "not run")
+		FILE_TIMES+=("$(awk -v a="$FUZZ_T0" -v b="$(stat -c %.3Y "$LOGDIR/fuzz-$name.log" 2> /dev/null || echo "$FUZZ_T0")" 'BEGIN { printf "%.1f", b - a }') fuzz $name")
+		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$LOGDIR/fuzz-$name.log" 2> /dev/null | tail -n1)
+		if [ "$rc" = 0 ]; then
 			printf '  %-40s ok (%s runs)\n' "$name" "${runs:-?}"
 			pass fuzz
 		else
 			printf '  %-40s FAILED (exit %s)\n' "$name" "$rc"
-			tail -n 40 "$LOGDIR/fuzz-$name.log" | sed 's/^/    | /'
+			tail -n 40 "$LOGDIR/fuzz-$name.log" 2> /dev/null | sed 's/^/    | /'
 			fail fuzz "$name"
 		fi
 	done
 	# the suite's time: from the start of the targets to the last one's end
 	# (its log's last write)
-	SECS[fuzz]=$(for name in "${FUZZ_NAMES[@]}"; do stat -c %.3Y "$LOGDIR/fuzz-$name.log"; done |
+	SECS[fuzz]=$(for name in "${FUZZ_NAMES[@]}"; do stat -c %.3Y "$LOGDIR/fuzz-$name.log" 2> /dev/null; done |
 		awk -v a="$FUZZ_T0" 'BEGIN { m = a } $1 > m { m = $1 } END { printf "%.1f", m - a }')
-	FUZZ_PIDS=()
 	BUSY[fuzz]=$(cpu_busy "$FUZZ_T0")
-	rm -rf $FUZZ_WORK
-	FUZZ_WORK=""
 }
 fuzz_collect
 
@@ -492,8 +492,9 @@ bridge_tests=(tests/bridge/test_*.sh)
 # sources), installed into that version's tree and tested against its own
 # server.  The lanes share the node through locks (lib_tap.sh, locked):
 # one test file at a time across the versions (the same file creates the
-# same keyspaces), and a file that pauses or stops the node
-# ("tap-exclusive: node") runs alone.  Each lane's CPU is mostly waiting
+# same keyspaces), and a file that pauses or stops the node runs alone
+# ("tap-exclusive: node"), or alone while it does ("tap-exclusive:
+# windows").  Each lane's CPU is mostly waiting
 # on Cassandra or the other lane's server (bridge 62 %, 18's bridge 51 %
 # busy when they ran one after the other): side by side the machine is
 # used, and the other versions cost little wall time on top of 15's.

@@ -58,6 +58,25 @@ meta() { sed -n "s/^-- $2: *//p" "$1"; }
 
 bail() { echo "Bail out! $*"; exit 1; }
 
+# The node's lock of scripts/test.sh's lanes, for a test whose header says
+# "tap-exclusive: windows": it holds the lock shared, node_exclusive makes
+# it exclusive before the test pauses or stops the node (waiting until the
+# other lane's test in progress ends), node_shared gives that up again.
+# Without CQL_NODE_LOCK_FD (one lane, or run by hand) they do nothing.
+# A daemon started meanwhile (a Cassandra node, a PostgreSQL server) must
+# not inherit the descriptor, or the lock would outlive the test: start
+# it through node_unlocked CMD...
+node_exclusive() { [ -z "${CQL_NODE_LOCK_FD:-}" ] || flock -x "$CQL_NODE_LOCK_FD"; }
+node_shared() { [ -z "${CQL_NODE_LOCK_FD:-}" ] || flock -s "$CQL_NODE_LOCK_FD"; }
+node_unlocked()
+{
+	if [ -n "${CQL_NODE_LOCK_FD:-}" ]; then
+		"$@" {CQL_NODE_LOCK_FD}>&-
+	else
+		"$@"
+	fi
+}
+
 # tap_plan N: the TAP plan, printed before the first check, so that a suite
 # that runs fewer or more checks than it planned fails
 tap_plan() { echo "1..$1"; }

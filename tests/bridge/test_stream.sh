@@ -43,8 +43,8 @@
 # are skipped when there is none), STREAM_FAULTS (auto: on PostgreSQL 15
 # only; 1: always; 0: never), BRIDGE_STREAM_DB / BRIDGE_STREAM_KEYSPACE.
 # Output: TAP.
-# tap-exclusive: node (it pauses the node: scripts/test.sh runs nothing else
-# against it meanwhile)
+# tap-exclusive: windows (it pauses and stops the node: scripts/test.sh's
+# other lane runs nothing against it during those windows, node_exclusive)
 #
 set -uo pipefail
 
@@ -87,7 +87,7 @@ stream_cleanup()
 {
 	[ -n "$SPID" ] && kill -9 "$SPID" 2> /dev/null
 	[ -n "${PAUSED:-}" ] && bash "$REPO/scripts/cassandra.sh" resume "$PAUSED" > /dev/null 2>&1
-	[ -n "${STOPPED:-}" ] && bash "$REPO/scripts/cassandra.sh" start "$STOPPED" --keep-data > /dev/null 2>&1
+	[ -n "${STOPPED:-}" ] && node_unlocked bash "$REPO/scripts/cassandra.sh" start "$STOPPED" --keep-data > /dev/null 2>&1
 	sleep 0.5
 	psql -X -q -d "$DB" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$DB' AND NOT active" > /dev/null 2>&1
 	bridge_cleanup
@@ -136,6 +136,8 @@ start_stream()
 caught_up() { stream_caught_up "${1:-$KS}"; }
 
 PGBENCH=$(command -v pgbench || echo "$(pg_config --bindir 2> /dev/null)/pgbench")
+# the node is paused during these writes: nothing else may use it
+node_exclusive
 "$PGBENCH" -n -c 2 -j 2 -R 100 -T 24 --max-tries=5 -f "$HERE/gen_hotel.pgbench" "$DB" > "$WORK/pgbench.out" 2>&1 &
 BENCH=$!
 sleep 1
@@ -159,6 +161,7 @@ if [ -n "${STREAM_PAUSE_NODE:-}" ] && bash "$REPO/scripts/cassandra.sh" pause "$
 else
 	ok 0 "# SKIP no Cassandra node to pause (STREAM_PAUSE_NODE)"
 fi
+node_shared
 # PostgreSQL ends the stream's connections (as a restart does): it reconnects
 q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND pid <> pg_backend_pid()" > /dev/null
 sleep 3
@@ -182,6 +185,7 @@ compare_all "after writes, kill -9 and outage"
 
 # --- real faults: a Cassandra node stopped for 30 s, PostgreSQL restarted ----------
 if [ "$FAULTS" = 1 ]; then
+	node_exclusive
 	t_faults=$(date +%s)
 	"$PGBENCH" -n -c 2 -j 2 -R 100 -T 40 --max-tries=5 -f "$HERE/gen_hotel.pgbench" "$DB" > "$WORK/pgbench2.out" 2>&1 &
 	BENCH=$!
@@ -189,9 +193,10 @@ if [ "$FAULTS" = 1 ]; then
 	STOPPED=$STREAM_PAUSE_NODE
 	bash "$REPO/scripts/cassandra.sh" stop "$STOPPED" > "$WORK/node.out" 2>&1
 	sleep 30
-	bash "$REPO/scripts/cassandra.sh" start "$STOPPED" --keep-data >> "$WORK/node.out" 2>&1
+	node_unlocked bash "$REPO/scripts/cassandra.sh" start "$STOPPED" --keep-data >> "$WORK/node.out" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] && STOPPED=
+	node_shared
 	ok $rc "Cassandra node $STREAM_PAUSE_NODE stopped for 30 s during the writes and started again" ||
 		diag "$(tail -20 "$WORK/node.out")"
 	wait "$BENCH"
@@ -209,7 +214,7 @@ if [ "$FAULTS" = 1 ]; then
 	caught_up
 	ok $? "the stream caught up after the outage" || diag "$(tail -20 "$WORK/stream.log")"
 
-	PG_VERSION=$PG_MAJOR_RUNNING bash "$REPO/scripts/pg.sh" restart > "$WORK/pgrestart.out" 2>&1
+	PG_VERSION=$PG_MAJOR_RUNNING node_unlocked bash "$REPO/scripts/pg.sh" restart > "$WORK/pgrestart.out" 2>&1
 	ok $? "PostgreSQL restarted under the running stream" || diag "$(cat "$WORK/pgrestart.out")"
 	# the application writes again after the restart
 	"$PGBENCH" -n -c 2 -j 2 -R 100 -T 3 --max-tries=5 -f "$HERE/gen_hotel.pgbench" "$DB" > "$WORK/pgbench3.out" 2>&1

@@ -18,7 +18,7 @@ LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/test_lib_tap.XXXXXX")
 trap 'rm -rf "$LOGDIR"' EXIT
 TEST_TIMEOUT=60
 
-echo "1..27"
+echo "1..31"
 n=0
 check()
 {
@@ -167,3 +167,37 @@ check $? 1 "summary returns non-zero when anything failed"
 SETUP_FAILED=0
 summary "$(now)" > /dev/null 2>&1
 check $? 0 "... and zero when nothing failed"
+
+# the node's lock of the lanes (locked): a "windows" test holds it shared
+# and makes it exclusive only for a while, through CQL_NODE_LOCK_FD
+LOCK_DIR=$LOGDIR/locks
+mkdir -p "$LOCK_DIR"
+# other lane: a test holding the node shared for 2 s
+# (locked runs in a subshell, as bg_run runs it: its descriptors close with it)
+(locked other -s sleep 2) &
+other=$!
+sleep 0.3
+# this lane: a windows test asks for exclusive; it gets it only when the
+# other test's shared hold ended (about 1.7 s later)
+t0=$(now)
+(locked mine -w bash -c '. tests/bridge/lib.sh; node_exclusive; echo exclusive; node_shared') > "$LOGDIR/w.out" 2>&1
+waited=$(elapsed "$t0")
+wait "$other"
+check "$(cat "$LOGDIR/w.out")" exclusive "a windows test makes the node's lock exclusive through CQL_NODE_LOCK_FD"
+check "$(awk -v w="$waited" 'BEGIN { print (w >= 1.2) ? "waited" : w }')" waited \
+	"... after the other lane's shared hold ended (${waited} s)"
+# and while it holds it shared, a shared test of the other lane runs at once
+(locked mine -w bash -c 'sleep 1.5') &
+mine=$!
+sleep 0.3
+t0=$(now)
+(locked other -s true)
+check "$(awk -v w="$(elapsed "$t0")" 'BEGIN { print (w < 1) ? "at once" : w }')" "at once" \
+	"outside its windows it holds the node shared: the other lane is not held up"
+wait "$mine"
+# a daemon started through node_unlocked does not keep the lock
+(locked mine -w bash -c '. tests/bridge/lib.sh; node_unlocked sh -c "sleep 3 > /dev/null 2>&1 &"')
+t0=$(now)
+timeout 2 flock -x "$LOCK_DIR/node.lock" true
+check "$? $(awk -v w="$(elapsed "$t0")" 'BEGIN { print (w < 1) ? "free" : w }')" "0 free" \
+	"a process started through node_unlocked does not hold the node's lock"
