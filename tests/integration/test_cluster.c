@@ -192,6 +192,33 @@ ms_now(void)
 }
 
 /*
+ * proxied_cluster
+ *		A proxy in front of the test node and a cluster handle opened
+ *		through it (the control connection goes through the proxy, whose
+ *		mode the test then switches); false (proxy stopped) on failure.
+ */
+static bool
+proxied_cluster(const cql_conn_options *o, itest_proxy *px, cql_cluster **cl,
+				const char *what)
+{
+	char		spec[64];
+	cql_error	err;
+	cql_status	st;
+
+	if (!ok(itest_proxy_start(px, itest_host(), itest_port()), "%s: proxy started", what))
+		return false;
+	snprintf(spec, sizeof(spec), "127.0.0.1:%d", px->port);
+	cql_error_clear(&err);
+	st = cql_cluster_connect(o, spec, NULL, cl, &err);
+	if (!ok(st == CQL_OK, "%s: cluster through the proxy (%s)", what, err.message))
+	{
+		itest_proxy_stop(px);
+		return false;
+	}
+	return true;
+}
+
+/*
  * The control connection breaks (a proxy in front of the node resets every
  * connection): cql_cluster_control() must hand out a working replacement
  * and the cluster must keep working, without the caller ever seeing NULL.
@@ -200,24 +227,14 @@ static void
 test_control_failover(const cql_conn_options *o, int want_hosts)
 {
 	itest_proxy px;
-	char		spec[64];
 	cql_cluster *cl = NULL;
 	cql_conn   *ctl;
 	cql_error	err;
 	cql_status	st;
 	cql_result	res;
 
-	if (!ok(itest_proxy_start(&px, itest_host(), itest_port()),
-			"proxy started"))
+	if (!proxied_cluster(o, &px, &cl, "control failover"))
 		return;
-	snprintf(spec, sizeof(spec), "127.0.0.1:%d", px.port);
-	cql_error_clear(&err);
-	st = cql_cluster_connect(o, spec, NULL, &cl, &err);
-	if (!ok(st == CQL_OK, "cluster through the proxy (%s)", err.message))
-	{
-		itest_proxy_stop(&px);
-		return;
-	}
 	ctl = cql_cluster_control(cl);
 	ok(itest_exec(ctl, "SELECT key FROM system.local"), "query on the control connection");
 
@@ -277,7 +294,6 @@ static void
 test_settle(const cql_conn_options *o)
 {
 	itest_proxy px;
-	char		spec[64];
 	cql_cluster *cl = NULL;
 	cql_conn   *ctl;
 	cql_request *req = NULL;
@@ -285,16 +301,8 @@ test_settle(const cql_conn_options *o)
 	cql_status	st;
 	int			unsettled = -1;
 
-	if (!ok(itest_proxy_start(&px, itest_host(), itest_port()), "settle: proxy started"))
+	if (!proxied_cluster(o, &px, &cl, "settle"))
 		return;
-	snprintf(spec, sizeof(spec), "127.0.0.1:%d", px.port);
-	cql_error_clear(&err);
-	st = cql_cluster_connect(o, spec, NULL, &cl, &err);
-	if (!ok(st == CQL_OK, "settle: cluster through the proxy (%s)", err.message))
-	{
-		itest_proxy_stop(&px);
-		return;
-	}
 	ctl = cql_cluster_control(cl);
 	is_int(cql_cluster_settle(cl, 1000, &unsettled, &err), CQL_OK,
 		   "settle with nothing in flight");
