@@ -510,7 +510,7 @@ extra_versions_lane()
 	cd "$LANE_TREE" || exit 1
 	REPO=$LANE_TREE
 	PG_EXTRA_STARTED=""
-	local v t_v suites pgc ok_v s saved_env
+	local v t_v suites pgc ok_v s saved_env order
 	for v in $PG_EXTRA_VERSIONS; do
 		t_v=$(now)
 		suites=${PG_EXTRA_SUITES[$v]}
@@ -540,10 +540,15 @@ extra_versions_lane()
 				ok_v=0
 			fi
 		fi
-		# bridge first: 15 starts with pg_regress, which the lanes run one
-		# at a time (one lock), so the lane begins with what it can run
-		# beside it
-		for s in bridge pgtap pg_regress; do
+		# the first version runs bridge first: 15 starts with pg_regress,
+		# which the lanes run one at a time (one lock), so the lane begins
+		# with what it can run beside it.  A later version comes while 15
+		# runs its bridge suites, whose files it would wait for (one file
+		# at a time across the lanes: 16's test_stream.sh waited 100 s for
+		# 15's), and 15's pg_regress is over: pg_regress first there.
+		order="bridge pgtap pg_regress"
+		[ "$v" = "${PG_EXTRA_VERSIONS%% *}" ] || order="pg_regress pgtap bridge"
+		for s in $order; do
 			[[ " $suites " == *" $s "* ]] || continue
 			if [ "$ok_v" != 1 ]; then
 				fail "${s}_$v" "PostgreSQL $v: build or server failed"
