@@ -3,7 +3,8 @@
  * diff.h
  *	  "cqlbridge diff": every row of every query table compared with
  *	  every row of its source view (diff.c: the tables and the report;
- *	  diff_merge.c: the two ordered streams merged; diff_repair.c:
+ *	  diff_merge.c: the two ordered streams merged; diff_jobs.c: tables
+ *	  compared at once in worker processes; diff_repair.c:
  *	  --repair).
  *
  * layer: command
@@ -109,7 +110,16 @@ extern char *diff_key_text(const DiffTable *t, char **key);
 /* diff_repair.c: write what differs again, then compare those keys */
 extern void diff_repair(PGconn *conn, DiffTable *t, const char *keyspace);
 
-/* diff.c: the command (main.c dispatches) */
+/* diff.c: the sessions and one table's comparison; the command (main.c dispatches) */
+extern void diff_setup_source(PGconn *conn);
+extern PGconn *diff_open_target(const BridgeOptions *opts);
+extern void diff_compare(PGconn *src, PGconn *tgt, DiffProgress *p, DiffTable *t,
+						 bool tty, const BridgeOptions *opts);
 extern int	cmd_diff(const BridgeOptions *opts);
+
+/* diff_jobs.c: --jobs, the tables to compare in worker processes */
+extern void diff_jobs_run(const BridgeOptions *opts, PGconn *prog_conn,
+						  DiffTable *tables, DiffProgress *progs, int n,
+						  const int *todo, int ntodo, int jobs);
 
 #endif							/* CQLBRIDGE_DIFF_H */
