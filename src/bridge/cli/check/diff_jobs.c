@@ -236,7 +236,7 @@ show_progress(PGconn *conn, bool repair, DiffTable *tables, int n, const char *t
 	double		rate;
 
 	res = bridge_exec(conn, "reading diff checkpoints",
-					  "SELECT coalesce(sum(pg_catalog.greatest(s, t)), 0) FROM"
+					  "SELECT coalesce(sum(GREATEST(s, t)), 0) FROM"
 					  " (SELECT sum(src_rows) s, sum(tgt_rows) t FROM cqlbridge.diff_progress"
 					  "  WHERE target = ANY (pg_catalog.string_to_array($1, E'\\n'))"
 					  "  AND repair = $2::boolean GROUP BY target) x",
