@@ -104,17 +104,18 @@ extern void diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p,
 					   DiffTable *t, int examples, bool keep_all, bool tty,
 					   const BridgeOptions *opts);
 
+/* diff_merge.c: the two sessions of a comparison, and one table compared in a transaction */
+extern void diff_setup_source(PGconn *conn);
+extern PGconn *diff_open_target(const BridgeOptions *opts);
+extern void diff_compare(PGconn *src, PGconn *tgt, DiffProgress *p, DiffTable *t,
+						 bool tty, const BridgeOptions *opts);
 extern char *diff_token_expr(const DiffTable *t, const char *alias);
 extern char *diff_key_text(const DiffTable *t, char **key);
 
 /* diff_repair.c: write what differs again, then compare those keys */
 extern void diff_repair(PGconn *conn, DiffTable *t, const char *keyspace);
 
-/* diff.c: the sessions and one table's comparison; the command (main.c dispatches) */
-extern void diff_setup_source(PGconn *conn);
-extern PGconn *diff_open_target(const BridgeOptions *opts);
-extern void diff_compare(PGconn *src, PGconn *tgt, DiffProgress *p, DiffTable *t,
-						 bool tty, const BridgeOptions *opts);
+/* diff.c: the command (main.c dispatches) */
 extern int	cmd_diff(const BridgeOptions *opts);
 
 /* diff_jobs.c: --jobs, the tables to compare in worker processes */
