@@ -9,7 +9,8 @@
 #   BENCH_PLAN=dir (default a temporary directory: the plan),
 #   BENCH_REUSE=1 (BENCH_PLAN holds the plan of data generated and applied
 #   by an earlier BENCH_KEEP=1 run: measure again without generating),
-#   BENCH_JOBS="1 2 3" (default 2: the --jobs of each diff measured, in turn)
+#   BENCH_JOBS="1 2 3" (default 2: the --jobs of each diff measured, in turn),
+#   CQLBRIDGE=path (default build/cqlbridge, built first: the diff measured)
 #
 # Needs the services of `make demo`/`make test` running (scripts/cassandra.sh
 # start single + scripts/pg.sh start, CQL_HOST the node) and the extension
@@ -46,6 +47,7 @@ t() { local s e; s=$(date +%s.%N); "$@" > "$TMP/out" 2>&1 || { cat "$TMP/out" >&
 . bench/cpu.sh
 
 make -s bridge > /dev/null
+BRIDGE=${CQLBRIDGE:-build/cqlbridge}
 if [ -n "${BENCH_REUSE:-}" ]; then
 	[ -f "$PLAN/003_load.sql" ] || { echo "BENCH_REUSE: no plan in $PLAN" >&2; exit 1; }
 else
@@ -87,7 +89,7 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 step=2
 for jobs in ${BENCH_JOBS:-2}; do
 	c0=$(bridge_cpu)
-	s=$(t /usr/bin/time -o "$TMP/cpu" -f '%U %S' build/cqlbridge diff -q -d $DB --consistency ONE --jobs "$jobs" "$PLAN")
+	s=$(t /usr/bin/time -o "$TMP/cpu" -f '%U %S' $BRIDGE diff -q -d $DB --consistency ONE --jobs "$jobs" "$PLAN")
 	sed 's/^/  /' "$TMP/out"
 	echo "$step. cqlbridge diff --jobs $jobs: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(bridge_cpu)"), cqlbridge (workers included) $(awk '{ print $1 + $2 }' "$TMP/cpu")"
 	echo "diff rate / scan rate: $(echo "scale=2; $scan / $s" | bc)"

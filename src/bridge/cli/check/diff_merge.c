@@ -2,9 +2,12 @@
  *
  * diff_merge.c
  *	  The whole-table comparison of one query table: its Cassandra rows
- *	  (a token-range scan through the foreign table, in token order) and
- *	  its source view's rows (ordered by the same token, computed by
- *	  cql_token()) read as two cursors and merged.
+ *	  (a token-range scan through the foreign table, in token order, read
+ *	  as a cursor) and its source view's rows (ordered by the same token,
+ *	  computed by cql_token(): one query read in chunks of rows where
+ *	  libpq has chunked-rows mode, PostgreSQL 17's, so that the view may
+ *	  get a parallel plan, which a cursor never gets; a cursor otherwise)
+ *	  merged; and the two sessions a comparison runs on.
  *
  * Both streams are in token order, so the merge holds one token's rows of
  * each side at a time: one partition (or the few partitions whose keys
@@ -40,7 +43,9 @@
 #define DIFF_AHEAD 8
 
 /*
- * A cursor on its own connection, read DIFF_FETCH_ROWS rows at a time.  The
+ * A cursor on its own connection, read DIFF_FETCH_ROWS rows at a time (or,
+ * chunked, one query whose rows libpq returns DIFF_FETCH_ROWS at a time,
+ * the server sending them as fast as they are read: no FETCH).  The
  * next FETCH is sent as soon as a batch arrives, and while the merge reads
  * one side, the other side's batches are taken in as they arrive (up to
  * DIFF_AHEAD) and the next FETCH sent: a token's rows on one side can be
