@@ -40,7 +40,7 @@ FS=diff_cql
 HOTEL=$REPO/migrations/hotel
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin diff
-tap_plan 28
+tap_plan 29
 
 fresh_db "$CQL_HOST"
 load_migrations "$HOTEL"
@@ -160,5 +160,8 @@ ok $? "--jobs 2, one worker's table dropped in Cassandra: exit 2, its error show
 run_diff 12 "$GEN" --consistency SOMETIMES
 [ $rc -eq 2 ] && grep -q 'invalid value "SOMETIMES" for --consistency' "$WORK/diff12.err"
 ok $? "a bad --consistency: usage error, exit 2"
+run_diff 14 "$GEN" --jobs 0
+[ $rc -eq 2 ] && grep -q 'invalid value "0" for --jobs (an integer from 1 to 64)' "$WORK/diff14.err"
+ok $? "a bad --jobs: usage error, exit 2"
 
 exit $((TAP_FAILED > 0))
