@@ -2,12 +2,10 @@
  *
  * diff_merge.c
  *	  The whole-table comparison of one query table: its Cassandra rows
- *	  (a token-range scan through the foreign table, in token order, read
- *	  as a cursor) and its source view's rows (ordered by the same token,
- *	  computed by cql_token(): one query read in chunks of rows where
- *	  libpq has chunked-rows mode, PostgreSQL 17's, so that the view may
- *	  get a parallel plan, which a cursor never gets; a cursor otherwise)
- *	  merged; and the two sessions a comparison runs on.
+ *	  (a token-range scan through the foreign table, in token order) and
+ *	  its source view's rows (ordered by the same token, computed by
+ *	  cql_token()) read as two cursors and merged; and the two sessions a
+ *	  comparison runs on.
  *
  * Both streams are in token order, so the merge holds one token's rows of
  * each side at a time: one partition (or the few partitions whose keys
@@ -43,9 +41,7 @@
 #define DIFF_AHEAD 8
 
 /*
- * A cursor on its own connection, read DIFF_FETCH_ROWS rows at a time (or,
- * chunked, one query whose rows libpq returns DIFF_FETCH_ROWS at a time,
- * the server sending them as fast as they are read: no FETCH).  The
+ * A cursor on its own connection, read DIFF_FETCH_ROWS rows at a time.  The
  * next FETCH is sent as soon as a batch arrives, and while the merge reads
  * one side, the other side's batches are taken in as they arrive (up to
  * DIFF_AHEAD) and the next FETCH sent: a token's rows on one side can be
@@ -56,13 +52,12 @@ typedef struct Stream
 {
 	PGconn	   *conn;
 	const char *fetch;			/* "FETCH n FROM cursor" */
-	bool		chunked;		/* no cursor: one query read in chunks of rows */
 	const char *what;			/* for messages */
 	struct Stream *other;		/* the other side, taken in while this is read */
 	PGresult   *res;
 	int			pos;
 	int			n;
-	bool		pending;		/* a FETCH (chunked: the query) is in flight */
+	bool		pending;		/* a FETCH is in flight */
 	PGresult   *got;			/* its result, when its end is not yet read */
 	PGresult   *ready[DIFF_AHEAD];	/* batches received, not yet read */
 	int			nready;
@@ -123,44 +118,10 @@ stream_fail(Stream *s, PGresult *res)
 static void
 stream_send(Stream *s)
 {
-	if (s->chunked)
-		return;					/* the query's rows keep coming */
 	if (!PQsendQueryParams(s->conn, s->fetch, 0, NULL, NULL, NULL, NULL, 0))
 		stream_fail(s, NULL);
 	s->pending = true;
 }
-
-/*
- * chunk_complete
- *		stream_complete of a chunked stream: one chunk of rows joins the
- *		ready ones, or the query's final result ends the stream (then
- *		nothing joins: true all the same).
- */
-#ifdef LIBPQ_HAS_CHUNK_MODE
-static bool
-chunk_complete(Stream *s, bool wait)
-{
-	PGresult   *r;
-
-	if (!wait && PQisBusy(s->conn))
-		return false;
-	r = PQgetResult(s->conn);
-	if (r != NULL && PQresultStatus(r) == PGRES_TUPLES_CHUNK)
-	{
-		s->ready[s->nready++] = r;
-		return true;
-	}
-	if (r == NULL || PQresultStatus(r) != PGRES_TUPLES_OK)
-		stream_fail(s, r);
-	/* the end: an empty last result, then none */
-	PQclear(r);
-	if ((r = PQgetResult(s->conn)) != NULL)
-		stream_fail(s, r);
-	s->pending = false;
-	s->ended = true;
-	return true;
-}
-#endif
 
 /*
  * stream_complete
@@ -175,10 +136,6 @@ stream_complete(Stream *s, bool wait)
 
 	if (!wait && !PQconsumeInput(s->conn))
 		stream_fail(s, NULL);
-#ifdef LIBPQ_HAS_CHUNK_MODE
-	if (s->chunked)
-		return chunk_complete(s, wait);
-#endif
 	for (;;)
 	{
 		if (!wait && PQisBusy(s->conn))
@@ -211,7 +168,7 @@ stream_complete(Stream *s, bool wait)
 static void
 stream_take_in(Stream *s)
 {
-	while (s->pending && s->nready < DIFF_AHEAD && stream_complete(s, false))
+	while (s->pending && stream_complete(s, false))
 		;
 }
 
@@ -243,13 +200,12 @@ stream_peek(Stream *s)
 	{
 		if (!s->pending && !s->ended)
 			stream_send(s);
-		while (s->nready == 0 && s->pending)
-			stream_complete(s, true);
-		if (s->nready == 0)
+		if (!s->pending)
 		{
 			s->done = true;
 			return false;
 		}
+		stream_complete(s, true);
 	}
 	s->res = s->ready[0];
 	s->nready--;
@@ -582,10 +538,7 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 	sb_init(&cols);
 	sb_init(&src);
 	sb_init(&tgt);
-#ifdef LIBPQ_HAS_CHUNK_MODE
-	ss.chunked = true;
-#endif
-	sb_appendf(&src, "%sSELECT %s", ss.chunked ? "" : "DECLARE diff_src NO SCROLL CURSOR FOR ", tok_s);
+	sb_appendf(&src, "DECLARE diff_src NO SCROLL CURSOR FOR SELECT %s", tok_s);
 	sb_appendf(&tgt, "DECLARE diff_tgt NO SCROLL CURSOR FOR SELECT %s", tok_f);
 	for (int c = 0; c < t->ncols; c++)
 	{
@@ -619,17 +572,8 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 		free(param);
 	}
 	sb_append(&src, " ORDER BY 1");
-	if (!ss.chunked)
-		PQclear(bridge_exec(src_conn, bridge_printf("diff of %s: opening the source view %s", t->target, t->source_view),
-							src.data, 0, NULL));
-#ifdef LIBPQ_HAS_CHUNK_MODE
-	else if (!PQsendQueryParams(src_conn, src.data, 0, NULL, NULL, NULL, NULL, 0) ||
-			 !PQsetChunkedRowsMode(src_conn, DIFF_FETCH_ROWS))
-		bridge_fatal("diff of %s: opening the source view %s failed: %s", t->target,
-					 t->source_view, PQerrorMessage(src_conn));
-	else
-		ss.pending = true;
-#endif
+	PQclear(bridge_exec(src_conn, bridge_printf("diff of %s: opening the source view %s", t->target, t->source_view),
+						src.data, 0, NULL));
 	PQclear(bridge_exec(tgt_conn, bridge_printf("diff of %s: opening the scan of foreign table %s", t->target, t->foreign_table),
 						tgt.data, 0, NULL));
 
@@ -689,8 +633,7 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 		PQclear(ss.res);
 	if (ts.res)
 		PQclear(ts.res);
-	if (!ss.chunked)
-		PQclear(bridge_exec(src_conn, "closing the diff cursors", "CLOSE diff_src", 0, NULL));
+	PQclear(bridge_exec(src_conn, "closing the diff cursors", "CLOSE diff_src", 0, NULL));
 	PQclear(bridge_exec(tgt_conn, "closing the diff cursors", "CLOSE diff_tgt", 0, NULL));
 	if (resumed)
 		PQclear(bridge_exec(tgt_conn, "resetting where scans start",
