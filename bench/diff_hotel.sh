@@ -8,7 +8,9 @@
 #   BENCH_DB=name (default bench_diff: the database and keyspace),
 #   BENCH_PLAN=dir (default a temporary directory: the plan),
 #   BENCH_REUSE=1 (BENCH_PLAN holds the plan of data generated and applied
-#   by an earlier BENCH_KEEP=1 run: measure again without generating)
+#   by an earlier BENCH_KEEP=1 run: measure again without generating),
+#   BENCH_JOBS="1 2 3" (default 2: the --jobs of each diff measured, in turn),
+#   CQLBRIDGE=path (default build/cqlbridge, built first: the diff measured)
 #
 # Needs the services of `make demo`/`make test` running (scripts/cassandra.sh
 # start single + scripts/pg.sh start, CQL_HOST the node) and the extension
@@ -19,8 +21,9 @@
 #   1. cql_fdw's full scan of every table, every column
 #      (SELECT sum(pg_column_size(f.*)) FROM <foreign table> f)
 #   2. cqlbridge diff of the whole plan (the same scans in token order, the
-#      source views sorted by cql_token(), the merge)
-# and prints the diff's rate against the scan's (goal: at least 0.7x).
+#      source views sorted by cql_token(), the merge), once per --jobs of
+#      BENCH_JOBS
+# and prints each diff's rate against the scan's (goal: at least 0.7x).
 # CASS_PID overrides the Cassandra process (default: the single node's).
 #
 set -euo pipefail
@@ -44,6 +47,7 @@ t() { local s e; s=$(date +%s.%N); "$@" > "$TMP/out" 2>&1 || { cat "$TMP/out" >&
 . bench/cpu.sh
 
 make -s bridge > /dev/null
+BRIDGE=${CQLBRIDGE:-build/cqlbridge}
 if [ -n "${BENCH_REUSE:-}" ]; then
 	[ -f "$PLAN/003_load.sql" ] || { echo "BENCH_REUSE: no plan in $PLAN" >&2; exit 1; }
 else
@@ -81,13 +85,17 @@ scan=$(echo "$(date +%s.%N) - $s0" | bc)
 echo "1. cql_fdw full scan of every table: $scan s = $(echo "scale=0; $total / $scan" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(bridge_cpu)")"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# 2. the diff
-c0=$(bridge_cpu)
-s=$(t /usr/bin/time -o "$TMP/cpu" -f '%U %S' build/cqlbridge diff -q -d $DB --consistency ONE "$PLAN")
-sed 's/^/  /' "$TMP/out"
-echo "2. cqlbridge diff: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(bridge_cpu)"), cqlbridge $(awk '{ print $1 + $2 }' "$TMP/cpu")"
-echo "diff rate / scan rate: $(echo "scale=2; $scan / $s" | bc)"
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+# 2. the diff, once per --jobs
+step=2
+for jobs in ${BENCH_JOBS:-2}; do
+	c0=$(bridge_cpu)
+	s=$(t /usr/bin/time -o "$TMP/cpu" -f '%U %S' $BRIDGE diff -q -d $DB --consistency ONE --jobs "$jobs" "$PLAN")
+	sed 's/^/  /' "$TMP/out"
+	echo "$step. cqlbridge diff --jobs $jobs: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(bridge_cpu)"), cqlbridge (workers included) $(awk '{ print $1 + $2 }' "$TMP/cpu")"
+	echo "diff rate / scan rate: $(echo "scale=2; $scan / $s" | bc)"
+	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	step=$((step + 1))
+done
 
 if [ -z "${BENCH_KEEP:-}" ]; then
 	psql -X -q -d $DB -c "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null

@@ -17,7 +17,8 @@
 #   diff   -> a missing and a stray reading and a changed alert made in
 #             Cassandra are found, and nothing else; a diff interrupted by
 #             SIGINT or SIGKILL resumes (Cassandra read only after the
-#             recorded ranges) and reports the same; --repair (also
+#             recorded ranges) and reports the same (with the default
+#             --jobs 2: the workers stop with their parent); --repair (also
 #             one killed and resumed)
 #             fixes them
 #

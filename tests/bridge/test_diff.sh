@@ -15,8 +15,11 @@
 #                       -> diff finds nothing afterwards: no older value
 #                          was written over a newer one
 #   bad input           -> unknown table, a plan of another keyspace, a
-#                          changed source view, a dropped Cassandra table,
-#                          a bad option: a clear message, exit 2
+#                          changed source view, a dropped Cassandra table
+#                          (also with --jobs 2: a worker's failure), a bad
+#                          option: a clear message, exit 2
+#   --jobs 1 (one table after another) reports what --jobs 2 (the default:
+#   two tables at a time, each in a worker process) does
 # (DESC clustering and time/hash buckets: test_video.sh, test_buckets.sh.)
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST (default
@@ -37,7 +40,7 @@ FS=diff_cql
 HOTEL=$REPO/migrations/hotel
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin diff
-tap_plan 26
+tap_plan 29
 
 fresh_db "$CQL_HOST"
 load_migrations "$HOTEL"
@@ -95,6 +98,11 @@ is "$(jq '[.tables[] | .missing + .extra + .different] | add' "$J")" $((6 + nam)
 grep -q "^  missing   (confirm_number='$conf'): in the source view, not in Cassandra$" "$WORK/diff2.out" &&
 	grep -q "^  different (id='AZ842'): columns name, pois$" "$WORK/diff2.out"
 ok $? "the text report names the keys and columns"
+# the tables compared one after another in one process: the same report as
+# two at a time in worker processes (the default, run_diff 2 above)
+run_diff 2b "$GEN" --json "$WORK/d2b.json" --examples 100 --jobs 1
+is "$rc:$(jq -S -c 'del(.finished_at)' "$WORK/d2b.json"):$(md5sum < "$WORK/diff2b.out")" \
+	"1:$(jq -S -c 'del(.finished_at)' "$J"):$(md5sum < "$WORK/diff2.out")" "--jobs 1 reports exactly what --jobs 2 does (--json and text)"
 
 # --- repair -----------------------------------------------------------------------------------
 run_diff 3 "$GEN" --repair --json "$WORK/d3.json"
@@ -145,8 +153,15 @@ run_diff 11 "$GEN" --table hotels
 [ $rc -eq 2 ] && grep -qi "hotels" "$WORK/diff11.err" && grep -q "cqlbridge: diff of $KS.hotels" "$WORK/diff11.err"
 ok $? "a dropped Cassandra table: exit 2, the table named"
 [ $rc -eq 2 ] || sed 's/^/# /' "$WORK/diff11.err"
+run_diff 13 "$GEN" --table hotels,reservations --jobs 2
+[ $rc -eq 2 ] && grep -q "^cqlbridge: diff of $KS.hotels" "$WORK/diff13.err" && ! grep -q "^diff:" "$WORK/diff13.out"
+ok $? "--jobs 2, one worker's table dropped in Cassandra: exit 2, its error shown, no report"
+[ $rc -eq 2 ] || sed 's/^/# /' "$WORK/diff13.err"
 run_diff 12 "$GEN" --consistency SOMETIMES
 [ $rc -eq 2 ] && grep -q 'invalid value "SOMETIMES" for --consistency' "$WORK/diff12.err"
 ok $? "a bad --consistency: usage error, exit 2"
+run_diff 14 "$GEN" --jobs 0
+[ $rc -eq 2 ] && grep -q 'invalid value "0" for --jobs (an integer from 1 to 64)' "$WORK/diff14.err"
+ok $? "a bad --jobs: usage error, exit 2"
 
 exit $((TAP_FAILED > 0))

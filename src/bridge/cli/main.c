@@ -9,7 +9,7 @@
  *	  cqlbridge apply  [options] DIR [--chunks N] [--batch-rows N] [--restart] [--no-load]
  *	  cqlbridge verify [options] DIR [--samples N]
  *	  cqlbridge diff   [options] DIR [--table T] [--examples N] [--json FILE]
- *						 [--repair] [--consistency LEVEL]
+ *						 [--repair] [--consistency LEVEL] [--jobs N]
  *	  cqlbridge sync   [options] DIR [--uninstall]
  *	  cqlbridge stream [options] DIR [--status | --drop]
  *
@@ -70,6 +70,7 @@ enum
 	OPT_EXAMPLES,
 	OPT_REPAIR,
 	OPT_CONSISTENCY,
+	OPT_JOBS,
 	OPT_NO_LOAD,
 	OPT_STATUS,
 	OPT_DROP,
@@ -162,6 +163,9 @@ static const Command commands[] = {
 		"  --consistency=LEVEL      read consistency of the Cassandra scans\n"
 		"                           (default: LOCAL_QUORUM)\n"
 		"  --restart                forget the checkpoints of an interrupted diff\n"
+		"  --jobs=N                 tables compared at once, each by a process of its\n"
+		"                           own with its own sessions (default: 2, or the\n"
+		"                           number of tables if fewer)\n"
 		"Exit status: 0 no difference (after --repair: all repaired), 1 differences,\n"
 		"2 error.\n",
 	cmd_diff, true},
@@ -438,6 +442,7 @@ main(int argc, char **argv)
 		{"examples", required_argument, NULL, OPT_EXAMPLES},
 		{"repair", no_argument, NULL, OPT_REPAIR},
 		{"consistency", required_argument, NULL, OPT_CONSISTENCY},
+		{"jobs", required_argument, NULL, OPT_JOBS},
 		{"no-load", no_argument, NULL, OPT_NO_LOAD},
 		{"status", no_argument, NULL, OPT_STATUS},
 		{"drop", no_argument, NULL, OPT_DROP},
@@ -482,6 +487,7 @@ main(int argc, char **argv)
 	opts.growth = 2.0;
 	opts.samples = 5;
 	opts.examples = 10;
+	opts.jobs = 2;
 	opts.warn_wal = 1024L * 1024 * 1024;
 
 	/* options of another command are usage errors, not silently ignored */
@@ -660,6 +666,10 @@ main(int argc, char **argv)
 						usage_error(cmd, "invalid value \"%s\" for --consistency (ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, LOCAL_ONE, SERIAL or LOCAL_SERIAL)", optarg);
 				}
 				opts.consistency = optarg;
+				break;
+			case OPT_JOBS:
+				ONLY_FOR("diff");
+				opts.jobs = (int) parse_long(cmd, "--jobs", optarg, 1, 64, false);
 				break;
 			case OPT_NO_LOAD:
 				ONLY_FOR("apply");

@@ -13,7 +13,9 @@
  * session, its Cassandra table on a second session that reads in token
  * order (cql_fdw.token_order_scan) at --consistency
  * (the setting cql_fdw.consistency, LOCAL_QUORUM by default); the two backends
- * work at the same time.
+ * work at the same time.  With --jobs N (default 2) N tables are compared
+ * at once, each in a worker process (diff_jobs.c); --jobs 1, or a single
+ * table to compare, compares them one after another in this process.
  * Before anything is read, every table is checked against the plan: the
  * foreign table exists and reads the plan's keyspace, the source view
  * exists and has every column of 003, and the partition key's CQL types
@@ -311,9 +313,10 @@ print_report(DiffTable *tables, int n, bool repair)
 
 /*
  * cmd_diff
- *		Check every table, compare each, repair when asked, report.
- *		Returns 0 (equal; after --repair: everything repaired and equal
- *		when compared again) or 1 (differences); errors exit with 2.
+ *		Check every table, compare each (--jobs at a time: diff_jobs.c),
+ *		repair when asked, report.  Returns 0 (equal; after --repair:
+ *		everything repaired and equal when compared again) or 1
+ *		(differences); errors exit with 2.
  */
 int
 cmd_diff(const BridgeOptions *opts)
@@ -322,14 +325,15 @@ cmd_diff(const BridgeOptions *opts)
 	BridgeBlockFile *f;
 	char	   *keyspace;
 	PGconn	   *conn;
-	PGconn	   *tgt;
-	DiffProgress prog = {0};
+	PGconn	   *prog_conn;
+	DiffProgress *progs;
 	DiffTable  *tables;
+	int		   *todo;
+	int			ntodo = 0;
 	int			n = 0;
 	long long	total = 0;
 	long long	left = 0;
 	bool		tty = isatty(fileno(stderr));
-	const char *params[1];
 	char	   *json;
 
 	path = bridge_path(opts->dir, "003_load.sql");
@@ -339,13 +343,13 @@ cmd_diff(const BridgeOptions *opts)
 	if (keyspace == NULL || !bridge_valid_keyspace(keyspace))
 		bridge_fatal_hint("Run \"cqlbridge plan\" again.", "%s: no valid \"-- keyspace:\" line in the header", path);
 	tables = calloc(f->nblocks > 0 ? f->nblocks : 1, sizeof(DiffTable));
-	if (tables == NULL)
+	progs = calloc(f->nblocks > 0 ? f->nblocks : 1, sizeof(DiffProgress));
+	todo = calloc(f->nblocks > 0 ? f->nblocks : 1, sizeof(int));
+	if (tables == NULL || progs == NULL || todo == NULL)
 		bridge_fatal("out of memory");
 
 	conn = bridge_connect(opts);
-	tgt = bridge_connect(opts);
 	bridge_install_cancel(conn);
-	bridge_install_cancel(tgt);
 	bridge_set_interrupt_hint("nothing was changed; run the same \"cqlbridge diff\" again");
 	{
 		PGresult   *res = bridge_exec(conn, "checking cql_fdw",
@@ -357,19 +361,7 @@ cmd_diff(const BridgeOptions *opts)
 							  "function public.cql_token(text[], \"any\") does not exist");
 		PQclear(res);
 	}
-	/* both cursors are read to the end: plan them for all rows, not a fast start */
-	PQclear(bridge_exec(conn, "setting up the session",
-						"SELECT pg_catalog.set_config('cursor_tuple_fraction', '1', false)", 0, NULL));
-	PQclear(bridge_exec(tgt, "setting up the session",
-						"SELECT pg_catalog.set_config('cursor_tuple_fraction', '1', false)", 0, NULL));
-	/* the Cassandra side's session: load the library (its GUCs), set them */
-	PQclear(bridge_exec(tgt, "loading cql_fdw", "SELECT public.cql_token('{int}', 1)", 0, NULL));
-	params[0] = opts->consistency ? opts->consistency : "LOCAL_QUORUM";
-	PQclear(bridge_exec(tgt, "setting the read consistency (--consistency)",
-						"SELECT pg_catalog.set_config('cql_fdw.consistency', $1, false)", 1, params));
-	PQclear(bridge_exec(tgt, "setting up the session",
-						"SELECT pg_catalog.set_config('cql_fdw.token_order_scan', 'on', false),"
-						" pg_catalog.set_config('max_parallel_workers_per_gather', '0', false)", 0, NULL));
+	diff_setup_source(conn);
 
 	for (int i = 0; i < f->nblocks; i++)
 	{
@@ -387,31 +379,36 @@ cmd_diff(const BridgeOptions *opts)
 	}
 
 	/* checkpoints: a session of their own (--repair's with every key) */
-	prog.conn = bridge_connect(opts);
-	prog.repair = opts->repair;
-	diff_progress_setup(prog.conn);
+	prog_conn = bridge_connect(opts);
+	diff_progress_setup(prog_conn);
 	for (int i = 0; i < n; i++)
 	{
 		tables[i].col_diffs = calloc(tables[i].ncols, sizeof(long long));
-		prog.col_diffs = calloc(tables[i].ncols, sizeof(long long));
-		if (tables[i].col_diffs == NULL || prog.col_diffs == NULL)
+		progs[i].col_diffs = calloc(tables[i].ncols, sizeof(long long));
+		if (tables[i].col_diffs == NULL || progs[i].col_diffs == NULL)
 			bridge_fatal("out of memory");
+		progs[i].conn = prog_conn;
+		progs[i].repair = opts->repair;
 		if (opts->restart)
-			diff_progress_forget(prog.conn, &tables[i]);
-		diff_progress_resume(&prog, &tables[i], opts->examples);
-		if (prog.next >= DIFF_RANGES)
-		{
-			total += tables[i].missing + tables[i].extra + tables[i].different;
-			continue;			/* compared by an interrupted run */
-		}
-		PQclear(bridge_exec(conn, "starting the diff transaction",
-							"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", 0, NULL));
-		PQclear(bridge_exec(tgt, "starting the diff transaction", "BEGIN READ ONLY", 0, NULL));
-		diff_table(conn, tgt, &prog, &tables[i], opts->examples, opts->repair, tty, opts);
-		PQclear(bridge_exec(conn, "ending the diff transaction", "COMMIT", 0, NULL));
-		PQclear(bridge_exec(tgt, "ending the diff transaction", "COMMIT", 0, NULL));
-		total += tables[i].missing + tables[i].extra + tables[i].different;
+			diff_progress_forget(prog_conn, &tables[i]);
+		diff_progress_resume(&progs[i], &tables[i], opts->examples);
+		if (progs[i].next < DIFF_RANGES)
+			todo[ntodo++] = i;	/* else compared by an interrupted run */
 	}
+	if (opts->jobs > 1 && ntodo > 1)
+		diff_jobs_run(opts, prog_conn, tables, progs, n, todo, ntodo,
+					  opts->jobs < ntodo ? opts->jobs : ntodo);
+	else if (ntodo > 0)
+	{
+		/* one table after another, in this process */
+		PGconn	   *tgt = diff_open_target(opts);
+
+		for (int k = 0; k < ntodo; k++)
+			diff_compare(conn, tgt, &progs[todo[k]], &tables[todo[k]], tty, opts);
+		PQfinish(tgt);
+	}
+	for (int i = 0; i < n; i++)
+		total += tables[i].missing + tables[i].extra + tables[i].different;
 	if (opts->repair)
 		for (int i = 0; i < n; i++)
 			if (tables[i].nrepair > 0)
@@ -436,10 +433,9 @@ cmd_diff(const BridgeOptions *opts)
 	plan_record_check(opts->dir, PLAN_DIFF_JSON, json);
 	/* the result is out: the next diff starts from the beginning */
 	for (int i = 0; i < n; i++)
-		diff_progress_forget(prog.conn, &tables[i]);
-	PQfinish(prog.conn);
+		diff_progress_forget(prog_conn, &tables[i]);
+	PQfinish(prog_conn);
 	PQfinish(conn);
-	PQfinish(tgt);
 	if (opts->repair)
 		return left > 0 ? BRIDGE_EXIT_DIFFERENCES : 0;
 	return total > 0 ? BRIDGE_EXIT_DIFFERENCES : 0;

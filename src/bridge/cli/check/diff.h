@@ -3,7 +3,8 @@
  * diff.h
  *	  "cqlbridge diff": every row of every query table compared with
  *	  every row of its source view (diff.c: the tables and the report;
- *	  diff_merge.c: the two ordered streams merged; diff_repair.c:
+ *	  diff_merge.c: the two ordered streams merged; diff_jobs.c: tables
+ *	  compared at once in worker processes; diff_repair.c:
  *	  --repair).
  *
  * layer: command
@@ -103,6 +104,11 @@ extern void diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p,
 					   DiffTable *t, int examples, bool keep_all, bool tty,
 					   const BridgeOptions *opts);
 
+/* diff_merge.c: the two sessions of a comparison, and one table compared in a transaction */
+extern void diff_setup_source(PGconn *conn);
+extern PGconn *diff_open_target(const BridgeOptions *opts);
+extern void diff_compare(PGconn *src, PGconn *tgt, DiffProgress *p, DiffTable *t,
+						 bool tty, const BridgeOptions *opts);
 extern char *diff_token_expr(const DiffTable *t, const char *alias);
 extern char *diff_key_text(const DiffTable *t, char **key);
 
@@ -111,5 +117,10 @@ extern void diff_repair(PGconn *conn, DiffTable *t, const char *keyspace);
 
 /* diff.c: the command (main.c dispatches) */
 extern int	cmd_diff(const BridgeOptions *opts);
+
+/* diff_jobs.c: --jobs, the tables to compare in worker processes */
+extern void diff_jobs_run(const BridgeOptions *opts, PGconn *prog_conn,
+						  DiffTable *tables, DiffProgress *progs, int n,
+						  const int *todo, int ntodo, int jobs);
 
 #endif							/* CQLBRIDGE_DIFF_H */

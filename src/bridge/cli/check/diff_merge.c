@@ -4,7 +4,8 @@
  *	  The whole-table comparison of one query table: its Cassandra rows
  *	  (a token-range scan through the foreign table, in token order) and
  *	  its source view's rows (ordered by the same token, computed by
- *	  cql_token()) read as two cursors and merged.
+ *	  cql_token()) read as two cursors and merged; and the two sessions a
+ *	  comparison runs on.
  *
  * Both streams are in token order, so the merge holds one token's rows of
  * each side at a time: one partition (or the few partitions whose keys
@@ -649,4 +650,57 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 	sb_free(&tgt);
 	free(tok_s);
 	free(tok_f);
+}
+
+/*
+ * diff_setup_source
+ *		The source side's session: its cursor is read to the end, so plan
+ *		it for all rows, not a fast start.
+ */
+void
+diff_setup_source(PGconn *conn)
+{
+	PQclear(bridge_exec(conn, "setting up the session",
+						"SELECT pg_catalog.set_config('cursor_tuple_fraction', '1', false)", 0, NULL));
+}
+
+/*
+ * diff_open_target
+ *		The Cassandra side's session: connected, cancelled by Ctrl-C, with
+ *		cql_fdw loaded (its GUCs), --consistency and the token-order scan.
+ */
+PGconn *
+diff_open_target(const BridgeOptions *opts)
+{
+	PGconn	   *tgt = bridge_connect(opts);
+	const char *params[1];
+
+	bridge_install_cancel(tgt);
+	diff_setup_source(tgt);
+	PQclear(bridge_exec(tgt, "loading cql_fdw", "SELECT public.cql_token('{int}', 1)", 0, NULL));
+	params[0] = opts->consistency ? opts->consistency : "LOCAL_QUORUM";
+	PQclear(bridge_exec(tgt, "setting the read consistency (--consistency)",
+						"SELECT pg_catalog.set_config('cql_fdw.consistency', $1, false)", 1, params));
+	PQclear(bridge_exec(tgt, "setting up the session",
+						"SELECT pg_catalog.set_config('cql_fdw.token_order_scan', 'on', false),"
+						" pg_catalog.set_config('max_parallel_workers_per_gather', '0', false)", 0, NULL));
+	return tgt;
+}
+
+/*
+ * diff_compare
+ *		Compare table t (its records read into p by diff_progress_resume):
+ *		the source side in one REPEATABLE READ snapshot on src, the
+ *		Cassandra side on tgt.
+ */
+void
+diff_compare(PGconn *src, PGconn *tgt, DiffProgress *p, DiffTable *t, bool tty,
+			 const BridgeOptions *opts)
+{
+	PQclear(bridge_exec(src, "starting the diff transaction",
+						"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", 0, NULL));
+	PQclear(bridge_exec(tgt, "starting the diff transaction", "BEGIN READ ONLY", 0, NULL));
+	diff_table(src, tgt, p, t, opts->examples, opts->repair, tty, opts);
+	PQclear(bridge_exec(src, "ending the diff transaction", "COMMIT", 0, NULL));
+	PQclear(bridge_exec(tgt, "ending the diff transaction", "COMMIT", 0, NULL));
 }

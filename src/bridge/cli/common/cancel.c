@@ -9,7 +9,8 @@
  * and sets a flag; the command notices the failed statement or the flag
  * (checked after every statement, so a signal that came between two
  * statements stops the command before the next one is sent) and exits
- * with status 2.  A second signal exits at once.
+ * with status 2.  A second signal exits at once.  A worker process forked
+ * by diff --jobs stops the same way, silently, also when its parent dies.
  *
  * layer: common
  *
@@ -24,6 +25,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "common/common.h"
 
@@ -33,6 +37,8 @@ static PGcancel *volatile cancel_handles[MAX_CANCEL];
 static volatile sig_atomic_t ncancel = 0;
 static volatile sig_atomic_t interrupted = 0;
 static const char *interrupt_hint = "stopped";
+/* a forked worker (diff --jobs): its parent, which reports interruptions */
+static pid_t parent_pid = 0;
 
 /*
  * on_signal
@@ -91,12 +97,40 @@ bridge_set_interrupt_hint(const char *hint)
 }
 
 /*
+ * bridge_cancel_forked
+ *		In a child forked by a command that runs workers (diff --jobs),
+ *		first thing after fork(): forget the parent's connections (a signal
+ *		must not cancel their statements: the child installs its own), and
+ *		exit silently on an interruption, which the parent reports once.
+ *		The child stops when the parent dies (SIGKILL included): on Linux
+ *		the kernel sends it SIGTERM; elsewhere bridge_interrupted() sees
+ *		that its parent changed.
+ */
+void
+bridge_cancel_forked(pid_t parent)
+{
+	ncancel = 0;
+	parent_pid = parent;
+#ifdef __linux__
+	(void) prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
+	/* the parent may have died before prctl */
+	if (getppid() != parent)
+		_exit(BRIDGE_EXIT_ERROR);
+}
+
+/*
  * bridge_interrupted
- *		Whether SIGINT or SIGTERM has arrived.
+ *		Whether SIGINT or SIGTERM has arrived (or, in a forked worker
+ *		outside Linux, its parent is gone: as SIGTERM).
  */
 bool
 bridge_interrupted(void)
 {
+#ifndef __linux__
+	if (parent_pid != 0 && !interrupted && getppid() != parent_pid)
+		interrupted = SIGTERM;
+#endif
 	return interrupted != 0;
 }
 
@@ -110,8 +144,10 @@ bridge_interrupted(void)
 void
 bridge_check_interrupt(const char *message)
 {
-	if (!interrupted)
+	if (!bridge_interrupted())
 		return;
+	if (parent_pid != 0)
+		exit(BRIDGE_EXIT_ERROR);	/* a forked worker: the parent says it */
 	if (message == NULL)
 		message = interrupt_hint;
 	fflush(stdout);

@@ -25,6 +25,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <libpq-fe.h>
 
 /* Options of every command (psql-like connection options plus our own). */
@@ -67,6 +68,7 @@ typedef struct BridgeOptions
 	int			examples;		/* --examples per table (default 10) */
 	bool		repair;			/* --repair: write what differs */
 	const char *consistency;	/* --consistency of the Cassandra reads */
+	int			jobs;			/* --jobs: tables compared at once (default 2) */
 
 	/* sync */
 	bool		uninstall;		/* --uninstall: remove the triggers */
@@ -273,6 +275,8 @@ extern void bridge_install_cancel(PGconn *conn);
 extern bool bridge_interrupted(void);
 extern void bridge_check_interrupt(const char *message);	/* NULL: the hint below */
 extern void bridge_set_interrupt_hint(const char *hint);
+/* in a forked worker process: its parent reports interruptions; it stops when the parent dies */
+extern void bridge_cancel_forked(pid_t parent);
 
 /*
  * Names in generated files (names.c).
