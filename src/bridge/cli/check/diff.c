@@ -348,8 +348,7 @@ cmd_diff(const BridgeOptions *opts)
 	if (tables == NULL || progs == NULL || todo == NULL)
 		bridge_fatal("out of memory");
 
-	conn = bridge_connect(opts);
-	bridge_install_cancel(conn);
+	conn = diff_open_source(opts);
 	bridge_set_interrupt_hint("nothing was changed; run the same \"cqlbridge diff\" again");
 	{
 		PGresult   *res = bridge_exec(conn, "checking cql_fdw",
@@ -361,7 +360,6 @@ cmd_diff(const BridgeOptions *opts)
 							  "function public.cql_token(text[], \"any\") does not exist");
 		PQclear(res);
 	}
-	diff_setup_source(conn);
 
 	for (int i = 0; i < f->nblocks; i++)
 	{

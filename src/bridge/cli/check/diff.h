@@ -105,7 +105,7 @@ extern void diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p,
 					   const BridgeOptions *opts);
 
 /* diff_merge.c: the two sessions of a comparison, and one table compared in a transaction */
-extern void diff_setup_source(PGconn *conn);
+extern PGconn *diff_open_source(const BridgeOptions *opts);
 extern PGconn *diff_open_target(const BridgeOptions *opts);
 extern void diff_compare(PGconn *src, PGconn *tgt, DiffProgress *p, DiffTable *t,
 						 bool tty, const BridgeOptions *opts);

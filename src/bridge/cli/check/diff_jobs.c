@@ -137,9 +137,7 @@ job_worker(const BridgeOptions *opts, DiffTable *t, DiffProgress *p,
 	if (dup2(errfd, STDERR_FILENO) < 0)
 		_exit(BRIDGE_EXIT_ERROR);
 	close(errfd);
-	src = bridge_connect(opts);
-	bridge_install_cancel(src);
-	diff_setup_source(src);
+	src = diff_open_source(opts);
 	tgt = diff_open_target(opts);
 	p->conn = bridge_connect(opts);
 	diff_compare(src, tgt, p, t, false, opts);

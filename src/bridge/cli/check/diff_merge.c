@@ -653,15 +653,30 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 }
 
 /*
- * diff_setup_source
- *		The source side's session: its cursor is read to the end, so plan
- *		it for all rows, not a fast start.
+ * plan_cursors_whole
+ *		Either side's session: its cursors are read to the end, so plan
+ *		them for all rows, not a fast start.
  */
-void
-diff_setup_source(PGconn *conn)
+static void
+plan_cursors_whole(PGconn *conn)
 {
 	PQclear(bridge_exec(conn, "setting up the session",
 						"SELECT pg_catalog.set_config('cursor_tuple_fraction', '1', false)", 0, NULL));
+}
+
+/*
+ * diff_open_source
+ *		The source side's session: connected, cancelled by Ctrl-C, its
+ *		cursors planned for all rows.
+ */
+PGconn *
+diff_open_source(const BridgeOptions *opts)
+{
+	PGconn	   *src = bridge_connect(opts);
+
+	bridge_install_cancel(src);
+	plan_cursors_whole(src);
+	return src;
 }
 
 /*
@@ -676,7 +691,7 @@ diff_open_target(const BridgeOptions *opts)
 	const char *params[1];
 
 	bridge_install_cancel(tgt);
-	diff_setup_source(tgt);
+	plan_cursors_whole(tgt);
 	PQclear(bridge_exec(tgt, "loading cql_fdw", "SELECT public.cql_token('{int}', 1)", 0, NULL));
 	params[0] = opts->consistency ? opts->consistency : "LOCAL_QUORUM";
 	PQclear(bridge_exec(tgt, "setting the read consistency (--consistency)",
