@@ -491,9 +491,17 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 
 	if (dm->remote.opts.write_on_commit)
 	{
+		/* the row written, when the WHERE names one: its key values */
+		cql_buf		row;
+
+		cql_buf_init(&row, &cqlfdw_palloc_allocator);
+		if (dm->full_key)
+			for (int i = 0; i < dm->nbinds; i++)
+				if (dm->binds[i].role == DIRECT_KEY)
+					cql_encode_element(&row, values[i].p, values[i].n);
 		cqlfdw_defer_write(&dm->remote, values,
 						   dm->nbinds, key, keylen, dm->remote.opts.write_consistency, 0,
-						   timestamp);
+						   timestamp, dm->full_key ? row.data : NULL, row.len);
 		MemoryContextSwitchTo(old);
 		return true;
 	}

@@ -905,7 +905,8 @@ cqlfdw_modify_send_row(CqlModifyState *ms, TupleTableSlot *slot, TupleTableSlot 
 		cqlfdw_defer_write(&ms->remote, w.values,
 						   ms->nbinds, w.key, w.keylen, ms->remote.opts.write_consistency,
 						   ms->remote.opts.if_not_exists ? ms->remote.opts.serial_consistency : 0,
-						   ms->stamp_writes ? cqlfdw_write_timestamp() : CQL_NO_TIMESTAMP);
+						   ms->stamp_writes ? cqlfdw_write_timestamp() : CQL_NO_TIMESTAMP,
+						   w.pkey, w.pkeylen);
 		return false;
 	}
 	cqlfdw_modify_send_rows(ms, &one, 1, pw);

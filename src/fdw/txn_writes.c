@@ -16,6 +16,18 @@
  *
  * Reads in the same transaction do not see pending writes.
  *
+ * At COMMIT, a run of consecutive writes of one statement (a DELETE by key
+ * executed once per row, say) that touch different rows is sent as one
+ * UNLOGGED BATCH per partition (up to the table's batch_size rows): one
+ * request and one mutation per partition instead of one per row, which is
+ * what costs Cassandra's CPU (measured: 161 against 18 us of Cassandra CPU
+ * per deleted row, single deletes against batches of 15).  A batch shares
+ * one write timestamp, the run's first; since no other write of the
+ * transaction lies between the run's first and last, every write keeps its
+ * order with the writes outside the run, and the rows inside it are
+ * distinct, so their order does not matter.  A write of a row already in
+ * the run starts the next run.
+ *
  * IDENTIFICATION
  *		src/fdw/txn_writes.c
  *
@@ -24,7 +36,9 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "common/hashfn.h"
 #include "miscadmin.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 
 #include "connection.h"
@@ -44,12 +58,19 @@ typedef struct PendingWrite
 	uint16		serial_consistency;
 	int64		timestamp;		/* CQL_NO_TIMESTAMP: the coordinator's */
 	int			nest_level;		/* subtransaction that made it */
+	uint8_t    *row_key;		/* the row written (whole primary key); NULL:
+								 * unknown, never batched */
+	size_t		row_key_len;
+	size_t		bytes;			/* of bound values */
+	int			batch_size;		/* the table's option: rows per batch */
 } PendingWrite;
 
 static List *pending = NIL;		/* PendingWrite *, in TopTransactionContext */
 static bool callbacks_registered = false;
 
 #define MAX_COMMIT_WRITES_IN_FLIGHT 256
+/* bound values per UNLOGGED BATCH of one partition (as insert.c's) */
+#define MAX_COMMIT_BATCH_BYTES	(256 * 1024)
 
 static void
 txn_callback(XactEvent event, void *arg);
@@ -74,14 +95,17 @@ register_callbacks(void)
 
 /*
  * cqlfdw_defer_write
- *		Keep one write of the statement r for COMMIT.  Values and routing
- *		key are copied; the statement handle is detached once per statement.
+ *		Keep one write of the statement r for COMMIT.  Values, routing key
+ *		and row key are copied; the statement handle is detached once per
+ *		statement.  row_key identifies the row written (the whole primary
+ *		key, encoded) so that writes of one statement to different rows can
+ *		share a batch; NULL when unknown (never batched).
  */
 void
 cqlfdw_defer_write(const CqlRemote *r, const cql_value_ref *values, int nvalues,
 				   const uint8_t *routing_key, size_t routing_len,
 				   uint16 consistency, uint16 serial_consistency,
-				   int64 timestamp)
+				   int64 timestamp, const uint8_t *row_key, size_t row_key_len)
 {
 	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
 	PendingWrite *w = palloc0(sizeof(PendingWrite));
@@ -98,6 +122,7 @@ cqlfdw_defer_write(const CqlRemote *r, const cql_value_ref *values, int nvalues,
 	w->values = palloc(sizeof(cql_value_ref) * Max(nvalues, 1));
 	for (int i = 0; i < nvalues; i++)
 	{
+		w->bytes += 4 + (values[i].n > 0 ? values[i].n : 0);
 		w->values[i].n = values[i].n;
 		if (values[i].n > 0)
 		{
@@ -115,6 +140,13 @@ cqlfdw_defer_write(const CqlRemote *r, const cql_value_ref *values, int nvalues,
 		memcpy(w->routing_key, routing_key, routing_len);
 		w->routing_len = routing_len;
 	}
+	if (row_key)
+	{
+		w->row_key = palloc(Max(row_key_len, 1));
+		memcpy(w->row_key, row_key, row_key_len);
+		w->row_key_len = row_key_len;
+	}
+	w->batch_size = r->opts.batch_size;
 	w->consistency = consistency;
 	w->serial_consistency = serial_consistency;
 	w->timestamp = timestamp;
@@ -124,18 +156,23 @@ cqlfdw_defer_write(const CqlRemote *r, const cql_value_ref *values, int nvalues,
 	MemoryContextSwitchTo(old);
 }
 
+/* One request at COMMIT: a write, or a batch of writes of one partition */
 typedef struct InFlight
 {
 	cql_request *req;
 	cql_conn   *conn;
-	PendingWrite *w;
+	PendingWrite *w;			/* the first (of the batch) */
+	PendingWrite **batch;		/* nbatch > 1: the batch's writes */
+	int			nbatch;
 	CqlRetry	retry;
 } InFlight;
 
 /*
  * send_one
- *		Send a deferred write to a replica of its partition (with f->retry
- *		after a failure: to the next host of the plan) on f->conn.
+ *		Send a deferred write, or a batch of them, to a replica of its
+ *		partition (with f->retry after a failure: to the next host of the
+ *		plan) on f->conn.  A batch is one UNLOGGED BATCH of the prepared
+ *		statement with the first write's timestamp.
  */
 static void
 send_one(InFlight *f, bool route)
@@ -156,6 +193,28 @@ send_one(InFlight *f, bool route)
 	params.default_timestamp = w->timestamp;
 	params.nvalues = w->nvalues;
 	params.values = w->values;
+	if (f->nbatch > 1)
+	{
+		const cql_value_ref **vals = palloc(sizeof(cql_value_ref *) * f->nbatch);
+		cql_error	err;
+		cql_status	s;
+
+		for (int i = 0; i < f->nbatch; i++)
+			vals[i] = f->batch[i]->values;
+		cql_error_clear(&err);
+		do
+			s = cql_send_prepared_batch(f->conn, CQL_BATCH_UNLOGGED, prep,
+										(const cql_value_ref *const *) vals,
+										f->nbatch, w->nvalues, &params, &f->req, &err);
+		while (cqlfdw_retry_busy(f->conn, &s, &err));
+		pfree(vals);
+		if (s != CQL_OK)
+		{
+			f->req = NULL;
+			cqlfdw_remote_fail(w->remote, f->conn, s, &err);
+		}
+		return;
+	}
 	f->req = cqlfdw_remote_send_execute(w->remote, f->conn, prep, &params);
 }
 
@@ -223,39 +282,168 @@ finish_one(InFlight *f, int *applied)
 		return;
 	}
 	cql_result_free(&res);
-	(*applied)++;
+	*applied += Max(f->nbatch, 1);
 }
 
-/* Send everything, pipelined; the first failure raises an ERROR. */
+/* whether w may share a batch with other writes of its statement */
+static bool
+batchable(const PendingWrite *w)
+{
+	return w->row_key != NULL && w->routing_key != NULL &&
+		w->serial_consistency == 0 && w->timestamp != CQL_NO_TIMESTAMP &&
+		w->batch_size > 1;
+}
+
+/* whether b continues a run of a's statement */
+static bool
+same_statement(const PendingWrite *a, const PendingWrite *b)
+{
+	return a->remote == b->remote && a->consistency == b->consistency &&
+		batchable(b);
+}
+
+/* a write of a run, with its place in the run */
+typedef struct RunWrite
+{
+	PendingWrite *w;
+	int			seq;
+} RunWrite;
+
+/* qsort: by partition (routing key), then in the run's order */
+static int
+cmp_run_partition(const void *a, const void *b)
+{
+	const RunWrite *x = (const RunWrite *) a;
+	const RunWrite *y = (const RunWrite *) b;
+	size_t		n = Min(x->w->routing_len, y->w->routing_len);
+	int			c = memcmp(x->w->routing_key, y->w->routing_key, n);
+
+	if (c != 0)
+		return c;
+	if (x->w->routing_len != y->w->routing_len)
+		return x->w->routing_len < y->w->routing_len ? -1 : 1;
+	return x->seq - y->seq;
+}
+
+static bool
+same_partition(const PendingWrite *a, const PendingWrite *b)
+{
+	return a->routing_len == b->routing_len &&
+		memcmp(a->routing_key, b->routing_key, a->routing_len) == 0;
+}
+
+/*
+ * run_end
+ *		The end (exclusive) of the run that starts at all[start]: the
+ *		following writes of the same statement, batchable, up to the first
+ *		that writes a row already in the run (rows compared by a 64-bit
+ *		hash of their key: a collision only ends a run early).
+ */
+static int
+run_end(PendingWrite **all, int n, int start)
+{
+	HASHCTL		ctl;
+	HTAB	   *seen;
+	int			end = start + 1;
+	uint64		h;
+	bool		found;
+
+	if (!batchable(all[start]) || end >= n || !same_statement(all[start], all[end]))
+		return end;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(uint64);
+	ctl.entrysize = sizeof(uint64);
+	ctl.hcxt = CurrentMemoryContext;
+	seen = hash_create("cql_fdw deferred rows", 256, &ctl,
+					   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	h = hash_bytes_extended(all[start]->row_key, (int) all[start]->row_key_len, 0);
+	hash_search(seen, &h, HASH_ENTER, &found);
+	for (; end < n && same_statement(all[start], all[end]); end++)
+	{
+		h = hash_bytes_extended(all[end]->row_key, (int) all[end]->row_key_len, 0);
+		hash_search(seen, &h, HASH_ENTER, &found);
+		if (found)
+			break;
+	}
+	hash_destroy(seen);
+	return end;
+}
+
+/*
+ * Send everything, pipelined (MAX_COMMIT_WRITES_IN_FLIGHT requests); runs
+ * of one statement as a batch per partition.  The first failure raises an
+ * ERROR.
+ */
 static void
 flush_pending(void)
 {
 	InFlight	window[MAX_COMMIT_WRITES_IN_FLIGHT];
 	int			nwin = 0;
 	int			applied = 0;
+	int			n = list_length(pending);
+	PendingWrite **all = palloc(sizeof(PendingWrite *) * Max(n, 1));
+	RunWrite   *run = palloc(sizeof(RunWrite) * Max(n, 1));
+	int			nall = 0;
 	ListCell   *lc;
+
+	foreach(lc, pending)
+		all[nall++] = (PendingWrite *) lfirst(lc);
 
 	PG_TRY();
 	{
-		foreach(lc, pending)
+		for (int start = 0; start < n;)
 		{
-			PendingWrite *w = (PendingWrite *) lfirst(lc);
+			int			end = run_end(all, n, start);
+			int			max_rows = Max(all[start]->batch_size, 1);
 
-			if (!cqlfdw_remote_alive(w->remote))
-				ereport(ERROR,
-						(errcode(ERRCODE_CONNECTION_FAILURE),
-						 errmsg("connection to Cassandra was closed before deferred writes could be sent"),
-						 errdetail("%d deferred writes were applied before.", applied)));
-			if (nwin == MAX_COMMIT_WRITES_IN_FLIGHT)
+
+			for (int k = start; k < end; k++)
 			{
-				finish_one(&window[0], &applied);
-				memmove(window, window + 1, sizeof(InFlight) * (--nwin));
+				run[k - start].w = all[k];
+				run[k - start].seq = k;
 			}
-			window[nwin].w = w;
-			window[nwin].req = NULL;
-			cqlfdw_retry_start(&window[nwin].retry);
-			nwin++;
-			send_one(&window[nwin - 1], true);
+			if (end - start > 1)
+				qsort(run, end - start, sizeof(RunWrite), cmp_run_partition);
+			for (int k = 0; k < end - start;)
+			{
+				int			m = 1;
+				size_t		bytes = run[k].w->bytes;
+				InFlight   *f;
+
+				while (k + m < end - start && m < max_rows &&
+					   same_partition(run[k].w, run[k + m].w) &&
+					   bytes + run[k + m].w->bytes <= MAX_COMMIT_BATCH_BYTES)
+					bytes += run[k + m++].w->bytes;
+				if (!cqlfdw_remote_alive(run[k].w->remote))
+					ereport(ERROR,
+							(errcode(ERRCODE_CONNECTION_FAILURE),
+							 errmsg("connection to Cassandra was closed before deferred writes could be sent"),
+							 errdetail("%d deferred writes were applied before.", applied)));
+				if (nwin == MAX_COMMIT_WRITES_IN_FLIGHT)
+				{
+					finish_one(&window[0], &applied);
+					memmove(window, window + 1, sizeof(InFlight) * (--nwin));
+				}
+				f = &window[nwin++];
+				memset(f, 0, sizeof(InFlight));
+
+				/*
+				 * routing and timestamp of the batch: its first write's, a
+				 * timestamp within the run's (see the header)
+				 */
+				f->w = run[k].w;
+				f->nbatch = m;
+				if (m > 1)
+				{
+					f->batch = palloc(sizeof(PendingWrite *) * m);
+					for (int j = 0; j < m; j++)
+						f->batch[j] = run[k + j].w;
+				}
+				cqlfdw_retry_start(&f->retry);
+				send_one(f, true);
+				k += m;
+			}
+			start = end;
 		}
 		while (nwin > 0)
 		{
