@@ -10,7 +10,10 @@
 #   BENCH_REUSE=1 (BENCH_PLAN holds the plan of data generated and applied
 #   by an earlier BENCH_KEEP=1 run: measure again without generating),
 #   BENCH_JOBS="1 2 3" (default 2: the --jobs of each diff measured, in turn),
-#   CQLBRIDGE=path (default build/cqlbridge, built first: the diff measured)
+#   CQLBRIDGE=path (default build/cqlbridge, built first: the diff measured),
+#   BENCH_PIN=1 (Cassandra on CPU 0, PostgreSQL, psql and cqlbridge on
+#   CPU 1, for the scan and the diffs alike: as if each had a machine of
+#   its own, which shows the side that bounds each; restored at the end)
 #
 # Needs the services of `make demo`/`make test` running (scripts/cassandra.sh
 # start single + scripts/pg.sh start, CQL_HOST the node) and the extension
@@ -72,13 +75,26 @@ fi
 total=$(awk '/^-- rows:/ { n += $3 } END { print n }' "$PLAN/003_load.sql")
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
+# BENCH_PIN: new backends inherit the postmaster's CPU, every thread of
+# Cassandra's JVM is moved
+PIN=()
+if [ -n "${BENCH_PIN:-}" ]; then
+	cpid=${CASS_PID:-$(cat "$CACHE/run/single/pid")}
+	pmpid=$(head -1 "$(psql -X -At -d postgres -c 'SHOW data_directory')/postmaster.pid")
+	taskset -a -p -c 0 "$cpid" > /dev/null
+	taskset -p -c 1 "$pmpid" > /dev/null
+	trap 'taskset -a -p -c 0-$(($(nproc) - 1)) "$cpid" > /dev/null; taskset -p -c 0-$(($(nproc) - 1)) "$pmpid" > /dev/null; rm -rf "$TMP"' EXIT
+	PIN=(taskset -c 1)
+	echo "pinned: Cassandra (pid $cpid) on CPU 0; PostgreSQL (postmaster $pmpid), psql and cqlbridge on CPU 1"
+fi
+
 # 1. the scan of every table (warm-up first)
 mapfile -t FTS < <(sed -n 's/^-- foreign_table: //p' "$PLAN/003_load.sql")
 for ft in "${FTS[@]}"; do psql -X -q -d $DB -c "SELECT sum(pg_column_size(f.*)) FROM $ft f" > /dev/null; done
 c0=$(bridge_cpu)
 s0=$(date +%s.%N)
 for ft in "${FTS[@]}"; do
-	s=$(t psql -X -At -v ON_ERROR_STOP=1 -d $DB -c "SELECT sum(pg_column_size(f.*)) FROM $ft f")
+	s=$(t "${PIN[@]}" psql -X -At -v ON_ERROR_STOP=1 -d $DB -c "SELECT sum(pg_column_size(f.*)) FROM $ft f")
 	echo "  scan $ft: $s s"
 done
 scan=$(echo "$(date +%s.%N) - $s0" | bc)
@@ -89,7 +105,7 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 step=2
 for jobs in ${BENCH_JOBS:-2}; do
 	c0=$(bridge_cpu)
-	s=$(t /usr/bin/time -o "$TMP/cpu" -f '%U %S' $BRIDGE diff -q -d $DB --consistency ONE --jobs "$jobs" "$PLAN")
+	s=$(t "${PIN[@]}" /usr/bin/time -o "$TMP/cpu" -f '%U %S' $BRIDGE diff -q -d $DB --consistency ONE --jobs "$jobs" "$PLAN")
 	sed 's/^/  /' "$TMP/out"
 	echo "$step. cqlbridge diff --jobs $jobs: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(bridge_cpu)"), cqlbridge (workers included) $(awk '{ print $1 + $2 }' "$TMP/cpu")"
 	echo "diff rate / scan rate: $(echo "scale=2; $scan / $s" | bc)"
