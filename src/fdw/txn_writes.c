@@ -325,6 +325,7 @@ cmp_run_partition(const void *a, const void *b)
 	return x->seq - y->seq;
 }
 
+/* whether a and b write the same partition (routing key) */
 static bool
 same_partition(const PendingWrite *a, const PendingWrite *b)
 {
