@@ -116,7 +116,7 @@ pgb()
 }
 
 # ---------------------------------------------------------------- stream
-wal() { q "SELECT pg_current_wal_lsn()"; }
+wal() { q "SELECT pg_current_wal_insert_lsn()"; }
 confirmed() { q "SELECT coalesce(confirmed_flush_lsn, '0/0') FROM pg_replication_slots WHERE slot_name = '$1'"; }
 # wait_confirm SLOT LSN TIMEOUT: until the slot confirmed LSN (1 on timeout)
 wait_confirm()

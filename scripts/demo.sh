@@ -289,10 +289,14 @@ step_bridge_online()
 	wait "$bench_pid" || die "the application (pgbench) failed: $REPO/build/demo-pgbench.log"
 	grep -E '^number of (transactions actually processed|failed transactions)' "$REPO/build/demo-pgbench.log" |
 		sed 's/^/  application: /'
-	# caught up: the slot confirmed everything the application wrote
-	lsn=$("$PG_BINDIR/psql" -X -qAt -c "SELECT pg_current_wal_lsn()")
+	# caught up: the slot confirmed everything the application wrote.  The
+	# position to reach is the WAL insert position: with synchronous_commit
+	# = off a COMMIT returns before its WAL is written, so
+	# pg_current_wal_lsn() (the write position) can be before the last
+	# transaction, and a verify started then could miss it
+	lsn=$("$PG_BINDIR/psql" -X -qAt -c "SELECT pg_current_wal_insert_lsn()")
 	for i in $(seq 1 300); do
-		[ "$("$PG_BINDIR/psql" -X -qAt -c "SELECT confirmed_flush_lsn >= '$lsn' FROM pg_replication_slots WHERE slot_name = 'cqlbridge_hotel_bridge'")" = t ] && break
+		[ "$("$PG_BINDIR/psql" -X -qAt -c "SELECT s.confirmed_flush_lsn >= '$lsn' AND (SELECT phase = 'streaming' FROM cqlbridge_hotel_bridge.stream_state) FROM pg_replication_slots s WHERE s.slot_name = 'cqlbridge_hotel_bridge'")" = t ] && break
 		sleep 0.2
 	done
 	echo "\$ cqlbridge stream --status $GEN      # caught up"
