@@ -12,7 +12,9 @@ hang; the next statement reconnects and works.  A write statement that
 fails with writes still in flight returns its error only after Cassandra
 answered them (so none lands after the next statement), in an exception
 block as at top level; a server that never answers them costs at most the
-settle timeout (10 s) and a WARNING, not a hang.
+settle timeout (10 s) and a WARNING, not a hang.  Deferred writes
+(write_mode 'on_commit', batched per partition at COMMIT) wait for held
+answers and are all written; a reset during the COMMIT fails it cleanly.
 
 Upstream is a node of the PasswordAuthenticator cluster (CQL_AUTH_HOST).
 The proxied server lists only the proxy and does not set discover_peers,
@@ -126,7 +128,7 @@ class Proxy:
 
 
 def main():
-    plan(25)
+    plan(30)
     started = postmaster_start()
     proxy = Proxy()
     setup = f"""
@@ -250,6 +252,37 @@ CREATE FOREIGN TABLE faults.pw (k int, c int, v text)
     proxy.mode = "pass"
     out, _ = s.run("SELECT count(*) FROM faults.pt WHERE k = 1")
     ok(last_line(out) == "3000", "the next statement reconnects after the abandoned answers", out)
+
+    # deferred writes (write_mode 'on_commit') go at COMMIT as one batch per
+    # partition: with Cassandra's answers held for 2 s the COMMIT returns
+    # after them and every row is there; a connection reset while the
+    # COMMIT's batches are in flight fails the COMMIT with a connection
+    # SQLSTATE (no hang, no crash), and the next statement reconnects
+    defer = ("DO $$BEGIN FOR i IN 1..600 LOOP UPDATE faults.pw SET v = '%s' "
+             "WHERE k = 4 + i %% 3 AND c = i; END LOOP; END$$")
+    s.run("BEGIN")
+    s.run("SET LOCAL cql_fdw.write_mode = 'on_commit'")
+    out, _ = s.run(defer % "deferred")
+    proxy.mode = "stall"
+    releaser = threading.Timer(2.0, lambda: setattr(proxy, "mode", "pass"))
+    releaser.start()
+    out, secs = s.run("COMMIT", timeout=60)
+    releaser.join()
+    ok("ERROR" not in out and secs >= 1.9,
+       "deferred writes: COMMIT returns once Cassandra answered them (%.2f s, released at 2 s)" % secs, out)
+    rc, out = psql("SELECT count(*) FROM faults.t WHERE k IN (4, 5, 6) AND v = 'deferred'")
+    ok(rc == 0 and last_line(out) == "600", "... and all 600 rows (3 partitions, batched) are written", out)
+    s.run("BEGIN")
+    s.run("SET LOCAL cql_fdw.write_mode = 'on_commit'")
+    s.run(defer % "reset")
+    proxy.mode = "reset"
+    out, secs = s.run("COMMIT", timeout=60)
+    ok("ERROR" in out and ("08006" in out or "HV00N" in out) and "at COMMIT" in out,
+       "a reset during COMMIT's batches fails the COMMIT with a connection SQLSTATE", out)
+    ok(secs < 30, "... without waiting for the request timeout (%.2f s)" % secs)
+    proxy.mode = "pass"
+    out, _ = s.run("SELECT count(*) FROM faults.pt WHERE k = 1")
+    ok(last_line(out) == "3000", "the next statement reconnects after the failed COMMIT", out)
 
     # the backend survived all of it: the session still has its backend, and
     # PostgreSQL did not restart (after a crash a new session connects to
