@@ -113,6 +113,9 @@ extern bool cqlfdw_check_token_scan_after(char **newval, void **extra,
 /* how long an abort waits for the writes its statement left in flight */
 #define CQLFDW_SETTLE_TIMEOUT_MS		10000
 #define CQLFDW_DEFAULT_BATCH_SIZE		100
+/* bound values per grouped batch (a single-partition batch is one mutation):
+ * the INSERT paths' and the deferred writes' at COMMIT */
+#define MAX_BATCH_BYTES					(256 * 1024)
 #define CQLFDW_DEFAULT_ANALYZE_ROWS		1000000
 #define CQLFDW_DEFAULT_MAX_RESPONSE		(64 * 1024 * 1024)
 #define CQLFDW_DEFAULT_HEARTBEAT_INTERVAL	30000

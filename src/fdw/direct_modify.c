@@ -492,13 +492,15 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 	if (dm->remote.opts.write_on_commit)
 	{
 		/* the row written, when the WHERE names one: its key values */
-		cql_buf		row;
+		cql_buf		row = {0};
 
-		cql_buf_init(&row, &cqlfdw_palloc_allocator);
 		if (dm->full_key)
+		{
+			cql_buf_init(&row, &cqlfdw_palloc_allocator);
 			for (int i = 0; i < dm->nbinds; i++)
 				if (dm->binds[i].role == DIRECT_KEY)
 					cql_encode_element(&row, values[i].p, values[i].n);
+		}
 		cqlfdw_defer_write(&dm->remote, values,
 						   dm->nbinds, key, keylen, dm->remote.opts.write_consistency, 0,
 						   timestamp, dm->full_key ? row.data : NULL, row.len);

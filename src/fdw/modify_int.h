@@ -23,8 +23,6 @@
 /* requests, and rows in them, in flight at once for a pipelined insert */
 #define MAX_WRITES_IN_FLIGHT	256
 #define MAX_ROWS_IN_FLIGHT		512
-/* bound values per grouped batch (a single-partition batch is one mutation) */
-#define MAX_BATCH_BYTES			(256 * 1024)
 /* connections (nodes) a batch insert corks at once */
 #define CQLFDW_MAX_CORKED		64
 

@@ -22,9 +22,9 @@
  * request and one mutation per partition instead of one per row, which is
  * what costs Cassandra's CPU (measured: 161 against 18 us of Cassandra CPU
  * per deleted row, single deletes against batches of 15).  A batch shares
- * one write timestamp, the run's first; since no other write of the
- * transaction lies between the run's first and last, every write keeps its
- * order with the writes outside the run, and the rows inside it are
+ * one write timestamp, that of its first write, which lies within the run's;
+ * since no other write of the transaction lies between the run's first and
+ * last, every write keeps its order with the writes outside the run, and the rows inside it are
  * distinct, so their order does not matter.  A write of a row already in
  * the run starts the next run.
  *
@@ -69,8 +69,6 @@ static List *pending = NIL;		/* PendingWrite *, in TopTransactionContext */
 static bool callbacks_registered = false;
 
 #define MAX_COMMIT_WRITES_IN_FLIGHT 256
-/* bound values per UNLOGGED BATCH of one partition (as insert.c's) */
-#define MAX_COMMIT_BATCH_BYTES	(256 * 1024)
 
 static void
 txn_callback(XactEvent event, void *arg);
@@ -381,14 +379,13 @@ flush_pending(void)
 	InFlight	window[MAX_COMMIT_WRITES_IN_FLIGHT];
 	int			nwin = 0;
 	int			applied = 0;
-	int			n = list_length(pending);
-	PendingWrite **all = palloc(sizeof(PendingWrite *) * Max(n, 1));
-	RunWrite   *run = palloc(sizeof(RunWrite) * Max(n, 1));
-	int			nall = 0;
+	PendingWrite **all = palloc(sizeof(PendingWrite *) * Max(list_length(pending), 1));
+	RunWrite   *run = palloc(sizeof(RunWrite) * Max(list_length(pending), 1));
+	int			n = 0;
 	ListCell   *lc;
 
 	foreach(lc, pending)
-		all[nall++] = (PendingWrite *) lfirst(lc);
+		all[n++] = (PendingWrite *) lfirst(lc);
 
 	PG_TRY();
 	{
@@ -396,7 +393,6 @@ flush_pending(void)
 		{
 			int			end = run_end(all, n, start);
 			int			max_rows = Max(all[start]->batch_size, 1);
-
 
 			for (int k = start; k < end; k++)
 			{
@@ -413,7 +409,7 @@ flush_pending(void)
 
 				while (k + m < end - start && m < max_rows &&
 					   same_partition(run[k].w, run[k + m].w) &&
-					   bytes + run[k + m].w->bytes <= MAX_COMMIT_BATCH_BYTES)
+					   bytes + run[k + m].w->bytes <= MAX_BATCH_BYTES)
 					bytes += run[k + m++].w->bytes;
 				if (!cqlfdw_remote_alive(run[k].w->remote))
 					ereport(ERROR,
