@@ -333,7 +333,7 @@ is "$(q "SELECT count(*) FILTER (WHERE reported_at = '$R'), count(*) FILTER (WHE
 kill -TERM "$SPID"
 wait "$SPID"
 SPID=
-"$CQLBRIDGE" stream -q --drop "$WORK/tgen" > /dev/null 2>&1
-ok $? "telemetry stream stopped and dropped"
+"$CQLBRIDGE" stream -q --drop "$WORK/tgen" > "$WORK/tdrop.out" 2>&1
+ok $? "telemetry stream stopped and dropped" || diag "$(cat "$WORK/tdrop.out")"
 
 exit $((TAP_FAILED > 0))

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture/capture.h"
 
@@ -526,17 +527,29 @@ cap_load_signatures(PGconn *conn, CapPlan *p)
  * cap_drop
  *		"stream DIR --drop": the slot (so the source keeps no more WAL for
  *		it), the publication, the lineage and status tables.  Refused while
- *		a stream process holds the slot.
+ *		a stream process holds the slot.  A stream that was just stopped
+ *		leaves its walsender exiting, which holds the slot a moment longer:
+ *		the slot is given up to DROP_WAIT_S to be released.
  */
+#define DROP_WAIT_S	10
 int
 cap_drop(const BridgeOptions *opts, CapPlan *p)
 {
 	PGconn	   *conn = bridge_connect(opts);
 	const char *params[1] = {p->slot};
-	char	   *pid = value(conn, "looking up the replication slot",
-							"SELECT active_pid::text FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
-							1, params);
+	char	   *pid = NULL;
 	StrBuf		sb;
+
+	for (int i = 0; i < DROP_WAIT_S * 10; i++)
+	{
+		free(pid);
+		pid = value(conn, "looking up the replication slot",
+					"SELECT active_pid::text FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
+					1, params);
+		if (pid == NULL)
+			break;
+		usleep(100000);
+	}
 
 	if (pid)
 		bridge_fatal_hint(bridge_printf("Stop the stream first (kill -TERM of its process; the slot's walsender is pid %s), then run --drop again.", pid),
