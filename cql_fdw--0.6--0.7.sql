@@ -15,6 +15,17 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION cql_token(text[], "any") IS
 'Cassandra''s Murmur3 token of a partition key: the values after the first, each encoded as the CQL type at its position in key_types (e.g. cql_token(ARRAY[''text'', ''int''], hotel_id, room)); NULL or empty keys are errors';
 
+-- cqlbridge diff reads whole source views: the same query with its
+-- correlated aggregate subqueries computed once per key and joined.
+CREATE FUNCTION cql_bridge_bulk_form(view regclass)
+RETURNS text
+AS 'MODULE_PATHNAME', 'cql_bridge_bulk_form'
+LANGUAGE C STRICT STABLE PARALLEL SAFE
+SET search_path = '';
+
+COMMENT ON FUNCTION cql_bridge_bulk_form(regclass) IS
+'cqlbridge diff: the query of a view with its correlated aggregate subqueries (equalities on outer columns) turned into LEFT JOINs of grouped subqueries, equal row for row; NULL when none qualifies';
+
 -- Functions of earlier versions that had no COMMENT (\df+ and \dd show it;
 -- tests/pgtap/05_docs.sql checks that every function of the extension has
 -- one and an entry in docs/cql_fdw.md).

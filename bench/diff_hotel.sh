@@ -11,6 +11,8 @@
 #   by an earlier BENCH_KEEP=1 run: measure again without generating),
 #   BENCH_JOBS="1 2 3" (default 2: the --jobs of each diff measured, in turn),
 #   CQLBRIDGE=path (default build/cqlbridge, built first: the diff measured),
+#   BENCH_DIFF_MODES="default --row-by-row" (default "default": each diff is
+#   measured once per mode, in turn; "default" adds no option),
 #   BENCH_PIN=1 (Cassandra on CPU 0, PostgreSQL, psql and cqlbridge on
 #   CPU 1, for the scan and the diffs alike: as if each had a machine of
 #   its own, which shows the side that bounds each; restored at the end)
@@ -23,9 +25,10 @@
 # Cassandra's and PostgreSQL's CPU seconds:
 #   1. cql_fdw's full scan of every table, every column
 #      (SELECT sum(pg_column_size(f.*)) FROM <foreign table> f)
-#   2. cqlbridge diff of the whole plan (the same scans in token order, the
-#      source views sorted by cql_token(), the merge), once per --jobs of
-#      BENCH_JOBS
+#   2. cqlbridge diff of the whole plan (each side's count and hash of
+#      every token range, or with --row-by-row the scans in token order, the
+#      source views sorted by cql_token() and merged), once per --jobs of
+#      BENCH_JOBS and mode of BENCH_DIFF_MODES
 # and prints each diff's rate against the scan's (goal: at least 0.7x).
 # CASS_PID overrides the Cassandra process (default: the single node's).
 #
@@ -104,13 +107,17 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 # 2. the diff, once per --jobs
 step=2
 for jobs in ${BENCH_JOBS:-2}; do
-	c0=$(bridge_cpu)
-	s=$(t "${PIN[@]}" /usr/bin/time -o "$TMP/cpu" -f '%U %S' $BRIDGE diff -q -d $DB --consistency ONE --jobs "$jobs" "$PLAN")
-	sed 's/^/  /' "$TMP/out"
-	echo "$step. cqlbridge diff --jobs $jobs: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(bridge_cpu)"), cqlbridge (workers included) $(awk '{ print $1 + $2 }' "$TMP/cpu")"
-	echo "diff rate / scan rate: $(echo "scale=2; $scan / $s" | bc)"
-	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-	step=$((step + 1))
+	for mode in ${BENCH_DIFF_MODES:-default}; do
+		opt=()
+		[ "$mode" = default ] || opt=("$mode")
+		c0=$(bridge_cpu)
+		s=$(t "${PIN[@]}" /usr/bin/time -o "$TMP/cpu" -f '%U %S' $BRIDGE diff -q -d $DB --consistency ONE --jobs "$jobs" "${opt[@]}" "$PLAN")
+		sed 's/^/  /' "$TMP/out"
+		echo "$step. cqlbridge diff --jobs $jobs ${opt[*]}: $s s = $(echo "scale=0; $total / $s" | bc) rows/s; CPU-s $(cpu_delta "$c0" "$(bridge_cpu)"), cqlbridge (workers included) $(awk '{ print $1 + $2 }' "$TMP/cpu")"
+		echo "diff rate / scan rate: $(echo "scale=2; $scan / $s" | bc)"
+		echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+		step=$((step + 1))
+	done
 done
 
 if [ -z "${BENCH_KEEP:-}" ]; then

@@ -236,6 +236,19 @@ cqlfdw_ordering_op_is_desc(Oid sortop, bool *desc)
 #endif
 
 /*
+ * expandRTE() of one range table entry of the current level, columns not
+ * dropped, no location: 18 added the RETURNING old/new kind of the Vars
+ * (parser/parse_relation.h, which the caller includes).
+ */
+#if PG_VERSION_NUM >= 180000
+#define cqlfdw_expand_rte(rte, rtindex, colnames, colvars) \
+	expandRTE((rte), (rtindex), 0, VAR_RETURNING_DEFAULT, -1, false, (colnames), (colvars))
+#else
+#define cqlfdw_expand_rte(rte, rtindex, colnames, colvars) \
+	expandRTE((rte), (rtindex), 0, -1, false, (colnames), (colvars))
+#endif
+
+/*
  * The schema of an installed extension: get_extension_schema() is exported
  * from 16 on; before, the same lookup of pg_extension by OID.
  */

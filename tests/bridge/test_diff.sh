@@ -19,7 +19,9 @@
 #                          (also with --jobs 2: a worker's failure), a bad
 #                          option: a clear message, exit 2
 #   --jobs 1 (one table after another) reports what --jobs 2 (the default:
-#   two tables at a time, each in a worker process) does
+#   two tables at a time, each in a worker process) does, and --row-by-row
+#   (every range merged) what the range hashes do (only the tables with
+#   differences get ranges merged)
 # (DESC clustering and time/hash buckets: test_video.sh, test_buckets.sh.)
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST (default
@@ -40,7 +42,7 @@ FS=diff_cql
 HOTEL=$REPO/migrations/hotel
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin diff
-tap_plan 29
+tap_plan 31
 
 fresh_db "$CQL_HOST"
 load_migrations "$HOTEL"
@@ -103,6 +105,16 @@ ok $? "the text report names the keys and columns"
 run_diff 2b "$GEN" --json "$WORK/d2b.json" --examples 100 --jobs 1
 is "$rc:$(jq -S -c 'del(.finished_at)' "$WORK/d2b.json"):$(md5sum < "$WORK/diff2b.out")" \
 	"1:$(jq -S -c 'del(.finished_at)' "$J"):$(md5sum < "$WORK/diff2.out")" "--jobs 1 reports exactly what --jobs 2 does (--json and text)"
+# every token range whose row count and hash agree was taken as compared:
+# only the tables with differences had ranges merged row by row ...
+merged=$(sed -n 's/^diff of \([^:]*\): token ranges .* do not agree in row count or hash: merging them row by row$/\1/p' \
+	"$WORK/diff2.err" | sort -u | paste -sd ' ')
+is "$merged" "$(jq -r '[.tables[] | select(.missing + .extra + .different > 0) | .table] | sort | join(" ")' "$J")" \
+	"ranges were merged row by row for the tables with differences only (their hashes disagreed)"
+# ... and merging every range instead finds exactly the same
+run_diff 2c "$GEN" --json "$WORK/d2c.json" --examples 100 --jobs 1 --row-by-row
+is "$rc:$(jq -S -c 'del(.finished_at)' "$WORK/d2c.json"):$(md5sum < "$WORK/diff2c.out")" \
+	"1:$(jq -S -c 'del(.finished_at)' "$J"):$(md5sum < "$WORK/diff2.out")" "--row-by-row reports exactly what the range hashes and merges do"
 
 # --- repair -----------------------------------------------------------------------------------
 run_diff 3 "$GEN" --repair --json "$WORK/d3.json"

@@ -9,7 +9,7 @@
  *	  cqlbridge apply  [options] DIR [--chunks N] [--batch-rows N] [--restart] [--no-load]
  *	  cqlbridge verify [options] DIR [--samples N]
  *	  cqlbridge diff   [options] DIR [--table T] [--examples N] [--json FILE]
- *						 [--repair] [--consistency LEVEL] [--jobs N]
+ *						 [--repair] [--consistency LEVEL] [--jobs N] [--row-by-row]
  *	  cqlbridge sync   [options] DIR [--uninstall]
  *	  cqlbridge stream [options] DIR [--status | --drop]
  *
@@ -71,6 +71,7 @@ enum
 	OPT_REPAIR,
 	OPT_CONSISTENCY,
 	OPT_JOBS,
+	OPT_ROW_BY_ROW,
 	OPT_NO_LOAD,
 	OPT_STATUS,
 	OPT_DROP,
@@ -163,6 +164,8 @@ static const Command commands[] = {
 		"  --consistency=LEVEL      read consistency of the Cassandra scans\n"
 		"                           (default: LOCAL_QUORUM)\n"
 		"  --restart                forget the checkpoints of an interrupted diff\n"
+		"  --row-by-row             merge every row of every token range, also where\n"
+		"                           a range's row count and hash agree on both sides\n"
 		"  --jobs=N                 tables compared at once, each by a process of its\n"
 		"                           own with its own sessions (default: 2, or the\n"
 		"                           number of tables if fewer)\n"
@@ -443,6 +446,7 @@ main(int argc, char **argv)
 		{"repair", no_argument, NULL, OPT_REPAIR},
 		{"consistency", required_argument, NULL, OPT_CONSISTENCY},
 		{"jobs", required_argument, NULL, OPT_JOBS},
+		{"row-by-row", no_argument, NULL, OPT_ROW_BY_ROW},
 		{"no-load", no_argument, NULL, OPT_NO_LOAD},
 		{"status", no_argument, NULL, OPT_STATUS},
 		{"drop", no_argument, NULL, OPT_DROP},
@@ -652,6 +656,10 @@ main(int argc, char **argv)
 			case OPT_REPAIR:
 				ONLY_FOR("diff");
 				opts.repair = true;
+				break;
+			case OPT_ROW_BY_ROW:
+				ONLY_FOR("diff");
+				opts.row_by_row = true;
 				break;
 			case OPT_CONSISTENCY:
 				ONLY_FOR("diff");

@@ -85,11 +85,12 @@ idents(const BridgeBlockFile *f, const BridgeBlock *b, const char *key, int *n)
  * check_table
  *		Fill t from its 003 block and the catalog, and check it against the
  *		plan: fatal (status 2) on a missing foreign table or view, another
- *		keyspace, a changed view or an unknown partition-key type.
+ *		keyspace, a changed view or an unknown partition-key type.  With
+ *		bulk_form, the bulk form of the source view is asked for too.
  */
 static void
 check_table(PGconn *conn, const BridgeBlockFile *f, const BridgeBlock *b,
-			const char *keyspace, const char *dir, DiffTable *t)
+			const char *keyspace, const char *dir, bool bulk_form, DiffTable *t)
 {
 	char	  **key;
 	char	  **pk;
@@ -176,6 +177,24 @@ check_table(PGconn *conn, const BridgeBlockFile *f, const BridgeBlock *b,
 							  "source view %s changed since the plan: it has no column %s",
 							  t->source_view, bridge_show_name(t->cols[c]));
 	PQclear(res);
+
+	/*
+	 * The whole view is read in its bulk form when cql_fdw has one for it
+	 * (correlated aggregate subqueries computed once per key and joined;
+	 * equal to the view row for row, see src/bridge/bulk_form.c).  The rows
+	 * in Cassandra were written from the view itself, so a difference
+	 * between the two forms would be reported like any other.
+	 */
+	t->source_sql = NULL;
+	if (bulk_form)
+	{
+		res = bridge_exec(conn, bridge_printf("deriving the bulk form of source view %s", t->source_view),
+						  "SELECT public.cql_bridge_bulk_form(pg_catalog.to_regclass($1))",
+						  1, params);
+		if (!PQgetisnull(res, 0, 0))
+			t->source_sql = bridge_printf("(%s)", PQgetvalue(res, 0, 0));
+		PQclear(res);
+	}
 }
 
 /*
@@ -326,6 +345,7 @@ cmd_diff(const BridgeOptions *opts)
 	char	   *keyspace;
 	PGconn	   *conn;
 	PGconn	   *prog_conn;
+	bool		bulk_form;
 	DiffProgress *progs;
 	DiffTable  *tables;
 	int		   *todo;
@@ -359,11 +379,17 @@ cmd_diff(const BridgeOptions *opts)
 			bridge_fatal_hint("ALTER EXTENSION cql_fdw UPDATE (diff needs cql_fdw 0.7 or later, in schema public).",
 							  "function public.cql_token(text[], \"any\") does not exist");
 		PQclear(res);
+		/* cql_fdw 0.7 builds from before it lack it: the views are read */
+		res = bridge_exec(conn, "checking cql_fdw",
+						  "SELECT pg_catalog.to_regprocedure('public.cql_bridge_bulk_form(regclass)') IS NOT NULL",
+						  0, NULL);
+		bulk_form = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+		PQclear(res);
 	}
 
 	for (int i = 0; i < f->nblocks; i++)
 	{
-		check_table(conn, f, &f->blocks[i], keyspace, opts->dir, &tables[n++]);
+		check_table(conn, f, &f->blocks[i], keyspace, opts->dir, bulk_form, &tables[n++]);
 	}
 	if (n == 0)
 	{

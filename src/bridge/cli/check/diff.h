@@ -41,6 +41,7 @@ typedef struct DiffTable
 	const char *target;			/* keyspace.table */
 	const char *foreign_table;	/* schema.table, as 003 writes it */
 	const char *source_view;
+	const char *source_sql;		/* the view's bulk form, or NULL: the view */
 	long long	expected;		/* 003 "rows": for the progress line */
 	int			ncols;
 	char	  **cols;			/* 003 "columns", unquoted */
@@ -69,8 +70,13 @@ typedef struct DiffTable
 	long long	still_different;
 } DiffTable;
 
-/* token ranges of the checkpoints */
-#define DIFF_RANGES 64
+/*
+ * Token ranges of the checkpoints and of the range hashes: range r holds
+ * the tokens whose top DIFF_RANGES_BITS bits, counted from the lowest
+ * token, are r (diff_range_of(); in SQL (token >> 58) + 32).
+ */
+#define DIFF_RANGES_BITS 6
+#define DIFF_RANGES (1 << DIFF_RANGES_BITS)
 
 /* Where a table's comparison is, for its checkpoints (diff_progress.c) */
 typedef struct DiffProgress
@@ -99,14 +105,19 @@ extern void diff_progress_record(DiffProgress *p, DiffTable *t, int upto);
 extern void diff_append_example(DiffExample **arr, int *n, int *cap,
 								const DiffExample *e);
 
-/* diff_merge.c: compare one table (source view on src_conn, Cassandra on tgt_conn) */
+/*
+ * diff_merge.c: merge the rows of token ranges p->next .. last of one table
+ * (source view on src_conn, Cassandra on tgt_conn)
+ */
 extern void diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p,
-					   DiffTable *t, int examples, bool keep_all, bool tty,
-					   const BridgeOptions *opts);
+					   DiffTable *t, int last, int examples, bool keep_all,
+					   bool tty, const BridgeOptions *opts);
 
-/* diff_merge.c: the two sessions of a comparison, and one table compared in a transaction */
+/* diff_merge.c: the two sessions of a comparison */
 extern PGconn *diff_open_source(const BridgeOptions *opts);
 extern PGconn *diff_open_target(const BridgeOptions *opts);
+
+/* diff_compare.c: one table compared in a transaction (range hashes, then merges) */
 extern void diff_compare(PGconn *src, PGconn *tgt, DiffProgress *p, DiffTable *t,
 						 bool tty, const BridgeOptions *opts);
 extern char *diff_token_expr(const DiffTable *t, const char *alias);

@@ -222,6 +222,19 @@ stream_peek(Stream *s)
 }
 
 /*
+ * stream_stop
+ *		Send no further FETCH and take in the one in flight (the merge
+ *		stopped before the stream's end), so that the cursor can be closed.
+ */
+static void
+stream_stop(Stream *s)
+{
+	s->ended = true;
+	if (s->pending)
+		stream_complete(s, true);
+}
+
+/*
  * stream_token
  *		The token of the current row, checked to be in order: a stream out
  *		of token order would make the merge report wrong differences.
@@ -511,16 +524,16 @@ show_progress(const DiffTable *t, double elapsed)
 
 /*
  * diff_table
- *		Compare every row of t on both sides; the counts, examples and
- *		(keep_all) every differing key go into t.  The source view is read
- *		on src_conn, in a REPEATABLE READ transaction (one snapshot), the
- *		Cassandra table on tgt_conn, in a transaction too (the cursor's).
- *		Ranges before p->next were compared by an interrupted run (their
- *		results are in t already); each range passed is recorded.
+ *		Compare every row of t in token ranges p->next .. last on both
+ *		sides; the counts, examples and (keep_all) every differing key go
+ *		into t.  The source view is read on src_conn, in a REPEATABLE READ
+ *		transaction (one snapshot), the Cassandra table on tgt_conn, in a
+ *		transaction too (the cursor's).  Ranges before p->next are compared
+ *		already (their results are in t); each range passed is recorded.
  */
 void
 diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
-		   int examples, bool keep_all, bool tty, const BridgeOptions *opts)
+		   int last, int examples, bool keep_all, bool tty, const BridgeOptions *opts)
 {
 	StrBuf		src,
 				tgt;
@@ -533,6 +546,7 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 	double		t0 = bridge_now();
 	double		shown = 0;
 	bool		resumed = p->next > 0;
+	long long	high = diff_range_high(last);
 	StrBuf		cols;
 
 	sb_init(&cols);
@@ -548,14 +562,15 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 		sb_appendf(&tgt, ", f.%s", qi);
 		free(qi);
 	}
-	sb_appendf(&src, " FROM %s s", t->source_view);
+	sb_appendf(&src, " FROM %s s", t->source_sql != NULL ? t->source_sql : t->source_view);
 	sb_appendf(&tgt, " FROM %s f", t->foreign_table);
 	if (resumed)
 	{
 		/*
-		 * resumed: only the ranges not recorded.  cql_fdw reads Cassandra
-		 * from that token on (cql_fdw.token_scan_after, until the cursor
-		 * is closed); the WHERE on the Cassandra side then removes nothing.
+		 * From range p->next on (the ranges before it are compared).
+		 * cql_fdw reads Cassandra from that token on
+		 * (cql_fdw.token_scan_after, until the cursor is closed); the WHERE
+		 * on the Cassandra side then removes nothing.
 		 */
 		long long	after = diff_range_high(p->next - 1);
 		char	   *param = bridge_printf("%lld", after);
@@ -563,14 +578,18 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 
 		sb_appendf(&src, " WHERE %s > %lld", tok_s, after);
 		sb_appendf(&tgt, " WHERE %s > %lld", tok_f, after);
-		PQclear(bridge_exec(tgt_conn, "setting where the resumed scan starts",
+		PQclear(bridge_exec(tgt_conn, "setting where the scan starts",
 							"SELECT pg_catalog.set_config('cql_fdw.token_scan_after', $1, false)",
 							1, params));
-		if (!opts->quiet)
-			fprintf(stderr, "diff of %s: resumed after %d of %d token ranges (Cassandra read from token %lld on)\n",
-					t->target, p->next, DIFF_RANGES, after);
 		free(param);
 	}
+
+	/*
+	 * Up to range last: the source side stops there, the Cassandra side is
+	 * left unread after it (the merge stops at the first token above).
+	 */
+	if (last < DIFF_RANGES - 1)
+		sb_appendf(&src, " %s %s <= %lld", resumed ? "AND" : "WHERE", tok_s, high);
 	sb_append(&src, " ORDER BY 1");
 	PQclear(bridge_exec(src_conn, bridge_printf("diff of %s: opening the source view %s", t->target, t->source_view),
 						src.data, 0, NULL));
@@ -602,6 +621,8 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 		}
 		else
 			tok = hs ? stream_token(&ss, t) : stream_token(&ts, t);
+		if (tok > high)
+			break;
 		if (diff_range_of(tok) > p->next)
 			diff_progress_record(p, t, diff_range_of(tok));
 		group_read(&ss, t, tok, &gs);
@@ -620,7 +641,9 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 			show_progress(t, shown - t0);
 		}
 	}
-	diff_progress_record(p, t, DIFF_RANGES);
+	diff_progress_record(p, t, last + 1);
+	stream_stop(&ss);
+	stream_stop(&ts);
 	stream_release(&ss);
 	stream_release(&ts);
 	free(ss.held);
@@ -700,22 +723,4 @@ diff_open_target(const BridgeOptions *opts)
 						"SELECT pg_catalog.set_config('cql_fdw.token_order_scan', 'on', false),"
 						" pg_catalog.set_config('max_parallel_workers_per_gather', '0', false)", 0, NULL));
 	return tgt;
-}
-
-/*
- * diff_compare
- *		Compare table t (its records read into p by diff_progress_resume):
- *		the source side in one REPEATABLE READ snapshot on src, the
- *		Cassandra side on tgt.
- */
-void
-diff_compare(PGconn *src, PGconn *tgt, DiffProgress *p, DiffTable *t, bool tty,
-			 const BridgeOptions *opts)
-{
-	PQclear(bridge_exec(src, "starting the diff transaction",
-						"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", 0, NULL));
-	PQclear(bridge_exec(tgt, "starting the diff transaction", "BEGIN READ ONLY", 0, NULL));
-	diff_table(src, tgt, p, t, opts->examples, opts->repair, tty, opts);
-	PQclear(bridge_exec(src, "ending the diff transaction", "COMMIT", 0, NULL));
-	PQclear(bridge_exec(tgt, "ending the diff transaction", "COMMIT", 0, NULL));
 }

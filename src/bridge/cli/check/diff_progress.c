@@ -36,13 +36,6 @@
 
 #include "check/diff.h"
 
-/* the width of one range: the ring (INT64_MIN, INT64_MAX] cut in n */
-static uint64_t
-range_step(int n)
-{
-	return ((uint64_t) INT64_MAX - (uint64_t) INT64_MIN) / (uint64_t) n;
-}
-
 /*
  * diff_range_of
  *		The range (0..DIFF_RANGES-1) whose (low, high] holds tok.
@@ -50,13 +43,7 @@ range_step(int n)
 int
 diff_range_of(long long tok)
 {
-	uint64_t	off = (uint64_t) tok - (uint64_t) INT64_MIN;
-	uint64_t	r;
-
-	if (off == 0)
-		return 0;
-	r = (off - 1) / range_step(DIFF_RANGES);
-	return r >= DIFF_RANGES ? DIFF_RANGES - 1 : (int) r;
+	return (int) (((uint64_t) tok - (uint64_t) INT64_MIN) >> (64 - DIFF_RANGES_BITS));
 }
 
 /*
@@ -68,7 +55,7 @@ diff_range_high(int r)
 {
 	if (r >= DIFF_RANGES - 1)
 		return INT64_MAX;
-	return (long long) ((uint64_t) INT64_MIN + range_step(DIFF_RANGES) * (uint64_t) (r + 1));
+	return (long long) ((uint64_t) INT64_MIN + ((uint64_t) (r + 1) << (64 - DIFF_RANGES_BITS)) - 1);
 }
 
 static void record_keys(DiffProgress *p, DiffTable *t, const char *table,

@@ -69,6 +69,7 @@ typedef struct BridgeOptions
 	bool		repair;			/* --repair: write what differs */
 	const char *consistency;	/* --consistency of the Cassandra reads */
 	int			jobs;			/* --jobs: tables compared at once (default 2) */
+	bool		row_by_row;		/* --row-by-row: no range hashes first */
 
 	/* sync */
 	bool		uninstall;		/* --uninstall: remove the triggers */
@@ -148,6 +149,9 @@ extern PGconn *bridge_connect_try(const BridgeOptions *opts, const char *replica
  */
 extern PGresult *bridge_exec(PGconn *conn, const char *what, const char *sql,
 							 int nparams, const char *const *params);
+
+/* The result of a statement sent with PQsendQuery*(); fatal as bridge_exec. */
+extern PGresult *bridge_get_result(PGconn *conn, const char *what);
 
 /* Quote an identifier / a literal for SQL text (never for values we bind). */
 extern char *bridge_quote_ident(const char *ident);

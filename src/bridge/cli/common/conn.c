@@ -260,6 +260,43 @@ bridge_exec(PGconn *conn, const char *what, const char *sql,
 }
 
 /*
+ * bridge_get_result
+ *		The result of the one statement sent on conn with PQsendQuery*():
+ *		the caller sends statements on several sessions, then collects each.
+ *		A failure is reported as bridge_exec reports it (exit 2).
+ */
+PGresult *
+bridge_get_result(PGconn *conn, const char *what)
+{
+	PGresult   *res = NULL;
+	PGresult   *r;
+	bool		ok = true;
+
+	while ((r = PQgetResult(conn)) != NULL)
+	{
+		ExecStatusType st = PQresultStatus(r);
+
+		if (ok && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+		{
+			report_failure(conn, r, what, NULL);
+			ok = false;
+		}
+		if (ok && res == NULL)
+			res = r;
+		else
+			PQclear(r);
+	}
+	if (!ok || res == NULL)
+	{
+		if (ok)
+			report_failure(conn, NULL, what, NULL);
+		exit(BRIDGE_EXIT_ERROR);
+	}
+	bridge_check_interrupt(NULL);
+	return res;
+}
+
+/*
  * bridge_exec_script
  *		Run a script of several statements by the simple query protocol
  *		(one implicit transaction unless the script says otherwise); on the
