@@ -48,7 +48,7 @@ END $$;
 
 -- the shape of the hotel's guests view (Q9): three collections per guest,
 -- in a subquery as cqlbridge's source views have it
-CREATE VIEW guests_src AS
+CREATE VIEW guests_src WITH (security_invoker = true) AS
 SELECT q.* FROM (
   SELECT g.id, g.name,
          (SELECT array_agg(e.email ORDER BY e.email) FROM guest_email e WHERE e.gid = g.id) AS emails,
@@ -84,7 +84,7 @@ SET search_path = bf, public;
 -- an aggregate whose value over no rows is not NULL (count: 0), one that
 -- is NULL in a group with rows (max of NULL phones), a subquery inside an
 -- expression, a condition of its own, and two correlation keys
-CREATE VIEW counts_src AS
+CREATE VIEW counts_src WITH (security_invoker = true) AS
 SELECT g.id,
        (SELECT count(*) FROM guest_phone p WHERE p.gid = g.id) AS phones,
        (SELECT max(p.phone) FROM guest_phone p WHERE p.gid = g.id) AS last_phone,
@@ -97,7 +97,7 @@ SELECT bf_same('counts_src');
 SELECT * FROM counts_src WHERE id IN (4, 12, 36, 55) ORDER BY id;
 
 -- the FROM item a join: the grouped subqueries join on top of it
-CREATE VIEW joined_src AS
+CREATE VIEW joined_src WITH (security_invoker = true) AS
 SELECT g.id, a.kind,
        (SELECT count(*) FROM guest_email e WHERE e.gid = g.id) AS emails
 FROM guest g JOIN guest_address a ON a.gid = g.id;
@@ -105,7 +105,7 @@ SELECT bf_same('joined_src');
 
 -- left as they are (the rewrite is not proven for them); a view with
 -- nothing else has no bulk form
-CREATE VIEW kept_src AS
+CREATE VIEW kept_src WITH (security_invoker = true) AS
 SELECT g.id,
        (SELECT count(*) FROM guest_email e WHERE e.gid < g.id) AS not_equality,
        (SELECT count(*) FROM guest_email e WHERE e.gid = g.id AND random() >= 0) AS volatile,
@@ -120,18 +120,27 @@ SELECT g.id,
 FROM guest g;
 SELECT cql_bridge_bulk_form('kept_src') IS NULL AS no_bulk_form;
 -- an aggregating outer query: a join below its GROUP BY would change it
-CREATE VIEW grouped_src AS
+CREATE VIEW grouped_src WITH (security_invoker = true) AS
 SELECT g.region, (SELECT count(*) FROM guest_email e WHERE e.gid = min(g.id)) AS n
 FROM guest g GROUP BY g.region;
 SELECT cql_bridge_bulk_form('grouped_src') IS NULL AS no_bulk_form;
 -- one subquery rewritten, one kept
-CREATE VIEW mixed_src AS
+CREATE VIEW mixed_src WITH (security_invoker = true) AS
 SELECT g.id,
        (SELECT count(*) FROM guest_email e WHERE e.gid = g.id) AS emails,
        (SELECT count(*) FROM guest_email e WHERE e.gid < g.id) AS below
 FROM guest g;
 SELECT cql_bridge_bulk_form('mixed_src');
 SELECT bf_same('mixed_src');
+
+-- a view with its owner's rights: its query would read the tables with
+-- the caller's privileges and row security instead, so there is no bulk
+-- form (cqlbridge's source views are security_invoker)
+CREATE VIEW definer_src AS
+SELECT g.id, (SELECT count(*) FROM guest_email e WHERE e.gid = g.id) AS emails FROM guest g;
+SELECT cql_bridge_bulk_form('definer_src') IS NULL AS no_bulk_form;
+ALTER VIEW definer_src SET (security_invoker = true);
+SELECT bf_same('definer_src');
 
 -- not a view (42809)
 SELECT cql_bridge_bulk_form('guest');

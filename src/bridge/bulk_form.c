@@ -45,7 +45,8 @@
  *	  query is accepted.
  * A subquery of any other shape is left as it was: the bulk form is the
  * view itself where nothing qualifies, and NULL is returned when nothing
- * at all was rewritten.  The callers compare the bulk form against data
+ * at all was rewritten, or when the view is not security_invoker (its
+ * query, run by the caller, would not read as the view reads).  The callers compare the bulk form against data
  * loaded from the view itself, so a difference would show up as one.
  *
  * layer: extension (compiled into cql_fdw.so; nothing of src/bridge/cli)
@@ -566,6 +567,17 @@ cql_bridge_bulk_form(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a view", RelationGetRelationName(rel)),
 				 errhint("cql_bridge_bulk_form() takes a source view of a cqlbridge plan.")));
+
+	/*
+	 * A view with its owner's rights reads its tables with the owner's
+	 * privileges and row-level security; its query run by the caller would
+	 * not.  cqlbridge's source views are security_invoker.
+	 */
+	if (!RelationHasSecurityInvoker(rel))
+	{
+		relation_close(rel, AccessShareLock);
+		PG_RETURN_NULL();
+	}
 	q = copyObject(get_view_query(rel));
 	relation_close(rel, AccessShareLock);
 
