@@ -46,8 +46,9 @@
  * A subquery of any other shape is left as it was: the bulk form is the
  * view itself where nothing qualifies, and NULL is returned when nothing
  * at all was rewritten, or when the view is not security_invoker (its
- * query, run by the caller, would not read as the view reads).  The callers compare the bulk form against data
- * loaded from the view itself, so a difference would show up as one.
+ * query, run by the caller, would not read as the view reads).  The
+ * callers compare the bulk form against data loaded from the view itself,
+ * so a difference would show up as one.
  *
  * layer: extension (compiled into cql_fdw.so; nothing of src/bridge/cli)
  *
@@ -86,6 +87,9 @@ typedef struct Correlation
 	Node	   *inner;			/* expression of the subquery's rows */
 	Var		   *outer;			/* column of the outer query (level 1) */
 	bool		inner_first;	/* inner is the operator's left argument */
+	Oid			sortop;			/* the type's GROUP BY operators */
+	Oid			eqop;
+	bool		hashable;
 } Correlation;
 
 /* State of the rewrite of one query level. */
@@ -143,19 +147,17 @@ refs_outside_walker(Node *node, int *depth)
 
 /*
  * refers_outside
- *		Does the expression, or the query (looked at as the grouped
- *		subquery itself, not as a subquery inside it), refer to anything
- *		outside it?  See refs_outside_walker.
+ *		Does the grouped subquery (looked at as itself, not as a subquery
+ *		inside another) refer to anything outside it?  See
+ *		refs_outside_walker.
  */
 static bool
-refers_outside(Node *node)
+refers_outside(Query *g)
 {
 	int			depth = 0;
 
-	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, refs_outside_walker,
-								 (void *) &depth, QTW_EXAMINE_RTES_BEFORE);
-	return refs_outside_walker(node, &depth);
+	return query_tree_walker(g, refs_outside_walker, (void *) &depth,
+							 QTW_EXAMINE_RTES_BEFORE);
 }
 
 /*
@@ -173,10 +175,7 @@ correlation_of(Node *conjunct)
 	Node	   *a,
 			   *b;
 	Correlation *c;
-	Oid			type,
-				sortop,
-				eqop;
-	bool		hashable;
+	Oid			type;
 
 	if (!IsA(conjunct, OpExpr))
 		return NULL;
@@ -202,10 +201,13 @@ correlation_of(Node *conjunct)
 	else
 		return NULL;
 
-	/* the inner side: rows of the subquery only, nothing volatile */
-	if (contain_vars_of_level(c->inner, 1) || !contain_vars_of_level(c->inner, 0) ||
-		contain_volatile_functions(c->inner) || checkExprHasSubLink(c->inner) ||
-		refers_outside(c->inner))
+	/*
+	 * the inner side: rows of the subquery, nothing volatile (that it refers
+	 * to nothing outside is checked on the whole grouped subquery, whose
+	 * key it becomes)
+	 */
+	if (!contain_vars_of_level(c->inner, 0) || contain_volatile_functions(c->inner) ||
+		checkExprHasSubLink(c->inner))
 		return NULL;
 
 	/* same type and collation on both sides, the type's own equality */
@@ -213,8 +215,9 @@ correlation_of(Node *conjunct)
 	if (type != c->outer->vartype || exprCollation(c->inner) != c->outer->varcollid ||
 		op->inputcollid != c->outer->varcollid)
 		return NULL;
-	get_sort_group_operators(type, false, true, false, &sortop, &eqop, NULL, &hashable);
-	if (!OidIsValid(eqop) || eqop != op->opno)
+	get_sort_group_operators(type, false, true, false, &c->sortop, &c->eqop, NULL,
+							 &c->hashable);
+	if (!OidIsValid(c->eqop) || c->eqop != op->opno)
 		return NULL;
 	return c;
 }
@@ -287,27 +290,22 @@ grouped_subquery(Query *s, List **corrs)
 		Correlation *c = (Correlation *) lfirst(lc);
 		TargetEntry *tle;
 		SortGroupClause *sgc = makeNode(SortGroupClause);
-		Oid			sortop,
-					eqop;
-		bool		hashable;
 
 		i++;
 		tle = makeTargetEntry((Expr *) copyObject(c->inner), i + 2, psprintf("k%d", i), false);
 		tle->ressortgroupref = i;
 		tlist = lappend(tlist, tle);
-		get_sort_group_operators(exprType(c->inner), false, true, false,
-								 &sortop, &eqop, NULL, &hashable);
 		sgc->tleSortGroupRef = i;
-		sgc->eqop = eqop;
-		sgc->sortop = sortop;
+		sgc->eqop = c->eqop;
+		sgc->sortop = c->sortop;
 		sgc->nulls_first = false;
-		sgc->hashable = hashable;
+		sgc->hashable = c->hashable;
 		g->groupClause = lappend(g->groupClause, sgc);
 	}
 	g->targetList = tlist;
 
 	/* nothing left that points outside the grouped query */
-	if (refers_outside((Node *) g))
+	if (refers_outside(g))
 		return NULL;
 	return g;
 }

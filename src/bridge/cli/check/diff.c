@@ -185,14 +185,14 @@ check_table(PGconn *conn, const BridgeBlockFile *f, const BridgeBlock *b,
 	 * in Cassandra were written from the view itself, so a difference
 	 * between the two forms would be reported like any other.
 	 */
-	t->source_sql = NULL;
+	t->source_from = t->source_view;
 	if (bulk_form)
 	{
 		res = bridge_exec(conn, bridge_printf("deriving the bulk form of source view %s", t->source_view),
 						  "SELECT public.cql_bridge_bulk_form(pg_catalog.to_regclass($1))",
 						  1, params);
 		if (!PQgetisnull(res, 0, 0))
-			t->source_sql = bridge_printf("(%s)", PQgetvalue(res, 0, 0));
+			t->source_from = bridge_printf("(%s)", PQgetvalue(res, 0, 0));
 		PQclear(res);
 	}
 }
@@ -371,19 +371,16 @@ cmd_diff(const BridgeOptions *opts)
 	conn = diff_open_source(opts);
 	bridge_set_interrupt_hint("nothing was changed; run the same \"cqlbridge diff\" again");
 	{
+		/* cql_fdw 0.7 builds from before bulk forms lack them: the views are read */
 		PGresult   *res = bridge_exec(conn, "checking cql_fdw",
-									  "SELECT pg_catalog.to_regprocedure('public.cql_token(text[], \"any\")') IS NOT NULL",
+									  "SELECT pg_catalog.to_regprocedure('public.cql_token(text[], \"any\")') IS NOT NULL,"
+									  " pg_catalog.to_regprocedure('public.cql_bridge_bulk_form(regclass)') IS NOT NULL",
 									  0, NULL);
 
 		if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
 			bridge_fatal_hint("ALTER EXTENSION cql_fdw UPDATE (diff needs cql_fdw 0.7 or later, in schema public).",
 							  "function public.cql_token(text[], \"any\") does not exist");
-		PQclear(res);
-		/* cql_fdw 0.7 builds from before it lack it: the views are read */
-		res = bridge_exec(conn, "checking cql_fdw",
-						  "SELECT pg_catalog.to_regprocedure('public.cql_bridge_bulk_form(regclass)') IS NOT NULL",
-						  0, NULL);
-		bulk_form = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+		bulk_form = strcmp(PQgetvalue(res, 0, 1), "t") == 0;
 		PQclear(res);
 	}
 

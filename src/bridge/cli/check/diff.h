@@ -41,7 +41,8 @@ typedef struct DiffTable
 	const char *target;			/* keyspace.table */
 	const char *foreign_table;	/* schema.table, as 003 writes it */
 	const char *source_view;
-	const char *source_sql;		/* the view's bulk form, or NULL: the view */
+	const char *source_from;	/* what whole reads select from: the view's
+								 * bulk form "(SELECT ...)", or the view */
 	long long	expected;		/* 003 "rows": for the progress line */
 	int			ncols;
 	char	  **cols;			/* 003 "columns", unquoted */
@@ -121,6 +122,7 @@ extern PGconn *diff_open_target(const BridgeOptions *opts);
 extern void diff_compare(PGconn *src, PGconn *tgt, DiffProgress *p, DiffTable *t,
 						 bool tty, const BridgeOptions *opts);
 extern char *diff_token_expr(const DiffTable *t, const char *alias);
+extern char *diff_compared_columns(const DiffTable *t, bool source);
 extern char *diff_key_text(const DiffTable *t, char **key);
 
 /* diff_repair.c: write what differs again, then compare those keys */

@@ -62,29 +62,20 @@ sums_sql(const DiffTable *t, bool source, int from)
 {
 	const char *alias = source ? "s" : "f";
 	char	   *tok = diff_token_expr(t, alias);
+	char	   *cols = diff_compared_columns(t, source);
 	StrBuf		sb;
 
 	sb_init(&sb);
 	sb_appendf(&sb, "SELECT (%s OPERATOR(pg_catalog.>>) %d) OPERATOR(pg_catalog.+) %d AS r,"
-			   " pg_catalog.count(*), pg_catalog.bit_xor(pg_catalog.hashtextextended(ROW(",
-			   tok, 64 - DIFF_RANGES_BITS, DIFF_RANGES / 2);
-	for (int c = 0; c < t->ncols; c++)
-	{
-		char	   *qi = bridge_quote_ident(t->cols[c]);
-
-		if (source)
-			sb_appendf(&sb, "%ss.%s::%s", c ? ", " : "", qi, t->types[c]);
-		else
-			sb_appendf(&sb, "%sf.%s", c ? ", " : "", qi);
-		free(qi);
-	}
-	sb_appendf(&sb, ")::pg_catalog.text, 0)) FROM %s %s",
-			   source ? (t->source_sql != NULL ? t->source_sql : t->source_view) : t->foreign_table,
-			   alias);
+			   " pg_catalog.count(*), pg_catalog.bit_xor(pg_catalog.hashtextextended(ROW(%s)::pg_catalog.text, 0))"
+			   " FROM %s %s",
+			   tok, 64 - DIFF_RANGES_BITS, DIFF_RANGES / 2, cols,
+			   source ? t->source_from : t->foreign_table, alias);
 	if (from > 0)
 		sb_appendf(&sb, " WHERE %s > %lld", tok, diff_range_high(from - 1));
 	sb_append(&sb, " GROUP BY 1");
 	free(tok);
+	free(cols);
 	return sb.data;
 }
 
@@ -120,7 +111,7 @@ range_sums(PGconn *src, PGconn *tgt, const DiffProgress *p, const DiffTable *t,
 {
 	char	   *src_sql = sums_sql(t, true, p->next);
 	char	   *tgt_sql = sums_sql(t, false, p->next);
-	char	   *after = p->next > 0 ? bridge_printf("%lld", diff_range_high(p->next - 1)) : "";
+	char	   *after = p->next > 0 ? bridge_printf("%lld", diff_range_high(p->next - 1)) : bridge_strdup("");
 	const char *params[1] = {after};
 	char	   *what_s = bridge_printf("diff of %s: hashing the token ranges of source view %s",
 									   t->target, t->source_view);
@@ -154,8 +145,7 @@ range_sums(PGconn *src, PGconn *tgt, const DiffProgress *p, const DiffTable *t,
 	free(tgt_sql);
 	free(what_s);
 	free(what_t);
-	if (p->next > 0)
-		free(after);
+	free(after);
 }
 
 /* Do both sides agree on range r? */

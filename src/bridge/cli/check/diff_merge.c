@@ -475,6 +475,32 @@ compare_groups(DiffTable *t, Group *src, Group *tgt, int examples, bool keep_all
 }
 
 /*
+ * diff_compared_columns
+ *		The select list of the values compared, in the order of t->cols:
+ *		the source's (alias s) cast to the foreign table's types, or the
+ *		foreign table's (alias f).  The merge and the range hashes read the
+ *		same list, so two rows hash alike when the merge finds them equal.
+ */
+char *
+diff_compared_columns(const DiffTable *t, bool source)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	for (int c = 0; c < t->ncols; c++)
+	{
+		char	   *qi = bridge_quote_ident(t->cols[c]);
+
+		if (source)
+			sb_appendf(&sb, "%ss.%s::%s", c ? ", " : "", qi, t->types[c]);
+		else
+			sb_appendf(&sb, "%sf.%s", c ? ", " : "", qi);
+		free(qi);
+	}
+	return sb.data;
+}
+
+/*
  * diff_token_expr
  *		cql_token() of the partition key of the row alias (allocated).
  */
@@ -552,18 +578,17 @@ diff_table(PGconn *src_conn, PGconn *tgt_conn, DiffProgress *p, DiffTable *t,
 	sb_init(&cols);
 	sb_init(&src);
 	sb_init(&tgt);
-	sb_appendf(&src, "DECLARE diff_src NO SCROLL CURSOR FOR SELECT %s", tok_s);
-	sb_appendf(&tgt, "DECLARE diff_tgt NO SCROLL CURSOR FOR SELECT %s", tok_f);
-	for (int c = 0; c < t->ncols; c++)
 	{
-		char	   *qi = bridge_quote_ident(t->cols[c]);
+		char	   *cols_s = diff_compared_columns(t, true);
+		char	   *cols_f = diff_compared_columns(t, false);
 
-		sb_appendf(&src, ", s.%s::%s", qi, t->types[c]);
-		sb_appendf(&tgt, ", f.%s", qi);
-		free(qi);
+		sb_appendf(&src, "DECLARE diff_src NO SCROLL CURSOR FOR SELECT %s, %s FROM %s s",
+				   tok_s, cols_s, t->source_from);
+		sb_appendf(&tgt, "DECLARE diff_tgt NO SCROLL CURSOR FOR SELECT %s, %s FROM %s f",
+				   tok_f, cols_f, t->foreign_table);
+		free(cols_s);
+		free(cols_f);
 	}
-	sb_appendf(&src, " FROM %s s", t->source_sql != NULL ? t->source_sql : t->source_view);
-	sb_appendf(&tgt, " FROM %s f", t->foreign_table);
 	if (resumed)
 	{
 		/*
