@@ -239,7 +239,11 @@ tap_result()
 			SKIPPED_ITEMS+=("$suite: $name: ${line#*[Ss][Kk][Ii][Pp]}")
 		done < <(grep -iE '^[[:space:]]*ok [0-9]+.*#[[:space:]]*skip' "$log")
 	fi
-	[ "$notok" -gt 0 ] && fail "$suite" "$name ($notok not ok)" "$notok"
+	# the summary names the first failed checks, so that a run's tail
+	# alone says what failed
+	[ "$notok" -gt 0 ] && fail "$suite" "$name ($notok not ok: $(grep -m3 -E \
+		'^[[:space:]]*not ok [0-9]+' "$log" | sed -E 's/^[[:space:]]*not ok //' |
+		cut -c1-160 | paste -sd '|'))" "$notok"
 	[ "$extra" -gt 0 ] && fail "$suite" "$name ($why)" 1
 	if [ "$notok" -gt 0 ] || [ "$extra" -gt 0 ]; then
 		printf '  %-40s %4d ok %4d not ok  FAILED %s\n' "$name" "$okn" "$notok" "$why"
@@ -403,7 +407,12 @@ run_pg_regress()
 		line=$(grep -m1 '^SKIP:' "$f") &&
 			skip "$suite" "$(basename "$f" .out): ${line#SKIP: }"
 	done
-	[ "$badn" -gt 0 ] && fail "$suite" "$badn test(s)" "$badn"
+	[ "$badn" -gt 0 ] && fail "$suite" "$badn test(s): $(grep -E \
+		'\.\.\. (FAILED|failed)|^not ok [0-9]+ +[-+] ' "$log" |
+		sed -E 's/^not ok [0-9]+ +[-+] +([a-z0-9_]+).*/\1/; s/^test ([a-z0-9_]+).*/\1/' |
+		paste -sd ' ')$([ -s build/regress/regression.diffs ] && printf '; first changed lines: %s' \
+		"$(grep -E '^[-+]' build/regress/regression.diffs | grep -vE '^(\+\+\+|---) ' |
+			head -n 6 | cut -c1-120 | paste -sd '|')")" "$badn"
 	if [ "$rc" -ne 0 ] && [ "$badn" -eq 0 ]; then
 		fail "$suite" "make installcheck exit $rc"
 		show_tail "$log" 40

@@ -169,7 +169,7 @@ CREATE FOREIGN TABLE faults.pw (k int, c int, v text)
     proxy.mode = "stall"
     out, secs = s.run("SELECT count(*) FROM faults.pt WHERE k = 1", timeout=30)
     ok("57014" in out, "statement_timeout cancels a scan waiting on a stalled server (57014)", out)
-    ok(secs < 3.0, "... within about a second (%.2f s)" % secs)
+    ok(secs < 5.0, "... within seconds, not at the 60 s request timeout (%.2f s)" % secs)
     proxy.mode = "pass"
     s.run("RESET statement_timeout")
     out, _ = s.run("SELECT count(*) FROM faults.pt WHERE k = 1")
@@ -182,7 +182,7 @@ CREATE FOREIGN TABLE faults.pw (k int, c int, v text)
     out, secs = s.run("SELECT count(*) FROM faults.pt WHERE k = 1", timeout=30)
     canceller.join()
     ok("57014" in out, "pg_cancel_backend cancels a waiting scan (57014)", out)
-    ok(secs < 3.0, "... promptly (%.2f s)" % secs)
+    ok(secs < 5.0, "... promptly, not at the request timeout (%.2f s)" % secs)
     proxy.mode = "pass"
     out, _ = s.run("SELECT count(*) FROM faults.pt WHERE k = 1")
     ok(last_line(out) == "3000", "works again after the cancel", out)
@@ -248,7 +248,7 @@ CREATE FOREIGN TABLE faults.pw (k int, c int, v text)
     out, secs = s.run(failing_insert, timeout=60)
     ok("22012" in out and "still unanswered" in out,
        "answers that never come: the error, and a WARNING naming the unanswered requests", out)
-    ok(secs < 20, "... after the settle timeout, not a hang (%.2f s)" % secs)
+    ok(secs < 30, "... after the 10 s settle timeout, not a hang (%.2f s)" % secs)
     proxy.mode = "pass"
     out, _ = s.run("SELECT count(*) FROM faults.pt WHERE k = 1")
     ok(last_line(out) == "3000", "the next statement reconnects after the abandoned answers", out)
