@@ -26,6 +26,15 @@ SET search_path = '';
 COMMENT ON FUNCTION cql_bridge_bulk_form(regclass) IS
 'cqlbridge diff: the query of a view with its correlated aggregate subqueries (equalities on outer columns) turned into LEFT JOINs of grouped subqueries, equal row for row; NULL when none qualifies';
 
+-- cqlbridge diff hashes every row of both sides per token range.
+CREATE FUNCTION cql_bridge_row_hash(VARIADIC "any")
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'cql_bridge_row_hash'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION cql_bridge_row_hash("any") IS
+'cqlbridge diff: a 64-bit hash of the values given (NULLs included), from their bytes or binary send form; equal values of equal types hash alike within one server';
+
 -- Functions of earlier versions that had no COMMENT (\df+ and \dd show it;
 -- tests/pgtap/05_docs.sql checks that every function of the extension has
 -- one and an entry in docs/cql_fdw.md).

@@ -346,6 +346,7 @@ cmd_diff(const BridgeOptions *opts)
 	PGconn	   *conn;
 	PGconn	   *prog_conn;
 	bool		bulk_form;
+	bool		row_hash;
 	DiffProgress *progs;
 	DiffTable  *tables;
 	int		   *todo;
@@ -371,22 +372,28 @@ cmd_diff(const BridgeOptions *opts)
 	conn = diff_open_source(opts);
 	bridge_set_interrupt_hint("nothing was changed; run the same \"cqlbridge diff\" again");
 	{
-		/* cql_fdw 0.7 builds from before bulk forms lack them: the views are read */
+		/*
+		 * cql_fdw 0.7 builds from before bulk forms and row hashes lack
+		 * them: the views are read, the rows' text hashed
+		 */
 		PGresult   *res = bridge_exec(conn, "checking cql_fdw",
 									  "SELECT pg_catalog.to_regprocedure('public.cql_token(text[], \"any\")') IS NOT NULL,"
-									  " pg_catalog.to_regprocedure('public.cql_bridge_bulk_form(regclass)') IS NOT NULL",
+									  " pg_catalog.to_regprocedure('public.cql_bridge_bulk_form(regclass)') IS NOT NULL,"
+									  " pg_catalog.to_regprocedure('public.cql_bridge_row_hash(\"any\")') IS NOT NULL",
 									  0, NULL);
 
 		if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
 			bridge_fatal_hint("ALTER EXTENSION cql_fdw UPDATE (diff needs cql_fdw 0.7 or later, in schema public).",
 							  "function public.cql_token(text[], \"any\") does not exist");
 		bulk_form = strcmp(PQgetvalue(res, 0, 1), "t") == 0;
+		row_hash = strcmp(PQgetvalue(res, 0, 2), "t") == 0;
 		PQclear(res);
 	}
 
 	for (int i = 0; i < f->nblocks; i++)
 	{
-		check_table(conn, f, &f->blocks[i], keyspace, opts->dir, bulk_form, &tables[n++]);
+		check_table(conn, f, &f->blocks[i], keyspace, opts->dir, bulk_form, &tables[n]);
+		tables[n++].row_hash = row_hash;
 	}
 	if (n == 0)
 	{

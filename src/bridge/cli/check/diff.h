@@ -43,6 +43,8 @@ typedef struct DiffTable
 	const char *source_view;
 	const char *source_from;	/* what whole reads select from: the view's
 								 * bulk form "(SELECT ...)", or the view */
+	bool		row_hash;		/* range hashes by cql_bridge_row_hash(), not
+								 * hashtextextended() of the row's text */
 	long long	expected;		/* 003 "rows": for the progress line */
 	int			ncols;
 	char	  **cols;			/* 003 "columns", unquoted */

@@ -7,11 +7,12 @@
  *
  * Each side computes, in one pass over its rows and in no particular
  * order, for each of the DIFF_RANGES token ranges (the checkpoints'
- * ranges) the number of rows and the XOR of a 64-bit hash
- * (hashtextextended) of each row's text: the ROW() of the same values the
- * merge compares, the source's cast to the foreign table's types, so two
- * rows hash alike exactly when the merge would find them equal (up to the
- * hash).  A range whose count and hash agree is recorded as compared,
+ * ranges) the number of rows and the XOR of a 64-bit hash of each row:
+ * cql_bridge_row_hash() (src/bridge/row_hash.c) of the same values the
+ * merge compares, the source's cast to the foreign table's types, so rows
+ * the merge would find different hash differently (up to the hash).  With
+ * a cql_fdw build that lacks it, hashtextextended() of the ROW()'s text,
+ * which costs about twice as much.  A range whose count and hash agree is recorded as compared,
  * with its counts and no difference; the others are merged, one run of
  * consecutive ranges at a time, and the merge finds what differs.  Two
  * sides whose rows differ yet agree on a range's count and hash need a
@@ -67,10 +68,13 @@ sums_sql(const DiffTable *t, bool source, int from)
 
 	sb_init(&sb);
 	sb_appendf(&sb, "SELECT (%s OPERATOR(pg_catalog.>>) %d) OPERATOR(pg_catalog.+) %d AS r,"
-			   " pg_catalog.count(*), pg_catalog.bit_xor(pg_catalog.hashtextextended(ROW(%s)::pg_catalog.text, 0))"
-			   " FROM %s %s",
-			   tok, 64 - DIFF_RANGES_BITS, DIFF_RANGES / 2, cols,
-			   source ? t->source_from : t->foreign_table, alias);
+			   " pg_catalog.count(*), pg_catalog.bit_xor(",
+			   tok, 64 - DIFF_RANGES_BITS, DIFF_RANGES / 2);
+	if (t->row_hash)
+		sb_appendf(&sb, "public.cql_bridge_row_hash(%s))", cols);
+	else
+		sb_appendf(&sb, "pg_catalog.hashtextextended(ROW(%s)::pg_catalog.text, 0))", cols);
+	sb_appendf(&sb, " FROM %s %s", source ? t->source_from : t->foreign_table, alias);
 	if (from > 0)
 		sb_appendf(&sb, " WHERE %s > %lld", tok, diff_range_high(from - 1));
 	sb_append(&sb, " GROUP BY 1");
