@@ -19,6 +19,10 @@
 #   bash bench/stream_compare.sh debezium [SECS]   d: Debezium capturing, -R $RATE (SECS) and
 #                                                  unthrottled (SECS / 2)
 #   bash bench/stream_compare.sh all               setup, a, b, c, d
+#   bash bench/stream_compare.sh run LABEL MODE RATE SECS
+#                                                  one run: MODE none|sync|stream,
+#                                                  RATE 0 = unthrottled (to compare
+#                                                  two builds: CQLBRIDGE=...)
 #
 # Environment: PG* (the PostgreSQL to use; scripts/pg.sh env), CQL_HOST (the
 # Cassandra node, default 127.0.0.10), NODE (its scripts/cassandra.sh name,
@@ -429,5 +433,7 @@ case $cmd in
 	outage) prepare_keys; outage "$@" ;;
 	debezium) prepare_keys; debezium "$@" ;;
 	all) setup; prepare_keys; latency; full; outage; debezium ;;
-	*) echo "usage: stream_compare.sh setup|latency|full|outage|debezium|all [ARG]" >&2; exit 2 ;;
+	run) [ $# -eq 4 ] || { echo "usage: stream_compare.sh run LABEL none|sync|stream RATE SECS" >&2; exit 2; }
+		prepare_keys; mode_run "$@" ;;
+	*) echo "usage: stream_compare.sh setup|latency|full|outage|debezium|all [ARG] | run LABEL MODE RATE SECS" >&2; exit 2 ;;
 esac

@@ -194,109 +194,15 @@ lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
 }
 
 /*
- * Deletes sent per round trip: the pipeline is synced and drained after
- * this many, so that neither side's socket buffer can fill while the other
- * waits (libpq's pipeline mode deadlocks when the client sends without
- * reading and the server's answers back up).
- */
-#define DELETES_PER_SYNC 256
-
-/*
- * pipeline_deletes
- *		Execute the unnamed prepared statement for rows [from, to) of res
- *		(their first nkey columns as parameters) in libpq's pipeline mode:
- *		every EXECUTE is sent, then one Sync, then the answers are read.
- *		One round trip for the lot instead of one per key: the stream's
- *		process and its backend wake up once, not once per key.  The first
- *		error is kept in err; PostgreSQL skips what follows it up to the
- *		Sync (PGRES_PIPELINE_ABORTED).
- */
-static bool
-pipeline_deletes(PGconn *conn, PGresult *res, int from, int to, int nkey,
-				 const char **params, char *err, size_t errlen)
-{
-	bool		ok = true;
-	bool		synced = false;
-	PGresult   *one;
-
-	if (!PQenterPipelineMode(conn))
-	{
-		snprintf(err, errlen, "could not enter pipeline mode: %s", PQerrorMessage(conn));
-		return false;
-	}
-	for (int r = from; r < to; r++)
-	{
-		for (int k = 0; k < nkey; k++)
-			params[k] = PQgetvalue(res, r, k);
-		if (!PQsendQueryPrepared(conn, "", nkey, params, NULL, NULL, 0))
-		{
-			snprintf(err, errlen, "%s", PQerrorMessage(conn));
-			ok = false;
-			break;
-		}
-	}
-	if (PQpipelineSync(conn) != 1)
-	{
-		if (ok)
-			snprintf(err, errlen, "%s", PQerrorMessage(conn));
-		ok = false;
-	}
-	else
-	{
-		/* each statement's result, then NULL; the Sync's result ends it */
-		while (!synced)
-		{
-			one = PQgetResult(conn);
-			if (one == NULL)
-			{
-				if (PQstatus(conn) != CONNECTION_OK)
-				{
-					if (ok)
-						snprintf(err, errlen, "%s", PQerrorMessage(conn));
-					ok = false;
-					break;
-				}
-				continue;
-			}
-			switch (PQresultStatus(one))
-			{
-				case PGRES_PIPELINE_SYNC:
-					synced = true;
-					PQclear(one);
-					break;
-				case PGRES_PIPELINE_ABORTED:
-					PQclear(one);
-					break;
-				default:
-					if (ok)
-					{
-						ok = cap_result_ok(conn, one, err, errlen);
-						if (ok)
-							PQclear(one);
-					}
-					else
-						PQclear(one);
-					break;
-			}
-		}
-	}
-	if (!PQexitPipelineMode(conn) && ok)
-	{
-		snprintf(err, errlen, "could not leave pipeline mode: %s", PQerrorMessage(conn));
-		ok = false;
-	}
-	return ok;
-}
-
-/*
  * delete_keys
  *		One DELETE by full key per row of res (the keys that vanished).
- *		With cql_fdw.write_mode 'on_commit' for these statements the
- *		writes are kept until this transaction's COMMIT and sent then,
- *		batched per partition and pipelined, and the COMMIT still returns
- *		only after Cassandra acknowledged every one (or fails, and the
- *		flush is retried).  The statement is prepared once (the unnamed
- *		statement) and its executions go DELETES_PER_SYNC per round trip.
+ *		Each would otherwise wait for Cassandra's answer before the next is
+ *		sent (a DELETE is not batched like the upserts): with
+ *		cql_fdw.write_mode 'on_commit' for these statements they are kept
+ *		until this transaction's COMMIT and sent then, pipelined, and the
+ *		COMMIT still returns only after Cassandra acknowledged every one
+ *		(or fails, and the flush is retried).  The statement is prepared
+ *		once (the unnamed statement) and executed per key.
  */
 static bool
 delete_keys(PGconn *conn, CapTable *t, PGresult *res, char *err, size_t errlen)
@@ -317,13 +223,15 @@ delete_keys(PGconn *conn, CapTable *t, PGresult *res, char *err, size_t errlen)
 		if ((ok = cap_result_ok(conn, prep, err, errlen)))
 			PQclear(prep);
 	}
-	for (int r = 0; ok && r < PQntuples(res); r += DELETES_PER_SYNC)
+	for (int r = 0; ok && r < PQntuples(res); r++)
 	{
-		int			to = r + DELETES_PER_SYNC;
+		PGresult   *one;
 
-		if (to > PQntuples(res))
-			to = PQntuples(res);
-		ok = pipeline_deletes(conn, res, r, to, t->nkey, params, err, errlen);
+		for (int k = 0; k < t->nkey; k++)
+			params[k] = PQgetvalue(res, r, k);
+		one = PQexecPrepared(conn, "", t->nkey, params, NULL, NULL, 0);
+		if ((ok = cap_result_ok(conn, one, err, errlen)))
+			PQclear(one);
 	}
 	if (ok)
 		ok = run(conn, "SET LOCAL cql_fdw.write_mode TO DEFAULT", 0, NULL, err, errlen);
