@@ -12,9 +12,10 @@
  * merge compares, the source's cast to the foreign table's types, so rows
  * the merge would find different hash differently (up to the hash).  With
  * a cql_fdw build that lacks it, hashtextextended() of the ROW()'s text,
- * which costs more than twice as much.  A range whose count and hash agree is recorded as compared,
- * with its counts and no difference; the others are merged, one run of
- * consecutive ranges at a time, and the merge finds what differs.  Two
+ * which costs more than twice as much.  A range whose count and hash
+ * agree is recorded as compared, with its counts and no difference; the
+ * others are merged, one run of consecutive ranges at a time, and the
+ * merge finds what differs.  Two
  * sides whose rows differ yet agree on a range's count and hash need a
  * 64-bit collision: about 2^-64 per range for rows not chosen to collide
  * (the keys are unique in Cassandra, so no row cancels another on that
