@@ -11,6 +11,7 @@
 \set ks regress_row_hash
 \i sql/include/keyspace.sql
 \i sql/include/scalar_rows.sql
+\i sql/include/collection_rows.sql
 
 -- the same values hash alike, call after call and toasted or not
 SELECT cql_bridge_row_hash(1, 'a'::text, NULL::date) = cql_bridge_row_hash(1, 'a'::text, NULL::date) AS same;
@@ -34,21 +35,6 @@ SELECT cql_bridge_row_hash('a'::text, 'bc'::text) <> cql_bridge_row_hash('ab'::t
 -- Every column read through cql_fdw hashes like its value printed and
 -- read again by the type's input function, for every CQL type: the
 -- columns where any row's hash differs (none)
-DO $$
-BEGIN
-  PERFORM cql_execute('cass', 'CREATE TYPE regress_row_hash.address (street text, city text, zip int)');
-  PERFORM cql_execute('cass', 'CREATE TABLE regress_row_hash.collections (
-      id int PRIMARY KEY, l list<int>, st set<text>, m map<text, int>,
-      fl frozen<list<bigint>>, tp tuple<int, text, boolean>, ad frozen<address>,
-      nested list<frozen<list<int>>>, ts set<timestamp>)');
-  PERFORM cql_execute('cass', $c$INSERT INTO regress_row_hash.collections
-      (id, l, st, m, fl, tp, ad, nested, ts) VALUES
-      (1, [3, 1, 2], {'b', 'a', 'é'}, {'x': 1, 'y': -2}, [9007199254740993], (7, 'seven', true),
-       {street: '1 Main St', city: 'Springfield', zip: 12345},
-       [[1], [2, 3], []], {'2024-01-01 00:00:00Z', '2023-06-01 12:00:00.5Z'})$c$);
-  PERFORM cql_execute('cass', $c$INSERT INTO regress_row_hash.collections (id, fl, l) VALUES (2, [], [])$c$);
-  PERFORM cql_execute('cass', 'INSERT INTO regress_row_hash.collections (id) VALUES (3)');
-END $$;
 CREATE SCHEMA rh;
 IMPORT FOREIGN SCHEMA regress_row_hash FROM SERVER cass INTO rh;
 CREATE FUNCTION rh_columns_hashing_apart(tab regclass, OUT n_columns int, OUT rows_read bigint, OUT differing text[])

@@ -7,24 +7,10 @@
 \i sql/include/keyspace.sql
 \i sql/include/scalar_rows.sql
 
+\i sql/include/collection_rows.sql
 DO $$
 BEGIN
-  PERFORM cql_execute('cass', 'CREATE TYPE regress_types.address (street text, city text, zip int)');
-  PERFORM cql_execute('cass', 'CREATE TABLE regress_types.collections (
-      id int PRIMARY KEY, l list<int>, st set<text>, m map<text, int>,
-      fl frozen<list<bigint>>, tp tuple<int, text, boolean>, ad frozen<address>,
-      addrs map<text, frozen<address>>, nested list<frozen<list<int>>>,
-      ve vector<float, 3>, ts set<timestamp>)');
   PERFORM cql_execute('cass', 'CREATE TABLE regress_types.counters (id int PRIMARY KEY, n counter)');
-
-  PERFORM cql_execute('cass', $c$INSERT INTO regress_types.collections
-      (id, l, st, m, fl, tp, ad, addrs, nested, ve, ts) VALUES
-      (1, [3, 1, 2], {'b', 'a', 'é'}, {'x': 1, 'y': -2}, [9007199254740993], (7, 'seven', true),
-       {street: '1 Main St', city: 'Springfield', zip: 12345},
-       {'home': {street: 'a', city: 'b', zip: 1}, 'work': {street: 'c', city: null, zip: 2}},
-       [[1], [2, 3], []], [1.0, 2.5, -3.25], {'2024-01-01 00:00:00Z', '2023-06-01 12:00:00.5Z'})$c$);
-  PERFORM cql_execute('cass', $c$INSERT INTO regress_types.collections (id, fl, l) VALUES (2, [], [])$c$);
-  PERFORM cql_execute('cass', 'INSERT INTO regress_types.collections (id) VALUES (3)');
   PERFORM cql_execute('cass', 'UPDATE regress_types.counters SET n = n + 41 WHERE id = 1');
   PERFORM cql_execute('cass', 'UPDATE regress_types.counters SET n = n + 1 WHERE id = 1');
 END $$;
