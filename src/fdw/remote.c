@@ -227,10 +227,12 @@ cqlfdw_remote_will_write(CqlRemote *r)
 /*
  * cqlfdw_remote_detach
  *		A copy of the handle in cxt for work that outlives the statement
- *		(writes deferred to COMMIT): it keeps what routing, prepare and
- *		failure reports need (connection, generation, statement, keyspace)
- *		and drops the statement-lifetime parts (options, layout, mapping).
- *		It is not pinned: check cqlfdw_remote_alive before use.
+ *		(writes deferred to COMMIT): it keeps what routing, prepare, retry
+ *		and failure reports need (connection, generation, statement,
+ *		keyspace, the retry options) and drops the statement-lifetime parts
+ *		(the other options, layout, mapping).  Without the retry options a
+ *		deferred write would never be sent again (max_retries 0).  It is
+ *		not pinned: check cqlfdw_remote_alive before use.
  */
 CqlRemote *
 cqlfdw_remote_detach(const CqlRemote *r, MemoryContext cxt)
@@ -246,6 +248,8 @@ cqlfdw_remote_detach(const CqlRemote *r, MemoryContext cxt)
 	d->keyspace = r->keyspace ? pstrdup(r->keyspace) : NULL;
 	d->entry = r->entry;
 	d->generation = r->generation;
+	d->opts.max_retries = r->opts.max_retries;
+	d->opts.retry_timeout_ms = r->opts.retry_timeout_ms;
 	MemoryContextSwitchTo(old);
 	return d;
 }

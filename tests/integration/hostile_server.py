@@ -61,7 +61,9 @@ Scenarios
      INSERT's Write_timeout and a scan's Read_timeout are sent again to the
      same node (there is no other) and succeed; a Write_timeout that
      persists ends after max_retries; a lightweight transaction's (CAS) is
-     never replayed
+     never replayed; the same for a write deferred to COMMIT (write_mode
+     'on_commit'), which once went unretried (max_retries was not carried
+     to COMMIT)
 
 Failing today (2026-11-24, before the fixes written in parallel).
   Baseline build of c63aba3 (CQL_FDW_LIBRARY=<that build>/cql_fdw.so):
@@ -327,6 +329,8 @@ SEL5 = "SELECT k, c, v FROM hostile.t5 WHERE k = 1"
 SEL4Z = "SELECT k, c, v FROM hostile.t4z WHERE k = 1"       # lz4 compression
 SEL5Z = "SELECT k, c, v FROM hostile.t5z WHERE k = 1"
 ST_1S = "SET statement_timeout = '1s'"
+DEFERRED_INSERT = ("BEGIN; SET LOCAL cql_fdw.write_mode = 'on_commit'; "
+                   "INSERT INTO hostile.t4 VALUES (9, 9, 'x', '{1}'); COMMIT")
 
 SCENARIOS = [
     Scenario("S1a", "v4 Rows with 2 of the 3 columns (full metadata)",
@@ -432,6 +436,11 @@ SCENARIOS = [
     Scenario("S8c", "INSERT (if_not_exists) answered Write_timeout (CAS): never replayed",
              "INSERT INTO hostile.t4_lwt VALUES (9, 9, 'x', '{1}')",
              crafted(server_timeout("CAS"), select=False), "timeout", hits=1),
+    Scenario("S8e", "write deferred to COMMIT answered Write_timeout (SIMPLE) once: sent again, COMMIT succeeds",
+             DEFERRED_INSERT, crafted(server_timeout("SIMPLE", 1), select=False), "timeout",
+             may_succeed=r"^$", hits=2),
+    Scenario("S8f", "write deferred to COMMIT answered Write_timeout (SIMPLE) every time: max_retries (3), then the error",
+             DEFERRED_INSERT, crafted(server_timeout("SIMPLE"), select=False), "timeout", hits=4),
     Scenario("S8d", "scan page answered Read_timeout once: sent again to the only node",
              SEL4, crafted(server_timeout(None, 1)), "timeout",
              may_succeed=r"^1\|5\|row 5$", hits=2),
