@@ -37,13 +37,13 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/lsyscache.h"
-#include "utils/syscache.h"
+
+#include "compat.h"
 
 PG_FUNCTION_INFO_V1(cql_bridge_row_hash);
 
@@ -59,7 +59,6 @@ typedef enum RowHashHow
 
 typedef struct RowHashArg
 {
-	Oid			type;
 	int16		typlen;
 	RowHashHow	how;
 	FmgrInfo	func;			/* send or output function */
@@ -74,38 +73,23 @@ typedef struct RowHashCache
 } RowHashCache;
 
 /*
- * get_typsend_oid
- *		The send function of a type, or InvalidOid (pseudo-types and a few
- *		others have none; getTypeBinaryOutputInfo would raise an error).
- */
-static Oid
-get_typsend_oid(Oid typid)
-{
-	HeapTuple	tup;
-	Oid			send;
-
-	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for type %u", typid);
-	send = ((Form_pg_type) GETSTRUCT(tup))->typsend;
-	ReleaseSysCache(tup);
-	return send;
-}
-
-/*
  * row_hash_how
  *		Decide how values of type typid are turned into bytes, and look up
- *		the function that does it when one is needed.
+ *		the function that does it when one is needed (the send function;
+ *		the output function for a type without one).
  */
 static void
 row_hash_how(Oid typid, RowHashArg *arg, MemoryContext cxt)
 {
 	bool		byval;
+	char		align;
+	char		delim;
+	Oid			ioparam;
 	Oid			func;
 	bool		varlena;
 
-	arg->type = typid;
-	get_typlenbyval(typid, &arg->typlen, &byval);
+	get_type_io_data(typid, IOFunc_send, &arg->typlen, &byval, &align, &delim,
+					 &ioparam, &func);
 	if (byval && (arg->typlen == 1 || arg->typlen == 2 || arg->typlen == 4 || arg->typlen == 8))
 	{
 		arg->how = ROW_HASH_BYVAL;
@@ -121,11 +105,8 @@ row_hash_how(Oid typid, RowHashArg *arg, MemoryContext cxt)
 		arg->how = ROW_HASH_FIXED;
 		return;
 	}
-	if (OidIsValid(get_typsend_oid(typid)))
-	{
-		getTypeBinaryOutputInfo(typid, &func, &varlena);
+	if (OidIsValid(func))
 		arg->how = ROW_HASH_SEND;
-	}
 	else
 	{
 		getTypeOutputInfo(typid, &func, &varlena);

@@ -37,6 +37,14 @@
 #include "utils/relcache.h"
 
 /*
+ * VARDATA(), VARSIZE_ANY_EXHDR() and the other varlena macros: in
+ * postgres.h up to PostgreSQL 15, in varatt.h from 16 on.
+ */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+/*
  * ExplainState and the ExplainProperty*() functions: PostgreSQL 18 moved
  * them out of commands/explain.h into explain_state.h and explain_format.h.
  * Include compat.h instead of any of these.
