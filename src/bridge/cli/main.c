@@ -373,8 +373,8 @@ parse_replication(const Command *c, const char *arg, BridgeOptions *opts)
 		for (int i = 0; i < opts->ndcs; i++)
 			if (strcmp(opts->dc_names[i], name) == 0)
 				usage_error(c, "data center named twice in --replication \"%s\"", arg);
-		opts->dc_names = realloc(opts->dc_names, sizeof(char *) * (opts->ndcs + 1));
-		opts->dc_rf = realloc(opts->dc_rf, sizeof(int) * (opts->ndcs + 1));
+		opts->dc_names = bridge_realloc(opts->dc_names, sizeof(char *) * (opts->ndcs + 1));
+		opts->dc_rf = bridge_realloc(opts->dc_rf, sizeof(int) * (opts->ndcs + 1));
 		if (!opts->dc_names || !opts->dc_rf)
 			bridge_fatal("out of memory");
 		opts->dc_names[opts->ndcs] = name;
@@ -575,7 +575,7 @@ main(int argc, char **argv)
 
 					if (n == 0)
 						usage_error(cmd, "invalid value \"%s\" for --table (a table name)", optarg);
-					opts.tables = realloc(opts.tables, sizeof(char *) * (opts.ntables + n));
+					opts.tables = bridge_realloc(opts.tables, sizeof(char *) * (opts.ntables + n));
 					if (!opts.tables)
 						bridge_fatal("out of memory");
 					for (int i = 0; i < n; i++)

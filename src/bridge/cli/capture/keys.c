@@ -187,7 +187,7 @@ source_index(CapPlan *p, const char *qualified, const char *pklist, const char *
 	for (int i = 0; i < p->nsources; i++)
 		if (strcmp(p->sources[i].qualified, qualified) == 0)
 			return i;
-	p->sources = realloc(p->sources, sizeof(CapSource) * (p->nsources + 1));
+	p->sources = bridge_realloc(p->sources, sizeof(CapSource) * (p->nsources + 1));
 	if (!p->sources)
 		bridge_fatal("out of memory");
 	s = &p->sources[p->nsources];
@@ -242,7 +242,7 @@ parse_affected(CapPlan *p, int ti, const char *value, const char *path, int line
 	close = bar;
 	pklist = bridge_trim_copy(open + 1, close - open - 1);
 
-	p->affected = realloc(p->affected, sizeof(CapAffected) * (p->naffected + 1));
+	p->affected = bridge_realloc(p->affected, sizeof(CapAffected) * (p->naffected + 1));
 	if (!p->affected)
 		bridge_fatal("out of memory");
 	a = &p->affected[p->naffected++];

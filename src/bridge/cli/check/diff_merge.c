@@ -189,9 +189,7 @@ stream_peek(Stream *s)
 		if (s->nheld == s->maxheld)
 		{
 			s->maxheld = s->maxheld ? s->maxheld * 2 : 4;
-			s->held = realloc(s->held, sizeof(PGresult *) * s->maxheld);
-			if (s->held == NULL)
-				bridge_fatal("out of memory");
+			s->held = bridge_realloc(s->held, sizeof(PGresult *) * s->maxheld);
 		}
 		s->held[s->nheld++] = s->res;
 		s->res = NULL;
@@ -332,10 +330,8 @@ group_read(Stream *s, const DiffTable *t, long long tok, Group *g)
 		if (g->n == g->cap)
 		{
 			g->cap = g->cap ? g->cap * 2 : 16;
-			g->vals = realloc(g->vals, sizeof(char *) * t->ncols * g->cap);
-			g->order = realloc(g->order, sizeof(int) * g->cap);
-			if (g->vals == NULL || g->order == NULL)
-				bridge_fatal("out of memory");
+			g->vals = bridge_realloc(g->vals, sizeof(char *) * t->ncols * g->cap);
+			g->order = bridge_realloc(g->order, sizeof(int) * g->cap);
 		}
 		row = &g->vals[(size_t) g->n * t->ncols];
 		for (int c = 0; c < t->ncols; c++)

@@ -118,9 +118,7 @@ diff_append_example(DiffExample **arr, int *n, int *cap, const DiffExample *e)
 	if (*n == *cap)
 	{
 		*cap = *cap ? *cap * 2 : 16;
-		*arr = realloc(*arr, sizeof(DiffExample) * *cap);
-		if (*arr == NULL)
-			bridge_fatal("out of memory");
+		*arr = bridge_realloc(*arr, sizeof(DiffExample) * *cap);
 	}
 	(*arr)[(*n)++] = *e;
 }

@@ -86,6 +86,20 @@ bridge_malloc(size_t size)
 }
 
 /*
+ * bridge_realloc
+ *		realloc that exits on failure.
+ */
+void *
+bridge_realloc(void *ptr, size_t size)
+{
+	void	   *p = realloc(ptr, size ? size : 1);
+
+	if (p == NULL)
+		bridge_fatal("out of memory (%zu bytes)", size);
+	return p;
+}
+
+/*
  * bridge_strdup
  *		A malloc'ed copy of s; exits when out of memory.
  */
@@ -168,9 +182,7 @@ sb_reserve(StrBuf *sb, size_t more)
 		return;
 	while (sb->len + more + 1 > sb->cap)
 		sb->cap *= 2;
-	sb->data = realloc(sb->data, sb->cap);
-	if (sb->data == NULL)
-		bridge_fatal("out of memory (%zu bytes)", sb->cap);
+	sb->data = bridge_realloc(sb->data, sb->cap);
 }
 
 /*

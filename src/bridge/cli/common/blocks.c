@@ -140,8 +140,8 @@ parse_section(const char *line)
 static void
 block_add_meta(BridgeBlock *b, char *key, char *value)
 {
-	b->keys = realloc(b->keys, sizeof(char *) * (b->nmeta + 1));
-	b->values = realloc(b->values, sizeof(char *) * (b->nmeta + 1));
+	b->keys = bridge_realloc(b->keys, sizeof(char *) * (b->nmeta + 1));
+	b->values = bridge_realloc(b->values, sizeof(char *) * (b->nmeta + 1));
 	if (!b->keys || !b->values)
 		bridge_fatal("out of memory");
 	b->keys[b->nmeta] = key;
@@ -156,8 +156,8 @@ block_add_meta(BridgeBlock *b, char *key, char *value)
 static void
 block_add_section(BridgeBlock *b, char *name, char *sql)
 {
-	b->section_names = realloc(b->section_names, sizeof(char *) * (b->nsections + 1));
-	b->section_sql = realloc(b->section_sql, sizeof(char *) * (b->nsections + 1));
+	b->section_names = bridge_realloc(b->section_names, sizeof(char *) * (b->nsections + 1));
+	b->section_sql = bridge_realloc(b->section_sql, sizeof(char *) * (b->nsections + 1));
 	if (!b->section_names || !b->section_sql)
 		bridge_fatal("out of memory");
 	b->section_names[b->nsections] = name;
@@ -290,7 +290,7 @@ read_blocks(const char *path, bool skip_comment_paragraphs)
 		if (nlines == cap)
 		{
 			cap = cap ? cap * 2 : 256;
-			lines = realloc(lines, sizeof(Line) * cap);
+			lines = bridge_realloc(lines, sizeof(Line) * cap);
 			if (!lines)
 				bridge_fatal("out of memory");
 		}
@@ -339,7 +339,7 @@ read_blocks(const char *path, bool skip_comment_paragraphs)
 			continue;
 
 		in_header = false;
-		f->blocks = realloc(f->blocks, sizeof(BridgeBlock) * (f->nblocks + 1));
+		f->blocks = bridge_realloc(f->blocks, sizeof(BridgeBlock) * (f->nblocks + 1));
 		if (!f->blocks)
 			bridge_fatal("out of memory");
 		parse_block(path, lines + start, i - start, &f->blocks[f->nblocks]);
@@ -477,7 +477,7 @@ bridge_split_list(const char *list, int *n)
 
 		if (item[0] != '\0')
 		{
-			items = realloc(items, sizeof(char *) * (*n + 1));
+			items = bridge_realloc(items, sizeof(char *) * (*n + 1));
 			if (!items)
 				bridge_fatal("out of memory");
 			items[(*n)++] = item;

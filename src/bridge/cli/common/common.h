@@ -114,6 +114,7 @@ extern void bridge_fatal_hint(const char *hint, const char *fmt,...) __attribute
 
 /* Allocation that exits on failure. */
 extern void *bridge_malloc(size_t size);
+extern void *bridge_realloc(void *ptr, size_t size);
 extern char *bridge_strdup(const char *s);
 extern char *bridge_printf(const char *fmt,...) __attribute__((format(printf, 1, 2)));
 extern char *bridge_vprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));

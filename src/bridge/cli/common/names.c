@@ -197,7 +197,7 @@ bridge_split_idents(const char *list, int *n)
 
 		if (item == NULL)
 			return NULL;
-		items = realloc(items, sizeof(char *) * (*n + 1));
+		items = bridge_realloc(items, sizeof(char *) * (*n + 1));
 		if (!items)
 			bridge_fatal("out of memory");
 		items[(*n)++] = item;

@@ -397,7 +397,7 @@ renumber_params(const char *s)
 		{
 			if (pn >= nmap)
 			{
-				map = realloc(map, sizeof(int) * (pn + 1));
+				map = bridge_realloc(map, sizeof(int) * (pn + 1));
 				if (!map)
 					bridge_fatal("out of memory");
 				memset(map + nmap, 0, sizeof(int) * (pn + 1 - nmap));

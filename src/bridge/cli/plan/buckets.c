@@ -129,7 +129,7 @@ add_candidate(BucketChoice *bc, const char *spec)
 {
 	BucketCandidate *c;
 
-	bc->cand = realloc(bc->cand, sizeof(BucketCandidate) * (bc->ncand + 1));
+	bc->cand = bridge_realloc(bc->cand, sizeof(BucketCandidate) * (bc->ncand + 1));
 	if (!bc->cand)
 		bridge_fatal("out of memory");
 	c = &bc->cand[bc->ncand++];
@@ -457,7 +457,7 @@ add_bucket_column(Plan *p, Table *t, BucketChoice *bc, int *src, int nsrc)
 							 bc->wide_rows, bc->is_time ? "coarsest time bucket that fits x growth"
 							 : "smallest hash bucket count that fits x growth");
 
-	t->cols = realloc(t->cols, sizeof(Column) * (t->ncols + 1));
+	t->cols = bridge_realloc(t->cols, sizeof(Column) * (t->ncols + 1));
 	if (!t->cols)
 		bridge_fatal("out of memory");
 	memmove(&t->cols[at + 1], &t->cols[at], sizeof(Column) * (t->ncols - at));

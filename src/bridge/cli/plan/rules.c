@@ -106,8 +106,8 @@ node_find_or_add(Ctx *c, const char *alias, const char *column)
 			free(key);
 			return i;
 		}
-	c->nodes = realloc(c->nodes, sizeof(char *) * (c->nnodes + 1));
-	c->parent = realloc(c->parent, sizeof(int) * (c->nnodes + 1));
+	c->nodes = bridge_realloc(c->nodes, sizeof(char *) * (c->nnodes + 1));
+	c->parent = bridge_realloc(c->parent, sizeof(int) * (c->nnodes + 1));
 	if (!c->nodes || !c->parent)
 		bridge_fatal("out of memory");
 	c->nodes[c->nnodes] = key;
@@ -696,7 +696,7 @@ build_shape(Ctx *c)
 		pk = plan_split_idents(c->rels[r].row->detail, &n);
 		for (int j = 0; j < n; j++)
 		{
-			t->lin = realloc(t->lin, sizeof(char *) * (t->nlin + 1));
+			t->lin = bridge_realloc(t->lin, sizeof(char *) * (t->nlin + 1));
 			t->lin[t->nlin++] = bridge_printf("lin_%s_%s", c->rels[r].row->alias, pk[j]);
 		}
 	}
@@ -967,7 +967,7 @@ plan_derive(Plan *p, Query *q)
 
 		if (!plan_is_kind(r, "relation") || r->level != 0)
 			continue;
-		c.rels = realloc(c.rels, sizeof(Rel0) * (c.nrels + 1));
+		c.rels = bridge_realloc(c.rels, sizeof(Rel0) * (c.nrels + 1));
 		c.rels[c.nrels].row = r;
 		c.rels[c.nrels].cat = plan_catalog_rel(p, r->table);
 		c.rels[c.nrels].nullable = plan_streq(r->op, "left") || plan_streq(r->op, "full");
@@ -1034,7 +1034,7 @@ plan_derive(Plan *p, Query *q)
 			o->has_udt = t->has_udt;
 			o->def = q;
 		}
-		o->queries = realloc(o->queries, sizeof(Query *) * (o->nqueries + 1));
+		o->queries = bridge_realloc(o->queries, sizeof(Query *) * (o->nqueries + 1));
 		o->queries[o->nqueries++] = q;
 		for (int w = 0; w < t->nwarn; w++)
 			plan_table_warn(o, "%s", t->warnings[w]);
@@ -1061,6 +1061,6 @@ plan_derive(Plan *p, Query *q)
 	t->queries[0] = q;
 	t->nqueries = 1;
 	q->table = t;
-	p->tables = realloc(p->tables, sizeof(Table *) * (p->ntables + 1));
+	p->tables = bridge_realloc(p->tables, sizeof(Table *) * (p->ntables + 1));
 	p->tables[p->ntables++] = t;
 }

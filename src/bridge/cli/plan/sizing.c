@@ -106,7 +106,7 @@ add_fanout(Plan *p, const char *relation, const char *table, long mx, double mea
 {
 	Fanout	   *f;
 
-	p->fan = realloc(p->fan, sizeof(Fanout) * (p->nfan + 1));
+	p->fan = bridge_realloc(p->fan, sizeof(Fanout) * (p->nfan + 1));
 	if (!p->fan)
 		bridge_fatal("out of memory");
 	f = &p->fan[p->nfan++];

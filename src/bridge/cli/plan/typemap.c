@@ -335,8 +335,8 @@ plan_type_map(const char *pgtype, const char **why)
 			return &cache_maps[i];
 		}
 	(void) resolve(pgtype, &m, 0);
-	cache_names = realloc(cache_names, sizeof(char *) * (ncache + 1));
-	cache_maps = realloc(cache_maps, sizeof(PgTypeMap) * (ncache + 1));
+	cache_names = bridge_realloc(cache_names, sizeof(char *) * (ncache + 1));
+	cache_maps = bridge_realloc(cache_maps, sizeof(PgTypeMap) * (ncache + 1));
 	if (!cache_names || !cache_maps)
 		bridge_fatal("out of memory");
 	cache_names[ncache] = bridge_strdup(pgtype);

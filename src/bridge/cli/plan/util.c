@@ -30,7 +30,7 @@
 static void
 add_warning(char ***warnings, int *nwarn, const char *fmt, va_list ap)
 {
-	*warnings = realloc(*warnings, sizeof(char *) * (*nwarn + 1));
+	*warnings = bridge_realloc(*warnings, sizeof(char *) * (*nwarn + 1));
 	if (!*warnings)
 		bridge_fatal("out of memory");
 	(*warnings)[(*nwarn)++] = bridge_vprintf(fmt, ap);
@@ -88,7 +88,7 @@ plan_split(const char *list, char sep, int *n)
 		item = bridge_malloc(len + 1);
 		memcpy(item, s, len);
 		item[len] = '\0';
-		out = realloc(out, sizeof(char *) * (cnt + 1));
+		out = bridge_realloc(out, sizeof(char *) * (cnt + 1));
 		if (!out)
 			bridge_fatal("out of memory");
 		if (len > 0)
@@ -159,7 +159,7 @@ plan_add_column(Table *t, const char *name)
 	for (int i = 0; i < t->ncols; i++)
 		if (strcmp(t->cols[i].name, name) == 0)
 			bridge_fatal("internal error: column %s added twice to %s", name, t->name ? t->name : "?");
-	t->cols = realloc(t->cols, sizeof(Column) * (t->ncols + 1));
+	t->cols = bridge_realloc(t->cols, sizeof(Column) * (t->ncols + 1));
 	if (!t->cols)
 		bridge_fatal("out of memory");
 	col = &t->cols[t->ncols];

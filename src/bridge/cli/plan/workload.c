@@ -144,8 +144,8 @@ plan_read_catalog(Plan *p)
 
 		if (!r)
 			continue;
-		r->cols = realloc(r->cols, sizeof(char *) * (r->ncols + 1));
-		r->types = realloc(r->types, sizeof(char *) * (r->ncols + 1));
+		r->cols = bridge_realloc(r->cols, sizeof(char *) * (r->ncols + 1));
+		r->types = bridge_realloc(r->types, sizeof(char *) * (r->ncols + 1));
 		if (!r->cols || !r->types)
 			bridge_fatal("out of memory");
 		r->cols[r->ncols] = getv(res, i, 1);
@@ -176,7 +176,7 @@ plan_read_catalog(Plan *p)
 
 		if (!r)
 			continue;
-		r->keys = realloc(r->keys, sizeof(char *) * (r->nkeys + 1));
+		r->keys = bridge_realloc(r->keys, sizeof(char *) * (r->nkeys + 1));
 		if (!r->keys)
 			bridge_fatal("out of memory");
 		/* quote_ident'ed on the server: a comma in a name does not split it */

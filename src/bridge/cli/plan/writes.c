@@ -60,8 +60,8 @@ plan_read_write_profile(Plan *p, const char *path, const char *header)
 				if (strcmp(p->prof_rel[i], rel) == 0)
 					bridge_fatal_hint("Give one line per relation.",
 									  "%s: relation %s appears twice in the write profile", path, rel);
-			p->prof_rel = realloc(p->prof_rel, sizeof(char *) * (p->nprofile + 1));
-			p->prof_rate = realloc(p->prof_rate, sizeof(double) * (p->nprofile + 1));
+			p->prof_rel = bridge_realloc(p->prof_rel, sizeof(char *) * (p->nprofile + 1));
+			p->prof_rate = bridge_realloc(p->prof_rate, sizeof(double) * (p->nprofile + 1));
 			if (!p->prof_rel || !p->prof_rate)
 				bridge_fatal("out of memory");
 			p->prof_rel[p->nprofile] = rel;

@@ -282,7 +282,7 @@ parse_affected(SyncModel *m, int target, const char *value, int line)
 		} while (clash);
 		free(base);
 
-		m->rels = realloc(m->rels, sizeof(SyncRelation) * (m->nrels + 1));
+		m->rels = bridge_realloc(m->rels, sizeof(SyncRelation) * (m->nrels + 1));
 		if (!m->rels)
 			bridge_fatal("out of memory");
 		rel = &m->rels[m->nrels++];
@@ -310,7 +310,7 @@ parse_affected(SyncModel *m, int target, const char *value, int line)
 			bridge_fatal("%s:%d: relation %s has different primary key columns (%s) than in an earlier affected line",
 						 m->path, line, relname, pklist);
 	}
-	rel->aff = realloc(rel->aff, sizeof(SyncAffected) * (rel->naff + 1));
+	rel->aff = bridge_realloc(rel->aff, sizeof(SyncAffected) * (rel->naff + 1));
 	if (!rel->aff)
 		bridge_fatal("out of memory");
 	a = &rel->aff[rel->naff++];
