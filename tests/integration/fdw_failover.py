@@ -6,9 +6,9 @@ Real faults on real nodes, RF 3, reads and writes at QUORUM:
 
   1. kill -9 of one node (the first contact point, so the control
      connection dies too) while, concurrently,
-       (a) a 200,000-row token-range scan runs (2,000 partitions of 100 rows,
+       (a) a 100,000-row token-range scan runs (1,000 partitions of 100 rows,
            loaded in unlogged batches per partition),
-       (b) a 60,000-row INSERT ... SELECT runs,
+       (b) a 30,000-row INSERT ... SELECT runs,
        (c) a loop of single-partition lookups runs,
        (d) counter increments and INSERT ... IF NOT EXISTS run (never
            retried: an error is acceptable, a double application is not);
@@ -36,7 +36,7 @@ The test prints its figures (statements run, failed, rows checked) and
 leaves the cluster as it found it (all three nodes up).  Needs
 CQL_CLUSTER_HOSTS with three hosts and PGHOST/PGPORT/PGUSER/PGDATABASE of a
 server with cql_fdw installed; skipped on a single node.
-tap-timeout: 2400 (scripts/test.sh: loads 260,000 rows at RF 3, restarts nodes)
+tap-timeout: 2400 (scripts/test.sh: loads 130,000 rows at RF 3, restarts nodes)
 tap-needs: cluster (skipped with CQL_TOPOLOGY=single)
 tap-order: last (scripts/test.sh runs it after the other suites on PostgreSQL 15)
 """
@@ -51,8 +51,8 @@ from taplib import Session, done, note, ok, psql  # noqa: E402
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HOSTS = os.environ.get("CQL_CLUSTER_HOSTS", "127.0.0.1")
 NODES = {"127.0.0.1": "node1", "127.0.0.2": "node2", "127.0.0.3": "node3"}
-SCAN_ROWS = int(os.environ.get("CQL_FAILOVER_SCAN_ROWS", "200000"))
-LOAD_ROWS = int(os.environ.get("CQL_FAILOVER_LOAD_ROWS", "60000"))
+SCAN_ROWS = int(os.environ.get("CQL_FAILOVER_SCAN_ROWS", "100000"))
+LOAD_ROWS = int(os.environ.get("CQL_FAILOVER_LOAD_ROWS", "30000"))
 
 
 def cassandra(*args, timeout=400):
