@@ -359,8 +359,9 @@ make_certs()
 #	an archive ($CDS_ARCHIVE) that every later start maps (one node, the
 #	same machine: 9.4-10.7 CPU-s until ready instead of 13.3-13.6, ready
 #	1-2 s sooner; a CI run starts nodes some fifteen times).  With no
-#	archive yet, one node at a time records it (mkdir lock) and writes it
-#	at its clean exit; cds_collect installs it when 'stop' is done.  A node
+#	archive yet, one node of its own (not of the cluster or the auth
+#	cluster) at a time records it (mkdir lock) and writes it at its clean
+#	exit; cds_collect installs it when 'stop' is done.  A node
 #	killed with SIGKILL writes nothing and the next start records again.
 #	The JVM refuses an archive that does not match it (another JDK build,
 #	another class path) and starts without it; one older than the JVM's
@@ -389,7 +390,11 @@ cds_flags()
 		{ [ "$owner" = "$dir" ] || ! kill -0 "$(cat "$owner/pid" 2> /dev/null || echo 999999999)" 2> /dev/null; }; then
 		rm -rf "$CDS_ARCHIVE.lock"
 	fi
-	if mkdir "$CDS_ARCHIVE.lock" 2> /dev/null; then
+	# only a node of its own records: a cluster node slowed while the
+	# others start is what a gossip race at start needs (a peer silent
+	# past the ring delay is dropped as a fat client, and the schema then
+	# stays split: seen on a start of all eight nodes at once)
+	if [ -z "$GROUP" ] && mkdir "$CDS_ARCHIVE.lock" 2> /dev/null; then
 		echo "$dir" > "$CDS_ARCHIVE.lock/owner"
 		rm -f "$dir/classes.jsa"
 		CDS+=(-XX:ArchiveClassesAtExit="$dir/classes.jsa")
