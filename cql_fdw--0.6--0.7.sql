@@ -35,6 +35,17 @@ LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION cql_bridge_row_hash("any") IS
 'cqlbridge diff: a 64-bit hash of the values given (NULLs included), from their bytes or binary send form; equal values of equal types hash alike within one server';
 
+-- cqlbridge stream --priority idle: its backend and walsender run only
+-- when the CPU is otherwise free (Linux SCHED_IDLE).  EXECUTE stays with
+-- PUBLIC: the function itself admits superusers and REPLICATION roles.
+CREATE FUNCTION cql_bridge_cpu_priority(priority text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'cql_bridge_cpu_priority'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION cql_bridge_cpu_priority(text) IS
+'cqlbridge stream: ''idle'' puts this backend into Linux''s SCHED_IDLE class for the rest of its life (it runs only when no other task wants the CPU); ''normal'' checks it is not; superusers and REPLICATION roles only';
+
 -- Functions of earlier versions that had no COMMENT (\df+ and \dd show it;
 -- tests/pgtap/05_docs.sql checks that every function of the extension has
 -- one and an entry in docs/cql_fdw.md).

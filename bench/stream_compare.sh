@@ -29,7 +29,15 @@
 # scratch2: "outage" stops and starts it, nothing else is touched), DB
 # (stream_bench), KS (keyspace, stream_bench), RATE (1000), CQLBRIDGE
 # (build/cqlbridge), OUTDIR (where logs and results.txt go; default a new
-# directory under /tmp).
+# directory under /tmp), STREAM_OPTS (more options of "cqlbridge stream",
+# e.g. "--priority idle"), BENCH_NICE (a nice value, or "idle" for
+# SCHED_IDLE, given by renice/chrt to every thread of BENCH_NICE_WHAT:
+# "cassandra" the node's JVM, "stream" the stream's process, backend and
+# walsender, "both", the default).  On a kernel with
+# /proc/sys/kernel/sched_autogroup_enabled = 1 the scheduler first shares
+# the CPU between sessions (autogroups), so a class or nice value set on
+# the node's JVM, which has a session of its own, does not rank it below
+# the application's backends.
 #
 # Every run prints one line: the application's tx/s, latency p50/p99 (from
 # pgbench's per-transaction log, schedule lag included as pgbench reports
@@ -50,6 +58,9 @@ NODE=${NODE:-scratch2}
 DB=${DB:-stream_bench}
 KS=${KS:-stream_bench}
 RATE=${RATE:-1000}
+BENCH_NICE=${BENCH_NICE:-}
+BENCH_NICE_WHAT=${BENCH_NICE_WHAT:-both}
+STREAM_OPTS=${STREAM_OPTS:-}
 GEN=${GEN_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cql_fdw/stream_bench_plan}
 OUTDIR=${OUTDIR:-$(mktemp -d /tmp/stream_compare.XXXXXX)}
 SLOT=cqlbridge_$KS
@@ -135,7 +146,8 @@ wait_confirm()
 
 stream_start()
 {
-	"$CQLBRIDGE" stream -q -d "$DB" "$GEN" >> "$OUTDIR/stream.log" 2>&1 &
+	# shellcheck disable=SC2086 # STREAM_OPTS: options, split on spaces
+	"$CQLBRIDGE" stream -q $STREAM_OPTS -d "$DB" "$GEN" >> "$OUTDIR/stream.log" 2>&1 &
 	STREAM_PID=$!
 	local i
 	for i in $(seq 100); do
@@ -145,6 +157,26 @@ stream_start()
 	done
 	[ -n "$WS_PID" ] || { tail "$OUTDIR/stream.log"; echo "the stream did not start" >&2; exit 1; }
 	BE_PID=$(q "SELECT pid FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY backend_start DESC LIMIT 1")
+	[ -n "$BENCH_NICE" ] && [ "$BENCH_NICE_WHAT" != cassandra ] && nice_pids "$STREAM_PID" "$WS_PID" "$BE_PID"
+	return 0
+}
+
+# nice_pids PID...: every thread of those processes to nice $BENCH_NICE, or
+# to SCHED_IDLE when it is "idle" (BENCH_NICE set: the migration's processes
+# below the application's)
+nice_pids()
+{
+	local p t
+	for p in "$@"; do
+		[ -n "$p" ] || continue
+		for t in /proc/"$p"/task/*; do
+			if [ "$BENCH_NICE" = idle ]; then
+				chrt -i -p 0 "${t##*/}" > /dev/null 2>&1 || true
+			else
+				renice -n "$BENCH_NICE" -p "${t##*/}" > /dev/null 2>&1 || true
+			fi
+		done
+	done
 }
 
 stream_stop()
@@ -192,6 +224,7 @@ mode_run()
 			sleep 1
 			;;
 	esac
+	[ -n "$BENCH_NICE" ] && [ "$BENCH_NICE_WHAT" != stream ] && nice_pids "$(cass_pid)"
 	la0=$(cut -d' ' -f1-3 /proc/loadavg)
 	c0=$(snap)
 	t0=$(now)

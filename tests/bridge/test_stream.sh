@@ -116,6 +116,11 @@ rc=$?
 grep -q "lacks the REPLICATION attribute" "$WORK/norepl.out" && grep -q "ALTER ROLE" "$WORK/norepl.out" && [ $rc -eq 2 ]
 ok $? "a role without REPLICATION is refused with a hint" || diag "$(cat "$WORK/norepl.out")"
 
+"$CQLBRIDGE" stream -q --priority low "$GEN" > "$WORK/prio.out" 2>&1
+rc=$?
+grep -q 'invalid value "low" for --priority (normal or idle)' "$WORK/prio.out" && [ $rc -eq 2 ]
+ok $? "an unknown --priority is a usage error" || diag "$(cat "$WORK/prio.out")"
+
 q "ALTER TABLE hotel_rel.guest_email REPLICA IDENTITY NOTHING" > /dev/null
 "$CQLBRIDGE" stream -q "$GEN" > "$WORK/ident.out" 2>&1
 rc=$?
@@ -128,8 +133,21 @@ q "ALTER TABLE hotel_rel.guest_email REPLICA IDENTITY DEFAULT" > /dev/null
 # --- online migration under writes ------------------------------------------
 start_stream()
 {
-	"$CQLBRIDGE" stream "$GEN" >> "$WORK/stream.log" 2>&1 &
+	"$CQLBRIDGE" stream "$@" "$GEN" >> "$WORK/stream.log" 2>&1 &
 	SPID=$!
+}
+# sched_classes: the scheduling class (field 41 of /proc/PID/stat: 0
+# normal, 5 SCHED_IDLE) of the stream's process, its backend and its
+# walsender, as "process backend walsender"
+sched_classes()
+{
+	local be ws p out=""
+	be=$(q "SELECT pid FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND backend_type = 'client backend' AND pid <> pg_backend_pid() LIMIT 1")
+	ws=$(q "SELECT active_pid FROM pg_replication_slots WHERE slot_name = 'cqlbridge_$KS'")
+	for p in "$SPID" "$be" "$ws"; do
+		out="$out $(sed 's/^.*) //' "/proc/$p/stat" 2> /dev/null | cut -d' ' -f39)"
+	done
+	echo "${out# }"
 }
 # caught_up [KEYSPACE]: the stream confirmed every transaction committed so
 # far (lib.sh: stream_caught_up, against the WAL insert position)
@@ -182,6 +200,37 @@ grep -q "^phase  *streaming" "$WORK/status.out" && grep -q "^slot active  *true"
 ok $? "stream --status reports the running stream" || diag "$(cat "$WORK/status.out")"
 load_targets "$GEN"
 compare_all "after writes, kill -9 and outage"
+
+# --- --priority idle: the stream's process, backend and walsender in
+# SCHED_IDLE, after a reconnect too.  Briefly, and without writes to catch
+# up: a stream at idle priority gets almost no CPU while the test bed's
+# other lane keeps both cores busy.
+kill -TERM "$SPID"
+wait "$SPID"
+start_stream --priority idle
+classes=
+for _ in $(seq 1 150); do
+	classes=$(sched_classes)
+	[ "$classes" = "5 5 5" ] && break
+	sleep 0.2
+done
+is "$classes" "5 5 5" "--priority idle: the stream's process, backend and walsender run in SCHED_IDLE"
+old_ws=$(q "SELECT active_pid FROM pg_replication_slots WHERE slot_name = 'cqlbridge_$KS'")
+q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND pid <> pg_backend_pid()" > /dev/null
+classes=
+for _ in $(seq 1 300); do
+	ws=$(q "SELECT active_pid FROM pg_replication_slots WHERE slot_name = 'cqlbridge_$KS'")
+	if [ -n "$ws" ] && [ "$ws" != "$old_ws" ]; then
+		classes=$(sched_classes)
+		[ "$classes" = "5 5 5" ] && break
+	fi
+	sleep 0.2
+done
+is "$classes" "5 5 5" "--priority idle: the reconnected backend and walsender are in SCHED_IDLE again"
+kill -TERM "$SPID"
+wait "$SPID"
+ok $? "the stream at idle priority stops with status 0 after confirming" || diag "$(tail -5 "$WORK/stream.log")"
+start_stream
 
 # --- real faults: a Cassandra node stopped for 30 s, PostgreSQL restarted ----------
 if [ "$FAULTS" = 1 ]; then

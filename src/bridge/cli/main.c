@@ -11,7 +11,7 @@
  *	  cqlbridge diff   [options] DIR [--table T] [--examples N] [--json FILE]
  *						 [--repair] [--consistency LEVEL] [--jobs N] [--row-by-row]
  *	  cqlbridge sync   [options] DIR [--uninstall]
- *	  cqlbridge stream [options] DIR [--status | --drop]
+ *	  cqlbridge stream [options] DIR [--status | --drop] [--priority idle]
  *
  * Connection options are psql's (-d -h -p -U, and the PG* environment
  * through libpq; -W prompts for the password).  Exit status: 0 success,
@@ -77,6 +77,7 @@ enum
 	OPT_DROP,
 	OPT_WARN_WAL,
 	OPT_LOG_POSITIONS,
+	OPT_PRIORITY,
 	OPT_HELP
 };
 
@@ -185,7 +186,10 @@ static const Command commands[] = {
 		"  --warn-wal=SIZE          warn when the slot retains more WAL than SIZE,\n"
 		"                           kB/MB/GB allowed (default: 1GB)\n"
 		"  --log-positions          log every BEGIN/COMMIT position received, every\n"
-		"                           keepalive and every position confirmed, with why\n",
+		"                           keepalive and every position confirmed, with why\n"
+		"  --priority=normal|idle   idle: the stream's process, backend and walsender\n"
+		"                           run only on CPU nothing else wants (Linux\n"
+		"                           SCHED_IDLE; the application first), default normal\n",
 	cmd_stream, true},
 };
 
@@ -452,6 +456,7 @@ main(int argc, char **argv)
 		{"drop", no_argument, NULL, OPT_DROP},
 		{"warn-wal", required_argument, NULL, OPT_WARN_WAL},
 		{"log-positions", no_argument, NULL, OPT_LOG_POSITIONS},
+		{"priority", required_argument, NULL, OPT_PRIORITY},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0}
 	};
@@ -698,6 +703,15 @@ main(int argc, char **argv)
 			case OPT_LOG_POSITIONS:
 				ONLY_FOR("stream");
 				opts.log_positions = true;
+				break;
+			case OPT_PRIORITY:
+				ONLY_FOR("stream");
+				if (strcmp(optarg, "idle") == 0)
+					opts.idle_priority = true;
+				else if (strcmp(optarg, "normal") == 0)
+					opts.idle_priority = false;
+				else
+					usage_error(cmd, "invalid value \"%s\" for --priority (normal or idle)", optarg);
 				break;
 			case OPT_HELP:
 				usage_command(cmd, stdout);

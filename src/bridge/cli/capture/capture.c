@@ -471,6 +471,7 @@ cmd_stream(const BridgeOptions *opts)
 	struct sigaction sa;
 	CapLsn		confirmed = 0;
 	double		backoff = 1.0;
+	bool		reset_conn = false;	/* reconnect: its priority was not set */
 
 	memset(&s, 0, sizeof(s));
 	sb_init(&s.xids);
@@ -483,8 +484,13 @@ cmd_stream(const BridgeOptions *opts)
 	s.tty = isatty(fileno(stderr)) && !opts->quiet;
 	s.st.warn_wal = opts->warn_wal;
 
+	cap_priority_process(opts);
 	s.conn = bridge_connect(opts);
 	cap_check_server(s.conn, s.p);
+	if (opts->idle_priority &&
+		!cap_priority_session(s.conn, false, bridge_extension_schema(s.conn), s.err, sizeof(s.err)))
+		bridge_fatal_hint("Run the stream as a role WITH REPLICATION (or a superuser), with cql_fdw 0.7 or later (ALTER EXTENSION cql_fdw UPDATE), or without --priority idle.",
+						  "%s", s.err);
 	cap_plan_prepare(s.conn, s.p);
 	cap_check_source(s.conn, s.p);
 	cap_check_targets(s.conn, s.p);
@@ -499,6 +505,10 @@ cmd_stream(const BridgeOptions *opts)
 	s.repl = cap_repl_connect(opts, s.err, sizeof(s.err));
 	if (s.repl == NULL)
 		bridge_fatal_hint("The role needs the REPLICATION attribute and pg_hba.conf must allow it (for \"replication=database\" the database's own lines apply).",
+						  "%s", s.err);
+	if (opts->idle_priority &&
+		!cap_priority_session(s.repl, true, bridge_extension_schema(s.conn), s.err, sizeof(s.err)))
+		bridge_fatal_hint("Run the stream as a role WITH REPLICATION (or a superuser), or without --priority idle.",
 						  "%s", s.err);
 	if (strcmp(cap_phase(s.conn, s.p, &confirmed), "load") == 0)
 	{
@@ -538,15 +548,31 @@ cmd_stream(const BridgeOptions *opts)
 		backoff = backoff * 2 > BACKOFF_MAX_S ? BACKOFF_MAX_S : backoff * 2;
 		while (!stop_signal)
 		{
-			if (PQstatus(s.conn) != CONNECTION_OK)
+			bool		session_ok = true;
+
+			if (PQstatus(s.conn) != CONNECTION_OK || reset_conn)
+			{
 				PQreset(s.conn);
-			if (PQstatus(s.conn) == CONNECTION_OK)
+				/* a new backend: lower its priority again */
+				reset_conn = opts->idle_priority && PQstatus(s.conn) == CONNECTION_OK &&
+					!cap_priority_session(s.conn, false, bridge_extension_schema(s.conn),
+										  s.err, sizeof(s.err));
+				session_ok = !reset_conn;
+			}
+			if (session_ok && PQstatus(s.conn) == CONNECTION_OK)
 			{
 				s.repl = cap_repl_connect(opts, s.err, sizeof(s.err));
+				if (s.repl && opts->idle_priority &&
+					!cap_priority_session(s.repl, true, bridge_extension_schema(s.conn),
+										  s.err, sizeof(s.err)))
+				{
+					PQfinish(s.repl);
+					s.repl = NULL;
+				}
 				if (s.repl)
 					break;
 			}
-			else
+			else if (session_ok)
 				snprintf(s.err, sizeof(s.err), "could not reconnect to the database: %.*s",
 						 (int) strcspn(PQerrorMessage(s.conn), "\n"), PQerrorMessage(s.conn));
 			cap_log("%s; retrying in %.0f s", s.err, backoff);

@@ -17,6 +17,7 @@
  *					 from the slot's exported snapshot, --drop
  *	  status.c		 the status row, progress lines, --status
  *	  sql.c			 statements that do not exit on failure, text[] literals
+ *	  priority.c	 --priority idle: the process and its sessions in SCHED_IDLE
  *	  capture.c		 the command: the loop, reconnects, signals
  *
  * See docs/cqlbridge-design.md ("stream") for the design.
@@ -199,6 +200,12 @@ extern char *cap_key_match(const CapTable *t, const char *alias, int first_param
 /* ---- sql.c ---- */
 
 extern char *cap_array_literal(char **values, int n);
+/* ---- priority.c ---- */
+
+extern void cap_priority_process(const BridgeOptions *opts);
+extern bool cap_priority_session(PGconn *conn, bool replication, const char *ext_schema,
+								 char *err, size_t errlen);
+
 extern bool cap_result_ok(PGconn *conn, PGresult *res, char *err, size_t errlen);
 extern PGresult *cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
 						  char *err, size_t errlen);

@@ -91,6 +91,7 @@ typedef struct BridgeOptions
 	bool		stream_drop;	/* --drop: remove slot, publication, tables */
 	long		warn_wal;		/* --warn-wal: retained WAL that warns */
 	bool		log_positions;	/* --log-positions: trace LSNs received/confirmed */
+	bool		idle_priority;	/* --priority idle: SCHED_IDLE process and sessions */
 
 	bool		quiet;			/* -q: no progress lines */
 } BridgeOptions;
