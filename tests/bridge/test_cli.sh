@@ -12,7 +12,8 @@
 #        usage errors; plan --json
 #     -> apply --dry-run and sync --dry-run print and change nothing
 #     -> apply --table loads one table, streamed (not in chunks), --json
-#        reports it; verify --table --json
+#        reports it; verify --table --json; diff (functions of the
+#        extension called in its schema)
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST, CQLBRIDGE,
 # BRIDGE_CLI_DB / BRIDGE_CLI_KEYSPACE (default bridge_cli).  Output: TAP.
@@ -147,6 +148,10 @@ ok $? "apply --dry-run after the load shows the recorded progress"
 ok $? "verify --table reservations: exit 0"
 got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join("%s:%s" % (q["query"], q["result"]) for q in d["queries"]), d["passed"])' "$WORK/verify.json" 2>&1)
 is "$got" "Q6_reservation_by_confirmation:pass True" "verify.json: only the table's query, passed"
+
+# --- diff, with the extension outside the search_path (its functions schema-qualified) ------
+"$CQLBRIDGE" diff -q "$WORK/p0" > "$WORK/diff.out" 2>&1
+ok $? "diff of the whole plan with cql_fdw in schema cqlext: no difference, exit 0" || diag "$(cat "$WORK/diff.out")"
 
 # --- sync --dry-run ----------------------------------------------------------------------------
 "$CQLBRIDGE" sync --dry-run "$WORK/p0" > "$WORK/sync.out" 2>&1

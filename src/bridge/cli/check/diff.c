@@ -189,7 +189,8 @@ check_table(PGconn *conn, const BridgeBlockFile *f, const BridgeBlock *b,
 	if (bulk_form)
 	{
 		res = bridge_exec(conn, bridge_printf("deriving the bulk form of source view %s", t->source_view),
-						  "SELECT public.cql_bridge_bulk_form(pg_catalog.to_regclass($1))",
+						  bridge_printf("SELECT %s.cql_bridge_bulk_form(pg_catalog.to_regclass($1))",
+										bridge_extension_schema(conn)),
 						  1, params);
 		if (!PQgetisnull(res, 0, 0))
 			t->source_from = bridge_printf("(%s)", PQgetvalue(res, 0, 0));
@@ -343,6 +344,7 @@ cmd_diff(const BridgeOptions *opts)
 	char	   *path;
 	BridgeBlockFile *f;
 	char	   *keyspace;
+	const char *ext;		/* cql_fdw's schema, quoted */
 	PGconn	   *conn;
 	PGconn	   *prog_conn;
 	bool		bulk_form;
@@ -370,21 +372,25 @@ cmd_diff(const BridgeOptions *opts)
 		bridge_fatal("out of memory");
 
 	conn = diff_open_source(opts);
+	ext = bridge_extension_schema(conn);
 	bridge_set_interrupt_hint("nothing was changed; run the same \"cqlbridge diff\" again");
 	{
 		/*
 		 * cql_fdw 0.7 builds from before bulk forms and row hashes lack
 		 * them: the views are read, the rows' text hashed
 		 */
-		PGresult   *res = bridge_exec(conn, "checking cql_fdw",
-									  "SELECT pg_catalog.to_regprocedure('public.cql_token(text[], \"any\")') IS NOT NULL,"
-									  " pg_catalog.to_regprocedure('public.cql_bridge_bulk_form(regclass)') IS NOT NULL,"
-									  " pg_catalog.to_regprocedure('public.cql_bridge_row_hash(\"any\")') IS NOT NULL",
-									  0, NULL);
+		const char *params[1];
+		PGresult   *res;
 
+		params[0] = ext;
+		res = bridge_exec(conn, "checking cql_fdw",
+						  "SELECT pg_catalog.to_regprocedure($1 || '.cql_token(text[], \"any\")') IS NOT NULL,"
+						  " pg_catalog.to_regprocedure($1 || '.cql_bridge_bulk_form(regclass)') IS NOT NULL,"
+						  " pg_catalog.to_regprocedure($1 || '.cql_bridge_row_hash(\"any\")') IS NOT NULL",
+						  1, params);
 		if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
-			bridge_fatal_hint("ALTER EXTENSION cql_fdw UPDATE (diff needs cql_fdw 0.7 or later, in schema public).",
-							  "function public.cql_token(text[], \"any\") does not exist");
+			bridge_fatal_hint("ALTER EXTENSION cql_fdw UPDATE (diff needs cql_fdw 0.7 or later).",
+							  "function %s.cql_token(text[], \"any\") does not exist", ext);
 		bulk_form = strcmp(PQgetvalue(res, 0, 1), "t") == 0;
 		row_hash = strcmp(PQgetvalue(res, 0, 2), "t") == 0;
 		PQclear(res);
@@ -393,6 +399,7 @@ cmd_diff(const BridgeOptions *opts)
 	for (int i = 0; i < f->nblocks; i++)
 	{
 		check_table(conn, f, &f->blocks[i], keyspace, opts->dir, bulk_form, &tables[n]);
+		tables[n].ext = ext;
 		tables[n++].row_hash = row_hash;
 	}
 	if (n == 0)

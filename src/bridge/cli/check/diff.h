@@ -45,6 +45,8 @@ typedef struct DiffTable
 								 * bulk form "(SELECT ...)", or the view */
 	bool		row_hash;		/* range hashes by cql_bridge_row_hash(), not
 								 * hashtextextended() of the row's text */
+	const char *ext;			/* cql_fdw's schema, quoted: its functions
+								 * are called schema-qualified */
 	long long	expected;		/* 003 "rows": for the progress line */
 	int			ncols;
 	char	  **cols;			/* 003 "columns", unquoted */

@@ -72,7 +72,7 @@ sums_sql(const DiffTable *t, bool source, int from)
 			   " pg_catalog.count(*), pg_catalog.bit_xor(",
 			   tok, 64 - DIFF_RANGES_BITS, DIFF_RANGES / 2);
 	if (t->row_hash)
-		sb_appendf(&sb, "public.cql_bridge_row_hash(%s))", cols);
+		sb_appendf(&sb, "%s.cql_bridge_row_hash(%s))", t->ext, cols);
 	else
 		sb_appendf(&sb, "pg_catalog.hashtextextended(ROW(%s)::pg_catalog.text, 0))", cols);
 	sb_appendf(&sb, " FROM %s %s", source ? t->source_from : t->foreign_table, alias);

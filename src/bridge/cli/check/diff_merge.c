@@ -506,7 +506,7 @@ diff_token_expr(const DiffTable *t, const char *alias)
 	StrBuf		sb;
 
 	sb_init(&sb);
-	sb_append(&sb, "public.cql_token(ARRAY[");
+	sb_appendf(&sb, "%s.cql_token(ARRAY[", t->ext);
 	for (int p = 0; p < t->npk; p++)
 	{
 		char	   *lit = bridge_quote_literal(t->pk_cql[p]);
@@ -743,7 +743,9 @@ diff_open_target(const BridgeOptions *opts)
 
 	bridge_install_cancel(tgt);
 	plan_cursors_whole(tgt);
-	PQclear(bridge_exec(tgt, "loading cql_fdw", "SELECT public.cql_token('{int}', 1)", 0, NULL));
+	PQclear(bridge_exec(tgt, "loading cql_fdw",
+						bridge_printf("SELECT %s.cql_token('{int}', 1)", bridge_extension_schema(tgt)),
+						0, NULL));
 	params[0] = opts->consistency ? opts->consistency : "LOCAL_QUORUM";
 	PQclear(bridge_exec(tgt, "setting the read consistency (--consistency)",
 						"SELECT pg_catalog.set_config('cql_fdw.consistency', $1, false)", 1, params));
