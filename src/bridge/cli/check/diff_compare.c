@@ -132,6 +132,16 @@ range_sums(PGconn *src, PGconn *tgt, const DiffProgress *p, const DiffTable *t,
 						"SELECT pg_catalog.set_config('cql_fdw.token_order_scan', 'off', true),"
 						" pg_catalog.set_config('cql_fdw.token_scan_after', $1, true),"
 						" pg_catalog.set_config('enable_sort', 'off', true)", 1, params));
+
+	/*
+	 * enable_indexscan off on the source side: the view is read whole, and
+	 * a plan that walks an index to feed a merge join fetches the heap in
+	 * the index's order, one page per row where the key is a uuid; a
+	 * sequential scan and a sort or hash cost a fraction of that (the
+	 * hotel's guests view at scale 200: 13-16 s against 25 s).
+	 */
+	PQclear(bridge_exec(src, "setting up the range hashes",
+						"SELECT pg_catalog.set_config('enable_indexscan', 'off', true)", 0, NULL));
 	if (!PQsendQueryParams(src, src_sql, 0, NULL, NULL, NULL, NULL, 0))
 		bridge_fatal("%s failed: %s", what_s, PQerrorMessage(src));
 	if (!PQsendQueryParams(tgt, tgt_sql, 0, NULL, NULL, NULL, NULL, 0))
@@ -146,6 +156,8 @@ range_sums(PGconn *src, PGconn *tgt, const DiffProgress *p, const DiffTable *t,
 						"SELECT pg_catalog.set_config('cql_fdw.token_order_scan', 'on', true),"
 						" pg_catalog.set_config('cql_fdw.token_scan_after', '', true),"
 						" pg_catalog.set_config('enable_sort', 'on', true)", 0, NULL));
+	PQclear(bridge_exec(src, "setting up the range hashes",
+						"SELECT pg_catalog.set_config('enable_indexscan', 'on', true)", 0, NULL));
 	free(src_sql);
 	free(tgt_sql);
 	free(what_s);
