@@ -30,7 +30,9 @@
 # no clang, pgTAP, chromium or other PostgreSQL versions.
 # An installed postgresql-15 is never upgraded: its installed version is
 # named in the apt-get command, so a package that would need a newer one
-# fails to install instead.
+# fails to install instead; postgresql-server-dev-15 is installed at the
+# server's version (headers of another minor release can make the module
+# unloadable).
 #
 # Runs as root (CI: no sudo, no terminal) or as a user with sudo.
 # Environment: CQL_FDW_CACHE, CQLSH_VERSION (default 6.2.2), DEPS_FOR
@@ -87,6 +89,23 @@ if [ "$DEPS_FOR" = test ] || [ "${DEPS_SKIP_JARS:-0}" != 1 ]; then
 	java_ok || have_pkg openjdk-17-jdk-headless || missing+=(openjdk-17-jdk-headless)
 	command -v mvn > /dev/null || missing+=(maven)
 fi
+# The server's headers must be the server's own version: an extension built
+# with a newer minor release's headers may call what the older server lacks
+# (15.20's heap_getattr() calls heap_datum_check(), which 15.18 does not
+# export: "undefined symbol" when the server loads cql_fdw.so).  So with
+# postgresql-15 installed, postgresql-server-dev-15 is installed at its
+# version, or brought to it when another version is there.
+if have_pkg postgresql-15; then
+	pg15=$(dpkg-query -W -f='${Version}' postgresql-15)
+	for i in "${!missing[@]}"; do
+		[ "${missing[$i]}" != postgresql-server-dev-15 ] || missing[i]="postgresql-server-dev-15=$pg15"
+	done
+	if have_pkg postgresql-server-dev-15 &&
+		[ "$(dpkg-query -W -f='${Version}' postgresql-server-dev-15)" != "$pg15" ]; then
+		say "postgresql-server-dev-15 $(dpkg-query -W -f='${Version}' postgresql-server-dev-15) does not match the server's $pg15: installing the server's"
+		missing+=("postgresql-server-dev-15=$pg15")
+	fi
+fi
 # keep an installed PostgreSQL 15 at its version (never upgraded as a dependency)
 if [ "${#missing[@]}" -gt 0 ]; then
 	for p in postgresql-15 postgresql-client-15; do
@@ -108,10 +127,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
 		apt_get update
 		updated=1
 	fi
-	if ! apt_get install --no-install-recommends "${missing[@]}"; then
+	# --allow-downgrades: only a version named above (the server's headers)
+	if ! apt_get install --no-install-recommends --allow-downgrades "${missing[@]}"; then
 		[ -z "${updated:-}" ] || die "apt-get install failed"
 		apt_get update
-		apt_get install --no-install-recommends "${missing[@]}"
+		apt_get install --no-install-recommends --allow-downgrades "${missing[@]}" ||
+			die "apt-get install failed (with postgresql-15 $(dpkg-query -W -f='${Version}' postgresql-15 2> /dev/null || echo '(not installed)'): postgresql-server-dev-15 must be the server's version; if the archive no longer has it, upgrade both together: apt-get install postgresql-15 postgresql-server-dev-15)"
 	fi
 else
 	say "Debian packages: all present"
