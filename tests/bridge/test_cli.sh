@@ -29,7 +29,7 @@ DB=${BRIDGE_CLI_DB:-bridge_cli}
 KS=${BRIDGE_CLI_KEYSPACE:-bridge_cli}
 bridge_begin cli
 
-tap_plan 40
+tap_plan 41
 
 # --- setup: the extension in schema cqlext, not on the search_path ----------------------
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1

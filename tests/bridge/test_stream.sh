@@ -77,9 +77,9 @@ if [ "$FAULTS" = 1 ] && { [ -z "$STREAM_PAUSE_NODE" ] ||
 	FAULTS=0
 fi
 if [ "$FAULTS" = 1 ]; then
-	tap_plan $((40 + 15))
+	tap_plan $((44 + 15))
 else
-	tap_plan 40
+	tap_plan 44
 fi
 
 SPID=
