@@ -90,6 +90,20 @@ stop_fatal(Stream *s, const char *hint, const char *msg)
 }
 
 /*
+ * lower_priority
+ *		With --priority idle, the backend of conn (the walsender when
+ *		replication) into SCHED_IDLE; true when done or not asked, false
+ *		with s->err set.
+ */
+static bool
+lower_priority(Stream *s, PGconn *conn, bool replication)
+{
+	return !s->opts->idle_priority ||
+		cap_priority_session(conn, replication, bridge_extension_schema(s->conn),
+							 s->err, sizeof(s->err));
+}
+
+/*
  * relation_message
  *		Remember a source relation's Relation message; its columns must be
  *		those recorded at the initial load, else the plan no longer
@@ -471,7 +485,8 @@ cmd_stream(const BridgeOptions *opts)
 	struct sigaction sa;
 	CapLsn		confirmed = 0;
 	double		backoff = 1.0;
-	bool		reset_conn = false;	/* reconnect: its priority was not set */
+	bool		reset_conn = false;	/* s.conn reconnected but its priority
+									 * not lowered: reset it again */
 
 	memset(&s, 0, sizeof(s));
 	sb_init(&s.xids);
@@ -487,8 +502,7 @@ cmd_stream(const BridgeOptions *opts)
 	cap_priority_process(opts);
 	s.conn = bridge_connect(opts);
 	cap_check_server(s.conn, s.p);
-	if (opts->idle_priority &&
-		!cap_priority_session(s.conn, false, bridge_extension_schema(s.conn), s.err, sizeof(s.err)))
+	if (!lower_priority(&s, s.conn, false))
 		bridge_fatal_hint("Run the stream as a role WITH REPLICATION (or a superuser), with cql_fdw 0.7 or later (ALTER EXTENSION cql_fdw UPDATE), or without --priority idle.",
 						  "%s", s.err);
 	cap_plan_prepare(s.conn, s.p);
@@ -506,8 +520,7 @@ cmd_stream(const BridgeOptions *opts)
 	if (s.repl == NULL)
 		bridge_fatal_hint("The role needs the REPLICATION attribute and pg_hba.conf must allow it (for \"replication=database\" the database's own lines apply).",
 						  "%s", s.err);
-	if (opts->idle_priority &&
-		!cap_priority_session(s.repl, true, bridge_extension_schema(s.conn), s.err, sizeof(s.err)))
+	if (!lower_priority(&s, s.repl, true))
 		bridge_fatal_hint("Run the stream as a role WITH REPLICATION (or a superuser), or without --priority idle.",
 						  "%s", s.err);
 	if (strcmp(cap_phase(s.conn, s.p, &confirmed), "load") == 0)
@@ -548,23 +561,16 @@ cmd_stream(const BridgeOptions *opts)
 		backoff = backoff * 2 > BACKOFF_MAX_S ? BACKOFF_MAX_S : backoff * 2;
 		while (!stop_signal)
 		{
-			bool		session_ok = true;
-
 			if (PQstatus(s.conn) != CONNECTION_OK || reset_conn)
 			{
 				PQreset(s.conn);
 				/* a new backend: lower its priority again */
-				reset_conn = opts->idle_priority && PQstatus(s.conn) == CONNECTION_OK &&
-					!cap_priority_session(s.conn, false, bridge_extension_schema(s.conn),
-										  s.err, sizeof(s.err));
-				session_ok = !reset_conn;
+				reset_conn = PQstatus(s.conn) == CONNECTION_OK && !lower_priority(&s, s.conn, false);
 			}
-			if (session_ok && PQstatus(s.conn) == CONNECTION_OK)
+			if (!reset_conn && PQstatus(s.conn) == CONNECTION_OK)
 			{
 				s.repl = cap_repl_connect(opts, s.err, sizeof(s.err));
-				if (s.repl && opts->idle_priority &&
-					!cap_priority_session(s.repl, true, bridge_extension_schema(s.conn),
-										  s.err, sizeof(s.err)))
+				if (s.repl && !lower_priority(&s, s.repl, true))
 				{
 					PQfinish(s.repl);
 					s.repl = NULL;
@@ -572,7 +578,7 @@ cmd_stream(const BridgeOptions *opts)
 				if (s.repl)
 					break;
 			}
-			else if (session_ok)
+			else if (!reset_conn)
 				snprintf(s.err, sizeof(s.err), "could not reconnect to the database: %.*s",
 						 (int) strcspn(PQerrorMessage(s.conn), "\n"), PQerrorMessage(s.conn));
 			cap_log("%s; retrying in %.0f s", s.err, backoff);

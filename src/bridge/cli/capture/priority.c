@@ -60,9 +60,9 @@ cap_priority_process(const BridgeOptions *opts)
 
 /*
  * cap_priority_session
- *		With --priority idle, the backend of conn (a walsender when
- *		replication is true) into SCHED_IDLE, and no parallel workers in a
- *		normal session.  The statements are constants sent with PQexec: a
+ *		The backend of conn (a walsender when replication is true) into
+ *		SCHED_IDLE, and no parallel workers in a normal session (for
+ *		--priority idle).  The statements are constants sent with PQexec: a
  *		replication connection accepts only the simple query protocol.
  *		False with err set on failure (the caller decides: fatal at start,
  *		a retry after a reconnect).
@@ -75,8 +75,6 @@ cap_priority_session(PGconn *conn, bool replication, const char *ext_schema,
 	PGresult   *res;
 	bool		ok;
 
-	if (conn == NULL)
-		return true;
 	sql = bridge_printf("SELECT %s.cql_bridge_cpu_priority('idle')%s", ext_schema,
 						replication ? "" : "; SET max_parallel_workers_per_gather = 0");
 	res = PQexec(conn, sql);
