@@ -69,7 +69,12 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "^cqlbridge: -W: there is no terminal to prompt for the password on" "$WORK/err" &&
 	grep -q "^HINT:  Give the password in PGPASSWORD or ~/.pgpass" "$WORK/err" && [ ! -e "$WORK/p0" ]
 ok $? "-W without a terminal: error with a hint, exit 2 (got $rc), nothing written"
-(sleep 0.5; printf 'se-cret\n') | script -qec "'$CQLBRIDGE' plan -q -W -d '$DB' --schema hotel_rel --keyspace $KS --replication-factor 1 --workload '$WORK/w.sql' -o '$WORK/p0'" /dev/null > "$WORK/tty" 2>&1
+# Type the password only once the prompt is there: the prompt turns echo off, so a password
+# typed before it (a fixed sleep on a busy machine) would be echoed by the terminal.
+: > "$WORK/tty"
+(for i in $(seq 1 300); do grep -q "Password for user " "$WORK/tty" && break; sleep 0.1; done
+	printf 'se-cret\n') |
+	script -qec "'$CQLBRIDGE' plan -q -W -d '$DB' --schema hotel_rel --keyspace $KS --replication-factor 1 --workload '$WORK/w.sql' -o '$WORK/p0'" /dev/null > "$WORK/tty" 2>&1
 grep -q "Password for user " "$WORK/tty"
 ok $? "-W on a terminal: psql's prompt"
 grep -q "se-cret" "$WORK/tty"
