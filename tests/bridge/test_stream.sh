@@ -181,7 +181,7 @@ else
 fi
 node_shared
 # PostgreSQL ends the stream's connections (as a restart does): it reconnects
-q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND pid <> pg_backend_pid()" > /dev/null
+q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND datname = current_database() AND pid <> pg_backend_pid()" > /dev/null
 sleep 3
 wait "$BENCH"
 rc=$?
@@ -217,7 +217,7 @@ for _ in $(seq 1 600); do
 done
 is "$classes" "5 5 5" "--priority idle: the stream's process, backend and walsender run in SCHED_IDLE"
 old_ws=$(q "SELECT active_pid FROM pg_replication_slots WHERE slot_name = 'cqlbridge_$KS'")
-q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND pid <> pg_backend_pid()" > /dev/null
+q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND datname = current_database() AND pid <> pg_backend_pid()" > /dev/null
 classes=
 for _ in $(seq 1 600); do
 	ws=$(q "SELECT active_pid FROM pg_replication_slots WHERE slot_name = 'cqlbridge_$KS'")

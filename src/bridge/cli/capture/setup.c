@@ -396,6 +396,53 @@ empty_targets(PGconn *conn, CapPlan *p, const BridgeOptions *opts)
 }
 
 /*
+ * drop_unfinished_slot
+ *		Drop the slot of an interrupted initial load.  The process that
+ *		loaded may have just been killed: its walsender still holds the
+ *		slot until it notices the connection is gone (a moment, longer on
+ *		a busy server), so an active slot is waited for, up to 30 s,
+ *		rather than failing the start.  A slot still active then belongs
+ *		to a live process (another stream of this plan?): fatal, naming it.
+ */
+static void
+drop_unfinished_slot(PGconn *conn, const char *slot)
+{
+	const char *params[1] = {slot};
+	char		err[1024];
+	char		holder[32] = "?";
+
+	for (int attempt = 0; attempt < 300; attempt++)
+	{
+		PGresult   *res = bridge_exec(conn, "reading the slot of an unfinished load",
+									  "SELECT active_pid FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
+									  1, params);
+		bool		gone = PQntuples(res) == 0;
+		bool		active = !gone && !PQgetisnull(res, 0, 0);
+
+		if (active)
+			snprintf(holder, sizeof(holder), "%s", PQgetvalue(res, 0, 0));
+		PQclear(res);
+		if (gone)
+			return;
+		if (!active)
+		{
+			/* inactive now, but it may be taken again before the drop: then retry */
+			res = cap_exec(conn, "SELECT pg_catalog.pg_drop_replication_slot($1)", 1, params,
+						   err, sizeof(err));
+			if (res != NULL)
+			{
+				PQclear(res);
+				return;
+			}
+		}
+		usleep(100 * 1000);
+	}
+	bridge_fatal_hint("Stop the other process (another \"cqlbridge stream\" of this plan?), or wait, then start again.",
+					  "the slot \"%s\" of an unfinished load is still in use after 30 s (by walsender PID %s)",
+					  slot, holder);
+}
+
+/*
  * cap_initial_load
  *		A new slot with an exported snapshot, then in that snapshot: the
  *		relations' column signatures, every table loaded into Cassandra and
@@ -418,11 +465,7 @@ cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *op
 	char	   *sql;
 
 	empty_targets(conn, p, opts);
-	params[0] = p->slot;
-	res = bridge_exec(conn, "dropping the slot of an unfinished load",
-					  "SELECT pg_catalog.pg_drop_replication_slot(slot_name) FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
-					  1, params);
-	PQclear(res);
+	drop_unfinished_slot(conn, p->slot);
 	if (!cap_create_slot(repl, p->slot, &snapshot, &consistent, err, sizeof(err), state))
 	{
 		if (strcmp(state, "53400") == 0)

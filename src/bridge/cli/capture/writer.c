@@ -294,21 +294,48 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 	if (!ok)
 		goto done;
 
-	/* the lineage of the written keys, as written */
+	/*
+	 * The lineage of the written keys, as written: only the rows that
+	 * changed.  An update of a non-key column (the common case) leaves a
+	 * key's lineage as it was, and deleting and inserting it again would
+	 * cost a dead tuple, WAL and autovacuum on the source database per key
+	 * and flush.  One statement, one snapshot: cur is the view's lineage of
+	 * the keys now, the DELETE removes the rows cur lacks, the INSERT adds
+	 * cur's rows the table lacked (the EXCEPT reads the table as it was
+	 * before the DELETE, which kept every row cur has).
+	 */
 	{
 		char	   *lkey = cap_key_match(t, "l", 1);
 		char	   *skey = cap_key_match(t, "s", 1);
-		char	   *list = lineage_columns(t, "s");
+		char	   *scols = lineage_columns(t, "s");
+		char	   *lcols = lineage_columns(t, "l");
+		StrBuf		names;
+		StrBuf		same;
+		int			ncol = t->nkey + t->nlin;
 
-		sql = bridge_printf("DELETE FROM %s l WHERE %s IN (%s)", t->lineage, lkey, ksub);
+		sb_init(&names);
+		sb_init(&same);
+		for (int c = 0; c < ncol; c++)
+		{
+			const char *col = c < t->nkey ? t->key[c] : t->lin[c - t->nkey];
+
+			sb_appendf(&names, "%sc%d", c ? ", " : "", c + 1);
+			sb_appendf(&same, "%sc.c%d IS NOT DISTINCT FROM l.%s", c ? " AND " : "",
+					   c + 1, bridge_quote_ident(col));
+		}
+		sql = bridge_printf("WITH cur(%s) AS MATERIALIZED (SELECT %s FROM %s s WHERE %s IN (%s)),"
+							" gone AS (DELETE FROM %s l WHERE %s IN (%s)"
+							" AND NOT EXISTS (SELECT 1 FROM cur c WHERE %s))"
+							" INSERT INTO %s SELECT * FROM cur EXCEPT SELECT %s FROM %s l WHERE %s IN (%s)",
+							names.data, scols, t->source_view, skey, ksub,
+							t->lineage, lkey, ksub, same.data,
+							t->lineage, lcols, t->lineage, lkey, ksub);
 		ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
 		free(sql);
-		sql = bridge_printf("INSERT INTO %s SELECT %s FROM %s s WHERE %s IN (%s)",
-							t->lineage, list, t->source_view, skey, ksub);
-		if (ok)
-			ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
-		free(sql);
-		free(list);
+		sb_free(&names);
+		sb_free(&same);
+		free(scols);
+		free(lcols);
 		free(lkey);
 		free(skey);
 	}
