@@ -785,6 +785,10 @@ cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n, bool *isnull)
 				return InetPGetDatum(ip);
 			}
 		case CONV_JSONB:
+			if (cv->pgtype == JSONBOID)
+				return cqlfdw_jsonb_from_cql(cv->ctype, p, n);
+			/* a domain over jsonb: its input function checks it */
+			/* FALLTHROUGH */
 		case CONV_JSON:
 			{
 				char	   *s = format_value(cv, p, n, CQL_FORMAT_JSON);

@@ -138,6 +138,8 @@ extern void cqlfdw_conv_init_column(CqlConv *cv, const cql_type *ctype,
 									const struct CqlFdwTable *t, AttrNumber a,
 									Oid pgtype, int32 typmod,
 									const char *relname, const char *colname);
+/* convert_jsonb.c: a received value read as jsonb */
+extern Datum cqlfdw_jsonb_from_cql(const cql_type *t, const uint8_t *p, int32_t n);
 extern Datum cqlfdw_conv_read(CqlConv *cv, const uint8_t *p, int32_t n,
 							  bool *isnull);
 extern CqlWriteResult cqlfdw_conv_write(CqlConv *cv, Datum d, cql_buf *out);
