@@ -57,6 +57,9 @@ typedef struct TokenTypes
 	int			n;
 	cql_type  **types;
 	CqlBindPlan *plans;			/* n of them, NULL until the first row */
+	cql_buf    *bufs;			/* n of them: each row's encoded values, kept
+								 * (in the function's context) for the next */
+	cql_elem   *parts;			/* n of them: the values as routing-key parts */
 } TokenTypes;
 
 /*
@@ -140,6 +143,14 @@ prepare_encoders(FunctionCallInfo fcinfo, TokenTypes *tt)
 					 errhint("Cast the value to its PostgreSQL type.")));
 		cqlfdw_bind_prepare("key value", i + 1, tt->types[i], argtype, &plans[i]);
 	}
+	tt->bufs = palloc(sizeof(cql_buf) * tt->n);
+	for (int i = 0; i < tt->n; i++)
+	{
+		/* the first block made here: repalloc keeps later ones here too */
+		cql_buf_init(&tt->bufs[i], &cqlfdw_palloc_allocator);
+		(void) cql_buf_reserve(&tt->bufs[i], 64);
+	}
+	tt->parts = palloc(sizeof(cql_elem) * tt->n);
 	MemoryContextSwitchTo(old);
 	tt->plans = plans;
 }
@@ -186,15 +197,16 @@ cql_token(PG_FUNCTION_ARGS)
 	if (tt->plans == NULL)
 		prepare_encoders(fcinfo, tt);
 
-	parts = palloc(sizeof(cql_elem) * nvals);
+	parts = tt->parts;
 	for (int i = 0; i < nvals; i++)
 	{
-		cql_buf		b;
+		cql_buf    *b = &tt->bufs[i];
 
-		cql_buf_init(&b, &cqlfdw_palloc_allocator);
-		cqlfdw_bind_encode("key value", i + 1, &tt->plans[i], PG_GETARG_DATUM(i + 1), &b);
-		parts[i].p = b.data;
-		parts[i].n = (int32_t) b.len;
+		/* grows (repalloc) in the function's context, where it was made */
+		cql_buf_reset(b);
+		cqlfdw_bind_encode("key value", i + 1, &tt->plans[i], PG_GETARG_DATUM(i + 1), b);
+		parts[i].p = b->data;
+		parts[i].n = (int32_t) b->len;
 	}
 	if (nvals == 1 && parts[0].n == 0)
 		ereport(ERROR,
