@@ -64,42 +64,6 @@
 #define PG_EPOCH_OFFSET_DAYS (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE)
 
 /*
- * Allocator over palloc in the current memory context, for the pure
- * functions of the protocol library (split, format, parse): they keep no
- * state, so an out-of-memory longjmp through them loses nothing.
- */
-static void *
-palloc_alloc(void *ctx, size_t size)
-{
-	return palloc_extended(size ? size : 1, MCXT_ALLOC_HUGE);
-}
-
-/*
- * palloc_realloc
- *		Resize a block of cqlfdw_palloc_allocator (repalloc_huge; size 0
- *		keeps one byte).
- */
-static void *
-palloc_realloc(void *ctx, void *ptr, size_t size)
-{
-	return repalloc_huge(ptr, size ? size : 1);
-}
-
-/*
- * palloc_free
- *		Free a block of cqlfdw_palloc_allocator.
- */
-static void
-palloc_free(void *ctx, void *ptr)
-{
-	pfree(ptr);
-}
-
-const cql_allocator cqlfdw_palloc_allocator = {
-	palloc_alloc, palloc_realloc, palloc_free, NULL
-};
-
-/*
  * is_text_like
  *		Is the CQL type one whose value is its UTF-8 text (ascii,
  *		text/varchar), read and written as raw bytes rather than through its
@@ -109,21 +73,6 @@ static bool
 is_text_like(cql_type_id id)
 {
 	return id == CQL_TYPE_ASCII || id == CQL_TYPE_VARCHAR;
-}
-
-/* The CQL type as a string, for messages */
-char *
-cqlfdw_cql_type_string(const cql_type *t)
-{
-	cql_buf		b;
-	char	   *s;
-
-	cql_buf_init(&b, &cqlfdw_palloc_allocator);
-	if (t == NULL || cql_type_format(t, &b) != CQL_OK)
-		return pstrdup("?");
-	s = pnstrdup((const char *) b.data, b.len);
-	cql_buf_free(&b);
-	return s;
 }
 
 /*
