@@ -207,9 +207,6 @@ extern bool cap_priority_session(PGconn *conn, bool replication, const char *ext
 								 char *err, size_t errlen);
 
 extern bool cap_result_ok(PGconn *conn, PGresult *res, char *err, size_t errlen);
-#define CAP_MAX_PREPARED 128		/* statements kept prepared per session */
-extern PGresult *cap_exec_prepared(PGconn *conn, const char *sql, int n,
-								   const char *const *params, char *err, size_t errlen);
 extern PGresult *cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
 						  char *err, size_t errlen);
 

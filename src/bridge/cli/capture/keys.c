@@ -782,7 +782,7 @@ cap_derive(PGconn *conn, CapPlan *p, CapKeySet *req, char *err, size_t errlen)
 					free(cols[k]);
 				}
 				free(cols);
-				res = cap_exec_prepared(conn, batched, nv, (const char *const *) arrays, err, errlen);
+				res = cap_exec(conn, batched, nv, (const char *const *) arrays, err, errlen);
 				for (int k = 0; k < nv; k++)
 					free(arrays[k]);
 				free(arrays);

@@ -13,7 +13,6 @@
  *-------------------------------------------------------------------------
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "capture/capture.h"
@@ -54,88 +53,6 @@ cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
 	PGresult   *res = PQexecParams(conn, sql, n, NULL, params, NULL, NULL, 0);
 
 	return cap_result_ok(conn, res, err, errlen) ? res : NULL;
-}
-
-/*
- * The statements prepared on the stream's session: each flush sends the
- * same few statements per table (the view's rows for a set of keys, the
- * keys that vanished, the lineage), whose parse and plan cost as much as
- * running them for a few hundred keys.  Kept by text for one connection
- * (its pointer and backend PID: a reconnect starts empty).
- */
-typedef struct CapStmt
-{
-	char	   *sql;
-	char		name[32];
-} CapStmt;
-
-static struct
-{
-	PGconn	   *conn;
-	int			pid;
-	int			n;
-	CapStmt		stmts[CAP_MAX_PREPARED];
-}			prepared;
-static unsigned int prepared_seq = 0;
-
-/* Forget every prepared statement (another connection, or too many). */
-static void
-prepared_forget(void)
-{
-	for (int i = 0; i < prepared.n; i++)
-		free(prepared.stmts[i].sql);
-	prepared.n = 0;
-}
-
-/*
- * cap_exec_prepared
- *		cap_exec through a named prepared statement: prepared on the first
- *		use of this text on this connection, executed by name after (the
- *		plan cache may then keep a generic plan).  A statement that failed
- *		is forgotten, so the retry prepares it again under a new name
- *		(after a change of a view, say).
- */
-PGresult *
-cap_exec_prepared(PGconn *conn, const char *sql, int n, const char *const *params,
-				  char *err, size_t errlen)
-{
-	CapStmt    *st = NULL;
-	PGresult   *res;
-	int			i;
-
-	if (prepared.conn != conn || prepared.pid != PQbackendPID(conn))
-	{
-		prepared_forget();
-		prepared.conn = conn;
-		prepared.pid = PQbackendPID(conn);
-	}
-	for (i = 0; i < prepared.n; i++)
-		if (strcmp(prepared.stmts[i].sql, sql) == 0)
-		{
-			st = &prepared.stmts[i];
-			break;
-		}
-	if (st == NULL)
-	{
-		if (prepared.n == CAP_MAX_PREPARED)
-			prepared_forget();
-		st = &prepared.stmts[prepared.n];
-		snprintf(st->name, sizeof(st->name), "cqlbridge_stream_%u", ++prepared_seq);
-		res = PQprepare(conn, st->name, sql, n, NULL);
-		if (!cap_result_ok(conn, res, err, errlen))
-			return NULL;
-		PQclear(res);
-		st->sql = bridge_strdup(sql);
-		i = prepared.n++;
-	}
-	res = PQexecPrepared(conn, st->name, n, params, NULL, NULL, 0);
-	if (!cap_result_ok(conn, res, err, errlen))
-	{
-		free(prepared.stmts[i].sql);
-		prepared.stmts[i] = prepared.stmts[--prepared.n];
-		return NULL;
-	}
-	return res;
 }
 
 /* A text[] literal of values (NULL elements allowed), quoted and escaped. */

@@ -92,19 +92,6 @@ run(PGconn *conn, const char *sql, int n, const char *const *params, char *err, 
 	return true;
 }
 
-/* run() of a statement each flush sends again: prepared once per session */
-static bool
-run_prepared(PGconn *conn, const char *sql, int n, const char *const *params,
-			 char *err, size_t errlen)
-{
-	PGresult   *res = cap_exec_prepared(conn, sql, n, params, err, errlen);
-
-	if (res == NULL)
-		return false;
-	PQclear(res);
-	return true;
-}
-
 /* The key and lineage columns of t as "<alias>.k1, ..., <alias>.lin_..." */
 static char *
 lineage_columns(const CapTable *t, const char *alias)
@@ -195,7 +182,7 @@ lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
 						"EXCEPT SELECT %s FROM %s l WHERE %s IN (%s)",
 						t->lineage, scols, t->source_view, skey, ksub,
 						lcols, t->lineage, lkey, ksub);
-	ok = run_prepared(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+	ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
 	free(sql);
 	free(ksub);
 	free(skey);
@@ -215,13 +202,14 @@ lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
  *		until this transaction's COMMIT and sent then, pipelined, and the
  *		COMMIT still returns only after Cassandra acknowledged every one
  *		(or fails, and the flush is retried).  The statement is prepared
- *		once per session and executed per key.
+ *		once (the unnamed statement) and executed per key.
  */
 static bool
 delete_keys(PGconn *conn, CapTable *t, PGresult *res, char *err, size_t errlen)
 {
 	StrBuf		del;
 	const char **params = bridge_malloc(sizeof(char *) * t->nkey);
+	PGresult   *prep;
 	bool		ok;
 
 	sb_init(&del);
@@ -229,11 +217,21 @@ delete_keys(PGconn *conn, CapTable *t, PGresult *res, char *err, size_t errlen)
 	for (int k = 0; k < t->nkey; k++)
 		sb_appendf(&del, "%st.%s = $%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
 	ok = run(conn, "SET LOCAL cql_fdw.write_mode = 'on_commit'", 0, NULL, err, errlen);
+	if (ok)
+	{
+		prep = PQprepare(conn, "", del.data, t->nkey, NULL);
+		if ((ok = cap_result_ok(conn, prep, err, errlen)))
+			PQclear(prep);
+	}
 	for (int r = 0; ok && r < PQntuples(res); r++)
 	{
+		PGresult   *one;
+
 		for (int k = 0; k < t->nkey; k++)
 			params[k] = PQgetvalue(res, r, k);
-		ok = run_prepared(conn, del.data, t->nkey, params, err, errlen);
+		one = PQexecPrepared(conn, "", t->nkey, params, NULL, NULL, 0);
+		if ((ok = cap_result_ok(conn, one, err, errlen)))
+			PQclear(one);
 	}
 	if (ok)
 		ok = run(conn, "SET LOCAL cql_fdw.write_mode TO DEFAULT", 0, NULL, err, errlen);
@@ -269,7 +267,7 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 	/* rows that exist: one upsert per key (the FDW batches them) */
 	sql = bridge_printf("INSERT INTO %s (%s) SELECT * FROM (%s) q WHERE %s IN (%s)",
 						t->foreign_table, t->columns, t->rows_sql, qkey, ksub);
-	ok = run_prepared(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+	ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
 	free(sql);
 	if (!ok)
 		goto done;
@@ -285,7 +283,7 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 							ksub, t->rows_sql, cond.data);
 		sb_free(&cond);
 	}
-	res = cap_exec_prepared(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+	res = cap_exec(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
 	free(sql);
 	ok = res != NULL;
 	if (!ok)
@@ -296,50 +294,21 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 	if (!ok)
 		goto done;
 
-	/*
-	 * The lineage of the written keys, as written: only the rows that
-	 * changed.  An update of a non-key column (the common case) leaves a
-	 * key's lineage as it was, and deleting and inserting it again would
-	 * cost a dead tuple, WAL and autovacuum on the source database per key
-	 * and flush.  One statement, one snapshot: cur is the view's lineage
-	 * of the keys now, old the table's; the DELETE removes old's rows that
-	 * cur lacks (by ctid), the INSERT adds cur's rows that old lacked.
-	 * Both CTEs are materialized, so each side is read once and the
-	 * anti-join hashes a few hundred rows (the keys are never NULL:
-	 * keys_subquery leaves such keys out; a lineage column may be).
-	 */
+	/* the lineage of the written keys, as written */
 	{
 		char	   *lkey = cap_key_match(t, "l", 1);
 		char	   *skey = cap_key_match(t, "s", 1);
-		char	   *scols = lineage_columns(t, "s");
-		char	   *lcols = lineage_columns(t, "l");
-		StrBuf		names;
-		StrBuf		same;
-		int			ncol = t->nkey + t->nlin;
+		char	   *list = lineage_columns(t, "s");
 
-		sb_init(&names);
-		sb_init(&same);
-		for (int c = 0; c < ncol; c++)
-		{
-			sb_appendf(&names, "%sc%d", c ? ", " : "", c + 1);
-			sb_appendf(&same, "%sc.c%d %s o.c%d", c ? " AND " : "", c + 1,
-					   c < t->nkey ? "=" : "IS NOT DISTINCT FROM", c + 1);
-		}
-		sql = bridge_printf("WITH cur(%s) AS MATERIALIZED (SELECT %s FROM %s s WHERE %s IN (%s)),"
-							" old(tid, %s) AS MATERIALIZED (SELECT l.ctid, %s FROM %s l WHERE %s IN (%s)),"
-							" gone AS (DELETE FROM %s l USING old o WHERE l.ctid = o.tid"
-							" AND NOT EXISTS (SELECT 1 FROM cur c WHERE %s))"
-							" INSERT INTO %s SELECT * FROM cur EXCEPT SELECT %s FROM old",
-							names.data, scols, t->source_view, skey, ksub,
-							names.data, lcols, t->lineage, lkey, ksub,
-							t->lineage, same.data,
-							t->lineage, names.data);
-		ok = run_prepared(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+		sql = bridge_printf("DELETE FROM %s l WHERE %s IN (%s)", t->lineage, lkey, ksub);
+		ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
 		free(sql);
-		sb_free(&names);
-		sb_free(&same);
-		free(scols);
-		free(lcols);
+		sql = bridge_printf("INSERT INTO %s SELECT %s FROM %s s WHERE %s IN (%s)",
+							t->lineage, list, t->source_view, skey, ksub);
+		if (ok)
+			ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+		free(sql);
+		free(list);
 		free(lkey);
 		free(skey);
 	}
