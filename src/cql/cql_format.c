@@ -368,37 +368,17 @@ format_value(const cql_type *t, const uint8_t *p, int32_t n,
 	 * A zero-length value of a type that has no empty form (Cassandra's
 	 * "empty" int, uuid, ...) has no literal; show it as null.
 	 */
-	if (n == 0)
+	if (n == 0 && !cql_type_has_empty_form(t))
 	{
-		switch (t->id)
-		{
-			case CQL_TYPE_ASCII:
-			case CQL_TYPE_VARCHAR:
-			case CQL_TYPE_BLOB:
-			case CQL_TYPE_CUSTOM:
-			case CQL_TYPE_LIST:
-			case CQL_TYPE_SET:
-			case CQL_TYPE_MAP:
-			case CQL_TYPE_TUPLE:
-			case CQL_TYPE_UDT:
-				break;
-			default:
-				cql_buf_str(out, "null");
-				return cql_buf_status(out);
-		}
+		cql_buf_str(out, "null");
+		return cql_buf_status(out);
 	}
 
 	switch (t->id)
 	{
 		case CQL_TYPE_ASCII:
 		case CQL_TYPE_VARCHAR:
-			if (t->id == CQL_TYPE_ASCII)
-			{
-				for (int32_t i = 0; i < n; i++)
-					if (p[i] >= 0x80)
-						return CQL_ERR_TYPE;
-			}
-			else if (!cql_utf8_valid(p, (size_t) n))
+			if (!cql_text_valid(t, p, n))
 				return CQL_ERR_TYPE;
 			if (json)
 				put_json_string(p, (size_t) n, out);
@@ -565,18 +545,12 @@ format_value(const cql_type *t, const uint8_t *p, int32_t n,
 				break;
 			}
 
-		case CQL_TYPE_LIST:
-		case CQL_TYPE_SET:
-		case CQL_TYPE_MAP:
-		case CQL_TYPE_TUPLE:
-		case CQL_TYPE_UDT:
-		case CQL_TYPE_VECTOR:
+		default:
+			if (!cql_type_is_composite(t))
+				return CQL_ERR_UNSUPPORTED;
 			if ((st = format_composite(t, p, n, style, out, depth)) != CQL_OK)
 				return st;
 			break;
-
-		default:
-			return CQL_ERR_UNSUPPORTED;
 	}
 	return cql_buf_status(out);
 }

@@ -20,6 +20,7 @@
  *-------------------------------------------------------------------------
  */
 #include "cql_types_int.h"
+#include "cql_values_int.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -175,6 +176,59 @@ str_eq(const char *x, const char *y)
 	if (!x || !y)
 		return x == y;
 	return strcmp(x, y) == 0;
+}
+
+/* Values made of elements (see cql_types.h) */
+bool
+cql_type_is_composite(const cql_type *t)
+{
+	switch (t->id)
+	{
+		case CQL_TYPE_LIST:
+		case CQL_TYPE_SET:
+		case CQL_TYPE_MAP:
+		case CQL_TYPE_TUPLE:
+		case CQL_TYPE_UDT:
+		case CQL_TYPE_VECTOR:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* Whether a zero-length value is a value of the type (see cql_types.h) */
+bool
+cql_type_has_empty_form(const cql_type *t)
+{
+	switch (t->id)
+	{
+		case CQL_TYPE_ASCII:
+		case CQL_TYPE_VARCHAR:
+		case CQL_TYPE_BLOB:
+		case CQL_TYPE_CUSTOM:
+		case CQL_TYPE_LIST:
+		case CQL_TYPE_SET:
+		case CQL_TYPE_MAP:
+		case CQL_TYPE_TUPLE:
+		case CQL_TYPE_UDT:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* A valid ascii or text value (see cql_types.h) */
+bool
+cql_text_valid(const cql_type *t, const uint8_t *p, int32_t n)
+{
+	if (t->id == CQL_TYPE_ASCII)
+	{
+		for (int32_t i = 0; i < n; i++)
+			if (p[i] >= 0x80)
+				return false;
+		return true;
+	}
+	return cql_utf8_valid(p, (size_t) n);
 }
 
 /*

@@ -137,6 +137,18 @@ extern void cql_type_free(cql_type *t, const cql_allocator *a);
 extern bool cql_type_equal(const cql_type *x, const cql_type *y);
 
 /*
+ * cql_type_is_composite: values made of elements (list, set, map, tuple,
+ * UDT, vector), which cql_split_value splits.
+ * cql_type_has_empty_form: a zero-length value is a value of the type (text,
+ * ascii, blob, custom, collections, tuples, UDTs); for any other type it is
+ * Cassandra's legacy "empty" value, which reads as null.
+ */
+extern bool cql_type_is_composite(const cql_type *t);
+extern bool cql_type_has_empty_form(const cql_type *t);
+/* cql_text_valid: n bytes are a valid ascii (all below 0x80) or text (UTF-8) value of t */
+extern bool cql_text_valid(const cql_type *t, const uint8_t *p, int32_t n);
+
+/*
  * Render as a CQL type string the way system_schema spells it: "list<int>",
  * "map<text, frozen<list<int>>>", "frozen<tuple<int, text>>",
  * "vector<float, 3>", "frozen<address>" (UDT name quoted when needed, no

@@ -468,18 +468,11 @@ read_integer(CqlConv *cv, const uint8_t *p, int32_t n)
 static char *
 format_value(CqlConv *cv, const uint8_t *p, int32_t n, cql_format_style style)
 {
-	cql_buf		b;
-	cql_status	st;
 	char	   *s;
+	cql_status	st = cqlfdw_format_cql(cv->ctype, p, n, style, &s, NULL);
 
-	cql_buf_init(&b, &cqlfdw_palloc_allocator);
-	st = cql_value_format(cv->ctype, p, n, style, &b);
-	if (st == CQL_OK)
-		st = cql_buf_status(&b);
 	if (st != CQL_OK)
 		bad_value(cv, st);
-	s = pnstrdup((const char *) b.data, b.len);
-	cql_buf_free(&b);
 	return s;
 }
 

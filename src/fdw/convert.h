@@ -154,6 +154,8 @@ extern void cqlfdw_check_rows(const cql_result *page, int ncols,
 							  const char *what, const char *cql);
 extern Oid	cqlfdw_pgvector_type(void);
 extern char *cqlfdw_cql_type_string(const cql_type *t);
+extern cql_status cqlfdw_format_cql(const cql_type *t, const uint8_t *p, int32_t n,
+									cql_format_style style, char **out, int *len);
 extern const uint8_t *cqlfdw_routing_key(const cql_elem *parts, int nparts,
 										 size_t *len);
 

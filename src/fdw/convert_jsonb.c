@@ -67,19 +67,11 @@ bad_jsonb_value(const cql_type *t, cql_status st)
 static char *
 leaf_text(const cql_type *t, const uint8_t *p, int32_t n, int *len)
 {
-	cql_buf		b;
-	cql_status	st;
 	char	   *s;
+	cql_status	st = cqlfdw_format_cql(t, p, n, CQL_FORMAT_JSON, &s, len);
 
-	cql_buf_init(&b, &cqlfdw_palloc_allocator);
-	st = cql_value_format(t, p, n, CQL_FORMAT_JSON, &b);
-	if (st == CQL_OK)
-		st = cql_buf_status(&b);
 	if (st != CQL_OK)
 		bad_jsonb_value(t, st);
-	s = pnstrdup((const char *) b.data, b.len);
-	*len = (int) b.len;
-	cql_buf_free(&b);
 	return s;
 }
 
@@ -99,13 +91,9 @@ scalar_value(const cql_type *t, const uint8_t *p, int32_t n, JsonbValue *v)
 	{
 		case CQL_TYPE_ASCII:
 		case CQL_TYPE_VARCHAR:
-			if (t->id == CQL_TYPE_ASCII)
-			{
-				for (int32_t i = 0; i < n; i++)
-					if (p[i] >= 0x80)
-						bad_jsonb_value(t, CQL_ERR_TYPE);
-			}
-			/* validates the UTF-8 (a NUL too) and converts to the server's encoding */
+			if (!cql_text_valid(t, p, n))
+				bad_jsonb_value(t, CQL_ERR_TYPE);
+			/* rejects a NUL, converts to the server's encoding */
 			s = pg_any_to_server((const char *) p, n, PG_UTF8);
 			v->type = jbvString;
 			v->val.string.val = s;
@@ -234,45 +222,6 @@ push_composite(JsonbParseState **state, const cql_type *t, const uint8_t *p, int
 	return res;
 }
 
-/* Whether a zero-length value of CQL type t is a value (else: null) */
-static bool
-has_empty_form(const cql_type *t)
-{
-	switch (t->id)
-	{
-		case CQL_TYPE_ASCII:
-		case CQL_TYPE_VARCHAR:
-		case CQL_TYPE_BLOB:
-		case CQL_TYPE_CUSTOM:
-		case CQL_TYPE_LIST:
-		case CQL_TYPE_SET:
-		case CQL_TYPE_MAP:
-		case CQL_TYPE_TUPLE:
-		case CQL_TYPE_UDT:
-			return true;
-		default:
-			return false;
-	}
-}
-
-/* Whether values of CQL type t become an array or an object */
-static bool
-is_composite(const cql_type *t)
-{
-	switch (t->id)
-	{
-		case CQL_TYPE_LIST:
-		case CQL_TYPE_SET:
-		case CQL_TYPE_MAP:
-		case CQL_TYPE_TUPLE:
-		case CQL_TYPE_UDT:
-		case CQL_TYPE_VECTOR:
-			return true;
-		default:
-			return false;
-	}
-}
-
 /*
  * push_value
  *		Push one element (tok WJB_ELEM) or object value (WJB_VALUE) of CQL
@@ -293,14 +242,14 @@ push_value(JsonbParseState **state, JsonbIteratorToken tok, const cql_type *t,
 		bad_jsonb_value(t, CQL_ERR_MALFORMED);
 	if (n == 0)
 		p = (const uint8_t *) "";
-	if (n < 0 || (n == 0 && !has_empty_form(t)) ||
+	if (n < 0 || (n == 0 && !cql_type_has_empty_form(t)) ||
 		(t->id == CQL_TYPE_VECTOR && n == 0))
 	{
 		v.type = jbvNull;
 		(void) pushJsonbValue(state, tok, &v);
 		return;
 	}
-	if (is_composite(t))
+	if (cql_type_is_composite(t))
 	{
 		(void) push_composite(state, t, p, n, depth);
 		return;
@@ -324,11 +273,11 @@ cqlfdw_jsonb_from_cql(const cql_type *t, const uint8_t *p, int32_t n)
 		bad_jsonb_value(t, CQL_ERR_MALFORMED);
 	if (n == 0)
 		p = (const uint8_t *) "";
-	if (is_composite(t) && !(t->id == CQL_TYPE_VECTOR && n == 0))
+	if (cql_type_is_composite(t) && !(t->id == CQL_TYPE_VECTOR && n == 0))
 	{
 		return JsonbPGetDatum(JsonbValueToJsonb(push_composite(&state, t, p, n, 1)));
 	}
-	if (n == 0 && !has_empty_form(t))
+	if (n == 0 && !cql_type_has_empty_form(t))
 		v.type = jbvNull;
 	else if (t->id == CQL_TYPE_VECTOR)
 		v.type = jbvNull;

@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * cql_palloc.c
- *		The protocol library's allocator over palloc, and CQL type names for
- *		messages: what every conversion of src/fdw needs from PostgreSQL to
- *		call the library's pure functions (split, format, parse, encode).
+ *		The protocol library's allocator over palloc, CQL type names for
+ *		messages and values in the library's text forms: what every
+ *		conversion of src/fdw needs to call the library's pure functions
+ *		(split, format, parse, encode) from PostgreSQL.
  *
  * IDENTIFICATION
  *		src/fdw/cql_palloc.c
@@ -65,4 +66,31 @@ cqlfdw_cql_type_string(const cql_type *t)
 	s = pnstrdup((const char *) b.data, b.len);
 	cql_buf_free(&b);
 	return s;
+}
+
+/*
+ * cqlfdw_format_cql
+ *		A received value of CQL type t in the library's text form of style
+ *		(cql_value_format), as a palloc'd string in *out (its length in *len
+ *		when len is not NULL); the library's status, *out unset, on failure.
+ */
+cql_status
+cqlfdw_format_cql(const cql_type *t, const uint8_t *p, int32_t n, cql_format_style style,
+				  char **out, int *len)
+{
+	cql_buf		b;
+	cql_status	st;
+
+	cql_buf_init(&b, &cqlfdw_palloc_allocator);
+	st = cql_value_format(t, p, n, style, &b);
+	if (st == CQL_OK)
+		st = cql_buf_status(&b);
+	if (st == CQL_OK)
+	{
+		*out = pnstrdup((const char *) b.data, b.len);
+		if (len)
+			*len = (int) b.len;
+	}
+	cql_buf_free(&b);
+	return st;
 }

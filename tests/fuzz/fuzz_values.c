@@ -51,34 +51,22 @@ render(const cql_type *t, const uint8_t *p, int32_t n, int depth)
 
 	if (depth > 4 || n < 0)
 		return;
-	switch (t->id)
+	if (cql_type_is_composite(t) && cql_split_value(t, p, n, A, &elems, &count) == CQL_OK)
 	{
-		case CQL_TYPE_LIST:
-		case CQL_TYPE_SET:
-		case CQL_TYPE_MAP:
-		case CQL_TYPE_TUPLE:
-		case CQL_TYPE_UDT:
-		case CQL_TYPE_VECTOR:
-			if (cql_split_value(t, p, n, A, &elems, &count) == CQL_OK)
-			{
-				for (int32_t i = 0; i < count; i++)
-				{
-					const cql_type *sub;
+		for (int32_t i = 0; i < count; i++)
+		{
+			const cql_type *sub;
 
-					if (t->id == CQL_TYPE_MAP)
-						sub = t->sub[i & 1];
-					else if (t->id == CQL_TYPE_TUPLE || t->id == CQL_TYPE_UDT)
-						sub = i < t->nsub ? t->sub[i] : NULL;
-					else
-						sub = t->sub[0];
-					if (sub && i < 64)
-						render(sub, elems[i].p, elems[i].n, depth + 1);
-				}
-				cql_free(A, elems);
-			}
-			break;
-		default:
-			break;
+			if (t->id == CQL_TYPE_MAP)
+				sub = t->sub[i & 1];
+			else if (t->id == CQL_TYPE_TUPLE || t->id == CQL_TYPE_UDT)
+				sub = i < t->nsub ? t->sub[i] : NULL;
+			else
+				sub = t->sub[0];
+			if (sub && i < 64)
+				render(sub, elems[i].p, elems[i].n, depth + 1);
+		}
+		cql_free(A, elems);
 	}
 }
 
