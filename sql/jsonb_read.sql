@@ -43,7 +43,7 @@ SELECT cql_execute('cass', format($c$INSERT INTO %I.cells (id, t, a, bl, mi, mb,
 SELECT cql_execute('cass', format('INSERT INTO %I.cells (id) VALUES (3)', :'ks')) AS row3 \gset
 
 CREATE SCHEMA jr;
-SELECT format('CREATE FOREIGN TABLE jr.%s (id int, %s) SERVER cass OPTIONS (keyspace %L, table %L)',
+SELECT format('CREATE FOREIGN TABLE jr.as_%s (id int, %s) SERVER cass OPTIONS (keyspace %L, table %L)',
               kind, string_agg(format('%I %s', col, kind), ', '), :'ks', 'cells')
 FROM unnest(ARRAY['t', 'a', 'i', 'bi', 'ti', 'si', 'vi', 'de', 'd', 'f', 'bo', 'bl', 'u', 'tu', 'ip',
                   'dt', 'tm', 'ts', 'du', 'mi', 'md', 'mb', 'tp', 'nested', 'sa', 'pt', 'mp', 've', 'lt']) AS col,
@@ -52,22 +52,22 @@ GROUP BY kind \gexec
 
 -- every cell: the same jsonb both ways (no row expected)
 SELECT b.id, e.key, e.value AS direct, (to_jsonb(j) -> e.key)::text::jsonb AS parsed
-FROM jr.jsonb b JOIN jr.json j USING (id), jsonb_each(to_jsonb(b)) e
+FROM jr.as_jsonb b JOIN jr.as_json j USING (id), jsonb_each(to_jsonb(b)) e
 WHERE e.key <> 'id' AND e.value IS DISTINCT FROM (to_jsonb(j) -> e.key)::text::jsonb;
-SELECT count(*) AS cells FROM jr.jsonb b, jsonb_each(to_jsonb(b)) e WHERE e.key <> 'id';
+SELECT count(*) AS cells FROM jr.as_jsonb b, jsonb_each(to_jsonb(b)) e WHERE e.key <> 'id';
 
 -- what they look like
-SELECT t, a, i, bi, ti, si, vi, de FROM jr.jsonb WHERE id = 1;
-SELECT d, f, bo, bl, u, tu, ip, dt, tm, ts, du FROM jr.jsonb WHERE id = 1;
-SELECT mi, md, mb FROM jr.jsonb WHERE id = 1;
-SELECT tp, nested FROM jr.jsonb WHERE id = 1;
-SELECT sa, pt, mp, ve, lt FROM jr.jsonb WHERE id = 1;
-SELECT * FROM jr.jsonb WHERE id > 1 ORDER BY id;
+SELECT t, a, i, bi, ti, si, vi, de FROM jr.as_jsonb WHERE id = 1;
+SELECT d, f, bo, bl, u, tu, ip, dt, tm, ts, du FROM jr.as_jsonb WHERE id = 1;
+SELECT mi, md, mb FROM jr.as_jsonb WHERE id = 1;
+SELECT tp, nested FROM jr.as_jsonb WHERE id = 1;
+SELECT sa, pt, mp, ve, lt FROM jr.as_jsonb WHERE id = 1;
+SELECT * FROM jr.as_jsonb WHERE id > 1 ORDER BY id;
 -- scalars inside are typed: numbers, booleans, strings, nulls
 SELECT jsonb_typeof(i) AS i, jsonb_typeof(vi) AS vi, jsonb_typeof(de) AS de, jsonb_typeof(d) AS d,
        jsonb_typeof(md -> 'nan') AS nan, jsonb_typeof(bo) AS bo, jsonb_typeof(u) AS u,
        jsonb_typeof(lt -> 1 -> 0) AS null_elem, jsonb_typeof(pt -> 'y') AS udt_nan
-FROM jr.jsonb WHERE id = 1;
+FROM jr.as_jsonb WHERE id = 1;
 -- a domain over jsonb still gets its check
 CREATE DOMAIN jr.small_json AS jsonb CHECK (pg_column_size(VALUE) < 40);
 CREATE FOREIGN TABLE jr.dom (id int, t jr.small_json, mi jr.small_json) SERVER cass
@@ -75,5 +75,7 @@ CREATE FOREIGN TABLE jr.dom (id int, t jr.small_json, mi jr.small_json) SERVER c
 SELECT id, t FROM jr.dom WHERE id = 2;
 SELECT id, mi FROM jr.dom WHERE id = 1;
 
+SET client_min_messages = warning;
 DROP SCHEMA jr CASCADE;
+RESET client_min_messages;
 SELECT cql_execute('cass', :'ks_drop') AS ks_dropped \gset
