@@ -30,8 +30,6 @@
  */
 #include "postgres.h"
 
-#include <math.h>
-
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -223,6 +221,42 @@ push_composite(JsonbParseState **state, const cql_type *t, const uint8_t *p, int
 }
 
 /*
+ * is_null_cell
+ *		Whether a value of n bytes of CQL type t reads as JSON null: a null
+ *		(n < 0), or an empty value of a type without an empty form
+ *		(Cassandra's legacy "empty" int, uuid, vector, ...).
+ */
+static bool
+is_null_cell(const cql_type *t, int32_t n)
+{
+	return n < 0 || (n == 0 && !cql_type_has_empty_form(t));
+}
+
+/*
+ * cell_value
+ *		The value of n bytes of CQL type t (n < 0: null).  A collection,
+ *		tuple or UDT is pushed onto *state, and what its closing push
+ *		returned is returned; any other value is made in *v, which is
+ *		returned for the caller to push (or to make a scalar jsonb of).
+ */
+static JsonbValue *
+cell_value(JsonbParseState **state, const cql_type *t, const uint8_t *p, int32_t n,
+		   int depth, JsonbValue *v)
+{
+	if (n > 0 && p == NULL)
+		bad_jsonb_value(t, CQL_ERR_MALFORMED);
+	if (n == 0)
+		p = (const uint8_t *) "";
+	if (is_null_cell(t, n))
+		v->type = jbvNull;
+	else if (cql_type_is_composite(t))
+		return push_composite(state, t, p, n, depth);
+	else
+		scalar_value(t, p, n, v);
+	return v;
+}
+
+/*
  * push_value
  *		Push one element (tok WJB_ELEM) or object value (WJB_VALUE) of CQL
  *		type t; n < 0 is null.
@@ -238,24 +272,8 @@ push_value(JsonbParseState **state, JsonbIteratorToken tok, const cql_type *t,
 		bad_jsonb_value(t, CQL_ERR_INVALID_ARG);
 	if (depth > CQL_MAX_TYPE_DEPTH + 1)
 		bad_jsonb_value(t, CQL_ERR_TOO_LARGE);
-	if (n > 0 && p == NULL)
-		bad_jsonb_value(t, CQL_ERR_MALFORMED);
-	if (n == 0)
-		p = (const uint8_t *) "";
-	if (n < 0 || (n == 0 && !cql_type_has_empty_form(t)) ||
-		(t->id == CQL_TYPE_VECTOR && n == 0))
-	{
-		v.type = jbvNull;
+	if (cell_value(state, t, p, n, depth, &v) == &v)
 		(void) pushJsonbValue(state, tok, &v);
-		return;
-	}
-	if (cql_type_is_composite(t))
-	{
-		(void) push_composite(state, t, p, n, depth);
-		return;
-	}
-	scalar_value(t, p, n, &v);
-	(void) pushJsonbValue(state, tok, &v);
 }
 
 /*
@@ -269,19 +287,5 @@ cqlfdw_jsonb_from_cql(const cql_type *t, const uint8_t *p, int32_t n)
 	JsonbParseState *state = NULL;
 	JsonbValue	v;
 
-	if (n > 0 && p == NULL)
-		bad_jsonb_value(t, CQL_ERR_MALFORMED);
-	if (n == 0)
-		p = (const uint8_t *) "";
-	if (cql_type_is_composite(t) && !(t->id == CQL_TYPE_VECTOR && n == 0))
-	{
-		return JsonbPGetDatum(JsonbValueToJsonb(push_composite(&state, t, p, n, 1)));
-	}
-	if (n == 0 && !cql_type_has_empty_form(t))
-		v.type = jbvNull;
-	else if (t->id == CQL_TYPE_VECTOR)
-		v.type = jbvNull;
-	else
-		scalar_value(t, p, n, &v);
-	return JsonbPGetDatum(JsonbValueToJsonb(&v));
+	return JsonbPGetDatum(JsonbValueToJsonb(cell_value(&state, t, p, n, 1, &v)));
 }
