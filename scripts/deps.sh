@@ -52,7 +52,7 @@ DEPS_FOR=${DEPS_FOR:-test}
 case $DEPS_FOR in
 	test)
 		PACKAGES=(
-			make gcc pkg-config procps
+			make gcc pkg-config procps gdb
 			postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
 			libtap-parser-sourcehandler-pgtap-perl
 			liblz4-dev libpq-dev libssl-dev

@@ -353,10 +353,49 @@ lane_merge()
 	[ -f "$1" ] && . "$1"
 }
 
+# A test server's backend that dies of a signal (or a PANIC) is a failure
+# of the test file that was running, whatever its checks said: the
+# postmaster restarts and the test may pass on.  The server is the one
+# PGHOST names (scripts/pg.sh: its directory holds postgres.log and data/).
+# server_log_mark: the size of that server's log now (0 without one)
+server_log_mark()
+{
+	stat -c %s "${PGHOST:-/nonexistent}/postgres.log" 2> /dev/null || echo 0
+}
+
+# server_crashes SUITE NAME MARK: the crashes the server logged after byte
+#	MARK: a failure of NAME, the log lines shown, and for each core file
+#	in the data directory (pg.sh starts the server with pg_ctl -c) a
+#	backtrace when gdb is there; the core is removed after that.
+server_crashes()
+{
+	local suite=$1 name=$2 mark=$3 dir=${PGHOST:-/nonexistent} lines core exe
+	[ -f "$dir/postgres.log" ] || return 0
+	lines=$(tail -c "+$((mark + 1))" "$dir/postgres.log" |
+		grep -A1 -E 'was terminated by signal|PANIC: ' | cut -c1-600)
+	[ -n "$lines" ] || return 0
+	fail "$suite" "$name (the server crashed: $(grep -m1 -E 'was terminated by signal|PANIC: ' <<< "$lines" |
+		sed -E 's/^.*(LOG|PANIC): +//' | cut -c1-120))" 1
+	echo "  $name: the server crashed (log of $dir):"
+	show_tail - 20 <<< "$lines"
+	for core in "$dir"/data/core*; do
+		[ -f "$core" ] || continue
+		# postmaster.opts starts with the server binary the core comes from
+		exe=$(awk '{ print $1; exit }' "$dir/data/postmaster.opts" 2> /dev/null)
+		if command -v gdb > /dev/null && [ -x "$exe" ]; then
+			echo "  backtrace of $(basename "$core"):"
+			gdb -batch -nx -ex 'bt 40' "$exe" "$core" 2> /dev/null | awk '/^#/ && !seen[$0]++' | show_tail - 40
+		else
+			echo "  core file $core (no gdb for a backtrace)"
+		fi
+		rm -f "$core"
+	done
+}
+
 # run_tap SUITE NAME CMD...: run one TAP program under its time limit
 run_tap()
 {
-	local suite=$1 name=$2 rc=0 log limit=$TEST_TIMEOUT own src needs t0 sharing=-s
+	local suite=$1 name=$2 rc=0 log limit=$TEST_TIMEOUT own src needs t0 sharing=-s mark
 	shift 2
 	log=$LOGDIR/$suite-$(basename "$name").log
 	src=$(test_source "$name")
@@ -368,10 +407,12 @@ run_tap()
 		windows) sharing=-w ;;
 	esac
 	t0=$(now)
+	mark=$(server_log_mark)
 	bg_run "$log" locked "$(lane_key "$suite" "$name")" "$sharing" timeout -k 10 "$limit" "$@" || rc=$?
 	[ "$rc" -eq 124 ] && echo "# killed after $limit s" >> "$log"
 	add_time "$suite" "$name" "$t0"
 	tap_result "$suite" "$name" "$log" "$rc" "$needs"
+	server_crashes "$suite" "$name" "$mark"
 }
 
 # run_pg_regress SUITE PG_CONFIG TESTS...: make installcheck of TESTS, one
@@ -383,12 +424,13 @@ run_tap()
 #	counts one skip with that reason.
 run_pg_regress()
 {
-	local suite=$1 pgc=$2 rc=0 log=$LOGDIR/$1.log okn badn t0 nopgv="" f line
+	local suite=$1 pgc=$2 rc=0 log=$LOGDIR/$1.log okn badn t0 nopgv="" f line mark
 	shift 2
 	rm -rf build/regress
 	mkdir -p build/regress
 	[ -f "$("$pgc" --sharedir 2> /dev/null)/extension/vector.control" ] || nopgv=1
 	t0=$(now)
+	mark=$(server_log_mark)
 	bg_run "$log" locked pg_regress -s env ${nopgv:+CQL_FDW_NO_PGVECTOR=1} \
 		make -s PG_CONFIG="$pgc" installcheck REGRESS="$*" || rc=$?
 	SECS[$suite]=$(elapsed "$t0")
@@ -426,6 +468,7 @@ run_pg_regress()
 		show_tail build/regress/regression.diffs 200
 		cp build/regress/regression.diffs "$LOGDIR/$suite.diffs"
 	fi
+	server_crashes "$suite" pg_regress "$mark"
 }
 
 # suite_version SUITE: the PostgreSQL major a suite ran against ("-" for

@@ -131,7 +131,10 @@ cmd_start()
 			printf "shared_preload_libraries = 'pg_stat_statements'\ncompute_query_id = regress\n" >> "$DATA/postgresql.conf"
 		fi
 	fi
-	if ! as_owner "$BINDIR/pg_ctl" -D "$DATA" -l "$LOG" -w -t 60 start > /dev/null; then
+	# -c: a backend that crashes may leave a core file in the data
+	# directory (kernel.core_pattern permitting), which the test run turns
+	# into a backtrace (scripts/lib_tap.sh, server_crashes)
+	if ! as_owner "$BINDIR/pg_ctl" -D "$DATA" -l "$LOG" -c -w -t 60 start > /dev/null; then
 		tail -n 30 "$LOG" >&2 || true
 		die "PostgreSQL did not start (log: $LOG)"
 	fi
@@ -171,7 +174,7 @@ case $cmd in
 	stop) cmd_stop ;;
 	restart)
 		is_running || die "PostgreSQL $PG_VERSION is not running (dir $PGDIR)"
-		as_owner "$BINDIR/pg_ctl" -D "$DATA" -l "$LOG" -m fast -w -t 60 restart > /dev/null ||
+		as_owner "$BINDIR/pg_ctl" -D "$DATA" -l "$LOG" -c -m fast -w -t 60 restart > /dev/null ||
 			die "PostgreSQL did not restart (log: $LOG)"
 		say "PostgreSQL $PG_VERSION on port $PORT restarted"
 		;;

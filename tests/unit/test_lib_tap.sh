@@ -18,7 +18,7 @@ LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/test_lib_tap.XXXXXX")
 trap 'rm -rf "$LOGDIR"' EXIT
 TEST_TIMEOUT=60
 
-echo "1..31"
+echo "1..33"
 n=0
 check()
 {
@@ -91,6 +91,21 @@ check "$(counts k)" "0 1 0" "a program over its time limit is killed and fails"
 check "$(awk '{ print ($1 >= 1 && $1 < 20) ? "timed" : $1 }' <<< "${SECS[k]}")" timed \
 	"its time is charged to the suite (${SECS[k]} s)"
 TEST_TIMEOUT=60
+
+# run_tap: a backend of the test server (PGHOST's postgres.log) that died
+# of a signal while a file ran fails that file, even when its checks pass;
+# what the log held before the file does not count
+suite_add l m
+mkdir -p "$LOGDIR/srv/data"
+printf 'LOG:  client backend (PID 1) was terminated by signal 11: Segmentation fault\n' > "$LOGDIR/srv/postgres.log"
+printf '#!/bin/sh\necho "1..1"\necho "ok 1"\nprintf "%%s\\n%%s\\n" "LOG:  client backend (PID 7) was terminated by signal 11: Segmentation fault" "DETAIL:  Failed process was running: SELECT 1" >> "%s"\n' \
+	"$LOGDIR/srv/postgres.log" > "$LOGDIR/crash.sh"
+printf '#!/bin/sh\necho "1..1"\necho "ok 1"\n' > "$LOGDIR/fine.sh"
+PGHOST=$LOGDIR/srv run_tap l "$LOGDIR/crash.sh" sh "$LOGDIR/crash.sh" > "$LOGDIR/crash.out"
+check "$(counts l) $(grep -c 'Failed process was running: SELECT 1' "$LOGDIR/crash.out")" "1 1 0 1" \
+	"a server crash during a passing file: one more failure, the log lines shown"
+PGHOST=$LOGDIR/srv run_tap m "$LOGDIR/fine.sh" sh "$LOGDIR/fine.sh" > /dev/null
+check "$(counts m)" "1 0 0" "a crash logged before the file ran is not charged to it"
 
 # run_pg_regress, with a stand-in 'make' first in PATH that prints what
 # FAKE_OUT holds and writes FAKE_RESULT as the result file of test vector
