@@ -359,6 +359,42 @@ cat "$LOGDIR/cassandra-start.log"
 say "Cassandra nodes up $(elapsed "$T_CASS") s after their start (build, unit and fuzz ran meanwhile)"
 FILE_TIMES+=("$(elapsed "$T_CASS") setup cassandra-start(beside-build,unit,fuzz)")
 
+# cluster_agree WHAT HOSTS [DRIVER ARGS...]: a schema change made on the first
+#	of HOSTS must reach the others before the tests create tables
+#	(scripts/cluster_agree.py says why): a node that has not followed
+#	within 30 s is restarted, its data kept, and the check made again
+cluster_agree()
+{
+	local what=$1 hosts=$2 out rc=0 h node
+	shift 2
+	out=$("$VENV/bin/python" scripts/cluster_agree.py "$hosts" "$@" 2>> "$LOGDIR/cluster-agree.log") || rc=$?
+	say "$what: $(head -n1 <<< "$out")"
+	[ "$rc" -eq 0 ] && return 0
+	[ "$rc" -eq 1 ] || return 1
+	for h in $(tail -n1 <<< "$out"); do
+		node=$(bash scripts/cassandra.sh status |
+			awk -v a="$h:9042" '$2 == a && $3 != "-" { print $1; exit }')
+		[ -n "$node" ] || return 1
+		say "$what: restarting $node ($h), which did not follow"
+		bash scripts/cassandra.sh stop "$node" > /dev/null 2>&1
+		bash scripts/cassandra.sh start "$node" --keep-data || return 1
+	done
+	out=$("$VENV/bin/python" scripts/cluster_agree.py "$hosts" --timeout 60 "$@" 2>> "$LOGDIR/cluster-agree.log")
+	rc=$?
+	say "$what: $(head -n1 <<< "$out")"
+	return "$rc"
+}
+if [ "$CASS_OK" = 1 ]; then
+	t0=$(now)
+	if { [ "$TOPOLOGY" != cluster ] || cluster_agree "3-node cluster" "$CLUSTER_HOSTS"; } &&
+		cluster_agree "auth cluster" 127.0.0.4,127.0.0.8,127.0.0.9 --user cassandra --password cassandra; then
+		setup_ok
+	else
+		setup_fail "a Cassandra cluster does not agree on its schema (scripts/cluster_agree.py)"
+	fi
+	FILE_TIMES+=("$(elapsed "$t0") setup cluster-agree")
+fi
+
 PG_OK=0
 PG_STARTED=1
 t0=$(now)
