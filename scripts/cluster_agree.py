@@ -43,17 +43,15 @@ def session_of(host, auth):
                       load_balancing_policy=WhiteListRoundRobinPolicy([host]),
                       max_schema_agreement_wait=0, connect_timeout=10,
                       control_connection_timeout=10)
-    return cluster, cluster.connect()
+    return cluster.connect()
 
 
-def has_table(sessions, host, auth, clusters, table):
+def has_table(sessions, host, auth, table):
     """Does this host's schema have the canary table?  A host that cannot
     be asked (no connection, no answer) has not got it yet."""
     try:
         if host not in sessions:
-            c, s = session_of(host, auth)
-            clusters.append(c)
-            sessions[host] = s
+            sessions[host] = session_of(host, auth)
         rows = sessions[host].execute(
             "SELECT table_name FROM system_schema.tables WHERE keyspace_name = %s AND table_name = %s",
             (KEYSPACE, table), timeout=5)
@@ -72,12 +70,9 @@ def main():
     hosts = [h for h in a.hosts.split(",") if h]
     auth = PlainTextAuthProvider(a.user, a.password) if a.user else None
     table = f"t{os.getpid()}_{int(time.time())}"
-    clusters = []
+    sessions = {}
     try:
-        sessions = {}
-        c, first = session_of(hosts[0], auth)
-        clusters.append(c)
-        sessions[hosts[0]] = first
+        first = sessions[hosts[0]] = session_of(hosts[0], auth)
         first.execute(f"CREATE KEYSPACE IF NOT EXISTS {KEYSPACE} WITH replication = "
                       "{'class': 'SimpleStrategy', 'replication_factor': 1}", timeout=30)
         t0 = time.monotonic()
@@ -85,7 +80,7 @@ def main():
         missing = list(hosts)
         while missing and time.monotonic() - t0 < a.timeout:
             missing = [h for h in missing
-                       if not has_table(sessions, h, auth, clusters, table)]
+                       if not has_table(sessions, h, auth, table)]
             if missing:
                 time.sleep(0.5)
         took = time.monotonic() - t0
@@ -102,8 +97,8 @@ def main():
         print(f"cluster_agree: {type(e).__name__}: {e}")
         return 2
     finally:
-        for c in clusters:
-            c.shutdown()
+        for s in sessions.values():
+            s.cluster.shutdown()
 
 
 if __name__ == "__main__":

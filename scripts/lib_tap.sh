@@ -370,11 +370,11 @@ server_log_mark()
 server_crashes()
 {
 	local suite=$1 name=$2 mark=$3 dir=${PGHOST:-/nonexistent} lines core exe
+	local crash='was terminated by signal|PANIC: '
 	[ -f "$dir/postgres.log" ] || return 0
-	lines=$(tail -c "+$((mark + 1))" "$dir/postgres.log" |
-		grep -A1 -E 'was terminated by signal|PANIC: ' | cut -c1-600)
+	lines=$(tail -c "+$((mark + 1))" "$dir/postgres.log" | grep -A1 -E "$crash" | cut -c1-600)
 	[ -n "$lines" ] || return 0
-	fail "$suite" "$name (the server crashed: $(grep -m1 -E 'was terminated by signal|PANIC: ' <<< "$lines" |
+	fail "$suite" "$name (the server crashed: $(grep -m1 -E "$crash" <<< "$lines" |
 		sed -E 's/^.*(LOG|PANIC): +//' | cut -c1-120))" 1
 	echo "  $name: the server crashed (log of $dir):"
 	show_tail - 20 <<< "$lines"

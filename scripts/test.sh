@@ -359,19 +359,30 @@ cat "$LOGDIR/cassandra-start.log"
 say "Cassandra nodes up $(elapsed "$T_CASS") s after their start (build, unit and fuzz ran meanwhile)"
 FILE_TIMES+=("$(elapsed "$T_CASS") setup cassandra-start(beside-build,unit,fuzz)")
 
+# agree_check WHAT HOSTS TIMEOUT [DRIVER ARGS...]: one run of
+#	scripts/cluster_agree.py, its first line said, its output in AGREE_OUT
+agree_check()
+{
+	local what=$1 hosts=$2 timeout=$3 rc=0
+	shift 3
+	AGREE_OUT=$("$VENV/bin/python" scripts/cluster_agree.py "$hosts" --timeout "$timeout" "$@" \
+		2>> "$LOGDIR/cluster-agree.log") || rc=$?
+	say "$what: $(head -n1 <<< "$AGREE_OUT")"
+	return "$rc"
+}
+
 # cluster_agree WHAT HOSTS [DRIVER ARGS...]: a schema change made on the first
 #	of HOSTS must reach the others before the tests create tables
 #	(scripts/cluster_agree.py says why): a node that has not followed
 #	within 30 s is restarted, its data kept, and the check made again
 cluster_agree()
 {
-	local what=$1 hosts=$2 out rc=0 h node
+	local what=$1 hosts=$2 rc=0 h node
 	shift 2
-	out=$("$VENV/bin/python" scripts/cluster_agree.py "$hosts" "$@" 2>> "$LOGDIR/cluster-agree.log") || rc=$?
-	say "$what: $(head -n1 <<< "$out")"
+	agree_check "$what" "$hosts" 30 "$@" || rc=$?
 	[ "$rc" -eq 0 ] && return 0
 	[ "$rc" -eq 1 ] || return 1
-	for h in $(tail -n1 <<< "$out"); do
+	for h in $(tail -n1 <<< "$AGREE_OUT"); do
 		node=$(bash scripts/cassandra.sh status |
 			awk -v a="$h:9042" '$2 == a && $3 != "-" { print $1; exit }')
 		[ -n "$node" ] || return 1
@@ -379,10 +390,7 @@ cluster_agree()
 		bash scripts/cassandra.sh stop "$node" > /dev/null 2>&1
 		bash scripts/cassandra.sh start "$node" --keep-data || return 1
 	done
-	out=$("$VENV/bin/python" scripts/cluster_agree.py "$hosts" --timeout 60 "$@" 2>> "$LOGDIR/cluster-agree.log")
-	rc=$?
-	say "$what: $(head -n1 <<< "$out")"
-	return "$rc"
+	agree_check "$what" "$hosts" 60 "$@"
 }
 if [ "$CASS_OK" = 1 ]; then
 	t0=$(now)
