@@ -7,12 +7,13 @@
  *
  * An online migration runs beside the application it migrates.  Its work
  * in PostgreSQL (the stream's recompute queries in its backend, the
- * decoding in its walsender) comes in bursts, a flush every 200 ms, and on
- * a busy server those bursts take the CPU from the application's backends
- * just when they wake: their slowest transactions get slower.  Nice values
- * do not prevent that (a nice 19 task still finishes its time slice before
- * a woken task runs); SCHED_IDLE does: a task of that class runs only when
- * no other task wants the CPU, and any task that wakes preempts it at once.
+ * decoding in its walsender) comes in bursts, a flush every
+ * --flush-interval (500 ms), and on a busy server those bursts take the
+ * CPU from the application's backends just when they wake: their slowest
+ * transactions get slower.  Nice values do not prevent that (a nice 19
+ * task still finishes its time slice before a woken task runs); SCHED_IDLE
+ * does: a task of that class runs only when no other task wants the CPU,
+ * and any task that wakes preempts it at once.
  * bench/README.md has the measurements.
  *
  * A backend may always lower its own priority, so the system call needs no

@@ -15,6 +15,8 @@
 #        transaction succeeds meanwhile; the stream retries and catches up
 #     -> PostgreSQL ends the stream's connections: it reconnects and resumes
 #     -> afterwards every target table equals its source view
+#   --flush-interval: a change waits out the window before it is written
+#   (and an out-of-range value is a usage error);
 #   --status reports the stream; TRUNCATE of a source relation reaches
 #   Cassandra; a source relation whose columns changed stops the stream
 #   with "plan again" and nothing of that change is written; a dropped slot
@@ -77,9 +79,9 @@ if [ "$FAULTS" = 1 ] && { [ -z "$STREAM_PAUSE_NODE" ] ||
 	FAULTS=0
 fi
 if [ "$FAULTS" = 1 ]; then
-	tap_plan $((44 + 15))
+	tap_plan $((47 + 15))
 else
-	tap_plan 44
+	tap_plan 47
 fi
 
 SPID=
@@ -120,6 +122,10 @@ ok $? "a role without REPLICATION is refused with a hint" || diag "$(cat "$WORK/
 rc=$?
 grep -q 'invalid value "low" for --priority (normal or idle)' "$WORK/prio.out" && [ $rc -eq 2 ]
 ok $? "an unknown --priority is a usage error" || diag "$(cat "$WORK/prio.out")"
+"$CQLBRIDGE" stream -q --flush-interval 5 "$GEN" > "$WORK/interval.out" 2>&1
+rc=$?
+grep -q 'invalid value "5" for --flush-interval (an integer from 10 to 10000)' "$WORK/interval.out" && [ $rc -eq 2 ]
+ok $? "a --flush-interval out of range is a usage error" || diag "$(cat "$WORK/interval.out")"
 
 q "ALTER TABLE hotel_rel.guest_email REPLICA IDENTITY NOTHING" > /dev/null
 "$CQLBRIDGE" stream -q "$GEN" > "$WORK/ident.out" 2>&1
@@ -237,6 +243,22 @@ kill -9 "$SPID" 2> /dev/null
 wait "$SPID"
 ok $? "the stream at idle priority stops with status 0 after confirming" || diag "$(tail -5 "$WORK/stream.log")"
 echo "# --priority idle part: $(($(date +%s) - t_idle)) s"
+
+# --- --flush-interval: a change waits out the coalescing window --------------
+# Not yet written 1 s after its commit with a 5 s window (a slow machine only
+# makes it later), written after it.
+start_stream --flush-interval 5000
+caught_up
+H=$(q "SELECT id FROM hotel_rel.hotel ORDER BY id LIMIT 1")
+q "UPDATE hotel_rel.hotel SET name = 'Flush Interval Inn' WHERE id = '$H'" > /dev/null
+sleep 1
+is "$(q "SELECT count(*) FROM $FS.hotels WHERE id = '$H' AND name = 'Flush Interval Inn'")" 0 \
+	"--flush-interval 5000: a change is not written 1 s after its commit"
+caught_up
+is "$(q "SELECT count(*) FROM $FS.hotels WHERE id = '$H' AND name = 'Flush Interval Inn'")" 1 \
+	"--flush-interval 5000: the change is written once the window ends" || diag "$(tail -5 "$WORK/stream.log")"
+kill -TERM "$SPID"
+wait "$SPID"
 start_stream
 
 # --- real faults: a Cassandra node stopped for 30 s, PostgreSQL restarted ----------

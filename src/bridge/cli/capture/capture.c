@@ -7,8 +7,8 @@
  *
  * The loop reads the slot's changes (whole committed transactions,
  * pgoutput version 1), queues what each change may affect (keys.c) and
- * flushes at a transaction boundary when 200 ms passed since the first
- * unflushed change, 5000 requests are queued, or the stream is idle
+ * flushes at a transaction boundary when --flush-interval (500 ms) passed
+ * since the first unflushed change or 5000 requests are queued
  * (writer.c); inside a large transaction, in chunks of 5000 requests.
  * After a flush committed (Cassandra acknowledged every write), the
  * commit's end LSN is confirmed to the slot.  Any failure of
@@ -36,10 +36,9 @@
 
 #include "capture/capture.h"
 
-#define FLUSH_AFTER_S	0.2		/* coalescing window */
 #define FLUSH_REQUESTS	5000	/* or this many queued requests */
 #define BEHIND_S		2.0		/* a commit this old: the stream is behind */
-#define FLUSH_AFTER_BEHIND_S 1.0	/* and then coalesces longer */
+#define FLUSH_AFTER_BEHIND_S 1.0	/* and then coalesces at least this long */
 #define FLUSH_REQUESTS_BEHIND 20000 /* and more (bench/README.md) */
 #define STATUS_EVERY_S	10.0	/* standby status update at least this often */
 #define PG_EPOCH_UNIX	946684800.0
@@ -259,6 +258,25 @@ behind(int64_t commit_time)
 }
 
 /*
+ * flush_window
+ *		How long changes are coalesced before a flush: --flush-interval
+ *		(500 ms by default), at least FLUSH_AFTER_BEHIND_S while catching
+ *		up.  A flush does not wait for the stream to fall quiet: with
+ *		asynchronous commits the walsender sends WAL in bursts (each
+ *		wal_writer_delay), and a flush after every burst cost twice the
+ *		CPU of Cassandra and of the stream's backend that one every 500 ms
+ *		costs (each flush merges its rows into every partition it touches;
+ *		each runs the same statements), bench/README.md.
+ */
+static double
+flush_window(const Stream *s, bool late)
+{
+	double		w = s->opts->flush_interval_ms / 1000.0;
+
+	return late && w < FLUSH_AFTER_BEHIND_S ? FLUSH_AFTER_BEHIND_S : w;
+}
+
+/*
  * session
  *		Stream from the slot until a signal (SESSION_STOP) or a failure
  *		(SESSION_RETRY, s->err says which).
@@ -424,11 +442,11 @@ session(Stream *s)
 		now = bridge_now();
 		late = !in_txn && behind(last_commit_time);
 		if (!in_txn && (s->req.n > 0 || cap_pending_total(s->p) > 0) &&
-			(n == 0 || s->req.n >= (late ? FLUSH_REQUESTS_BEHIND : FLUSH_REQUESTS) ||
-			 now - first_unflushed >= (late ? FLUSH_AFTER_BEHIND_S : FLUSH_AFTER_S)))
+			(s->req.n >= (late ? FLUSH_REQUESTS_BEHIND : FLUSH_REQUESTS) ||
+			 now - first_unflushed >= flush_window(s, late)))
 		{
 			if (!flush_and_confirm(s, last_commit, last_commit_time,
-								   n == 0 ? "flush: idle" : s->req.n >= FLUSH_REQUESTS ? "flush: requests" : "flush: 200 ms", 0))
+								   s->req.n >= FLUSH_REQUESTS ? "flush: requests" : "flush: interval", 0))
 				return SESSION_RETRY;
 			first_unflushed = 0;
 			last_status = now;

@@ -6,7 +6,7 @@
  *	  runs only on CPU the application leaves free.
  *
  * On a server shared with the application, the stream's flushes (every
- * 200 ms: recompute queries in its backend, decoding in its walsender)
+ * --flush-interval: recompute queries in its backend, decoding in its walsender)
  * take the CPU just when the application's backends wake, and the
  * application's slowest transactions get slower; lower nice values do not
  * help, SCHED_IDLE does (bench/README.md).  The backend and the walsender

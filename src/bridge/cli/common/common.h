@@ -92,6 +92,7 @@ typedef struct BridgeOptions
 	long		warn_wal;		/* --warn-wal: retained WAL that warns */
 	bool		log_positions;	/* --log-positions: trace LSNs received/confirmed */
 	bool		idle_priority;	/* --priority idle: SCHED_IDLE process and sessions */
+	int			flush_interval_ms;	/* --flush-interval: the stream's coalescing window */
 
 	bool		quiet;			/* -q: no progress lines */
 } BridgeOptions;
