@@ -309,6 +309,7 @@ session(Stream *s)
 		int			n;
 		double		now;
 		bool		late;
+		bool		full;			/* enough requests queued for a flush */
 
 		if (stop_signal && !in_txn)
 		{
@@ -441,12 +442,12 @@ session(Stream *s)
 
 		now = bridge_now();
 		late = !in_txn && behind(last_commit_time);
+		full = s->req.n >= (late ? FLUSH_REQUESTS_BEHIND : FLUSH_REQUESTS);
 		if (!in_txn && (s->req.n > 0 || cap_pending_total(s->p) > 0) &&
-			(s->req.n >= (late ? FLUSH_REQUESTS_BEHIND : FLUSH_REQUESTS) ||
-			 now - first_unflushed >= flush_window(s, late)))
+			(full || now - first_unflushed >= flush_window(s, late)))
 		{
 			if (!flush_and_confirm(s, last_commit, last_commit_time,
-								   s->req.n >= FLUSH_REQUESTS ? "flush: requests" : "flush: interval", 0))
+								   full ? "flush: requests" : "flush: interval", 0))
 				return SESSION_RETRY;
 			first_unflushed = 0;
 			last_status = now;

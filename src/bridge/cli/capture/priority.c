@@ -6,8 +6,8 @@
  *	  runs only on CPU the application leaves free.
  *
  * On a server shared with the application, the stream's flushes (every
- * --flush-interval: recompute queries in its backend, decoding in its walsender)
- * take the CPU just when the application's backends wake, and the
+ * --flush-interval: recompute queries in its backend, decoding in its
+ * walsender) take the CPU just when the application's backends wake, and the
  * application's slowest transactions get slower; lower nice values do not
  * help, SCHED_IDLE does (bench/README.md).  The backend and the walsender
  * are PostgreSQL's processes: each session asks for the class itself with
