@@ -16,8 +16,9 @@
  * backoff (1 s doubling to 15 s; back to 1 s once a session confirmed
  * something) and resumes from the slot: at least once,
  * and each replayed key is recomputed from the current data (idempotent).
- * A change of a source relation's columns stops the stream before
- * anything of that transaction is written.  SIGINT/SIGTERM: flush what
+ * The source's DDL does not stop it unless it changes what the plan reads
+ * (relations.c); partitions created, attached, detached, dropped or
+ * truncated are polled for (partitions.c).  SIGINT/SIGTERM: flush what
  * was received, confirm it, exit 0.
  *
  * layer: command
@@ -104,43 +105,79 @@ lower_priority(Stream *s, PGconn *conn, bool replication)
 
 /*
  * relation_message
- *		Remember a source relation's Relation message; its columns must be
- *		those recorded at the initial load, else the plan no longer
- *		describes the data and the stream stops (nothing of the transaction
- *		is flushed; the slot resumes there after a new plan).
+ *		A Relation message: for a source relation (by OID), its columns are
+ *		matched to those the plan reads (relations.c).  Columns added,
+ *		dropped or retyped that the plan does not read, generated columns
+ *		and renames do not stop the stream; a read column gone or retyped
+ *		does, before anything of the transaction is written (the slot
+ *		resumes there after a new plan).  False with s->err when the
+ *		catalog could not be read (retry the session).
  */
-static void
+static bool
 relation_message(Stream *s, CapMessage *m)
 {
-	for (int i = 0; i < s->p->nsources; i++)
+	const char *hint = NULL;
+
+	switch (cap_relation_message(s->conn, s->p, &m->rel, s->err, sizeof(s->err), &hint))
 	{
-		CapSource  *src = &s->p->sources[i];
-		StrBuf		sig;
-
-		if (strcmp(src->schema, m->rel.nspname) != 0 || strcmp(src->table, m->rel.relname) != 0)
-			continue;
-		sb_init(&sig);
-		for (int c = 0; c < m->rel.natts; c++)
-			sb_appendf(&sig, "%s%s:%u", c ? "," : "", m->rel.cols[c].name, m->rel.cols[c].typid);
-		if (src->signature && strcmp(sig.data, src->signature) != 0)
-		{
-			char	   *msg = bridge_printf("source relation %s changed its columns since the stream started (was %s, now %s): the plan no longer describes it; nothing of this change was written",
-											src->qualified, src->signature, sig.data);
-
-			stop_fatal(s, "Run \"cqlbridge plan\" again, then \"cqlbridge stream DIR --drop\", \"cqlbridge apply DIR --no-load\" on empty tables and \"cqlbridge stream DIR\".", msg);
-		}
-		sb_free(&sig);
-		if (src->rel)
-		{
-			cap_relation_free(src->rel);
-			free(src->rel);
-		}
-		src->rel = bridge_malloc(sizeof(CapRelation));
-		*src->rel = m->rel;
-		memset(&m->rel, 0, sizeof(m->rel));
-		src->relid = src->rel->relid;
-		return;
+		case CAP_CHECK_OK:
+			return true;
+		case CAP_CHECK_FATAL:
+			stop_fatal(s, hint, s->err);
+			break;
+		case CAP_CHECK_RETRY:
+			break;
 	}
+	return false;
+}
+
+/*
+ * check_failure
+ *		After a failed flush: stop (not retry forever) when an object the
+ *		stream reads was dropped (relations.c).
+ */
+static void
+check_failure(Stream *s)
+{
+	char		err[1024];
+	const char *hint = NULL;
+
+	if (PQstatus(s->conn) == CONNECTION_OK &&
+		cap_views_check(s->conn, s->p, err, sizeof(err), &hint) == CAP_CHECK_FATAL)
+	{
+		char	   *msg = bridge_printf("%s; the flush failed: %s", err, s->err);
+
+		stop_fatal(s, hint, msg);
+	}
+}
+
+/*
+ * poll_partitions
+ *		Partitions of the source relations created, attached, detached,
+ *		dropped or truncated since the last poll (partitions.c): their keys
+ *		are queued for the next flush (first_unflushed, when not NULL, set
+ *		if it was not).  False with s->err when the catalog could not be
+ *		read.
+ */
+static bool
+poll_partitions(Stream *s, double *first_unflushed)
+{
+	const char *hint = NULL;
+	size_t		before = s->req.n;
+
+	switch (cap_partitions_poll(s->conn, s->p, &s->req, s->err, sizeof(s->err), &hint))
+	{
+		case CAP_CHECK_OK:
+			if (first_unflushed && s->req.n > before && *first_unflushed == 0)
+				*first_unflushed = bridge_now();
+			return true;
+		case CAP_CHECK_FATAL:
+			stop_fatal(s, hint, s->err);
+			break;
+		case CAP_CHECK_RETRY:
+			break;
+	}
+	return false;
 }
 
 /* A --log-positions line: lsn as X/Y after the text. */
@@ -192,6 +229,14 @@ static bool
 flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time, const char *why,
 				  uint32_t open_xid)
 {
+	/*
+	 * Partitions changed before upto was received are in this flush: a
+	 * position confirmed implies them too (partitions.c).  A poll that
+	 * failed (the database going away, e.g. a fast shutdown waiting for
+	 * this confirmation) is done again at the next session's start.
+	 */
+	s->p->parts_polled = 0;
+	(void) poll_partitions(s, NULL);
 	if (s->req.n > 0 || cap_pending_total(s->p) > 0)
 	{
 		char	   *xids;
@@ -216,6 +261,7 @@ flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time, const char *why,
 		if (!cap_flush(s->conn, s->p, &s->req, xids, &s->st.flushed_keys, s->err, sizeof(s->err)))
 		{
 			free(xids);
+			check_failure(s);
 			return false;
 		}
 		free(xids);
@@ -300,6 +346,7 @@ session(Stream *s)
 	cap_keyset_clear(&s->req);
 	for (int i = 0; i < s->p->ntables; i++)
 		cap_keyset_clear(&s->p->tables[i].pending);
+	s->p->parts_polled = 0;		/* what a failed flush did not record */
 	s->xids.len = 0;
 	s->xids.data[0] = '\0';
 
@@ -415,7 +462,12 @@ session(Stream *s)
 						s->st.received = m.end_lsn;
 					break;
 				case CAP_RELATION:
-					relation_message(s, &m);
+					if (!relation_message(s, &m))
+					{
+						cap_message_free(&m);
+						PQfreemem(buf);
+						return SESSION_RETRY;
+					}
 					break;
 				case CAP_INSERT:
 				case CAP_UPDATE:
@@ -440,6 +492,8 @@ session(Stream *s)
 		if (buf)
 			PQfreemem(buf);
 
+		if (!in_txn && !poll_partitions(s, &first_unflushed))
+			return SESSION_RETRY;
 		now = bridge_now();
 		late = !in_txn && behind(last_commit_time);
 		full = s->req.n >= (late ? FLUSH_REQUESTS_BEHIND : FLUSH_REQUESTS);
@@ -524,10 +578,12 @@ cmd_stream(const BridgeOptions *opts)
 	if (!lower_priority(&s, s.conn, false))
 		bridge_fatal_hint("Run the stream as a role WITH REPLICATION (or a superuser), with cql_fdw 0.7 or later (ALTER EXTENSION cql_fdw UPDATE), or without --priority idle.",
 						  "%s", s.err);
+	cap_relations_resolve(s.conn, s.p);
 	cap_plan_prepare(s.conn, s.p);
 	cap_check_source(s.conn, s.p);
 	cap_check_targets(s.conn, s.p);
 	cap_prepare_objects(s.conn, s.p);
+	cap_partitions_prepare(s.conn, s.p);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
@@ -547,7 +603,6 @@ cmd_stream(const BridgeOptions *opts)
 		cap_initial_load(s.conn, s.repl, s.p, opts);
 		(void) cap_phase(s.conn, s.p, &confirmed);
 	}
-	cap_load_signatures(s.conn, s.p);
 	s.st.confirmed = confirmed;
 	if (!opts->quiet)
 		cap_log("streaming slot %s (publication %s) into %d tables", s.p->slot, s.p->publication,

@@ -9,6 +9,11 @@
  *	  pgoutput.c	 decoding of pgoutput messages (no I/O)
  *	  replication.c	 the replication connection: slot, START_REPLICATION,
  *					 CopyData, standby status updates
+ *	  relations.c	 the source relations by OID: the columns the plan
+ *					 reads, renames, the stream's views of them, and
+ *					 Relation messages (columns added, dropped, renamed)
+ *	  partitions.c	 partitions created, attached, detached, dropped or
+ *					 truncated while streaming (polled from the catalog)
  *	  keys.c		 003's metadata as the stream needs it, and a committed
  *					 change -> the target keys it may add, change or remove
  *	  writer.c		 pending keys recomputed from the source views and
@@ -132,6 +137,7 @@ typedef struct CapAffected
 	char	  **old_cols;		/* sublink: the columns old_sql binds, in order */
 	char	  **old_types;		/* and their types */
 	int			nold;
+	char	  **lin_of_pk;		/* top level: the lineage column of each key column */
 } CapAffected;
 
 typedef struct CapSource
@@ -144,7 +150,16 @@ typedef struct CapSource
 	int			npk;
 	unsigned int relid;			/* set by setup */
 	CapRelation *rel;			/* the last Relation message (NULL before) */
-	char	   *signature;		/* columns at the start: "name:typid,..." */
+	char	   *current;		/* its SQL name now (from relid) */
+	char	   *mirror;			/* the stream's view of its read columns */
+	bool		partitioned;	/* a partitioned table: partitions polled */
+	int			nread;			/* the columns the plan reads (relations.c): */
+	int		   *read_attnum;	/* attribute numbers */
+	char	  **read_name;		/* names when the stream loaded (the plan's) */
+	unsigned int *read_typid;	/* type OIDs */
+	bool	   *read_generated; /* generated: never in a change */
+	int		   *read_pos;		/* column in the last Relation message, or -1 */
+	char	  **read_seen;		/* its name there (NULL before) */
 } CapSource;
 
 
@@ -178,6 +193,10 @@ typedef struct CapPlan
 	CapSource  *sources;
 	int			naffected;
 	CapAffected *affected;
+	/* partitions.c: the leaf partitions as last polled, not yet persisted */
+	bool		parts_dirty;
+	char	   *parts_arrays[4];	/* root, leaf, filenode, bound: text[] */
+	double		parts_polled;	/* when (bridge_now), 0: poll at once */
 } CapPlan;
 
 extern CapPlan *cap_read_plan(const char *dir);
@@ -185,6 +204,7 @@ extern void cap_plan_prepare(PGconn *conn, CapPlan *p);
 extern bool cap_change_keys(CapPlan *p, CapKeySet *req, const CapMessage *m,
 							char *err, size_t errlen);
 extern void cap_truncate_keys(CapPlan *p, CapKeySet *req, const CapMessage *m);
+extern void cap_queue_recompute(CapPlan *p, CapKeySet *req, int source, const char *bound);
 extern bool cap_derive(PGconn *conn, CapPlan *p, CapKeySet *req, char *err, size_t errlen);
 extern char **cap_decode_values(const char *s, int *n);
 extern void cap_keyset_add(CapKeySet *s, const char *encoded);
@@ -210,6 +230,31 @@ extern bool cap_result_ok(PGconn *conn, PGresult *res, char *err, size_t errlen)
 extern PGresult *cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
 						  char *err, size_t errlen);
 
+/* ---- relations.c ---- */
+
+typedef enum CapCheck
+{
+	CAP_CHECK_OK,
+	CAP_CHECK_RETRY,			/* a query failed: err, retry the session */
+	CAP_CHECK_FATAL				/* the plan cannot go on: err and hint */
+} CapCheck;
+
+extern void cap_relations_resolve(PGconn *conn, CapPlan *p);
+extern void cap_relations_record(PGconn *conn, CapPlan *p);
+extern int	cap_source_column(const CapSource *s, const char *name);
+extern CapCheck cap_relation_message(PGconn *conn, CapPlan *p, CapRelation *rel,
+									 char *err, size_t errlen, const char **hint);
+extern CapCheck cap_views_check(PGconn *conn, CapPlan *p, char *err, size_t errlen,
+								const char **hint);
+
+/* ---- partitions.c ---- */
+
+extern void cap_partitions_prepare(PGconn *conn, CapPlan *p);
+extern void cap_partitions_record(PGconn *conn, CapPlan *p);
+extern CapCheck cap_partitions_poll(PGconn *conn, CapPlan *p, CapKeySet *req,
+									char *err, size_t errlen, const char **hint);
+extern bool cap_partitions_persist(PGconn *conn, CapPlan *p, char *err, size_t errlen);
+
 /* ---- setup.c ---- */
 
 extern void cap_check_server(PGconn *conn, CapPlan *p);
@@ -218,7 +263,8 @@ extern void cap_check_targets(PGconn *conn, CapPlan *p);
 extern void cap_prepare_objects(PGconn *conn, CapPlan *p);
 extern char *cap_phase(PGconn *conn, CapPlan *p, CapLsn *confirmed);
 extern void cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *opts);
-extern void cap_load_signatures(PGconn *conn, CapPlan *p);
+extern bool cap_identity_problem(PGconn *conn, CapPlan *p, int s, const char *leaf,
+								 char **msg, char **hint);
 extern int	cap_drop(const BridgeOptions *opts, CapPlan *p);
 
 /* ---- status.c ---- */

@@ -205,6 +205,42 @@ source_index(CapPlan *p, const char *qualified, const char *pklist, const char *
 }
 
 /*
+ * lineage_of_key
+ *		The lineage column of each of the n key columns of a top-level
+ *		relation, from the WHERE clause of its affected SQL:
+ *		"s.<lineage column> = $1 AND s.<...> = $2 ...".
+ */
+static char **
+lineage_of_key(const char *where, int n, const char *path, int line)
+{
+	char	  **lin = bridge_malloc(sizeof(char *) * (n + 1));
+	const char *q = where;
+
+	for (int k = 0; k < n; k++)
+	{
+		char	   *end;
+
+		if (k > 0)
+		{
+			if (strncmp(q, " AND ", 5) != 0)
+				break;
+			q += 5;
+		}
+		if (strncmp(q, "s.", 2) != 0)
+			break;
+		q += 2;
+		lin[k] = bridge_parse_ident(&q);
+		if (lin[k] == NULL || strncmp(q, " = $", 4) != 0 || strtol(q + 4, &end, 10) != k + 1)
+			break;
+		q = end;
+		if (k == n - 1)
+			return lin;
+	}
+	bridge_fatal_hint("Run \"cqlbridge plan\" again.",
+					  "%s:%d: the affected SQL of a relation does not match its key by lineage columns", path, line);
+}
+
+/*
  * parse_affected
  *		"<schema.table> (<pk columns>) | <SQL>" of table ti into a
  *		CapAffected: the relation, its key, whether it feeds a sublink, and
@@ -260,9 +296,11 @@ parse_affected(CapPlan *p, int ti, const char *value, const char *path, int line
 	if (!a->sublink)
 	{
 		char	   *to = bridge_printf(" FROM %s s WHERE ", t->lineage);
+		CapSource  *src = &p->sources[a->source];
 
 		a->lineage_sql = replace_once(a->sql, from_view, to);
 		free(to);
+		a->lin_of_pk = lineage_of_key(after, src->npk, path, line);
 	}
 	free(from_view);
 	free(pklist);
@@ -329,18 +367,77 @@ cap_read_plan(const char *dir)
 	return p;
 }
 
-/* Name and type of every column of source relation s, in order. */
+/*
+ * Name and type of every column the plan reads of source relation s (the
+ * columns of the stream's view of it, under the plan's names), in order;
+ * generated columns (never in a change) last.
+ */
 static PGresult *
 source_columns(PGconn *conn, const CapSource *s)
 {
-	const char *params[1];
+	const char *params[1] = {s->mirror};
 
-	params[0] = bridge_printf("%s.%s", bridge_quote_ident(s->schema), bridge_quote_ident(s->table));
 	return bridge_exec(conn, "reading the columns of a source relation",
 					   "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) "
 					   "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::regclass "
 					   "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
 					   1, params);
+}
+
+/* Whether read column name of s is a generated one. */
+static bool
+generated(const CapSource *s, const char *name)
+{
+	for (int i = 0; i < s->nread; i++)
+		if (strcmp(s->read_name[i], name) == 0)
+			return s->read_generated[i];
+	return false;
+}
+
+/*
+ * mirror_sql
+ *		sql with every source relation of its sublink ("FROM <relation>
+ *		<alias>" or ", <relation> <alias>") read through the stream's view
+ *		of it, which follows renames (relations.c).  Allocated.
+ */
+static char *
+mirror_sql(const CapPlan *p, const char *sql)
+{
+	const char *sub = strstr(sql, " IN (SELECT ");
+	StrBuf		sb;
+
+	sb_init(&sb);
+	if (sub == NULL)
+	{
+		sb_append(&sb, sql);
+		return sb.data;
+	}
+	sb_appendf(&sb, "%.*s", (int) (sub - sql), sql);
+	for (const char *c = sub; *c;)
+	{
+		bool		done = false;
+
+		if (strncmp(c, "FROM ", 5) == 0 || strncmp(c, ", ", 2) == 0)
+		{
+			int			lead = *c == 'F' ? 5 : 2;
+
+			for (int i = 0; i < p->nsources && !done; i++)
+			{
+				const CapSource *s = &p->sources[i];
+				size_t		len = strlen(s->qualified);
+
+				if (strncmp(c + lead, s->qualified, len) == 0 && c[lead + len] == ' ')
+				{
+					sb_appendf(&sb, "%.*s%s", lead, c, s->mirror);
+					c += lead + len;
+					done = true;
+				}
+			}
+		}
+		if (!done)
+			sb_appendc(&sb, *c++);
+	}
+	return sb.data;
 }
 
 /*
@@ -387,6 +484,13 @@ cap_plan_prepare(PGconn *conn, CapPlan *p)
 		PQclear(res);
 	}
 
+	for (int i = 0; i < p->naffected; i++)
+	{
+		char	   *m = mirror_sql(p, p->affected[i].sql);
+
+		free(p->affected[i].sql);
+		p->affected[i].sql = m;
+	}
 	for (int i = 0; i < p->nsources; i++)
 	{
 		CapSource  *s = &p->sources[i];
@@ -421,7 +525,7 @@ cap_plan_prepare(PGconn *conn, CapPlan *p)
 		if (!a->sublink)
 			continue;
 		sub = strstr(a->sql, " IN (SELECT ");
-		from = bridge_printf(" FROM %s ", s->qualified);
+		from = bridge_printf(" FROM %s ", s->mirror);
 		if (sub == NULL || strstr(sub, from) == NULL)
 			bridge_fatal("the affected SQL of %s for %s has an unexpected shape: %s",
 						 s->qualified, p->tables[a->table].target, a->sql);
@@ -452,8 +556,8 @@ cap_plan_prepare(PGconn *conn, CapPlan *p)
 					for (int k = 0; k < s->npk; k++)
 						if (strcmp(PQgetvalue(res, r, 0), s->pk[k]) == 0)
 							is_pk = true;
-					if (is_pk)
-						continue;
+					if (is_pk || generated(s, PQgetvalue(res, r, 0)))
+						continue;	/* a key, or never in a change */
 					sb_appendf(&row, ", $%d::%s AS %s", n + 1, PQgetvalue(res, r, 1),
 							   bridge_quote_ident(PQgetvalue(res, r, 0)));
 					a->old_types[n] = bridge_strdup(PQgetvalue(res, r, 1));
@@ -505,16 +609,6 @@ source_of(CapPlan *p, unsigned int relid)
 	return NULL;
 }
 
-/* Column number of name in the relation message, or -1. */
-static int
-column_of(const CapRelation *r, const char *name)
-{
-	for (int i = 0; i < r->natts; i++)
-		if (strcmp(r->cols[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
 /*
  * tuple_values
  *		The values of cols from tuple t (falling back to tuple alt for an
@@ -526,12 +620,13 @@ tuple_values(const CapSource *s, const CapTuple *t, const CapTuple *alt, char **
 {
 	for (int i = 0; i < n; i++)
 	{
-		int			c = column_of(s->rel, cols[i]);
+		int			c = cap_source_column(s, cols[i]);
 
 		if (c < 0 || c >= t->ncols)
 		{
-			snprintf(err, errlen, "column %s of %s is not in the change stream's row",
-					 bridge_show_name(cols[i]), s->qualified);
+			snprintf(err, errlen, "column %s of %s is not in the change stream's row%s",
+					 bridge_show_name(cols[i]), s->current,
+					 c == -1 ? " (a generated column: pgoutput does not send them)" : "");
 			return false;
 		}
 		if (t->kinds[c] == 'u' && alt && c < alt->ncols && alt->kinds[c] != 'u')
@@ -539,7 +634,7 @@ tuple_values(const CapSource *s, const CapTuple *t, const CapTuple *alt, char **
 		if (t->kinds[c] == 'u')
 		{
 			snprintf(err, errlen, "the change of %s does not carry the value of column %s (an unchanged TOASTed value); set REPLICA IDENTITY FULL on it",
-					 s->qualified, bridge_show_name(cols[i]));
+					 s->current, bridge_show_name(cols[i]));
 			return false;
 		}
 		out[i] = t->kinds[c] == 't' ? t->values[c] : NULL;
@@ -624,6 +719,37 @@ cap_truncate_keys(CapPlan *p, CapKeySet *req, const CapMessage *m)
 	}
 }
 
+/*
+ * cap_queue_recompute
+ *		Rows of source relation number source appeared or vanished without
+ *		a change of their own (a partition attached, detached, dropped or
+ *		truncated: partitions.c): every key they may feed is recomputed.
+ *		With bound (the partition's constraint, an expression over the
+ *		relation's columns), for a relation of the top level, the keys of
+ *		the lineage table and of the source view whose key columns satisfy
+ *		it ('p'); otherwise, or for a relation of a sublink, every key of
+ *		the lineage table ('t') and of the source view ('a').
+ */
+void
+cap_queue_recompute(CapPlan *p, CapKeySet *req, int source, const char *bound)
+{
+	for (int i = 0; i < p->naffected; i++)
+	{
+		char	   *vals[1];
+
+		if (p->affected[i].source != source)
+			continue;
+		vals[0] = (char *) bound;
+		if (bound && !p->affected[i].sublink)
+			queue(p, req, i, 'p', vals, 1);
+		else
+		{
+			queue(p, req, i, 't', NULL, 0);
+			queue(p, req, i, 'a', NULL, 0);
+		}
+	}
+}
+
 /* Add the rows of res (key columns) to table t's pending keys. */
 static void
 add_keys(CapTable *t, PGresult *res)
@@ -698,6 +824,83 @@ batched_sql(const char *sql, char **types, int n)
 }
 
 /*
+ * all_keys
+ *		Every key of t's lineage table ('t') or source view ('a'), added to
+ *		its pending keys; false with err.
+ */
+static bool
+all_keys(PGconn *conn, CapTable *t, char mode, char *err, size_t errlen)
+{
+	StrBuf		sb;
+	PGresult   *res;
+
+	sb_init(&sb);
+	sb_append(&sb, "SELECT ");
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&sb, "%s%s", k ? ", " : "", bridge_quote_ident(t->key[k]));
+	sb_appendf(&sb, " FROM %s", mode == 't' ? t->lineage : t->source_view);
+	res = cap_exec(conn, sb.data, 0, NULL, err, errlen);
+	sb_free(&sb);
+	if (res == NULL)
+		return false;
+	add_keys(t, res);
+	PQclear(res);
+	return true;
+}
+
+/*
+ * bound_keys
+ *		The keys of t whose source row of affected line a satisfies bound
+ *		(a partition's constraint): from the lineage table (rows that were
+ *		written) and the source view (rows there now), the relation's key
+ *		columns given by their lineage columns under the relation's column
+ *		names.  When the bound cannot be evaluated so (a partition key
+ *		column renamed since), every key of both instead.  False with err.
+ */
+static bool
+bound_keys(PGconn *conn, CapPlan *p, CapAffected *a, const char *bound, char *err, size_t errlen)
+{
+	CapTable   *t = &p->tables[a->table];
+	CapSource  *src = &p->sources[a->source];
+	StrBuf		cols;
+	StrBuf		sb;
+	PGresult   *res;
+
+	sb_init(&cols);
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&cols, "%ss.%s AS cqlbridge_k%d", k ? ", " : "", bridge_quote_ident(t->key[k]), k + 1);
+	for (int k = 0; k < src->npk; k++)
+		sb_appendf(&cols, ", s.%s AS %s", bridge_quote_ident(a->lin_of_pk[k]), bridge_quote_ident(src->pk[k]));
+	sb_init(&sb);
+	sb_append(&sb, "SELECT DISTINCT ");
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&sb, "%sr.cqlbridge_k%d", k ? ", " : "", k + 1);
+	sb_appendf(&sb, " FROM (SELECT %s FROM %s s UNION ALL SELECT %s FROM %s s) r WHERE (%s)",
+			   cols.data, t->lineage, cols.data, t->source_view, bound);
+	sb_free(&cols);
+	if ((res = cap_exec(conn, "SAVEPOINT cqlbridge_bound", 0, NULL, err, errlen)) == NULL)
+	{
+		sb_free(&sb);
+		return false;
+	}
+	PQclear(res);
+	res = cap_exec(conn, sb.data, 0, NULL, err, errlen);
+	sb_free(&sb);
+	if (res != NULL)
+	{
+		add_keys(t, res);
+		PQclear(res);
+		return true;
+	}
+	cap_log("a partition's bound could not be applied to the keys of %s (%s): recomputing all its keys",
+			t->target, err);
+	if ((res = cap_exec(conn, "ROLLBACK TO SAVEPOINT cqlbridge_bound", 0, NULL, err, errlen)) == NULL)
+		return false;
+	PQclear(res);
+	return all_keys(conn, t, 't', err, errlen) && all_keys(conn, t, 'a', err, errlen);
+}
+
+/*
  * cap_derive
  *		Run the queued requests, one query per affected line and kind of
  *		request (all its requests' values as arrays): each adds the target
@@ -707,10 +910,10 @@ batched_sql(const char *sql, char **types, int n)
 bool
 cap_derive(PGconn *conn, CapPlan *p, CapKeySet *req, char *err, size_t errlen)
 {
-	static const char modes[] = {'n', 'o', 't'};
+	static const char modes[] = {'n', 'o', 't', 'a', 'p'};
 
 	for (int ai = 0; ai < p->naffected; ai++)
-		for (int mi = 0; mi < 3; mi++)
+		for (int mi = 0; mi < (int) sizeof(modes); mi++)
 		{
 			CapAffected *a = &p->affected[ai];
 			CapSource  *src = &p->sources[a->source];
@@ -731,12 +934,24 @@ cap_derive(PGconn *conn, CapPlan *p, CapKeySet *req, char *err, size_t errlen)
 
 				if (e == NULL || strncmp(e, prefix, strlen(prefix)) != 0)
 					continue;
-				if (mode == 't')
+				if (mode == 't' || mode == 'a')
 				{
 					rows = 1;
 					break;
 				}
 				vals = cap_decode_values(e + strlen(prefix), &n);
+				if (mode == 'p')
+				{
+					bool		ok = vals && n == 1 && vals[0] &&
+						bound_keys(conn, p, a, vals[0], err, errlen);
+
+					if (vals && n == 1)
+						free(vals[0]);
+					free(vals);
+					if (!ok)
+						return false;
+					continue;
+				}
 				if (vals == NULL || n != nv)
 				{
 					snprintf(err, errlen, "internal error: bad derivation request");
@@ -755,17 +970,11 @@ cap_derive(PGconn *conn, CapPlan *p, CapKeySet *req, char *err, size_t errlen)
 			}
 			if (rows == 0)
 				continue;
-			if (mode == 't')
+			if (mode == 't' || mode == 'a')
 			{
-				StrBuf		sb;
-
-				sb_init(&sb);
-				sb_append(&sb, "SELECT ");
-				for (int k = 0; k < t->nkey; k++)
-					sb_appendf(&sb, "%s%s", k ? ", " : "", bridge_quote_ident(t->key[k]));
-				sb_appendf(&sb, " FROM %s", t->lineage);
-				res = cap_exec(conn, sb.data, 0, NULL, err, errlen);
-				sb_free(&sb);
+				if (!all_keys(conn, t, mode, err, errlen))
+					return false;
+				continue;
 			}
 			else
 			{

@@ -109,58 +109,74 @@ static const char *const identity_sql =
 "      WHERE p.level > 0 AND p.isleaf) t "
 "JOIN pg_catalog.pg_class c ON c.oid = t.relid ORDER BY t.level, 2";
 
+/*
+ * cap_identity_problem
+ *		Whether source relation number s (or, with leaf, that partition of
+ *		it, which appeared while streaming) or one of its leaf partitions
+ *		has a replica identity that does not carry the key the plan traces
+ *		its changes by (or, for a sublink relation whose SQL reads other
+ *		columns, is not FULL); then the message and the hint (allocated).
+ */
+bool
+cap_identity_problem(PGconn *conn, CapPlan *p, int s, const char *leaf, char **msg, char **hint)
+{
+	CapSource  *src = &p->sources[s];
+	char	   *pk = cap_array_literal(src->pk, src->npk);
+	const char *params[2] = {leaf ? leaf : src->current, pk};
+	PGresult   *res;
+	bool		full_needed = false;
+	bool		found = false;
+
+	for (int a = 0; a < p->naffected; a++)
+		if (p->affected[a].source == s && p->affected[a].sublink &&
+			p->affected[a].nold > src->npk)
+			full_needed = true;
+	res = bridge_exec(conn, "reading a source relation's replica identity",
+					  identity_sql, 2, params);
+	for (int r = 0; r < PQntuples(res) && !found; r++)
+	{
+		const char *name = PQgetvalue(res, r, 1);
+		char		ident = PQgetvalue(res, r, 2)[0];
+		bool		partition = leaf != NULL || strcmp(PQgetvalue(res, r, 3), "true") == 0;
+		bool		covers = ident == 'f' || strcmp(PQgetvalue(res, r, 4), "t") == 0;
+		const char *what;
+		char	   *whose;
+
+		if (covers && (!full_needed || ident == 'f'))
+			continue;
+		what = ident == 'n' ? "NOTHING" : ident == 'i' ? "USING INDEX" : ident == 'f' ? "FULL" : "DEFAULT";
+		*hint = bridge_printf("Run: ALTER TABLE %s REPLICA IDENTITY FULL;%s%s",
+							  partition ? name : src->current,
+							  ident == 'd' && !full_needed ? " (or give it a primary key on the plan's key columns)" : "",
+							  partition ? " (ALTER TABLE on the partitioned table does not change its partitions: run it for each partition listed, and for partitions attached later)" : "");
+		whose = partition ? bridge_printf("partition %s of source relation %s", name, src->current)
+			: bridge_printf("source relation %s", src->current);
+		*msg = bridge_printf("%s has REPLICA IDENTITY %s, which does not carry %s the stream needs for its UPDATEs and DELETEs",
+							 whose, what,
+							 full_needed ? "every column (its collection query reads columns beyond the key)"
+							 : bridge_printf("its key (%s)", pk));
+		found = true;
+	}
+	PQclear(res);
+	free(pk);
+	return found;
+}
+
 /* The replica identity of every source relation (see cap_check_server). */
 void
 cap_check_source(PGconn *conn, CapPlan *p)
 {
 	for (int s = 0; s < p->nsources; s++)
 	{
-		CapSource  *src = &p->sources[s];
-		char	   *pk = cap_array_literal(src->pk, src->npk);
-		const char *params[2] = {src->qualified, pk};
-		PGresult   *res;
-		bool		full_needed = false;
+		char	   *msg;
+		char	   *hint;
 
-		for (int a = 0; a < p->naffected; a++)
-			if (p->affected[a].source == s && p->affected[a].sublink &&
-				p->affected[a].nold > src->npk)
-				full_needed = true;
-		res = bridge_exec(conn, "reading a source relation's replica identity",
-						  identity_sql, 2, params);
-		if (PQntuples(res) == 0)
-			bridge_fatal_hint("Run \"cqlbridge plan\" again.",
-							  "source relation %s of the plan does not exist", src->qualified);
-		src->relid = (unsigned int) strtoul(PQgetvalue(res, 0, 0), NULL, 10);
-		for (int r = 0; r < PQntuples(res); r++)
-		{
-			const char *name = PQgetvalue(res, r, 1);
-			char		ident = PQgetvalue(res, r, 2)[0];
-			bool		partition = strcmp(PQgetvalue(res, r, 3), "true") == 0;
-			bool		covers = ident == 'f' || strcmp(PQgetvalue(res, r, 4), "t") == 0;
-			const char *what;
-			char	   *hint;
-			char	   *whose;
-
-			if (covers && (!full_needed || ident == 'f'))
-				continue;
-			what = ident == 'n' ? "NOTHING" : ident == 'i' ? "USING INDEX" : ident == 'f' ? "FULL" : "DEFAULT";
-			hint = bridge_printf("Run: ALTER TABLE %s REPLICA IDENTITY FULL;%s%s",
-								 partition ? name : src->qualified,
-								 ident == 'd' && !full_needed ? " (or give it a primary key on the plan's key columns)" : "",
-								 partition ? " (ALTER TABLE on the partitioned table does not change its partitions: run it for each partition listed, and for partitions attached later)" : "");
-			whose = partition ? bridge_printf("partition %s of source relation %s", name, src->qualified)
-				: bridge_printf("source relation %s", src->qualified);
-			bridge_fatal_hint(hint, "%s has REPLICA IDENTITY %s, which does not carry %s the stream needs for its UPDATEs and DELETEs",
-							  whose, what,
-							  full_needed ? "every column (its collection query reads columns beyond the key)"
-							  : bridge_printf("its key (%s)", pk));
-		}
-		PQclear(res);
-		free(pk);
+		if (cap_identity_problem(conn, p, s, NULL, &msg, &hint))
+			bridge_fatal_hint(hint, "%s", msg);
 	}
 }
 
-/* Status, relation signatures and one lineage table per target. */
+/* Status table, one lineage table per target, the publication. */
 void
 cap_prepare_objects(PGconn *conn, CapPlan *p)
 {
@@ -172,9 +188,8 @@ cap_prepare_objects(PGconn *conn, CapPlan *p)
 						"phase text NOT NULL, consistent_lsn pg_lsn, confirmed_lsn pg_lsn, pid int, "
 						"started_at timestamptz, updated_at timestamptz, changes bigint DEFAULT 0, "
 						"keys_written bigint DEFAULT 0, changes_per_s float8, lag_seconds float8, "
-						"lag_bytes bigint, retained_bytes bigint, last_error text, last_error_at timestamptz);"
-						"CREATE TABLE IF NOT EXISTS %s.stream_relations (relation text PRIMARY KEY, signature text NOT NULL);",
-						p->schema, p->schema);
+						"lag_bytes bigint, retained_bytes bigint, last_error text, last_error_at timestamptz);",
+						p->schema);
 	bridge_exec_script(conn, "creating the stream's status table", sql);
 	free(sql);
 	for (int i = 0; i < p->ntables; i++)
@@ -217,7 +232,7 @@ cap_prepare_objects(PGconn *conn, CapPlan *p)
 		else
 			sb_appendf(&sb, "CREATE PUBLICATION %s FOR TABLE ", bridge_quote_ident(p->publication));
 		for (int s = 0; s < p->nsources; s++)
-			sb_appendf(&sb, "%s%s", s ? ", " : "", p->sources[s].qualified);
+			sb_appendf(&sb, "%s%s", s ? ", " : "", p->sources[s].current);
 		/* the status row's updates are the stream's heartbeat */
 		sb_appendf(&sb, ", %s.stream_state", p->schema);
 		if (!exists)
@@ -264,11 +279,6 @@ cap_phase(PGconn *conn, CapPlan *p, CapLsn *confirmed)
 	PQclear(res);
 	return "stream";
 }
-
-/* The columns of a relation as "name:typid,..." (what a Relation message says). */
-static const char *const signature_sql =
-"SELECT coalesce(string_agg(a.attname || ':' || a.atttypid::oid::text, ',' ORDER BY a.attnum), '') "
-"FROM pg_catalog.pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped";
 
 /*
  * truncate_params
@@ -445,8 +455,8 @@ drop_unfinished_slot(PGconn *conn, const char *slot)
 /*
  * cap_initial_load
  *		A new slot with an exported snapshot, then in that snapshot: the
- *		relations' column signatures, every table loaded into Cassandra and
- *		its lineage table filled, and the status row set to streaming, all
+ *		relations' OIDs and read columns, the partitions, every table
+ *		loaded into Cassandra and its lineage table filled, and the status row set to streaming, all
  *		committed together.  An interrupted load leaves the row "loading",
  *		so the next start empties the targets, drops the slot and loads
  *		again.
@@ -486,20 +496,8 @@ cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *op
 	bridge_exec_script(conn, "importing the slot's snapshot", sql);
 	free(sql);
 
-	sql = bridge_printf("DELETE FROM %s.stream_relations", p->schema);
-	bridge_exec_script(conn, "forgetting old relation signatures", sql);
-	free(sql);
-	for (int s = 0; s < p->nsources; s++)
-	{
-		params[0] = p->sources[s].qualified;
-		params[1] = NULL;
-		res = bridge_exec(conn, "reading a relation's columns", signature_sql, 1, params);
-		params[1] = PQgetvalue(res, 0, 0);
-		sql = bridge_printf("INSERT INTO %s.stream_relations VALUES ($1, $2)", p->schema);
-		PQclear(bridge_exec(conn, "recording a relation's columns", sql, 2, params));
-		free(sql);
-		PQclear(res);
-	}
+	cap_relations_record(conn, p);
+	cap_partitions_record(conn, p);
 
 	for (int i = 0; i < p->ntables; i++)
 	{
@@ -551,21 +549,6 @@ cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *op
 	}
 }
 
-/* The relations' column signatures recorded by the load. */
-void
-cap_load_signatures(PGconn *conn, CapPlan *p)
-{
-	char	   *sql = bridge_printf("SELECT relation, signature FROM %s.stream_relations", p->schema);
-	PGresult   *res = bridge_exec(conn, "reading the relations' columns", sql, 0, NULL);
-
-	for (int r = 0; r < PQntuples(res); r++)
-		for (int s = 0; s < p->nsources; s++)
-			if (strcmp(p->sources[s].qualified, PQgetvalue(res, r, 0)) == 0)
-				p->sources[s].signature = bridge_strdup(PQgetvalue(res, r, 1));
-	PQclear(res);
-	free(sql);
-}
-
 /*
  * cap_drop
  *		"stream DIR --drop": the slot (so the source keeps no more WAL for
@@ -604,8 +587,11 @@ cap_drop(const BridgeOptions *opts, CapPlan *p)
 	sb_appendf(&sb, "BEGIN; DROP PUBLICATION IF EXISTS %s;", bridge_quote_ident(p->publication));
 	for (int i = 0; i < p->ntables; i++)
 		sb_appendf(&sb, " DROP TABLE IF EXISTS %s;", p->tables[i].lineage);
-	sb_appendf(&sb, " DROP TABLE IF EXISTS %s.stream_state; DROP TABLE IF EXISTS %s.stream_relations; COMMIT;",
-			   p->schema, p->schema);
+	for (int i = 0; i < p->nsources; i++)
+		sb_appendf(&sb, " DROP VIEW IF EXISTS %s.stream_src_%d;", p->schema, i + 1);
+	sb_appendf(&sb, " DROP TABLE IF EXISTS %s.stream_state; DROP TABLE IF EXISTS %s.stream_relations;"
+			   " DROP TABLE IF EXISTS %s.stream_partitions; COMMIT;",
+			   p->schema, p->schema, p->schema);
 	bridge_exec_script(conn, "removing the stream's publication and tables", sb.data);
 	sb_free(&sb);
 	if (!opts->quiet)

@@ -407,8 +407,10 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 			goto fail;
 		}
 	}
-	if (!run(conn, "COMMIT", 0, NULL, err, errlen))
+	if (!cap_partitions_persist(conn, p, err, errlen) ||
+		!run(conn, "COMMIT", 0, NULL, err, errlen))
 		goto fail;
+	p->parts_dirty = false;
 	for (int i = 0; i < p->ntables; i++)
 		cap_keyset_clear(&p->tables[i].pending);
 	*written += n;
