@@ -78,6 +78,8 @@ enum
 	OPT_DROP,
 	OPT_WARN_WAL,
 	OPT_LOG_POSITIONS,
+	OPT_REPLAN,
+	OPT_DROP_REMOVED,
 	OPT_PRIORITY,
 	OPT_FLUSH_INTERVAL,
 	OPT_HELP
@@ -195,7 +197,14 @@ static const Command commands[] = {
 		"  --flush-interval=MS      changes are coalesced this long before they are\n"
 		"                           written (10 to 10000, default 500): longer costs\n"
 		"                           Cassandra and PostgreSQL less CPU per change and\n"
-		"                           adds lag\n",
+		"                           adds lag\n"
+		"  --replan                 DIR is a new plan of the stream's keyspace: apply\n"
+		"                           its differences online (tables added or changed\n"
+		"                           are backfilled while the others keep streaming),\n"
+		"                           then stream with it (stop the old stream first)\n"
+		"  --dry-run                with --replan: print the plan diff, change nothing\n"
+		"  --drop-removed           with --replan: drop the tables the plan no longer\n"
+		"                           has in Cassandra too (kept by default)\n",
 	cmd_stream, true},
 };
 
@@ -462,6 +471,8 @@ main(int argc, char **argv)
 		{"drop", no_argument, NULL, OPT_DROP},
 		{"warn-wal", required_argument, NULL, OPT_WARN_WAL},
 		{"log-positions", no_argument, NULL, OPT_LOG_POSITIONS},
+		{"replan", no_argument, NULL, OPT_REPLAN},
+		{"drop-removed", no_argument, NULL, OPT_DROP_REMOVED},
 		{"priority", required_argument, NULL, OPT_PRIORITY},
 		{"flush-interval", required_argument, NULL, OPT_FLUSH_INTERVAL},
 		{"help", no_argument, NULL, OPT_HELP},
@@ -571,7 +582,8 @@ main(int argc, char **argv)
 				opts.role = optarg;
 				break;
 			case OPT_DRY_RUN:
-				only_for_any(cmd, "apply", "sync", "--dry-run");
+				if (strcmp(cmd->name, "stream") != 0)
+					only_for_any(cmd, "apply", "sync", "--dry-run");
 				opts.dry_run = true;
 				break;
 			case OPT_JSON:
@@ -712,6 +724,14 @@ main(int argc, char **argv)
 				ONLY_FOR("stream");
 				opts.log_positions = true;
 				break;
+			case OPT_REPLAN:
+				ONLY_FOR("stream");
+				opts.replan = true;
+				break;
+			case OPT_DROP_REMOVED:
+				ONLY_FOR("stream");
+				opts.drop_removed = true;
+				break;
 			case OPT_PRIORITY:
 				ONLY_FOR("stream");
 				if (strcmp(optarg, "idle") == 0)
@@ -787,5 +807,14 @@ main(int argc, char **argv)
 	if (opts.foreign_schema == NULL && opts.keyspace != NULL)
 		opts.foreign_schema = bridge_printf("%s_cql", opts.keyspace);
 
+	if (strcmp(cmd->name, "stream") == 0)
+	{
+		if ((opts.dry_run || opts.drop_removed) && !opts.replan)
+			usage_error(cmd, "%s goes with --replan", opts.dry_run ? "--dry-run" : "--drop-removed");
+		if (opts.replan && (opts.stream_status || opts.stream_drop))
+			usage_error(cmd, "--replan goes with neither --status nor --drop%s", "");
+		if (opts.replan)
+			return cmd_replan(&opts);
+	}
 	return cmd->run(&opts);
 }

@@ -347,6 +347,7 @@ session(Stream *s)
 	for (int i = 0; i < s->p->ntables; i++)
 		cap_keyset_clear(&s->p->tables[i].pending);
 	s->p->parts_polled = 0;		/* what a failed flush did not record */
+	cap_join_start(s->conn, s->opts, s->p);	/* tables joining the stream */
 	s->xids.len = 0;
 	s->xids.data[0] = '\0';
 
@@ -494,6 +495,15 @@ session(Stream *s)
 
 		if (!in_txn && !poll_partitions(s, &first_unflushed))
 			return SESSION_RETRY;
+		if (!in_txn && s->p->join_conn)
+		{
+			size_t		before = s->req.n + cap_pending_total(s->p);
+
+			if (cap_join_poll(s->conn, s->p, &s->req, s->err, sizeof(s->err)) != CAP_CHECK_OK)
+				return SESSION_RETRY;
+			if (s->req.n + cap_pending_total(s->p) > before && first_unflushed == 0)
+				first_unflushed = bridge_now();
+		}
 		now = bridge_now();
 		late = !in_txn && behind(last_commit_time);
 		full = s->req.n >= (late ? FLUSH_REQUESTS_BEHIND : FLUSH_REQUESTS);
@@ -574,6 +584,12 @@ cmd_stream(const BridgeOptions *opts)
 
 	cap_priority_process(opts);
 	s.conn = bridge_connect(opts);
+	cap_tables_define(s.p);
+	cap_tables_compare(s.conn, s.p);
+	if (cap_tables_differ(s.p))
+		bridge_fatal_hint("Stop the stream of the old plan, then run \"cqlbridge stream DIR --replan --dry-run\" to see what applying this plan online does, and \"cqlbridge stream DIR --replan\" to do it.",
+						  "the plan in %s is not the one the stream of keyspace %s runs:\n%s",
+						  opts->dir, s.p->keyspace, cap_tables_diff_text(s.p));
 	cap_check_server(s.conn, s.p);
 	if (!lower_priority(&s, s.conn, false))
 		bridge_fatal_hint("Run the stream as a role WITH REPLICATION (or a superuser), with cql_fdw 0.7 or later (ALTER EXTENSION cql_fdw UPDATE), or without --priority idle.",
@@ -603,6 +619,8 @@ cmd_stream(const BridgeOptions *opts)
 		cap_initial_load(s.conn, s.repl, s.p, opts);
 		(void) cap_phase(s.conn, s.p, &confirmed);
 	}
+	else if (!s.p->recorded)
+		cap_tables_record(s.conn, s.p); /* a stream of an older cqlbridge */
 	s.st.confirmed = confirmed;
 	if (!opts->quiet)
 		cap_log("streaming slot %s (publication %s) into %d tables", s.p->slot, s.p->publication,
@@ -667,6 +685,7 @@ cmd_stream(const BridgeOptions *opts)
 	if (!opts->quiet)
 		cap_log("stopped (%s); confirmed %s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
 				cap_lsn_text(s.st.confirmed));
+	cap_join_stop(s.p);
 	PQfinish(s.repl);
 	PQfinish(s.conn);
 	return 0;

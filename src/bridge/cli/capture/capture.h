@@ -163,6 +163,25 @@ typedef struct CapSource
 } CapSource;
 
 
+/* what a plan's table is to the stream's recorded one (tables.c) */
+typedef enum CapChange
+{
+	CAP_UNCHANGED,
+	CAP_ADDED,					/* a new target */
+	CAP_CHANGED,				/* same key, other columns or rows */
+	CAP_REKEYED,				/* another primary key: cannot be online */
+	CAP_RETYPED					/* a column of another CQL type: neither */
+} CapChange;
+
+/* a table's part in the stream (tables.c, join.c) */
+typedef enum CapTableState
+{
+	CAP_LIVE,					/* written from every flush */
+	CAP_JOINING,				/* to be backfilled (stream_tables: joining) */
+	CAP_BACKFILL,				/* being backfilled: its requests wait */
+	CAP_CATCHUP					/* backfilled: live once the next flush commits */
+} CapTableState;
+
 typedef struct CapTable
 {
 	const char *target;
@@ -177,7 +196,23 @@ typedef struct CapTable
 	int			nlin;
 	char	   *lineage;		/* the lineage table (SQL name) */
 	CapKeySet	pending;
+	char	   *definition;		/* what the plan says of it (tables.c) */
+	char	   *block;			/* its foreign table and view in 002 */
+	CapChange	change;			/* against the stream's recorded table */
+	char	   *detail;			/* what changed, for the plan diff */
+	char	   *added_cql;		/* CHANGED: "col type, ..." to add in Cassandra */
+	CapTableState state;
+	bool		interrupted;	/* a backfill of it did not finish before */
 } CapTable;
+
+/* a table the stream records that the plan no longer has */
+typedef struct CapRemoved
+{
+	char	   *target;
+	char	   *lineage;
+	char	   *foreign_table;
+	char	   *source_view;
+} CapRemoved;
 
 typedef struct CapPlan
 {
@@ -197,6 +232,14 @@ typedef struct CapPlan
 	bool		parts_dirty;
 	char	   *parts_arrays[4];	/* root, leaf, filenode, bound: text[] */
 	double		parts_polled;	/* when (bridge_now), 0: poll at once */
+	/* tables.c, join.c: tables added or changed online */
+	bool		recorded;		/* stream_tables had rows */
+	int			nremoved;
+	CapRemoved *removed;
+	CapKeySet	deferred;		/* requests of tables being backfilled */
+	PGconn	   *join_conn;		/* the backfill's session */
+	int			joining;		/* the table being backfilled, or -1 */
+	double		join_t0;
 } CapPlan;
 
 extern CapPlan *cap_read_plan(const char *dir);
@@ -210,6 +253,7 @@ extern char **cap_decode_values(const char *s, int *n);
 extern void cap_keyset_add(CapKeySet *s, const char *encoded);
 extern void cap_keyset_clear(CapKeySet *s);
 extern size_t cap_pending_total(const CapPlan *p);
+extern void cap_add_keys(CapTable *t, PGresult *res);
 
 /* ---- writer.c ---- */
 
@@ -247,6 +291,24 @@ extern CapCheck cap_relation_message(PGconn *conn, CapPlan *p, CapRelation *rel,
 extern CapCheck cap_views_check(PGconn *conn, CapPlan *p, char *err, size_t errlen,
 								const char **hint);
 
+/* ---- tables.c ---- */
+
+extern void cap_tables_define(CapPlan *p);
+extern bool cap_tables_exist(PGconn *conn, const CapPlan *p);
+extern void cap_tables_compare(PGconn *conn, CapPlan *p);
+extern void cap_tables_record(PGconn *conn, CapPlan *p);
+extern bool cap_tables_differ(const CapPlan *p);
+extern char *cap_tables_diff_text(const CapPlan *p);
+extern bool cap_table_waits(const CapPlan *p, int table);
+extern void cap_tables_report(PGconn *conn, const char *dir, bool quiet);
+
+/* ---- join.c ---- */
+
+extern void cap_join_start(PGconn *conn, const BridgeOptions *opts, CapPlan *p);
+extern CapCheck cap_join_poll(PGconn *conn, CapPlan *p, CapKeySet *req, char *err, size_t errlen);
+extern bool cap_join_flushed(PGconn *conn, CapPlan *p, bool committed, char *err, size_t errlen);
+extern void cap_join_stop(CapPlan *p);
+
 /* ---- partitions.c ---- */
 
 extern void cap_partitions_prepare(PGconn *conn, CapPlan *p);
@@ -265,6 +327,7 @@ extern char *cap_phase(PGconn *conn, CapPlan *p, CapLsn *confirmed);
 extern void cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *opts);
 extern bool cap_identity_problem(PGconn *conn, CapPlan *p, int s, const char *leaf,
 								 char **msg, char **hint);
+extern bool cap_truncate_target(PGconn *conn, const CapTable *t, char *err, size_t errlen);
 extern int	cap_drop(const BridgeOptions *opts, CapPlan *p);
 
 /* ---- status.c ---- */

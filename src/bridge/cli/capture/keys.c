@@ -101,14 +101,19 @@ cap_keyset_clear(CapKeySet *s)
 	s->n = 0;
 }
 
-/* Pending target keys of every table. */
+/*
+ * Pending target keys of every table that is written (not of one being
+ * backfilled), plus one for each table that caught up with its backfill and
+ * goes live with the next flush.
+ */
 size_t
 cap_pending_total(const CapPlan *p)
 {
 	size_t		n = 0;
 
 	for (int i = 0; i < p->ntables; i++)
-		n += p->tables[i].pending.n;
+		if (!cap_table_waits(p, i))
+			n += p->tables[i].pending.n + (p->tables[i].state == CAP_CATCHUP);
 	return n;
 }
 
@@ -337,6 +342,7 @@ cap_read_plan(const char *dir)
 	p->slot = bridge_printf("cqlbridge_%s", tag);
 	p->publication = bridge_printf("cqlbridge_%s", tag);
 	p->ntables = f->nblocks;
+	p->joining = -1;
 	p->tables = calloc(f->nblocks, sizeof(CapTable));
 	if (!p->tables)
 		bridge_fatal("out of memory");
@@ -751,8 +757,8 @@ cap_queue_recompute(CapPlan *p, CapKeySet *req, int source, const char *bound)
 }
 
 /* Add the rows of res (key columns) to table t's pending keys. */
-static void
-add_keys(CapTable *t, PGresult *res)
+void
+cap_add_keys(CapTable *t, PGresult *res)
 {
 	char	  **vals = bridge_malloc(sizeof(char *) * (t->nkey + 1));
 	StrBuf		sb;
@@ -843,7 +849,7 @@ all_keys(PGconn *conn, CapTable *t, char mode, char *err, size_t errlen)
 	sb_free(&sb);
 	if (res == NULL)
 		return false;
-	add_keys(t, res);
+	cap_add_keys(t, res);
 	PQclear(res);
 	return true;
 }
@@ -888,7 +894,7 @@ bound_keys(PGconn *conn, CapPlan *p, CapAffected *a, const char *bound, char *er
 	sb_free(&sb);
 	if (res != NULL)
 	{
-		add_keys(t, res);
+		cap_add_keys(t, res);
 		PQclear(res);
 		return true;
 	}
@@ -912,6 +918,10 @@ cap_derive(PGconn *conn, CapPlan *p, CapKeySet *req, char *err, size_t errlen)
 {
 	static const char modes[] = {'n', 'o', 't', 'a', 'p'};
 
+	/* the requests of tables joining the stream wait (join.c) */
+	for (size_t i = 0; i < req->cap; i++)
+		if (req->slots[i] && cap_table_waits(p, p->affected[atoi(req->slots[i])].table))
+			cap_keyset_add(&p->deferred, req->slots[i]);
 	for (int ai = 0; ai < p->naffected; ai++)
 		for (int mi = 0; mi < (int) sizeof(modes); mi++)
 		{
@@ -925,6 +935,8 @@ cap_derive(PGconn *conn, CapPlan *p, CapKeySet *req, char *err, size_t errlen)
 			char		prefix[32];
 			PGresult   *res;
 
+			if (cap_table_waits(p, a->table))
+				continue;
 			snprintf(prefix, sizeof(prefix), "%d:%c:", ai, mode);
 			for (size_t i = 0; i < req->cap; i++)
 			{
@@ -999,7 +1011,7 @@ cap_derive(PGconn *conn, CapPlan *p, CapKeySet *req, char *err, size_t errlen)
 			}
 			if (res == NULL)
 				return false;
-			add_keys(t, res);
+			cap_add_keys(t, res);
 			PQclear(res);
 		}
 	cap_keyset_clear(req);

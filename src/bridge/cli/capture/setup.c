@@ -195,6 +195,7 @@ cap_prepare_objects(PGconn *conn, CapPlan *p)
 	for (int i = 0; i < p->ntables; i++)
 	{
 		CapTable   *t = &p->tables[i];
+		int			n;
 
 		sb_init(&sb);
 		sb_appendf(&sb, "CREATE TABLE IF NOT EXISTS %s AS SELECT ", t->lineage);
@@ -203,13 +204,14 @@ cap_prepare_objects(PGconn *conn, CapPlan *p)
 		for (int k = 0; k < t->nlin; k++)
 			sb_appendf(&sb, ", s.%s", bridge_quote_ident(t->lin[k]));
 		sb_appendf(&sb, " FROM %s s WITH NO DATA;\n", t->source_view);
-		sb_appendf(&sb, "CREATE INDEX IF NOT EXISTS stream_keys_%d_key ON %s (", i + 1, t->lineage);
+		n = atoi(strrchr(t->lineage, '_') + 1);	/* stream_keys_<n> */
+		sb_appendf(&sb, "CREATE INDEX IF NOT EXISTS stream_keys_%d_key ON %s (", n, t->lineage);
 		for (int k = 0; k < t->nkey; k++)
 			sb_appendf(&sb, "%s%s", k ? ", " : "", bridge_quote_ident(t->key[k]));
 		sb_append(&sb, ");\n");
 		for (int k = 0; k < t->nlin; k++)
 			sb_appendf(&sb, "CREATE INDEX IF NOT EXISTS stream_keys_%d_l%d ON %s (%s);\n",
-					   i + 1, k + 1, t->lineage, bridge_quote_ident(t->lin[k]));
+					   n, k + 1, t->lineage, bridge_quote_ident(t->lin[k]));
 		bridge_exec_script(conn, "creating a lineage table of the stream", sb.data);
 		sb_free(&sb);
 	}
@@ -303,6 +305,30 @@ truncate_params(PGconn *conn, const CapTable *t, char **server, char **cql)
 	ks = bridge_printf("%.*s", (int) (dot - t->target), t->target);
 	*cql = bridge_printf("TRUNCATE %s.%s", bridge_quote_ident(ks), bridge_quote_ident(dot + 1));
 	free(ks);
+}
+
+/*
+ * cap_truncate_target
+ *		Empty t in Cassandra (TRUNCATE by cql_execute); false with err.
+ */
+bool
+cap_truncate_target(PGconn *conn, const CapTable *t, char *err, size_t errlen)
+{
+	char	   *server;
+	char	   *cql;
+	char	   *sql = bridge_printf("SELECT %s.cql_execute($1, $2)", bridge_extension_schema(conn));
+	const char *params[2];
+	PGresult   *res;
+
+	truncate_params(conn, t, &server, &cql);
+	params[0] = server;
+	params[1] = cql;
+	res = cap_exec(conn, sql, 2, params, err, errlen);
+	PQclear(res);
+	free(sql);
+	free(server);
+	free(cql);
+	return res != NULL;
 }
 
 /*
@@ -498,6 +524,7 @@ cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *op
 
 	cap_relations_record(conn, p);
 	cap_partitions_record(conn, p);
+	cap_tables_record(conn, p);
 
 	for (int i = 0; i < p->ntables; i++)
 	{
@@ -566,6 +593,12 @@ cap_drop(const BridgeOptions *opts, CapPlan *p)
 	char	   *pid = NULL;
 	StrBuf		sb;
 
+	/* the lineage tables as the stream named them (tables.c) */
+	if (cap_tables_exist(conn, p))
+	{
+		cap_tables_define(p);
+		cap_tables_compare(conn, p);
+	}
 	for (int i = 0; i < DROP_WAIT_S * 10; i++)
 	{
 		free(pid);
@@ -587,11 +620,13 @@ cap_drop(const BridgeOptions *opts, CapPlan *p)
 	sb_appendf(&sb, "BEGIN; DROP PUBLICATION IF EXISTS %s;", bridge_quote_ident(p->publication));
 	for (int i = 0; i < p->ntables; i++)
 		sb_appendf(&sb, " DROP TABLE IF EXISTS %s;", p->tables[i].lineage);
+	for (int i = 0; i < p->nremoved; i++)
+		sb_appendf(&sb, " DROP TABLE IF EXISTS %s;", p->removed[i].lineage);
 	for (int i = 0; i < p->nsources; i++)
 		sb_appendf(&sb, " DROP VIEW IF EXISTS %s.stream_src_%d;", p->schema, i + 1);
 	sb_appendf(&sb, " DROP TABLE IF EXISTS %s.stream_state; DROP TABLE IF EXISTS %s.stream_relations;"
-			   " DROP TABLE IF EXISTS %s.stream_partitions; COMMIT;",
-			   p->schema, p->schema, p->schema);
+			   " DROP TABLE IF EXISTS %s.stream_partitions; DROP TABLE IF EXISTS %s.stream_tables; COMMIT;",
+			   p->schema, p->schema, p->schema, p->schema);
 	bridge_exec_script(conn, "removing the stream's publication and tables", sb.data);
 	sb_free(&sb);
 	if (!opts->quiet)

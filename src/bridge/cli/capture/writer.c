@@ -387,7 +387,8 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 	if (!cap_derive(conn, p, req, err, errlen))
 		goto fail;
 	for (int i = 0; i < p->ntables; i++)
-		if (p->tables[i].pending.n > 0 && !lineage_add(conn, &p->tables[i], err, errlen))
+		if (p->tables[i].pending.n > 0 && !cap_table_waits(p, i) &&
+			!lineage_add(conn, &p->tables[i], err, errlen))
 			goto fail;
 	if (!run(conn, "COMMIT", 0, NULL, err, errlen) ||
 		!run(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, err, errlen))
@@ -396,8 +397,8 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 	{
 		CapTable   *t = &p->tables[i];
 
-		if (t->pending.n == 0)
-			continue;
+		if (t->pending.n == 0 || cap_table_waits(p, i))
+			continue;			/* a table being backfilled waits (join.c) */
 		if (!flush_table(conn, t, &n, err, errlen))
 		{
 			char	   *what = bridge_printf("writing %s: %s", t->target, err);
@@ -408,11 +409,14 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 		}
 	}
 	if (!cap_partitions_persist(conn, p, err, errlen) ||
+		!cap_join_flushed(conn, p, false, err, errlen) ||
 		!run(conn, "COMMIT", 0, NULL, err, errlen))
 		goto fail;
 	p->parts_dirty = false;
+	(void) cap_join_flushed(conn, p, true, err, errlen);
 	for (int i = 0; i < p->ntables; i++)
-		cap_keyset_clear(&p->tables[i].pending);
+		if (!cap_table_waits(p, i))
+			cap_keyset_clear(&p->tables[i].pending);
 	*written += n;
 	return true;
 

@@ -93,6 +93,8 @@ typedef struct BridgeOptions
 	bool		log_positions;	/* --log-positions: trace LSNs received/confirmed */
 	bool		idle_priority;	/* --priority idle: SCHED_IDLE process and sessions */
 	int			flush_interval_ms;	/* --flush-interval: the stream's coalescing window */
+	bool		replan;			/* --replan: apply DIR's plan to the running stream */
+	bool		drop_removed;	/* --drop-removed: and drop the tables it removes */
 
 	bool		quiet;			/* -q: no progress lines */
 } BridgeOptions;

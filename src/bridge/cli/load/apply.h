@@ -21,6 +21,9 @@
 /* apply.c: the command (main.c dispatches). */
 extern int	cmd_apply(const BridgeOptions *opts);
 
+/* replan.c: "cqlbridge stream DIR --replan" (main.c dispatches). */
+extern int	cmd_replan(const BridgeOptions *opts);
+
 /* One table block of 003_load.sql, as apply uses it. */
 typedef struct ApplyTable
 {

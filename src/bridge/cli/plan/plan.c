@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture/capture.h"
 #include "plan/plan.h"
 #include "sync/sync.h"
 
@@ -256,5 +257,10 @@ cmd_plan(const BridgeOptions *opts)
 				printf("  %-36s %.3f/s\n", p.tables[i]->name, plan_table_writes(&p, p.tables[i]));
 		}
 	}
+
+	/* a migration of this keyspace in progress: the plan diff against it */
+	p.conn = bridge_connect(opts);
+	cap_tables_report(p.conn, dir, opts->quiet);
+	PQfinish(p.conn);
 	return 0;
 }
