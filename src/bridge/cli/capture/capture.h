@@ -10,8 +10,12 @@
  *	  replication.c	 the replication connection: slot, START_REPLICATION,
  *					 CopyData, standby status updates
  *	  relations.c	 the source relations by OID: the columns the plan
- *					 reads, renames, the stream's views of them, and
- *					 Relation messages (columns added, dropped, renamed)
+ *					 reads, renames, the stream's views of them,
+ *					 Relation messages (columns added, dropped, renamed),
+ *					 replica identities
+ *	  tables.c		 the stream's record of its query tables; the plan
+ *					 diff of a new plan against it
+ *	  join.c		 added or changed tables backfilled while streaming
  *	  partitions.c	 partitions created, attached, detached, dropped or
  *					 truncated while streaming (polled from the catalog)
  *	  keys.c		 003's metadata as the stream needs it, and a committed
@@ -253,6 +257,7 @@ extern char **cap_decode_values(const char *s, int *n);
 extern void cap_keyset_add(CapKeySet *s, const char *encoded);
 extern void cap_keyset_clear(CapKeySet *s);
 extern size_t cap_pending_total(const CapPlan *p);
+extern bool cap_table_waits(const CapPlan *p, int table);
 extern void cap_add_keys(CapTable *t, PGresult *res);
 
 /* ---- writer.c ---- */
@@ -288,6 +293,8 @@ extern void cap_relations_record(PGconn *conn, CapPlan *p);
 extern int	cap_source_column(const CapSource *s, const char *name);
 extern CapCheck cap_relation_message(PGconn *conn, CapPlan *p, CapRelation *rel,
 									 char *err, size_t errlen, const char **hint);
+extern bool cap_identity_problem(PGconn *conn, CapPlan *p, int s, const char *leaf,
+								 char **msg, char **hint);
 extern CapCheck cap_views_check(PGconn *conn, CapPlan *p, char *err, size_t errlen,
 								const char **hint);
 
@@ -299,7 +306,6 @@ extern void cap_tables_compare(PGconn *conn, CapPlan *p);
 extern void cap_tables_record(PGconn *conn, CapPlan *p);
 extern bool cap_tables_differ(const CapPlan *p);
 extern char *cap_tables_diff_text(const CapPlan *p);
-extern bool cap_table_waits(const CapPlan *p, int table);
 extern void cap_tables_report(PGconn *conn, const char *dir, bool quiet);
 
 /* ---- join.c ---- */
@@ -325,8 +331,6 @@ extern void cap_check_targets(PGconn *conn, CapPlan *p);
 extern void cap_prepare_objects(PGconn *conn, CapPlan *p);
 extern char *cap_phase(PGconn *conn, CapPlan *p, CapLsn *confirmed);
 extern void cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *opts);
-extern bool cap_identity_problem(PGconn *conn, CapPlan *p, int s, const char *leaf,
-								 char **msg, char **hint);
 extern bool cap_truncate_target(PGconn *conn, const CapTable *t, char *err, size_t errlen);
 extern int	cap_drop(const BridgeOptions *opts, CapPlan *p);
 

@@ -101,6 +101,13 @@ cap_keyset_clear(CapKeySet *s)
 	s->n = 0;
 }
 
+/* Whether table's requests wait (it joins the stream: join.c). */
+bool
+cap_table_waits(const CapPlan *p, int table)
+{
+	return p->tables[table].state == CAP_JOINING || p->tables[table].state == CAP_BACKFILL;
+}
+
 /*
  * Pending target keys of every table that is written (not of one being
  * backfilled), plus one for each table that caught up with its backfill and

@@ -28,6 +28,10 @@
  *	   number, so renames of the relation or its columns are followed.  It
  *	   is made again at every start from the recorded attribute numbers.
  *
+ * Also here: whether a relation's (or a partition's) replica identity
+ * carries what the stream needs of its UPDATEs and DELETEs, checked at the
+ * start (setup.c) and for each partition that appears (partitions.c).
+ *
  * layer: command
  *
  * IDENTIFICATION
@@ -475,6 +479,80 @@ cap_relation_message(PGconn *conn, CapPlan *p, CapRelation *rel, char *err, size
 	*s->rel = *rel;
 	memset(rel, 0, sizeof(*rel));
 	return CAP_CHECK_OK;
+}
+
+/*
+ * The replica identity of a source relation and, when it is partitioned,
+ * of each leaf partition (the old row of an UPDATE or DELETE comes from
+ * the partition's own identity, even when published as the root, and
+ * ALTER TABLE ... REPLICA IDENTITY on the root does not change its
+ * partitions): oid, name, identity, partition or not, and whether the
+ * identity carries the columns $2.  The relation comes first
+ * (pg_partition_tree lists nothing for a table that is not partitioned).
+ */
+static const char *const identity_sql =
+"SELECT c.oid, c.oid::pg_catalog.regclass::text, c.relreplident, (t.level > 0)::text, "
+"  coalesce($2::text[] <@ (SELECT array_agg(a.attname::text) "
+"   FROM pg_catalog.pg_index i JOIN pg_catalog.pg_attribute a "
+"     ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey) "
+"   WHERE i.indrelid = c.oid AND ((c.relreplident = 'd' AND i.indisprimary) "
+"      OR (c.relreplident = 'i' AND i.indisreplident))), false) "
+"FROM (SELECT to_regclass($1) AS relid, 0 AS level "
+"      UNION ALL SELECT p.relid, p.level FROM pg_catalog.pg_partition_tree(to_regclass($1)) p "
+"      WHERE p.level > 0 AND p.isleaf) t "
+"JOIN pg_catalog.pg_class c ON c.oid = t.relid ORDER BY t.level, 2";
+
+/*
+ * cap_identity_problem
+ *		Whether source relation number s (or, with leaf, that partition of
+ *		it, which appeared while streaming) or one of its leaf partitions
+ *		has a replica identity that does not carry the key the plan traces
+ *		its changes by (or, for a sublink relation whose SQL reads other
+ *		columns, is not FULL); then the message and the hint (allocated).
+ */
+bool
+cap_identity_problem(PGconn *conn, CapPlan *p, int s, const char *leaf, char **msg, char **hint)
+{
+	CapSource  *src = &p->sources[s];
+	char	   *pk = cap_array_literal(src->pk, src->npk);
+	const char *params[2] = {leaf ? leaf : src->current, pk};
+	PGresult   *res;
+	bool		full_needed = false;
+	bool		found = false;
+
+	for (int a = 0; a < p->naffected; a++)
+		if (p->affected[a].source == s && p->affected[a].sublink &&
+			p->affected[a].nold > src->npk)
+			full_needed = true;
+	res = bridge_exec(conn, "reading a source relation's replica identity",
+					  identity_sql, 2, params);
+	for (int r = 0; r < PQntuples(res) && !found; r++)
+	{
+		const char *name = PQgetvalue(res, r, 1);
+		char		ident = PQgetvalue(res, r, 2)[0];
+		bool		partition = leaf != NULL || strcmp(PQgetvalue(res, r, 3), "true") == 0;
+		bool		covers = ident == 'f' || strcmp(PQgetvalue(res, r, 4), "t") == 0;
+		const char *what;
+		char	   *whose;
+
+		if (covers && (!full_needed || ident == 'f'))
+			continue;
+		what = ident == 'n' ? "NOTHING" : ident == 'i' ? "USING INDEX" : ident == 'f' ? "FULL" : "DEFAULT";
+		*hint = bridge_printf("Run: ALTER TABLE %s REPLICA IDENTITY FULL;%s%s",
+							  partition ? name : src->current,
+							  ident == 'd' && !full_needed ? " (or give it a primary key on the plan's key columns)" : "",
+							  partition ? " (ALTER TABLE on the partitioned table does not change its partitions: run it for each partition listed, and for partitions attached later)" : "");
+		whose = partition ? bridge_printf("partition %s of source relation %s", name, src->current)
+			: bridge_printf("source relation %s", src->current);
+		*msg = bridge_printf("%s has REPLICA IDENTITY %s, which does not carry %s the stream needs for its UPDATEs and DELETEs",
+							 whose, what,
+							 full_needed ? "every column (its collection query reads columns beyond the key)"
+							 : bridge_printf("its key (%s)", pk));
+		found = true;
+	}
+	PQclear(res);
+	free(pk);
+	return found;
 }
 
 /*

@@ -415,13 +415,6 @@ cap_tables_diff_text(const CapPlan *p)
 	return sb.data;
 }
 
-/* Whether table's requests wait (it joins the stream: join.c). */
-bool
-cap_table_waits(const CapPlan *p, int table)
-{
-	return p->tables[table].state == CAP_JOINING || p->tables[table].state == CAP_BACKFILL;
-}
-
 /*
  * cap_tables_report
  *		"cqlbridge plan" of a keyspace whose stream runs: the plan diff
