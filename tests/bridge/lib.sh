@@ -110,6 +110,30 @@ bridge_begin()
 	[ -x "$CQLBRIDGE" ] || bail "$CQLBRIDGE not built (make bridge)"
 }
 
+# stream_suite: after bridge_begin, what a suite that runs "cqlbridge
+# stream" while pgbench writes shares: wal_level must be logical, PGBENCH
+# is the pgbench to run, and at exit the stream ($SPID) and pgbench ($BPID)
+# are stopped and the database's inactive slots dropped before
+# bridge_cleanup
+stream_suite()
+{
+	SPID=
+	BPID=
+	trap stream_suite_cleanup EXIT
+	[ "$(psql -X -A -t -d postgres -c 'SHOW wal_level')" = logical ] ||
+		bail "wal_level is not logical on this server (scripts/pg.sh sets it)"
+	PGBENCH=$(command -v pgbench || echo "$(pg_config --bindir 2> /dev/null)/pgbench")
+	[ -x "$PGBENCH" ] || bail "pgbench not found"
+}
+stream_suite_cleanup()
+{
+	[ -n "$BPID" ] && kill -INT "$BPID" 2> /dev/null
+	[ -n "$SPID" ] && kill -9 "$SPID" 2> /dev/null
+	sleep 0.5
+	psql -X -q -d "$DB" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$DB' AND NOT active" > /dev/null 2>&1
+	bridge_cleanup
+}
+
 # same_files GOLDEN DIR SHOWN FILE...: one test per file: DIR/FILE has the
 # bytes of GOLDEN/FILE (SHOWN: how the golden directory is named)
 same_files()

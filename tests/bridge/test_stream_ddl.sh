@@ -29,7 +29,10 @@
 #        starts again and writes its rows; SIGTERM stops it with status 0
 #    11. a column the plan reads dropped with CASCADE (its source view
 #        too) stops the stream at the next change, naming the column,
-#        with nothing of that change written.  A check of Cassandra's rows after a step the stream
+#        with nothing of that change written;
+#    12. the workload as it now is (new names, no note) planned again and
+#        applied with --replan: the stream resumes with that change and
+#        every table equals its source.  A check of Cassandra's rows after a step the stream
 #   did not catch up with fails ("not checked"): it never passes unrun.
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser, wal_level=logical),
@@ -47,29 +50,14 @@ FS=${KS}_cql
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin stream_ddl
 
-# 3 setup checks; 11 steps (the load, steps 1-9 and the restart of 10)
-# of 2 + NT checks (NT = 3 target tables) and 9 checks of particular
-# steps; 5 at the end (pgbench, the stops of 10 and 11, SIGTERM, nothing
+# 3 setup checks; 12 steps (the load, steps 1-9, the restart of 10 and
+# step 12) of 2 + NT checks (NT = 3 target tables) and 10 checks of
+# particular steps; 5 at the end (pgbench, the stops of 10 and 11, SIGTERM, nothing
 # written after 11's DROP)
 NT=3
-tap_plan $((3 + 11 * (2 + NT) + 9 + 5))
+tap_plan $((3 + 12 * (2 + NT) + 10 + 5))
 
-SPID=
-BPID=
-ddl_cleanup()
-{
-	[ -n "$BPID" ] && kill -INT "$BPID" 2> /dev/null
-	[ -n "$SPID" ] && kill -9 "$SPID" 2> /dev/null
-	sleep 0.5
-	psql -X -q -d "$DB" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$DB' AND NOT active" > /dev/null 2>&1
-	bridge_cleanup
-}
-trap ddl_cleanup EXIT
-
-[ "$(psql -X -A -t -d postgres -c 'SHOW wal_level')" = logical ] ||
-	bail "wal_level is not logical on this server (scripts/pg.sh sets it)"
-PGBENCH=$(command -v pgbench || echo "$(pg_config --bindir 2> /dev/null)/pgbench")
-[ -x "$PGBENCH" ] || bail "pgbench not found"
+stream_suite
 
 fresh_db "$CQL_HOST"
 q "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null ||
@@ -340,5 +328,29 @@ ok $? "a column the plan reads dropped with CASCADE stops the stream, naming it 
 	diag "$(tail -3 "$WORK/stream.log")"
 is "$(q "SELECT sum(price) FROM $T_TICKETS WHERE venue_id = 5")" "$before" \
 	"nothing of the change after the DROP COLUMN was written"
+
+# 12. the workload as the application now has it (the renamed column and
+# relation, no note) planned again and applied online: the stream resumes
+# with the change it stopped at
+sed -e 's/v\.name AS venue_name/v.venue_name/' -e 's/v\.name,/v.venue_name AS name,/' \
+	-e 's/evolve\.venue_tag/evolve.venue_label/' -e 's/, t\.note$//' \
+	"$HERE/evolve/workload.sql" > "$WORK/workload_now.sql"
+"$CQLBRIDGE" plan -q --schema evolve --workload "$WORK/workload_now.sql" --keyspace "$KS" \
+	--foreign-schema "$FS" --server cqlbridge --replication-factor 1 -o "$WORK/gen2" > "$WORK/plan_now.out" 2>&1 ||
+	bail "plan of the workload without note failed: $(cat "$WORK/plan_now.out")"
+"$CQLBRIDGE" stream --replan --flush-interval 200 "$WORK/gen2" >> "$WORK/stream.log" 2>&1 &
+SPID=$!
+for i in $(seq 1 300); do
+	[ "$(q "SELECT count(*) FILTER (WHERE state <> 'live') FROM cqlbridge_$KS.stream_tables" 2> /dev/null)" = 0 ] &&
+		grep -q "replan: applied" "$WORK/stream.log" && break
+	sleep 0.2
+done
+load_targets "$WORK/gen2"
+step_end "planned again without the dropped column, applied with --replan"
+cass_is "SELECT sum(price) FROM $T_TICKETS WHERE venue_id = 5" "$(q "SELECT sum(price) FROM evolve.ticket WHERE venue_id = 5")" \
+	"the change the stream stopped at is in Cassandra"
+kill -TERM "$SPID" 2> /dev/null
+wait "$SPID"
+SPID=
 
 exit $((TAP_FAILED > 0))

@@ -36,22 +36,7 @@ bridge_begin stream_replan
 
 tap_plan 24
 
-SPID=
-BPID=
-replan_cleanup()
-{
-	[ -n "$BPID" ] && kill -INT "$BPID" 2> /dev/null
-	[ -n "$SPID" ] && kill -9 "$SPID" 2> /dev/null
-	sleep 0.5
-	psql -X -q -d "$DB" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$DB' AND NOT active" > /dev/null 2>&1
-	bridge_cleanup
-}
-trap replan_cleanup EXIT
-
-[ "$(psql -X -A -t -d postgres -c 'SHOW wal_level')" = logical ] ||
-	bail "wal_level is not logical on this server (scripts/pg.sh sets it)"
-PGBENCH=$(command -v pgbench || echo "$(pg_config --bindir 2> /dev/null)/pgbench")
-[ -x "$PGBENCH" ] || bail "pgbench not found"
+stream_suite
 
 fresh_db "$CQL_HOST"
 q "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE IF EXISTS $KS')" > /dev/null ||

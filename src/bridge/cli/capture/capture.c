@@ -104,6 +104,20 @@ lower_priority(Stream *s, PGconn *conn, bool replication)
 }
 
 /*
+ * checked
+ *		The outcome of a check of relations.c or partitions.c: true when
+ *		it passed, false when the session must be retried (s->err says
+ *		why); a fatal one stops the process with its message and hint.
+ */
+static bool
+checked(Stream *s, CapCheck c, const char *hint)
+{
+	if (c == CAP_CHECK_FATAL)
+		stop_fatal(s, hint, s->err);
+	return c == CAP_CHECK_OK;
+}
+
+/*
  * relation_message
  *		A Relation message: for a source relation (by OID), its columns are
  *		matched to those the plan reads (relations.c).  Columns added,
@@ -118,17 +132,7 @@ relation_message(Stream *s, CapMessage *m)
 {
 	const char *hint = NULL;
 
-	switch (cap_relation_message(s->conn, s->p, &m->rel, s->err, sizeof(s->err), &hint))
-	{
-		case CAP_CHECK_OK:
-			return true;
-		case CAP_CHECK_FATAL:
-			stop_fatal(s, hint, s->err);
-			break;
-		case CAP_CHECK_RETRY:
-			break;
-	}
-	return false;
+	return checked(s, cap_relation_message(s->conn, s->p, &m->rel, s->err, sizeof(s->err), &hint), hint);
 }
 
 /*
@@ -165,19 +169,11 @@ poll_partitions(Stream *s, double *first_unflushed)
 	const char *hint = NULL;
 	size_t		before = s->req.n;
 
-	switch (cap_partitions_poll(s->conn, s->p, &s->req, s->err, sizeof(s->err), &hint))
-	{
-		case CAP_CHECK_OK:
-			if (first_unflushed && s->req.n > before && *first_unflushed == 0)
-				*first_unflushed = bridge_now();
-			return true;
-		case CAP_CHECK_FATAL:
-			stop_fatal(s, hint, s->err);
-			break;
-		case CAP_CHECK_RETRY:
-			break;
-	}
-	return false;
+	if (!checked(s, cap_partitions_poll(s->conn, s->p, &s->req, s->err, sizeof(s->err), &hint), hint))
+		return false;
+	if (first_unflushed && s->req.n > before && *first_unflushed == 0)
+		*first_unflushed = bridge_now();
+	return true;
 }
 
 /* A --log-positions line: lsn as X/Y after the text. */

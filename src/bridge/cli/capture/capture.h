@@ -325,6 +325,8 @@ extern bool cap_partitions_persist(PGconn *conn, CapPlan *p, char *err, size_t e
 
 /* ---- setup.c ---- */
 
+extern char *cap_value(PGconn *conn, const char *what, const char *sql, int n,
+					   const char *const *params);
 extern void cap_check_server(PGconn *conn, CapPlan *p);
 extern void cap_check_source(PGconn *conn, CapPlan *p);
 extern void cap_check_targets(PGconn *conn, CapPlan *p);

@@ -35,9 +35,9 @@
 static const char *const reload_hint =
 "Remove the stream with \"cqlbridge stream DIR --drop\", make the Cassandra tables empty (e.g. \"cqlbridge apply DIR --no-load\" after dropping the keyspace), then run \"cqlbridge stream DIR\": it loads again from a new slot.";
 
-/* One value of a one-row query. */
-static char *
-value(PGconn *conn, const char *what, const char *sql, int n, const char *const *params)
+/* One value of a one-row query (NULL when none or NULL); fatal on an error. */
+char *
+cap_value(PGconn *conn, const char *what, const char *sql, int n, const char *const *params)
 {
 	PGresult   *res = bridge_exec(conn, what, sql, n, params);
 	char	   *v = PQntuples(res) > 0 && !PQgetisnull(res, 0, 0)
@@ -60,17 +60,17 @@ value(PGconn *conn, const char *what, const char *sql, int n, const char *const 
 void
 cap_check_server(PGconn *conn, CapPlan *p)
 {
-	char	   *v = value(conn, "reading wal_level", "SHOW wal_level", 0, NULL);
+	char	   *v = cap_value(conn, "reading wal_level", "SHOW wal_level", 0, NULL);
 
 	if (v == NULL || strcmp(v, "logical") != 0)
 		bridge_fatal_hint("Set wal_level = logical (ALTER SYSTEM SET wal_level = logical, with max_replication_slots and max_wal_senders of at least 1) and restart PostgreSQL; or use the trigger-based \"cqlbridge sync\".",
 						  "wal_level is \"%s\": cqlbridge stream needs logical decoding", v ? v : "?");
-	v = value(conn, "reading the role's attributes",
+	v = cap_value(conn, "reading the role's attributes",
 			  "SELECT (rolsuper OR rolreplication)::text FROM pg_catalog.pg_roles WHERE rolname = current_user",
 			  0, NULL);
 	if (v == NULL || strcmp(v, "true") != 0)
 	{
-		char	   *who = value(conn, "reading the role", "SELECT current_user", 0, NULL);
+		char	   *who = cap_value(conn, "reading the role", "SELECT current_user", 0, NULL);
 		char	   *hint = bridge_printf("As a superuser: ALTER ROLE %s REPLICATION; or run the stream as a role that has it.",
 										 bridge_quote_ident(who ? who : "?"));
 
@@ -81,7 +81,7 @@ cap_check_server(PGconn *conn, CapPlan *p)
 	{
 		const char *params[1] = {p->tables[i].foreign_table};
 
-		v = value(conn, "looking up a foreign table", "SELECT to_regclass($1)::text", 1, params);
+		v = cap_value(conn, "looking up a foreign table", "SELECT to_regclass($1)::text", 1, params);
 		if (v == NULL)
 			bridge_fatal_hint("Run \"cqlbridge apply DIR --no-load\" first (tables and foreign tables, no load).",
 							  "foreign table %s does not exist", params[0]);
@@ -150,7 +150,7 @@ cap_prepare_objects(PGconn *conn, CapPlan *p)
 	 */
 	{
 		const char *params[1] = {p->publication};
-		char	   *exists = value(conn, "looking up the publication",
+		char	   *exists = cap_value(conn, "looking up the publication",
 								   "SELECT pubname::text FROM pg_catalog.pg_publication WHERE pubname = $1",
 								   1, params);
 
@@ -181,7 +181,7 @@ char *
 cap_phase(PGconn *conn, CapPlan *p, CapLsn *confirmed)
 {
 	char	   *sql = bridge_printf("SELECT phase FROM %s.stream_state", p->schema);
-	char	   *phase = value(conn, "reading the stream's status", sql, 0, NULL);
+	char	   *phase = cap_value(conn, "reading the stream's status", sql, 0, NULL);
 	const char *params[1] = {p->slot};
 	PGresult   *res;
 
@@ -221,7 +221,7 @@ truncate_params(PGconn *conn, const CapTable *t, char **server, char **cql)
 	const char *dot = strchr(t->target, '.');
 	char	   *ks;
 
-	*server = value(conn, "looking up the server of a foreign table",
+	*server = cap_value(conn, "looking up the server of a foreign table",
 					"SELECT s.srvname::text FROM pg_catalog.pg_foreign_table f "
 					"JOIN pg_catalog.pg_foreign_server s ON s.oid = f.ftserver WHERE f.ftrelid = to_regclass($1)",
 					1, params);
@@ -270,7 +270,7 @@ void
 cap_check_targets(PGconn *conn, CapPlan *p)
 {
 	const char *params[1] = {p->schema_plain};
-	char	   *exists = value(conn, "looking up the status table",
+	char	   *exists = cap_value(conn, "looking up the status table",
 							   "SELECT to_regclass(quote_ident($1) || '.stream_state')::text", 1, params);
 	char	   *sql;
 
@@ -279,7 +279,7 @@ cap_check_targets(PGconn *conn, CapPlan *p)
 		char	   *phase;
 
 		sql = bridge_printf("SELECT phase FROM %s.stream_state", p->schema);
-		phase = value(conn, "reading the stream's status", sql, 0, NULL);
+		phase = cap_value(conn, "reading the stream's status", sql, 0, NULL);
 		free(sql);
 		free(exists);
 		if (phase)
@@ -294,7 +294,7 @@ cap_check_targets(PGconn *conn, CapPlan *p)
 		char	   *any;
 
 		sql = bridge_printf("SELECT 'x' FROM %s LIMIT 1", t->foreign_table);
-		any = value(conn, "checking that a target table is empty", sql, 0, NULL);
+		any = cap_value(conn, "checking that a target table is empty", sql, 0, NULL);
 		free(sql);
 		if (any)
 		{
@@ -322,7 +322,7 @@ static void
 empty_targets(PGconn *conn, CapPlan *p, const BridgeOptions *opts)
 {
 	char	   *sql = bridge_printf("SELECT phase FROM %s.stream_state", p->schema);
-	char	   *phase = value(conn, "reading the stream's status", sql, 0, NULL);
+	char	   *phase = cap_value(conn, "reading the stream's status", sql, 0, NULL);
 	const char *params[2] = {p->slot, p->publication};
 
 	free(sql);
@@ -528,7 +528,7 @@ cap_drop(const BridgeOptions *opts, CapPlan *p)
 	for (int i = 0; i < DROP_WAIT_S * 10; i++)
 	{
 		free(pid);
-		pid = value(conn, "looking up the replication slot",
+		pid = cap_value(conn, "looking up the replication slot",
 					"SELECT active_pid::text FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
 					1, params);
 		if (pid == NULL)

@@ -17,7 +17,9 @@
  *		does the same);
  *	 3. removed tables: their lineage tables dropped; with --drop-removed
  *		also the Cassandra table, its foreign table and source view;
- *	 4. the stream's record: added and changed tables "joining";
+ *	 4. the stream's record: added and changed tables "joining"; the
+ *		columns the plan reads of each relation forgotten (the stream
+ *		takes them anew from the new source views);
  *	 5. the stream itself, with DIR: it resumes from its slot, the
  *		unchanged tables keep streaming, the joining ones are backfilled
  *		from a snapshot while it runs (capture/join.c).
@@ -39,18 +41,6 @@
 #include "capture/capture.h"
 #include "load/apply.h"
 
-/* One value of a one-row query (NULL when none). */
-static char *
-one_value(PGconn *conn, const char *what, const char *sql, int n, const char *const *params)
-{
-	PGresult   *res = bridge_exec(conn, what, sql, n, params);
-	char	   *v = PQntuples(res) > 0 && !PQgetisnull(res, 0, 0)
-		? bridge_strdup(PQgetvalue(res, 0, 0)) : NULL;
-
-	PQclear(res);
-	return v;
-}
-
 /*
  * cql
  *		Run one CQL statement through cql_execute on the server of foreign
@@ -60,7 +50,7 @@ static void
 cql(PGconn *conn, const char *ft, const char *statement, const char *tolerate)
 {
 	const char *p1[1] = {ft};
-	char	   *server = one_value(conn, "looking up the server of a foreign table",
+	char	   *server = cap_value(conn, "looking up the server of a foreign table",
 								   "SELECT s.srvname::text FROM pg_catalog.pg_foreign_table f "
 								   "JOIN pg_catalog.pg_foreign_server s ON s.oid = f.ftserver WHERE f.ftrelid = to_regclass($1)",
 								   1, p1);
@@ -147,7 +137,7 @@ cmd_replan(const BridgeOptions *opts)
 	sql = bridge_printf("SELECT CASE WHEN to_regclass(%s) IS NOT NULL THEN "
 						"(SELECT phase FROM %s.stream_state) END",
 						bridge_quote_literal(bridge_printf("%s.stream_state", p->schema)), p->schema);
-	phase = one_value(conn, "reading the stream's status", sql, 0, NULL);
+	phase = cap_value(conn, "reading the stream's status", sql, 0, NULL);
 	free(sql);
 	if (phase == NULL || strcmp(phase, "streaming") != 0)
 		bridge_fatal_hint("Start it with \"cqlbridge stream DIR\" (without --replan).",
@@ -171,7 +161,7 @@ cmd_replan(const BridgeOptions *opts)
 		return BRIDGE_EXIT_SUCCESS;
 	}
 	params[0] = p->slot;
-	if (one_value(conn, "looking up the replication slot",
+	if (cap_value(conn, "looking up the replication slot",
 				  "SELECT active_pid::text FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
 				  1, params))
 		bridge_fatal_hint("Stop the stream of the old plan (kill -TERM: it flushes and confirms), then run --replan again.",
@@ -203,7 +193,7 @@ cmd_replan(const BridgeOptions *opts)
 		{
 			char	   *stmt = bridge_printf("DROP TABLE IF EXISTS %s", cql_name(r->target));
 
-			if (one_value(conn, "looking up a foreign table", "SELECT to_regclass($1)::text", 1,
+			if (cap_value(conn, "looking up a foreign table", "SELECT to_regclass($1)::text", 1,
 						  (const char *const[]) {r->foreign_table}))
 				cql(conn, r->foreign_table, stmt, NULL);
 			sql = bridge_printf("DROP FOREIGN TABLE IF EXISTS %s; DROP VIEW IF EXISTS %s",
@@ -216,11 +206,18 @@ cmd_replan(const BridgeOptions *opts)
 				opts->drop_removed ? "; dropped" : " (kept in Cassandra)");
 	}
 
-	/* 4: the record */
+	/*
+	 * 4: the record: added and changed tables joining; the columns the
+	 * plan reads of each relation taken anew at the start from the new
+	 * source views (a column the old plan read may be gone)
+	 */
 	for (int i = 0; i < p->ntables; i++)
 		if (p->tables[i].change == CAP_CHANGED)
 			p->tables[i].state = CAP_JOINING;
 	cap_tables_record(conn, p);
+	sql = bridge_printf("DELETE FROM %s.stream_relations", p->schema);
+	bridge_exec_script(conn, "forgetting the columns the old plan read", sql);
+	free(sql);
 	PQfinish(conn);
 	if (!opts->quiet)
 		fprintf(stderr, "replan: applied; streaming with %s (added and changed tables join as they are backfilled)\n",
