@@ -212,8 +212,18 @@ cmd_replan(const BridgeOptions *opts)
 	 * source views (a column the old plan read may be gone)
 	 */
 	for (int i = 0; i < p->ntables; i++)
+	{
 		if (p->tables[i].change == CAP_CHANGED)
 			p->tables[i].state = CAP_JOINING;
+
+		/*
+		 * An added table's Cassandra table may hold rows nobody maintained
+		 * (a table of this keyspace removed from an earlier plan and kept):
+		 * it is emptied before its backfill, like an interrupted one.
+		 */
+		if (p->tables[i].change == CAP_ADDED)
+			p->tables[i].interrupted = true;
+	}
 	cap_tables_record(conn, p);
 	sql = bridge_printf("DELETE FROM %s.stream_relations", p->schema);
 	bridge_exec_script(conn, "forgetting the columns the old plan read", sql);
