@@ -16,8 +16,10 @@
 #   venue pgbench never touches keeps the write times of its rows there,
 #   and has new ones in the changed and added tables); a stream killed
 #   while a table joins backfills it again (emptied first) at its restart;
-#   a plan whose table changes its primary key (workload_v3.sql) is refused
-#   online, naming the table; no pgbench transaction failed.
+#   a query removed is no longer maintained and, with --drop-removed, its
+#   table dropped; a plan whose table changes its primary key
+#   (workload_v3.sql) is refused online, naming the table; no pgbench
+#   transaction failed.
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser, wal_level=logical),
 # CQL_HOST, CQLBRIDGE.  Output: TAP.
@@ -34,7 +36,7 @@ FS=${KS}_cql
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin stream_replan
 
-tap_plan 24
+tap_plan 28
 
 stream_suite
 
@@ -148,6 +150,28 @@ compare_all "after that backfill"
 kill -TERM "$SPID"
 wait "$SPID"
 ok $? "SIGTERM stops the stream with status 0"
+SPID=
+
+# --- a query removed: its table no longer maintained, dropped when asked -------------
+GEN4=$WORK/gen4
+sed '/^-- name: Q4_tickets_by_city/,$d' "$HERE/evolve/workload_v2.sql" > "$WORK/workload_v4.sql"
+"$CQLBRIDGE" plan -q --schema evolve --workload "$WORK/workload_v4.sql" --keyspace "$KS" \
+	--foreign-schema "$FS" --server cqlbridge --replication-factor 1 -o "$GEN4" > "$WORK/plan4.out" 2>&1 ||
+	bail "plan without Q4 failed: $(cat "$WORK/plan4.out")"
+"$CQLBRIDGE" stream --replan --drop-removed --flush-interval 200 "$GEN4" > "$WORK/stream4.log" 2>&1 &
+SPID=$!
+stream_caught_up "$KS"
+CQL_TABLES="SELECT table_name FROM system_schema.tables WHERE keyspace_name = '$KS' AND table_name = 'tickets_by_city'"
+grep -q "removed    $KS.tickets_by_city: no longer maintained" "$WORK/stream4.log" &&
+	[ "$(q "SELECT count(*) FROM cqlbridge_$KS.stream_tables WHERE target = '$KS.tickets_by_city'")" = 0 ] &&
+	[ "$(q "SELECT to_regclass('$FS.tickets_by_city') IS NULL AND to_regclass('cqlbridge_$KS.stream_keys_4') IS NULL")" = t ] &&
+	[ "$(q "SELECT count(*) FROM cql_query('cqlbridge', \$cql\$$CQL_TABLES\$cql\$)")" = 0 ]
+ok $? "--replan --drop-removed: a removed query's table is no longer maintained and is dropped (Cassandra, foreign table, lineage)" ||
+	diag "$(tail -8 "$WORK/stream4.log")"
+load_targets "$GEN4"
+compare_all "after a query was removed"
+kill -TERM "$SPID"
+wait "$SPID"
 SPID=
 
 # --- a primary key change is not online ---------------------------------------------
