@@ -264,10 +264,21 @@ compare_all()
 		if [ $ra -ne 0 ] || [ $rb -ne 0 ]; then
 			ok 1 "$1: ${FTS[$i]} equals its source"
 			diag "$a" "$b"
-		else
-			is "$a" "$b" "$1: ${FTS[$i]} equals its source"
+		elif ! is "$a" "$b" "$1: ${FTS[$i]} equals its source"; then
+			diff_rows "${FTS[$i]}" "${VIEWS[$i]}" "${COLS[$i]}"
 		fi
 	done
+}
+
+# diff_rows TABLE VIEW COLS: diagnostics, up to 5 rows only in the target
+# table and up to 5 only in its source view (what a failed comparison
+# needs to be understood)
+diff_rows()
+{
+	local list
+	list=$(sed 's/\([A-Za-z_][A-Za-z0-9_]*\)/x."\1"/g' <<< "$3")
+	diag "only in $1:" "$(q "SELECT ROW($list)::text FROM (SELECT $3 FROM $1 EXCEPT SELECT $3 FROM $2) x LIMIT 5" 2>&1)"
+	diag "only in $2:" "$(q "SELECT ROW($list)::text FROM (SELECT $3 FROM $2 EXCEPT SELECT $3 FROM $1) x LIMIT 5" 2>&1)"
 }
 
 # all_tables_equal: every target table (FTS) has its source view's

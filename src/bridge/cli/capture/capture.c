@@ -131,8 +131,9 @@ static bool
 relation_message(Stream *s, CapMessage *m)
 {
 	const char *hint = NULL;
+	CapCheck	c = cap_relation_message(s->conn, s->p, &m->rel, s->err, sizeof(s->err), &hint);
 
-	return checked(s, cap_relation_message(s->conn, s->p, &m->rel, s->err, sizeof(s->err), &hint), hint);
+	return checked(s, c, hint);
 }
 
 /*
@@ -168,8 +169,9 @@ poll_partitions(Stream *s, double *first_unflushed)
 {
 	const char *hint = NULL;
 	size_t		before = s->req.n;
+	CapCheck	c = cap_partitions_poll(s->conn, s->p, &s->req, s->err, sizeof(s->err), &hint);
 
-	if (!checked(s, cap_partitions_poll(s->conn, s->p, &s->req, s->err, sizeof(s->err), &hint), hint))
+	if (!checked(s, c, hint))
 		return false;
 	if (first_unflushed && s->req.n > before && *first_unflushed == 0)
 		*first_unflushed = bridge_now();
