@@ -394,7 +394,17 @@ cap_relation_message(PGconn *conn, CapPlan *p, CapRelation *rel, char *err, size
 		if (p->sources[i].relid == rel->relid)
 			s = &p->sources[i];
 	if (s == NULL)
-		return CAP_CHECK_OK;	/* not a relation of this plan */
+	{
+		/*
+		 * The publication has the sources and the status table only; a
+		 * partition published under its own name would be a change the
+		 * stream cannot place: say so rather than drop it silently.
+		 */
+		if (strcmp(rel->nspname, p->schema_plain) != 0 || strcmp(rel->relname, "stream_state") != 0)
+			cap_log("WARNING: a change of relation %s.%s (OID %u), which is no source of the plan, was received and ignored",
+					rel->nspname, rel->relname, rel->relid);
+		return CAP_CHECK_OK;
+	}
 
 	/*
 	 * The catalog now: when its published columns (not dropped, not
