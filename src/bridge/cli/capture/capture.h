@@ -241,6 +241,8 @@ typedef struct CapPlan
 	int			nremoved;
 	CapRemoved *removed;
 	CapKeySet	deferred;		/* requests of tables being backfilled */
+	unsigned int state_relid;	/* the status table (its changes: heartbeat) */
+	unsigned int warned_relid;	/* the last relation warned about (keys.c) */
 	PGconn	   *join_conn;		/* the backfill's session */
 	int			joining;		/* the table being backfilled, or -1 */
 	double		join_t0;

@@ -682,7 +682,20 @@ cap_change_keys(CapPlan *p, CapKeySet *req, const CapMessage *m, char *err, size
 	const CapTuple *oldt;
 
 	if (s == NULL)
-		return true;			/* not a relation of this plan */
+	{
+		/*
+		 * Only the sources and the status table are published: a change
+		 * of another relation (a partition published under its own name)
+		 * cannot be placed, so it is said, not dropped silently.
+		 */
+		if (m->relid != p->state_relid && m->relid != p->warned_relid)
+		{
+			cap_log("WARNING: a change of relation OID %u, which is no source of the plan, was received and ignored",
+					m->relid);
+			p->warned_relid = m->relid;
+		}
+		return true;
+	}
 	oldt = m->has_old ? &m->oldt : &m->newt;
 	for (int i = 0; i < p->naffected; i++)
 	{

@@ -396,13 +396,12 @@ cap_relation_message(PGconn *conn, CapPlan *p, CapRelation *rel, char *err, size
 	if (s == NULL)
 	{
 		/*
-		 * The publication has the sources and the status table only; a
-		 * partition published under its own name would be a change the
-		 * stream cannot place: say so rather than drop it silently.
+		 * Not a source: the status table (the heartbeat), or a partition
+		 * of a source (pgoutput sends a partition's own Relation message
+		 * after its root's, whose relid its changes then carry).
 		 */
-		if (strcmp(rel->nspname, p->schema_plain) != 0 || strcmp(rel->relname, "stream_state") != 0)
-			cap_log("WARNING: a change of relation %s.%s (OID %u), which is no source of the plan, was received and ignored",
-					rel->nspname, rel->relname, rel->relid);
+		if (strcmp(rel->nspname, p->schema_plain) == 0 && strcmp(rel->relname, "stream_state") == 0)
+			p->state_relid = rel->relid;
 		return CAP_CHECK_OK;
 	}
 
