@@ -48,15 +48,17 @@
 # diff NEWDIR` compares every row of the four tables with their source
 # views.
 #
-# Every window prints: the application's latency p50/p99/max and failed
-# transactions over the whole window and over the operation (from pgbench's
-# per-transaction log, schedule lag included as pgbench reports it); the
-# commit -> slot confirmation lag (bench/stream_lag.py, every 50 ms); the
-# CPU seconds of PostgreSQL (the postmaster and all its children: the
-# application's backends, the stream's backend, walsender and backfill
-# session, apply's session), Cassandra, cqlbridge (the stream processes and
-# the foreground commands of the operation), pgbench and the rest of the
-# machine, over the window and over the operation.
+# Every window prints: the application's latency p50/p99/max, its
+# transactions slower than 10 and 50 ms (they add up over windows of any
+# length; a p99 does not) and failed ones, over the whole window and over
+# the operation (from pgbench's per-transaction log, schedule lag included
+# as pgbench reports it); the commit -> slot confirmation lag
+# (bench/stream_lag.py, every 50 ms); the CPU seconds of PostgreSQL (the
+# postmaster and all its children: the application's backends, the
+# stream's backend, walsender and backfill session, apply's session; and
+# any other client's backends: run it alone), Cassandra, cqlbridge (the
+# stream processes and the foreground commands of the operation), pgbench
+# and the rest of the machine, over the window and over the operation.
 #
 # Environment: PG* (the PostgreSQL to use; scripts/pg.sh env), CQL_HOST
 # (127.0.0.1), NODE (its scripts/cassandra.sh name, for its pid: single),
@@ -252,8 +254,9 @@ for f in glob.glob(d + "/pgbench_log.*"):
             bad += 1
 lat.sort()
 pct = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] if lat else float("nan")
-print("%d tx, p50 %.3f ms, p99 %.3f ms, max %.1f ms, failed %d"
-      % (len(lat), pct(0.5), pct(0.99), lat[-1] if lat else float("nan"), bad))
+print("%d tx, p50 %.3f ms, p99 %.3f ms, max %.1f ms, over 10 ms %d, over 50 ms %d, failed %d"
+      % (len(lat), pct(0.5), pct(0.99), lat[-1] if lat else float("nan"),
+         sum(1 for x in lat if x > 10), sum(1 for x in lat if x > 50), bad))
 PY
 }
 
@@ -461,7 +464,7 @@ on_exit()
 
 cmd=${1:-all}
 PGDATA_DIR=$(psql -X -A -t -d postgres -c 'SHOW data_directory')
-say "replan_compare $cmd: $(nproc) cores, PostgreSQL $(psql -X -A -t -d postgres -c 'SHOW server_version'), Cassandra $NODE at $CQL_HOST (pid $(cass_pid)), $("$CQLBRIDGE" --version 2>&1 | head -1), output in $OUTDIR"
+say "replan_compare $cmd: $(nproc) cores, PostgreSQL $(psql -X -A -t -d postgres -c 'SHOW server_version'), Cassandra $NODE at $CQL_HOST (pid $(cass_pid)), $("$CQLBRIDGE" --version 2>&1 | head -1) (built $(date -u -r "$CQLBRIDGE" '+%F %H:%M' 2> /dev/null) UTC, HEAD $(git -C "$REPO" rev-parse --short HEAD 2> /dev/null)), output in $OUTDIR"
 case $cmd in
 	all)
 		trap on_exit EXIT

@@ -181,6 +181,13 @@ cap_join_start(PGconn *conn, const BridgeOptions *opts, CapPlan *p)
 	if (!any)
 		return;
 	p->join_conn = bridge_connect_try(opts, NULL, err, sizeof(err));
+	/* with --priority idle the backfill yields the CPU as the stream does */
+	if (p->join_conn && opts->idle_priority &&
+		!cap_priority_session(p->join_conn, false, bridge_extension_schema(conn), err, sizeof(err)))
+	{
+		PQfinish(p->join_conn);
+		p->join_conn = NULL;
+	}
 	if (p->join_conn == NULL || !start_next(conn, p, err, sizeof(err)))
 	{
 		cap_log("%s; the backfill is tried again with the next session", err);
