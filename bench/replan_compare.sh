@@ -69,6 +69,8 @@
 # under /tmp), KEEP=1 (leave the database, keyspace and slot at the end).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=cpu.sh
+. "$HERE/cpu.sh"
 REPO=$(cd "$HERE/.." && pwd)
 EVOLVE=$REPO/tests/bridge/evolve
 CQLBRIDGE=${CQLBRIDGE:-$REPO/build/cqlbridge}
@@ -104,27 +106,6 @@ now() { date +%s.%N; }
 secs() { printf %.1f "$(echo "$2 - $1" | bc)"; }
 
 # ---------------------------------------------------------------- CPU
-# ticks PID: utime + stime of a process (0 when it is gone)
-ticks()
-{
-	[ -n "${1:-}" ] && [ -r "/proc/$1/stat" ] && sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }' || echo 0
-}
-
-# pg_ticks: the postmaster, its ended children (cutime + cstime) and its
-# live children
-pg_ticks()
-{
-	local pm s=0 p
-	pm=$(head -1 "$PGDATA_DIR/postmaster.pid")
-	s=$(sed 's/.*) //' "/proc/$pm/stat" | awk '{ print $12 + $13 + $14 + $15 }')
-	for p in $(pgrep -P "$pm"); do s=$((s + $(ticks "$p"))); done
-	echo "$s"
-}
-
-# busy_ticks: the whole machine's busy CPU (all cores)
-busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
-
-cass_pid() { cat "${CASSANDRA_RUN_DIR:-${CQL_FDW_CACHE:-$HOME/.cache/cql_fdw}/run}/$NODE/pid" 2> /dev/null || echo; }
 
 # cqlbridge's ticks: those of the processes that ended (BRIDGE_DONE, added
 # by stream_stop and bridge_fg) and of the running stream
@@ -133,7 +114,7 @@ STREAM_PID=
 bridge_ticks() { echo $((BRIDGE_DONE + $(ticks "$STREAM_PID"))); }
 
 # snap: "pg cassandra cqlbridge busy" ticks now
-snap() { echo "$(pg_ticks) $(ticks "$(cass_pid)") $(bridge_ticks) $(busy_ticks)"; }
+snap() { echo "$(pg_ticks "$PGDATA_DIR") $(ticks "$(cass_pid "$NODE")") $(bridge_ticks) $(busy_ticks)"; }
 
 # cpu_line BEFORE AFTER PGBENCH_S: the split in CPU seconds
 cpu_line()
@@ -464,7 +445,7 @@ on_exit()
 
 cmd=${1:-all}
 PGDATA_DIR=$(psql -X -A -t -d postgres -c 'SHOW data_directory')
-say "replan_compare $cmd: $(nproc) cores, PostgreSQL $(psql -X -A -t -d postgres -c 'SHOW server_version'), Cassandra $NODE at $CQL_HOST (pid $(cass_pid)), $("$CQLBRIDGE" --version 2>&1 | head -1) (built $(date -u -r "$CQLBRIDGE" '+%F %H:%M' 2> /dev/null) UTC, HEAD $(git -C "$REPO" rev-parse --short HEAD 2> /dev/null)), output in $OUTDIR"
+say "replan_compare $cmd: $(nproc) cores, PostgreSQL $(psql -X -A -t -d postgres -c 'SHOW server_version'), Cassandra $NODE at $CQL_HOST (pid $(cass_pid "$NODE")), $("$CQLBRIDGE" --version 2>&1 | head -1) (built $(date -u -r "$CQLBRIDGE" '+%F %H:%M' 2> /dev/null) UTC, HEAD $(git -C "$REPO" rev-parse --short HEAD 2> /dev/null)), output in $OUTDIR"
 case $cmd in
 	all)
 		trap on_exit EXIT

@@ -51,6 +51,8 @@
 # slot-based measure).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=cpu.sh
+. "$HERE/cpu.sh"
 REPO=$(cd "$HERE/.." && pwd)
 CQLBRIDGE=${CQLBRIDGE:-$REPO/build/cqlbridge}
 CQL_HOST=${CQL_HOST:-127.0.0.10}
@@ -75,33 +77,12 @@ say() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$RESULTS"; }
 now() { date +%s.%N; }
 
 # ---------------------------------------------------------------- CPU
-# ticks PID: utime + stime of a process (0 when it is gone)
-ticks()
-{
-	[ -n "${1:-}" ] && [ -r "/proc/$1/stat" ] && sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }' || echo 0
-}
-
-# pg_ticks: the postmaster, its ended children (cutime + cstime) and its
-# live children
-pg_ticks()
-{
-	local pm s=0 p
-	pm=$(head -1 "$(q 'SHOW data_directory')/postmaster.pid")
-	s=$(sed 's/.*) //' "/proc/$pm/stat" | awk '{ print $12 + $13 + $14 + $15 }')
-	for p in $(pgrep -P "$pm"); do s=$((s + $(ticks "$p"))); done
-	echo "$s"
-}
-
-# busy_ticks: the whole machine's busy CPU (all cores)
-busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
-
-cass_pid() { cat "${CASSANDRA_RUN_DIR:-$HOME/.cache/cql_fdw/run}/$NODE/pid" 2> /dev/null || echo; }
 
 # snap: "pg walsender backend cassandra stream jvm busy" ticks now, for the
 # pids in WS_PID BE_PID STREAM_PID JVM_PID
 snap()
 {
-	echo "$(pg_ticks) $(ticks "${WS_PID:-}") $(ticks "${BE_PID:-}") $(ticks "$(cass_pid)") $(ticks "${STREAM_PID:-}") $(ticks "${JVM_PID:-}") $(busy_ticks)"
+	echo "$(pg_ticks "$(q 'SHOW data_directory')") $(ticks "${WS_PID:-}") $(ticks "${BE_PID:-}") $(ticks "$(cass_pid "$NODE")") $(ticks "${STREAM_PID:-}") $(ticks "${JVM_PID:-}") $(busy_ticks)"
 }
 
 # cpu_line BEFORE AFTER PGBENCH_S: the split in CPU seconds
@@ -224,7 +205,7 @@ mode_run()
 			sleep 1
 			;;
 	esac
-	[ -n "$BENCH_NICE" ] && [ "$BENCH_NICE_WHAT" != stream ] && nice_pids "$(cass_pid)"
+	[ -n "$BENCH_NICE" ] && [ "$BENCH_NICE_WHAT" != stream ] && nice_pids "$(cass_pid "$NODE")"
 	la0=$(cut -d' ' -f1-3 /proc/loadavg)
 	c0=$(snap)
 	t0=$(now)
