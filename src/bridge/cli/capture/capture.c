@@ -618,7 +618,12 @@ cmd_stream(const BridgeOptions *opts)
 		(void) cap_phase(s.conn, s.p, &confirmed);
 	}
 	else if (!s.p->recorded)
-		cap_tables_record(s.conn, s.p); /* a stream of an older cqlbridge */
+	{
+		/* a stream of an older cqlbridge: its tables recorded, at once */
+		bridge_exec_script(s.conn, "recording the stream's tables", "BEGIN");
+		cap_tables_record(s.conn, s.p);
+		bridge_exec_script(s.conn, "recording the stream's tables", "COMMIT");
+	}
 	s.st.confirmed = confirmed;
 	if (!opts->quiet)
 		cap_log("streaming slot %s (publication %s) into %d tables", s.p->slot, s.p->publication,

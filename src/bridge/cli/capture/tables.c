@@ -37,6 +37,24 @@
 
 #include "capture/capture.h"
 
+/* The length of s without its trailing blanks and newlines. */
+static int
+trimmed_length(const char *s)
+{
+	int			n = (int) strlen(s);
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	return n;
+}
+
+/* Cut s's trailing blanks and newlines, in place. */
+static void
+trim_end(char *s)
+{
+	s[trimmed_length(s)] = '\0';
+}
+
 /*
  * cap_tables_define
  *		Each table's definition from the plan directory: its block of
@@ -64,8 +82,10 @@ cap_tables_define(CapPlan *p)
 							  "%s: no definition of foreign table %s", path, t->foreign_table);
 		end = strstr(at, "\n\n");
 		t->block = end ? bridge_printf("%.*s", (int) (end - at), at) : bridge_strdup(at);
+		trim_end(t->block);
 		sb_init(&sb);
-		sb_appendf(&sb, "columns: %s\nrows: %s\n", t->columns, t->rows_sql);
+		/* a table's place in the files does not count: trailing blanks off */
+		sb_appendf(&sb, "columns: %s\nrows: %.*s\n", t->columns, trimmed_length(t->rows_sql), t->rows_sql);
 		for (int a = 0; a < p->naffected; a++)
 			if (p->affected[a].table == i)
 				sb_appendf(&sb, "affected: %s | %s\n", p->sources[p->affected[a].source].qualified,
@@ -329,7 +349,8 @@ cap_tables_compare(PGconn *conn, CapPlan *p)
  * cap_tables_record
  *		stream_tables := the plan's tables, each with its definition and
  *		state (the load records all live; --replan the added and changed
- *		ones joining).
+ *		ones joining).  In the caller's transaction: a record half
+ *		written would make the next plan diff wrong.
  */
 void
 cap_tables_record(PGconn *conn, CapPlan *p)

@@ -224,8 +224,9 @@ cmd_replan(const BridgeOptions *opts)
 		if (p->tables[i].change == CAP_ADDED)
 			p->tables[i].interrupted = true;
 	}
+	bridge_exec_script(conn, "recording the new plan's tables", "BEGIN");
 	cap_tables_record(conn, p);
-	sql = bridge_printf("DELETE FROM %s.stream_relations", p->schema);
+	sql = bridge_printf("DELETE FROM %s.stream_relations; COMMIT", p->schema);
 	bridge_exec_script(conn, "forgetting the columns the old plan read", sql);
 	free(sql);
 	PQfinish(conn);
