@@ -196,6 +196,8 @@ typedef struct CapTable
 	char	  **key;			/* unquoted key column names */
 	char	  **key_types;		/* format_type of each, from the view */
 	int			nkey;
+	int			npart;			/* leading key columns that are the partition key */
+	bool		has_static;		/* the target has static columns */
 	char	  **lin;			/* lineage columns of the view, unquoted */
 	int			nlin;
 	char	   *lineage;		/* the lineage table (SQL name) */
@@ -241,6 +243,7 @@ typedef struct CapPlan
 	int			nremoved;
 	CapRemoved *removed;
 	CapKeySet	deferred;		/* requests of tables being backfilled */
+	char	   *lock_sql;		/* LOCK TABLE of the source views (relations.c) */
 	unsigned int state_relid;	/* the status table (its changes: heartbeat) */
 	unsigned int warned_relid;	/* the last relation warned about (keys.c) */
 	PGconn	   *join_conn;		/* the backfill's session */
@@ -299,6 +302,8 @@ extern bool cap_identity_problem(PGconn *conn, CapPlan *p, int s, const char *le
 								 char **msg, char **hint);
 extern CapCheck cap_views_check(PGconn *conn, CapPlan *p, char *err, size_t errlen,
 								const char **hint);
+extern char *cap_lock_sql(const CapPlan *p, const CapTable *only);
+extern char *cap_rewritten(PGconn *conn);
 
 /* ---- tables.c ---- */
 

@@ -68,18 +68,23 @@ key_list(const CapTable *t)
 
 /*
  * backfill_script
- *		The backfill of t in one transaction (see the file header); with
- *		stale, first the keys of its old lineage the view does not have.
+ *		The backfill of t in one transaction (see the file header), its
+ *		source view locked before the snapshot is taken; with stale, first
+ *		the keys of its old lineage the view does not have.
  */
 static char *
-backfill_script(const CapTable *t, bool stale)
+backfill_script(const CapPlan *p, const CapTable *t, bool stale)
 {
 	StrBuf		sb;
 	char	   *keys = key_list(t);
+	char	   *lock;
 	int			n = atoi(strrchr(t->lineage, '_') + 1);
 
 	sb_init(&sb);
 	sb_append(&sb, "BEGIN ISOLATION LEVEL REPEATABLE READ;\n");
+	lock = cap_lock_sql(p, t);	/* before the snapshot (relations.c) */
+	sb_appendf(&sb, "%s;\n", lock);
+	free(lock);
 	if (stale)
 		sb_appendf(&sb, "SELECT %s FROM %s EXCEPT SELECT %s FROM %s;\n",
 				   keys, t->lineage, keys, t->source_view);
@@ -119,7 +124,7 @@ start_next(PGconn *conn, CapPlan *p, char *err, size_t errlen)
 		if (!set_state(conn, p, t, "backfilling", err, errlen))
 			return false;
 		/* the old lineage's keys the view lacks (none for a new table) */
-		script = backfill_script(t, !t->interrupted);
+		script = backfill_script(p, t, !t->interrupted);
 		t->interrupted = true;	/* from now on a stop leaves rows to empty */
 		if (!PQsendQuery(p->join_conn, script))
 		{

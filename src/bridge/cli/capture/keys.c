@@ -495,6 +495,37 @@ cap_plan_prepare(PGconn *conn, CapPlan *p)
 								  "key column %s of %s is not a column of its source view %s",
 								  bridge_show_name(t->key[k]), t->target, t->source_view);
 		PQclear(res);
+
+		/* the foreign table's column kinds: partition key, statics */
+		params[0] = t->foreign_table;
+		res = bridge_exec(conn, "reading the column kinds of a foreign table",
+						  "SELECT a.attname, o.option_value FROM pg_catalog.pg_attribute a, "
+						  "pg_catalog.pg_options_to_table(a.attfdwoptions) o "
+						  "WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped "
+						  "AND o.option_name = 'kind'", 1, params);
+		t->npart = 0;
+		t->has_static = false;
+		for (int r = 0; r < PQntuples(res); r++)
+		{
+			const char *kind = PQgetvalue(res, r, 1);
+
+			if (strcmp(kind, "static") == 0)
+				t->has_static = true;
+			else if (strcmp(kind, "partition_key") == 0)
+				t->npart++;
+		}
+		for (int k = 0; k < t->npart; k++)
+		{
+			bool		found = false;
+
+			for (int r = 0; r < PQntuples(res); r++)
+				if (strcmp(PQgetvalue(res, r, 0), t->key[k]) == 0 &&
+					strcmp(PQgetvalue(res, r, 1), "partition_key") == 0)
+					found = true;
+			if (!found)
+				t->npart = 0;	/* not the leading key columns: never delete partitions */
+		}
+		PQclear(res);
 	}
 
 	for (int i = 0; i < p->naffected; i++)

@@ -28,6 +28,19 @@
  *	   number, so renames of the relation or its columns are followed.  It
  *	   is made again at every start from the recorded attribute numbers.
  *
+ * Every transaction of the stream that reads the source (the flush's two,
+ * the initial load, a joining table's backfill) first locks the source
+ * views IN ACCESS SHARE MODE, before its snapshot is taken: a LOCK TABLE of
+ * a view locks every relation the view reads, partitions included.  The
+ * table-rewriting forms of ALTER TABLE (and TRUNCATE) are not MVCC-safe: a
+ * snapshot taken before such a rewrite committed sees the rewritten
+ * relation empty.  A flush that read it so would delete the keys of every
+ * row it recomputed and confirm that, and the rewrite itself decodes to no
+ * change that would bring them back.  Locked first, the snapshot is taken
+ * after any rewrite in progress committed.  The load's snapshot is the
+ * slot's, taken before the locks: a rewrite committed in between is
+ * detected (cap_rewritten) and stops the load.
+ *
  * Also here: whether a relation's (or a partition's) replica identity
  * carries what the stream needs of its UPDATEs and DELETEs, checked at the
  * start (setup.c) and for each partition that appears (partitions.c).
@@ -604,4 +617,59 @@ cap_views_check(PGconn *conn, CapPlan *p, char *err, size_t errlen, const char *
 	free(lit);
 	free(names);
 	return rc;
+}
+
+/*
+ * cap_lock_sql
+ *		"LOCK TABLE <source views> IN ACCESS SHARE MODE": of table only, or
+ *		of every table of p when only is NULL (see the file header).
+ */
+char *
+cap_lock_sql(const CapPlan *p, const CapTable *only)
+{
+	StrBuf		sb;
+	int			n = 0;
+
+	sb_init(&sb);
+	sb_append(&sb, "LOCK TABLE ");
+	for (int i = 0; i < p->ntables; i++)
+	{
+		if (only != NULL && &p->tables[i] != only)
+			continue;
+		sb_appendf(&sb, "%s%s", n++ ? ", " : "", p->tables[i].source_view);
+	}
+	sb_append(&sb, " IN ACCESS SHARE MODE");
+	return sb.data;
+}
+
+/*
+ * cap_rewritten
+ *		In a transaction whose snapshot was imported and whose relations are
+ *		locked since (cap_lock_sql): the first relation it locked that was
+ *		rewritten after the snapshot was taken (its pg_class row as the
+ *		snapshot sees it names another file than the catalog now), which
+ *		the snapshot would read as empty; NULL when none.  The caller frees
+ *		the name.
+ */
+char *
+cap_rewritten(PGconn *conn)
+{
+	PGresult   *res;
+	char	   *name = NULL;
+
+	res = PQexec(conn,
+				 "SELECT c.oid::pg_catalog.regclass::text FROM pg_catalog.pg_class c "
+				 "WHERE c.oid IN (SELECT l.relation FROM pg_catalog.pg_locks l "
+				 "                WHERE l.pid = pg_catalog.pg_backend_pid() AND l.locktype = 'relation') "
+				 "  AND c.relkind IN ('r', 'm') AND c.relfilenode <> 0 "
+				 "  AND c.relnamespace <> 'pg_catalog'::pg_catalog.regnamespace "
+				 "  AND c.relfilenode IS DISTINCT FROM pg_catalog.pg_relation_filenode(c.oid) "
+				 "ORDER BY 1 LIMIT 1");
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		bridge_fatal("checking the load's relations against its snapshot failed: %s",
+					 PQerrorMessage(conn));
+	if (PQntuples(res) > 0)
+		name = bridge_strdup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return name;
 }

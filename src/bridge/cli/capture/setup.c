@@ -447,6 +447,18 @@ cap_initial_load(PGconn *conn, PGconn *repl, CapPlan *p, const BridgeOptions *op
 	sql = bridge_printf("SET TRANSACTION SNAPSHOT %s", bridge_quote_literal(snapshot));
 	bridge_exec_script(conn, "importing the slot's snapshot", sql);
 	free(sql);
+	/* a rewrite committed since the slot's snapshot: read as empty (relations.c) */
+	sql = cap_lock_sql(p, NULL);
+	bridge_exec_script(conn, "locking the source views", sql);
+	free(sql);
+	{
+		char	   *rewritten = cap_rewritten(conn);
+
+		if (rewritten != NULL)
+			bridge_fatal_hint("Run the stream again: it drops the unfinished slot and loads from a new snapshot.",
+							  "source relation %s was rewritten (ALTER TABLE or TRUNCATE) after the load's snapshot was taken, before the load locked it: the snapshot sees it empty, so nothing was loaded",
+							  rewritten);
+	}
 
 	cap_relations_record(conn, p);
 	cap_partitions_record(conn, p);

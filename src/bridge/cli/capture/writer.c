@@ -9,7 +9,8 @@
  *	  table (stream_keys_<n>: key and lineage columns) is brought to the
  *	  same state in the same PostgreSQL transaction.
  *
- * Two REPEATABLE READ transactions.  The first (on a snapshot that sees
+ * Two REPEATABLE READ transactions, each locking the source views before
+ * its snapshot (relations.c says why).  The first (on a snapshot that sees
  * every transaction received) derives the keys and adds their current
  * lineage rows to the lineage tables, keeping the old ones, and commits: the
  * lineage tables then know every key the writes may create.  The second
@@ -241,6 +242,74 @@ delete_keys(PGconn *conn, CapTable *t, PGresult *res, char *err, size_t errlen)
 }
 
 /*
+ * delete_emptied
+ *		After the deletes of t's vanished keys: delete, as a whole, every
+ *		partition of those keys that no longer has a row in t's rows SQL.
+ *		Deleting the last row of a partition by its full key leaves the
+ *		partition's static columns, which Cassandra returns as a row of
+ *		their own (its clustering columns null): a row the source does not
+ *		have.  Only for targets with static columns; the DELETE by
+ *		partition key goes to Cassandra as one partition delete (direct
+ *		modify), at COMMIT with the others.
+ */
+static bool
+delete_emptied(PGconn *conn, CapTable *t, char **arrays, const char *ksub,
+			   char *err, size_t errlen)
+{
+	StrBuf		sql;
+	StrBuf		del;
+	PGresult   *res;
+	bool		ok;
+
+	sb_init(&sql);
+	sb_append(&sql, "SELECT DISTINCT ");
+	for (int k = 0; k < t->npart; k++)
+		sb_appendf(&sql, "%su.c%d", k ? ", " : "", k + 1);
+	sb_appendf(&sql, " FROM (%s) u WHERE NOT EXISTS (SELECT 1 FROM (%s) q WHERE ", ksub, t->rows_sql);
+	for (int k = 0; k < t->npart; k++)
+		sb_appendf(&sql, "%sq.%s = u.c%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
+	sb_append(&sql, ")");
+	res = cap_exec(conn, sql.data, t->nkey, (const char *const *) arrays, err, errlen);
+	sb_free(&sql);
+	if (res == NULL)
+		return false;
+	ok = true;
+	if (PQntuples(res) > 0)
+	{
+		const char **params = bridge_malloc(sizeof(char *) * t->npart);
+		PGresult   *prep;
+
+		sb_init(&del);
+		sb_appendf(&del, "DELETE FROM %s t WHERE ", t->foreign_table);
+		for (int k = 0; k < t->npart; k++)
+			sb_appendf(&del, "%st.%s = $%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
+		ok = run(conn, "SET LOCAL cql_fdw.write_mode = 'on_commit'", 0, NULL, err, errlen);
+		if (ok)
+		{
+			prep = PQprepare(conn, "", del.data, t->npart, NULL);
+			if ((ok = cap_result_ok(conn, prep, err, errlen)))
+				PQclear(prep);
+		}
+		for (int r = 0; ok && r < PQntuples(res); r++)
+		{
+			PGresult   *one;
+
+			for (int k = 0; k < t->npart; k++)
+				params[k] = PQgetvalue(res, r, k);
+			one = PQexecPrepared(conn, "", t->npart, params, NULL, NULL, 0);
+			if ((ok = cap_result_ok(conn, one, err, errlen)))
+				PQclear(one);
+		}
+		if (ok)
+			ok = run(conn, "SET LOCAL cql_fdw.write_mode TO DEFAULT", 0, NULL, err, errlen);
+		sb_free(&del);
+		free(params);
+	}
+	PQclear(res);
+	return ok;
+}
+
+/*
  * flush_table
  *		Upsert the pending keys of t that exist in its rows SQL, delete
  *		those that vanished, and bring the lineage table to the same state.
@@ -289,7 +358,11 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 	if (!ok)
 		goto done;
 	if (PQntuples(res) > 0)
+	{
 		ok = delete_keys(conn, t, res, err, errlen);
+		if (ok && t->has_static && t->npart > 0)
+			ok = delete_emptied(conn, t, arrays, ksub, err, errlen);
+	}
 	PQclear(res);
 	if (!ok)
 		goto done;
@@ -337,20 +410,35 @@ static const char *const visible_sql =
 "FROM c, unnest($1::bigint[]) AS x";
 
 /*
- * begin_seeing
- *		BEGIN a REPEATABLE READ transaction whose snapshot sees the
- *		transactions xids (a bigint[] literal; NULL: none), waiting up to
- *		10 s in steps of 5 ms for them to become visible.
+ * begin_locked
+ *		BEGIN a REPEATABLE READ transaction and lock the source views
+ *		before its snapshot is taken (relations.c: a relation rewritten by
+ *		DDL would read as empty on a snapshot taken before the rewrite).
  */
 static bool
-begin_seeing(PGconn *conn, const char *xids, char *err, size_t errlen)
+begin_locked(PGconn *conn, CapPlan *p, char *err, size_t errlen)
+{
+	if (p->lock_sql == NULL)
+		p->lock_sql = cap_lock_sql(p, NULL);
+	return run(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, err, errlen) &&
+		run(conn, p->lock_sql, 0, NULL, err, errlen);
+}
+
+/*
+ * begin_seeing
+ *		begin_locked, on a snapshot that sees the transactions xids (a
+ *		bigint[] literal; NULL: none), waiting up to 10 s in steps of 5 ms
+ *		for them to become visible.
+ */
+static bool
+begin_seeing(PGconn *conn, CapPlan *p, const char *xids, char *err, size_t errlen)
 {
 	for (int attempt = 0; attempt < 2000; attempt++)
 	{
 		PGresult   *res;
 		bool		seen;
 
-		if (!run(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, err, errlen))
+		if (!begin_locked(conn, p, err, errlen))
 			return false;
 		if (xids == NULL)
 			return true;
@@ -382,7 +470,7 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 {
 	long long	n = 0;
 
-	if (!begin_seeing(conn, xids, err, errlen))
+	if (!begin_seeing(conn, p, xids, err, errlen))
 		goto fail;
 	if (!cap_derive(conn, p, req, err, errlen))
 		goto fail;
@@ -391,7 +479,7 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 			!lineage_add(conn, &p->tables[i], err, errlen))
 			goto fail;
 	if (!run(conn, "COMMIT", 0, NULL, err, errlen) ||
-		!run(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, err, errlen))
+		!begin_locked(conn, p, err, errlen))
 		goto fail;
 	for (int i = 0; i < p->ntables; i++)
 	{
