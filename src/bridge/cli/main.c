@@ -9,7 +9,8 @@
  *	  cqlbridge apply  [options] DIR [--chunks N] [--batch-rows N] [--restart] [--no-load]
  *	  cqlbridge verify [options] DIR [--samples N]
  *	  cqlbridge diff   [options] DIR [--table T] [--examples N] [--json FILE]
- *						 [--repair] [--consistency LEVEL] [--jobs N] [--row-by-row]
+ *						 [--repair] [--consistency LEVEL] [--write-consistency LEVEL]
+ *						 [--jobs N] [--row-by-row]
  *	  cqlbridge sync   [options] DIR [--uninstall]
  *	  cqlbridge stream [options] DIR [--status | --drop] [--priority idle]
  *		[--flush-interval MS]
@@ -71,6 +72,7 @@ enum
 	OPT_EXAMPLES,
 	OPT_REPAIR,
 	OPT_CONSISTENCY,
+	OPT_WRITE_CONSISTENCY,
 	OPT_JOBS,
 	OPT_ROW_BY_ROW,
 	OPT_NO_LOAD,
@@ -148,7 +150,9 @@ static const Command commands[] = {
 		"  --dry-run                print what would be done, change nothing\n"
 		"  --json=FILE              write the load report as JSON to FILE\n"
 		"  --no-load                create the keyspace, tables, foreign tables and\n"
-		"                           views only (\"cqlbridge stream\" loads from its slot)\n",
+		"                           views only (\"cqlbridge stream\" loads from its slot)\n"
+		"  --write-consistency=LEVEL  consistency of the writes to Cassandra\n"
+		"                           (default: LOCAL_QUORUM)\n",
 	cmd_apply, true},
 	{"verify", "compare the workload's answers on both sides",
 		"cqlbridge verify [OPTION]... DIR",
@@ -168,6 +172,8 @@ static const Command commands[] = {
 		"                           extra ones, then compare those keys again\n"
 		"  --consistency=LEVEL      read consistency of the Cassandra scans\n"
 		"                           (default: LOCAL_QUORUM)\n"
+		"  --write-consistency=LEVEL  consistency of --repair's writes\n"
+		"                           (default: LOCAL_QUORUM)\n"
 		"  --restart                forget the checkpoints of an interrupted diff\n"
 		"  --row-by-row             merge every row of every token range, also where\n"
 		"                           a range's row count and hash agree on both sides\n"
@@ -180,7 +186,9 @@ static const Command commands[] = {
 	{"sync", "install triggers that keep the Cassandra tables up to date",
 		"cqlbridge sync [OPTION]... DIR",
 		"  --uninstall              remove the triggers instead\n"
-		"  --dry-run                print what would be done, change nothing\n",
+		"  --dry-run                print what would be done, change nothing\n"
+		"  --write-consistency=LEVEL  consistency of the writes to Cassandra\n"
+		"                           (default: LOCAL_QUORUM)\n",
 	cmd_sync, true},
 	{"stream", "load, then stream changes by logical decoding (online migration)",
 		"cqlbridge stream [OPTION]... DIR",
@@ -204,7 +212,9 @@ static const Command commands[] = {
 		"                           then stream with it (stop the old stream first)\n"
 		"  --dry-run                with --replan: print the plan diff, change nothing\n"
 		"  --drop-removed           with --replan: drop the tables the plan no longer\n"
-		"                           has in Cassandra too (kept by default)\n",
+		"                           has in Cassandra too (kept by default)\n"
+		"  --write-consistency=LEVEL  consistency of the writes to Cassandra\n"
+		"                           (default: LOCAL_QUORUM)\n",
 	cmd_stream, true},
 };
 
@@ -464,6 +474,7 @@ main(int argc, char **argv)
 		{"examples", required_argument, NULL, OPT_EXAMPLES},
 		{"repair", no_argument, NULL, OPT_REPAIR},
 		{"consistency", required_argument, NULL, OPT_CONSISTENCY},
+		{"write-consistency", required_argument, NULL, OPT_WRITE_CONSISTENCY},
 		{"jobs", required_argument, NULL, OPT_JOBS},
 		{"row-by-row", no_argument, NULL, OPT_ROW_BY_ROW},
 		{"no-load", no_argument, NULL, OPT_NO_LOAD},
@@ -699,6 +710,21 @@ main(int argc, char **argv)
 						usage_error(cmd, "invalid value \"%s\" for --consistency (ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, LOCAL_ONE, SERIAL or LOCAL_SERIAL)", optarg);
 				}
 				opts.consistency = optarg;
+				break;
+			case OPT_WRITE_CONSISTENCY:
+				if (strcmp(cmd->name, "apply") != 0 && strcmp(cmd->name, "stream") != 0)
+					only_for_any(cmd, "sync", "diff", "--write-consistency");
+				{
+					static const char *const levels[] = {"ANY", "ONE", "TWO", "THREE", "QUORUM",
+					"ALL", "LOCAL_QUORUM", "EACH_QUORUM", "LOCAL_ONE"};
+					bool		ok = false;
+
+					for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++)
+						ok |= strcasecmp(optarg, levels[l]) == 0;
+					if (!ok)
+						usage_error(cmd, "invalid value \"%s\" for --write-consistency (ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM or LOCAL_ONE)", optarg);
+				}
+				opts.write_consistency = optarg;
 				break;
 			case OPT_JOBS:
 				ONLY_FOR("diff");

@@ -139,7 +139,8 @@ relation_message(Stream *s, CapMessage *m)
 /*
  * check_failure
  *		After a failed flush: stop (not retry forever) when an object the
- *		stream reads was dropped (relations.c).
+ *		stream reads was dropped (relations.c), or a Cassandra table it
+ *		writes (setup.c).
  */
 static void
 check_failure(Stream *s)
@@ -153,6 +154,15 @@ check_failure(Stream *s)
 		char	   *msg = bridge_printf("%s; the flush failed: %s", err, s->err);
 
 		stop_fatal(s, hint, msg);
+	}
+	if (PQstatus(s->conn) == CONNECTION_OK)
+	{
+		char	   *gone = NULL;
+
+		cap_target_missing(s->conn, s->p, &gone);
+		if (gone != NULL)
+			stop_fatal(s, "Nothing of the changes since the last confirmation was written, and the slot keeps them. Create the tables again (\"cqlbridge apply DIR --no-load\"); they are empty then: remove the stream (\"cqlbridge stream DIR --drop\") and start it again, which loads them.",
+					   bridge_printf("%s; the flush failed: %s", gone, s->err));
 	}
 }
 
@@ -321,6 +331,25 @@ flush_window(const Stream *s, bool late)
 }
 
 /*
+ * slot_check
+ *		After the replication connection failed: a slot that can no longer
+ *		give the changes (invalidated: its WAL removed under
+ *		max_slot_wal_keep_size, which also ends the walsender holding it)
+ *		stops the stream with what happened, as a dropped slot does,
+ *		instead of a retry that can never succeed.  A failed lookup (the
+ *		database is away) is left to the retry.
+ */
+static void
+slot_check(Stream *s)
+{
+	char	   *gone = NULL;
+
+	if (s->conn && PQstatus(s->conn) == CONNECTION_OK &&
+		cap_slot_unusable(s->conn, s->p, &gone, NULL, 0) && gone != NULL)
+		stop_fatal(s, cap_reload_hint, gone);
+}
+
+/*
  * session
  *		Stream from the slot until a signal (SESSION_STOP) or a failure
  *		(SESSION_RETRY, s->err says which).
@@ -339,6 +368,7 @@ session(Stream *s)
 	{
 		if (strcmp(state, "42704") == 0)
 			stop_fatal(s, "The slot was dropped: changes since are lost. Run \"cqlbridge stream DIR --drop\", empty the tables and start again (it loads again).", s->err);
+		slot_check(s);
 		return SESSION_RETRY;
 	}
 	cap_keyset_clear(&s->req);
@@ -373,6 +403,7 @@ session(Stream *s)
 					 (int) strcspn(*msg ? msg : PQerrorMessage(s->repl), "\n"),
 					 *msg ? msg : PQerrorMessage(s->repl));
 			PQclear(res);
+			slot_check(s);
 			return SESSION_RETRY;
 		}
 		if (n > 0 && buf[0] == 'k' && n >= 18)
@@ -573,6 +604,7 @@ cmd_stream(const BridgeOptions *opts)
 	sb_init(&s.xids);
 	s.opts = opts;
 	s.p = cap_read_plan(opts->dir);
+	s.p->write_consistency = bridge_write_consistency(opts);
 	if (opts->stream_status)
 		return cap_status_command(opts, s.p);
 	if (opts->stream_drop)
@@ -593,6 +625,7 @@ cmd_stream(const BridgeOptions *opts)
 		bridge_fatal_hint("Run the stream as a role WITH REPLICATION (or a superuser), with cql_fdw 0.7 or later (ALTER EXTENSION cql_fdw UPDATE), or without --priority idle.",
 						  "%s", s.err);
 	cap_relations_resolve(s.conn, s.p);
+	cap_check_uncaptured(s.conn, s.p);
 	cap_plan_prepare(s.conn, s.p);
 	cap_check_source(s.conn, s.p);
 	cap_check_targets(s.conn, s.p);
@@ -626,8 +659,8 @@ cmd_stream(const BridgeOptions *opts)
 	}
 	s.st.confirmed = confirmed;
 	if (!opts->quiet)
-		cap_log("streaming slot %s (publication %s) into %d tables", s.p->slot, s.p->publication,
-				s.p->ntables);
+		cap_log("streaming slot %s (publication %s) into %d tables, written at %s", s.p->slot,
+				s.p->publication, s.p->ntables, s.p->write_consistency);
 
 	for (;;)
 	{

@@ -157,6 +157,10 @@ typedef struct CapSource
 	char	   *current;		/* its SQL name now (from relid) */
 	char	   *mirror;			/* the stream's view of its read columns */
 	bool		partitioned;	/* a partitioned table: partitions polled */
+	bool		identity_short; /* its changes since the last Relation message
+								 * lack old values the stream needs: each
+								 * UPDATE or DELETE recomputes its tables in
+								 * full (relations.c) */
 	int			nread;			/* the columns the plan reads (relations.c): */
 	int		   *read_attnum;	/* attribute numbers */
 	char	  **read_name;		/* names when the stream loaded (the plan's) */
@@ -244,6 +248,7 @@ typedef struct CapPlan
 	CapRemoved *removed;
 	CapKeySet	deferred;		/* requests of tables being backfilled */
 	char	   *lock_sql;		/* LOCK TABLE of the source views (relations.c) */
+	const char *write_consistency;	/* of every write (--write-consistency) */
 	unsigned int state_relid;	/* the status table (its changes: heartbeat) */
 	unsigned int warned_relid;	/* the last relation warned about (keys.c) */
 	PGconn	   *join_conn;		/* the backfill's session */
@@ -302,6 +307,10 @@ extern bool cap_identity_problem(PGconn *conn, CapPlan *p, int s, const char *le
 								 char **msg, char **hint);
 extern CapCheck cap_views_check(PGconn *conn, CapPlan *p, char *err, size_t errlen,
 								const char **hint);
+extern void cap_check_uncaptured(PGconn *conn, CapPlan *p);
+extern void cap_target_missing(PGconn *conn, CapPlan *p, char **msg);
+extern bool cap_slot_unusable(PGconn *conn, CapPlan *p, char **msg, char *err, size_t errlen);
+extern const char *const cap_reload_hint;
 extern char *cap_lock_sql(const CapPlan *p, const CapTable *only);
 extern char *cap_rewritten(PGconn *conn);
 

@@ -665,6 +665,7 @@ tuple_values(const CapSource *s, const CapTuple *t, const CapTuple *alt, char **
 	for (int i = 0; i < n; i++)
 	{
 		int			c = cap_source_column(s, cols[i]);
+		const CapTuple *src;
 
 		if (c < 0 || c >= t->ncols)
 		{
@@ -673,15 +674,17 @@ tuple_values(const CapSource *s, const CapTuple *t, const CapTuple *alt, char **
 					 c == -1 ? " (a generated column: pgoutput does not send them)" : "");
 			return false;
 		}
-		if (t->kinds[c] == 'u' && alt && c < alt->ncols && alt->kinds[c] != 'u')
-			t = alt;
-		if (t->kinds[c] == 'u')
+		/* this column only: the next ones are the new tuple's again */
+		src = t;
+		if (src->kinds[c] == 'u' && alt && c < alt->ncols && alt->kinds[c] != 'u')
+			src = alt;
+		if (src->kinds[c] == 'u')
 		{
 			snprintf(err, errlen, "the change of %s does not carry the value of column %s (an unchanged TOASTed value); set REPLICA IDENTITY FULL on it",
 					 s->current, bridge_show_name(cols[i]));
 			return false;
 		}
-		out[i] = t->kinds[c] == 't' ? t->values[c] : NULL;
+		out[i] = src->kinds[c] == 't' ? src->values[c] : NULL;
 	}
 	return true;
 }
@@ -725,6 +728,12 @@ cap_change_keys(CapPlan *p, CapKeySet *req, const CapMessage *m, char *err, size
 					m->relid);
 			p->warned_relid = m->relid;
 		}
+		return true;
+	}
+	if (s->identity_short && m->kind != CAP_INSERT)
+	{
+		/* its old values are missing (relations.c): every key it feeds */
+		cap_queue_recompute(p, req, (int) (s - p->sources), NULL);
 		return true;
 	}
 	oldt = m->has_old ? &m->oldt : &m->newt;

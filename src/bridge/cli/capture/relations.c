@@ -385,6 +385,62 @@ message_column(const CapRelation *rel, const char *name, unsigned int typid)
 }
 
 /*
+ * identity_of_message
+ *		Whether the replica identity a Relation message says source number
+ *		si's changes are decoded with (from this message on) carries what
+ *		the stream needs of its UPDATEs and DELETEs: FULL always does;
+ *		NOTHING never; DEFAULT and USING INDEX when the catalog's key or
+ *		index covers the plan's key and no collection query reads more.
+ *		When it does not, and the catalog still has it so: CAP_CHECK_FATAL
+ *		with the ALTER to run (an identity set back from FULL to DEFAULT
+ *		while the stream runs would otherwise let old values arrive missing
+ *		and keys that should vanish stay).  When the catalog has a usable
+ *		identity again (the ALTER was run, the stream started again and
+ *		replays the changes decoded in between, which lack the values for
+ *		good): the source's UPDATEs and DELETEs recompute its tables in
+ *		full until a message with a usable identity (keys.c).
+ *		Partitioned sources: their root's identity says nothing of their
+ *		partitions', which the partition poll checks.
+ */
+static CapCheck
+identity_of_message(PGconn *conn, CapPlan *p, int si, const CapRelation *rel,
+					char *err, size_t errlen, const char **hint)
+{
+	CapSource  *s = &p->sources[si];
+	bool		full_needed = false;
+	char	   *msg = NULL;
+	char	   *h = NULL;
+
+	if (s->partitioned || rel->identity == 'f')
+	{
+		s->identity_short = false;
+		return CAP_CHECK_OK;
+	}
+	for (int a = 0; a < p->naffected; a++)
+		if (p->affected[a].source == si && p->affected[a].sublink &&
+			p->affected[a].nold > s->npk)
+			full_needed = true;
+	if (rel->identity != 'n' && !full_needed &&
+		!cap_identity_problem(conn, p, si, NULL, &msg, &h))
+	{
+		s->identity_short = false;	/* its key or index covers the key */
+		return CAP_CHECK_OK;
+	}
+	if (msg != NULL || cap_identity_problem(conn, p, si, NULL, &msg, &h))
+	{
+		snprintf(err, errlen, "%s (changed while the stream ran; nothing of its changes since was written)", msg);
+		*hint = h;
+		free(msg);
+		return CAP_CHECK_FATAL;
+	}
+	if (!s->identity_short)
+		cap_log("changes of %s made while its replica identity was %s lack old values: each of its UPDATEs and DELETEs recomputes its tables in full until its changes carry them again",
+				s->current, rel->identity == 'n' ? "NOTHING" : rel->identity == 'i' ? "USING INDEX" : "DEFAULT");
+	s->identity_short = true;
+	return CAP_CHECK_OK;
+}
+
+/*
  * cap_relation_message
  *		A Relation message: when it is of a source relation (by OID), its
  *		columns are matched to the columns the plan reads (see the file
@@ -475,6 +531,14 @@ cap_relation_message(PGconn *conn, CapPlan *p, CapRelation *rel, char *err, size
 		s->read_seen[i] = pos >= 0 ? bridge_strdup(rel->cols[pos].name) : NULL;
 	}
 	PQclear(res);
+
+	/* the replica identity its changes are decoded with from here on */
+	{
+		CapCheck	c = identity_of_message(conn, p, (int) (s - p->sources), rel, err, errlen, hint);
+
+		if (c != CAP_CHECK_OK)
+			return c;
+	}
 
 	/* a rename of the relation: followed, its SQL name taken anew */
 	if (strcmp(rel->nspname, s->rel ? s->rel->nspname : s->schema) != 0 ||
@@ -672,4 +736,60 @@ cap_rewritten(PGconn *conn)
 		name = bridge_strdup(PQgetvalue(res, 0, 0));
 	PQclear(res);
 	return name;
+}
+
+/*
+ * cap_check_uncaptured
+ *		At the start: every relation the source views read must be a
+ *		source of the plan (one with "affected" lines, whose changes the
+ *		stream derives keys from).  The plan gives a relation without a
+ *		primary key none (it only warns: a one-time load needs none), so
+ *		its changes would never reach Cassandra; refused with the reason.
+ */
+void
+cap_check_uncaptured(PGconn *conn, CapPlan *p)
+{
+	char	  **views = bridge_malloc(sizeof(char *) * (p->ntables + 1));
+	char	  **relids = bridge_malloc(sizeof(char *) * (p->nsources + 1));
+	char	   *vlist;
+	char	   *rlist;
+	const char *params[2];
+	PGresult   *res;
+
+	for (int i = 0; i < p->ntables; i++)
+		views[i] = (char *) p->tables[i].source_view;
+	for (int i = 0; i < p->nsources; i++)
+		relids[i] = bridge_printf("%u", p->sources[i].relid);
+	vlist = cap_array_literal(views, p->ntables);
+	rlist = cap_array_literal(relids, p->nsources);
+	params[0] = vlist;
+	params[1] = rlist;
+	res = bridge_exec(conn, "looking for relations the stream would not capture",
+					  "SELECT DISTINCT c.oid::pg_catalog.regclass::text, "
+					  "  EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND i.indisprimary)::text "
+					  "FROM pg_catalog.pg_depend d "
+					  "JOIN pg_catalog.pg_rewrite r ON d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid "
+					  "JOIN pg_catalog.pg_class c ON d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass AND c.oid = d.refobjid "
+					  "WHERE r.ev_class = ANY ($1::text[]::pg_catalog.regclass[]) AND c.oid <> r.ev_class "
+					  "  AND c.relkind IN ('r', 'p') AND c.oid <> ALL ($2::oid[]) ORDER BY 1",
+					  2, params);
+	if (PQntuples(res) > 0)
+	{
+		const char *rel = PQgetvalue(res, 0, 0);
+
+		if (strcmp(PQgetvalue(res, 0, 1), "false") == 0)
+			bridge_fatal_hint(bridge_printf("Give it a primary key (ALTER TABLE %s ADD PRIMARY KEY (...)) and run \"cqlbridge plan\" and \"cqlbridge apply --no-load\" again; \"cqlbridge apply\" loads it once without one.", rel),
+							  "source relation %s, which a query table reads, has no primary key: the plan cannot trace its changes to target rows (it warned), so the stream would never write them",
+							  rel);
+		bridge_fatal_hint("Run \"cqlbridge plan\" and \"cqlbridge apply --no-load\" again.",
+						  "source relation %s, which a query table reads, is not one the plan's change capture knows: the stream would never write its changes",
+						  rel);
+	}
+	PQclear(res);
+	free(vlist);
+	free(rlist);
+	for (int i = 0; i < p->nsources; i++)
+		free(relids[i]);
+	free(relids);
+	free(views);
 }

@@ -32,7 +32,7 @@
 
 #include "capture/capture.h"
 
-static const char *const reload_hint =
+const char *const cap_reload_hint =
 "Remove the stream with \"cqlbridge stream DIR --drop\", make the Cassandra tables empty (e.g. \"cqlbridge apply DIR --no-load\" after dropping the keyspace), then run \"cqlbridge stream DIR\": it loads again from a new slot.";
 
 /* One value of a one-row query (NULL when none or NULL); fatal on an error. */
@@ -114,8 +114,9 @@ cap_prepare_objects(PGconn *conn, CapPlan *p)
 						"phase text NOT NULL, consistent_lsn pg_lsn, confirmed_lsn pg_lsn, pid int, "
 						"started_at timestamptz, updated_at timestamptz, changes bigint DEFAULT 0, "
 						"keys_written bigint DEFAULT 0, changes_per_s float8, lag_seconds float8, "
-						"lag_bytes bigint, retained_bytes bigint, last_error text, last_error_at timestamptz);",
-						p->schema);
+						"lag_bytes bigint, retained_bytes bigint, last_error text, last_error_at timestamptz); "
+						"ALTER TABLE %s.stream_state ADD COLUMN IF NOT EXISTS write_consistency text;",
+						p->schema, p->schema);
 	bridge_exec_script(conn, "creating the stream's status table", sql);
 	free(sql);
 	for (int i = 0; i < p->ntables; i++)
@@ -171,6 +172,45 @@ cap_prepare_objects(PGconn *conn, CapPlan *p)
 }
 
 /*
+ * cap_slot_unusable
+ *		Whether the stream's slot can no longer give the changes since its
+ *		confirmed position: dropped, its WAL removed (wal_status 'lost',
+ *		max_slot_wal_keep_size), or invalidated for another reason (18:
+ *		invalidation_reason, e.g. idle_replication_slot_timeout).  Then
+ *		*msg says which (the caller stops: retrying cannot help).  False
+ *		with err when the lookup failed (the caller retries).
+ */
+bool
+cap_slot_unusable(PGconn *conn, CapPlan *p, char **msg, char *err, size_t errlen)
+{
+	const char *params[1] = {p->slot};
+	PGresult   *res = PQexecParams(conn,
+								   "SELECT coalesce(s.wal_status, ''), coalesce(pg_catalog.to_jsonb(s) ->> 'invalidation_reason', '') "
+								   "FROM pg_catalog.pg_replication_slots s WHERE s.slot_name = $1",
+								   1, NULL, params, NULL, NULL, 0);
+
+	*msg = NULL;
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+	{
+		if (err)
+			snprintf(err, errlen, "looking up the replication slot failed: %s", PQerrorMessage(conn));
+		PQclear(res);
+		return false;
+	}
+	if (PQntuples(res) == 0)
+		*msg = bridge_printf("the replication slot %s of this stream does not exist any more: changes since it was dropped are lost",
+							 p->slot);
+	else if (strcmp(PQgetvalue(res, 0, 0), "lost") == 0)
+		*msg = bridge_printf("the replication slot %s lost WAL it needed (wal_status 'lost', max_slot_wal_keep_size exceeded): changes since its confirmed position are lost",
+							 p->slot);
+	else if (PQgetvalue(res, 0, 1)[0] != '\0')
+		*msg = bridge_printf("the replication slot %s was invalidated (%s): changes since its confirmed position are lost",
+							 p->slot, PQgetvalue(res, 0, 1));
+	PQclear(res);
+	return true;
+}
+
+/*
  * cap_phase
  *		"load" when the stream has to (re)load: no status row that says
  *		streaming (a load that did not finish leaves none); "stream" when it
@@ -186,23 +226,20 @@ cap_phase(PGconn *conn, CapPlan *p, CapLsn *confirmed)
 	PGresult   *res;
 
 	free(sql);
-	res = bridge_exec(conn, "looking up the replication slot",
-					  "SELECT confirmed_flush_lsn::text, coalesce(wal_status, '') FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
-					  1, params);
 	if (phase == NULL || strcmp(phase, "streaming") != 0)
-	{
-		PQclear(res);
 		return "load";
+	{
+		char	   *gone = NULL;
+
+		if (!cap_slot_unusable(conn, p, &gone, NULL, 0))
+			bridge_fatal("looking up the replication slot failed: %s", PQerrorMessage(conn));
+		if (gone != NULL)
+			bridge_fatal_hint(cap_reload_hint, "%s", gone);
 	}
-	if (PQntuples(res) == 0)
-		bridge_fatal_hint(reload_hint,
-						  "the replication slot %s of this stream does not exist any more: changes since it was dropped are lost",
-						  p->slot);
-	if (strcmp(PQgetvalue(res, 0, 1), "lost") == 0)
-		bridge_fatal_hint(reload_hint,
-						  "the replication slot %s lost WAL it needed (wal_status 'lost', max_slot_wal_keep_size exceeded)",
-						  p->slot);
-	if (!cap_parse_lsn(PQgetvalue(res, 0, 0), confirmed))
+	res = bridge_exec(conn, "looking up the replication slot",
+					  "SELECT confirmed_flush_lsn::text FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
+					  1, params);
+	if (PQntuples(res) == 0 || !cap_parse_lsn(PQgetvalue(res, 0, 0), confirmed))
 		*confirmed = 0;
 	PQclear(res);
 	return "stream";
@@ -231,6 +268,59 @@ truncate_params(PGconn *conn, const CapTable *t, char **server, char **cql)
 	ks = bridge_printf("%.*s", (int) (dot - t->target), t->target);
 	*cql = bridge_printf("TRUNCATE %s.%s", bridge_quote_ident(ks), bridge_quote_ident(dot + 1));
 	free(ks);
+}
+
+/*
+ * cap_target_missing
+ *		After a failed flush: the first target table that no longer exists
+ *		in Cassandra (its keyspace or itself dropped under the stream),
+ *		looked up in system_schema through cql_query.  A missing table does
+ *		not come back by retrying: *msg says which, and the stream stops.
+ *		NULL *msg when all exist, or when the lookup itself failed
+ *		(Cassandra away: the flush is retried).
+ */
+void
+cap_target_missing(PGconn *conn, CapPlan *p, char **msg)
+{
+	char		err[512];
+	char	   *sql = bridge_printf("SELECT count(*)::text FROM %s.cql_query($1, "
+									"'SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?', "
+									"$2::text, $3::text)", bridge_extension_schema(conn));
+
+	*msg = NULL;
+	for (int i = 0; i < p->ntables && *msg == NULL; i++)
+	{
+		CapTable   *t = &p->tables[i];
+		const char *dot = strchr(t->target, '.');
+		const char *fparams[1] = {t->foreign_table};
+		PGresult   *srv;
+		PGresult   *res;
+		char	   *ks;
+		const char *params[3];
+
+		if (dot == NULL)
+			continue;
+		srv = cap_exec(conn, "SELECT s.srvname::text FROM pg_catalog.pg_foreign_table f "
+					   "JOIN pg_catalog.pg_foreign_server s ON s.oid = f.ftserver WHERE f.ftrelid = to_regclass($1)",
+					   1, fparams, err, sizeof(err));
+		if (srv == NULL || PQntuples(srv) != 1)
+		{
+			PQclear(srv);
+			continue;
+		}
+		ks = bridge_printf("%.*s", (int) (dot - t->target), t->target);
+		params[0] = PQgetvalue(srv, 0, 0);
+		params[1] = ks;
+		params[2] = dot + 1;
+		res = cap_exec(conn, sql, 3, params, err, sizeof(err));
+		if (res != NULL && strcmp(PQgetvalue(res, 0, 0), "0") == 0)
+			*msg = bridge_printf("Cassandra table %s, which the stream writes, does not exist any more (it or its keyspace was dropped)",
+								 t->target);
+		PQclear(res);
+		PQclear(srv);
+		free(ks);
+	}
+	free(sql);
 }
 
 /*

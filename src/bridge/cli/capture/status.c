@@ -68,7 +68,7 @@ cap_status_update(PGconn *conn, CapPlan *p, CapStats *st, bool force, bool tty, 
 	double		now = bridge_now();
 	char	   *lsn;
 	char	   *sql;
-	const char *params[8];
+	const char *params[9];
 	char		b[6][64];
 	PGresult   *res;
 	char		err[512];
@@ -98,7 +98,9 @@ cap_status_update(PGconn *conn, CapPlan *p, CapStats *st, bool force, bool tty, 
 	params[5] = b[4];
 	params[6] = st->last_error[0] ? st->last_error : NULL;
 	params[7] = p->slot;
+	params[8] = p->write_consistency;
 	sql = bridge_printf("UPDATE %s.stream_state SET confirmed_lsn = $1::pg_lsn, pid = $2::int, changes = $3::bigint, "
+						"write_consistency = $9, "
 						"keys_written = $4::bigint, changes_per_s = $5::float8, lag_seconds = $6::float8, "
 						"lag_bytes = pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint, "
 						"retained_bytes = (SELECT pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), restart_lsn)::bigint "
@@ -106,7 +108,7 @@ cap_status_update(PGconn *conn, CapPlan *p, CapStats *st, bool force, bool tty, 
 						"last_error = coalesce($7, last_error), "
 						"last_error_at = CASE WHEN $7 IS NULL THEN last_error_at ELSE now() END, updated_at = now() "
 						"RETURNING lag_bytes, retained_bytes", p->schema);
-	res = cap_exec(conn, sql, 8, params, err, sizeof(err));
+	res = cap_exec(conn, sql, 9, params, err, sizeof(err));
 	free(sql);
 	if (res && PQntuples(res) == 1)
 	{
@@ -169,7 +171,7 @@ cap_status_command(const BridgeOptions *opts, CapPlan *p)
 						"pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_insert_lsn(), sl.confirmed_flush_lsn)::bigint::text, "
 						"pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), sl.restart_lsn)::bigint::text, "
 						"sl.wal_status, st.last_error, st.last_error_at::text, st.updated_at::text, "
-						"round(extract(epoch FROM now() - st.updated_at)::numeric, 1)::text "
+						"round(extract(epoch FROM now() - st.updated_at)::numeric, 1)::text, st.write_consistency "
 						"FROM %s.stream_state st LEFT JOIN pg_catalog.pg_replication_slots sl ON sl.slot_name = $1",
 						p->schema);
 	res = bridge_exec(conn, "reading the stream's status", sql, 1, params);
@@ -182,7 +184,7 @@ cap_status_command(const BridgeOptions *opts, CapPlan *p)
 			"phase", "slot", "publication", "pid", "slot active", "confirmed (stream)",
 			"confirmed (slot)", "changes", "keys written", "changes/s", "lag seconds",
 			"lag bytes", "retained WAL bytes", "wal_status", "last error", "last error at",
-			"updated at", "seconds since update"
+			"updated at", "seconds since update", "write consistency"
 		};
 
 		for (int c = 0; c < (int) (sizeof(names) / sizeof(names[0])); c++)

@@ -397,17 +397,27 @@ done:
 
 /*
  * The flush's snapshot sees every transaction of the batch ($1: their
- * 32-bit ids, widened with the epoch of the snapshot's xmax).  A commit is
- * decoded once its WAL record is written, which can be a moment before the
- * transaction becomes visible to new snapshots: recomputing on a snapshot
- * that misses it, and then confirming its position, would lose it.
+ * 32-bit ids).  A commit is decoded once its WAL record is written, which
+ * can be a moment before the transaction becomes visible to new snapshots
+ * (longer with synchronous replication, which waits in between):
+ * recomputing on a snapshot that misses it, and then confirming its
+ * position, would lose it.
+ *
+ * Each 32-bit id is widened to 64 bits next to the snapshot's xmax: as the
+ * signed 32-bit distance d from xmax's low half (a decoded transaction is
+ * far less than 2^31 transactions from xmax, which PostgreSQL's wraparound
+ * protection guarantees), its full id is xmax + d.  An id at or above
+ * xmax's low half (d >= 0) is a transaction the snapshot does not see yet:
+ * not visible, in every epoch (reading it as one of the previous epoch
+ * made it "visible" on any database past 2^32 transactions).
  */
 static const char *const visible_sql =
 "WITH c AS (SELECT pg_catalog.pg_current_snapshot() AS s, "
-"  pg_catalog.pg_snapshot_xmax(pg_catalog.pg_current_snapshot())::text::bigint AS xmax) "
-"SELECT coalesce(bool_and(pg_catalog.pg_visible_in_snapshot("
-"  ((((c.xmax >> 32) - CASE WHEN x > (c.xmax & 4294967295) THEN 1 ELSE 0 END) << 32) | x)::text::xid8, c.s)), true)::text "
-"FROM c, unnest($1::bigint[]) AS x";
+"  pg_catalog.pg_snapshot_xmax(pg_catalog.pg_current_snapshot())::text::bigint AS xmax), "
+"d AS (SELECT c.s, c.xmax, ((x - (c.xmax & 4294967295) + 2147483648) & 4294967295) - 2147483648 AS d "
+"  FROM c, unnest($1::bigint[]) AS x) "
+"SELECT coalesce(bool_and(d.xmax + d.d >= 0 AND pg_catalog.pg_visible_in_snapshot((d.xmax + d.d)::text::xid8, d.s)), true)::text "
+"FROM d";
 
 /*
  * begin_locked

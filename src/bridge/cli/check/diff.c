@@ -230,8 +230,9 @@ json_string(StrBuf *sb, const char *s)
  *		keys, and the repair; whether --repair ran and when the run ended.
  */
 static char *
-diff_json(DiffTable *tables, int n, bool repair)
+diff_json(DiffTable *tables, int n, const BridgeOptions *opts)
 {
+	bool		repair = opts->repair;
 	StrBuf		sb;
 	long long	total = 0;
 
@@ -283,8 +284,12 @@ diff_json(DiffTable *tables, int n, bool repair)
 					   t->repaired, t->still_different);
 		sb_append(&sb, "}");
 	}
-	sb_appendf(&sb, "\n], \"differences\": %lld, \"equal\": %s, \"repair\": %s, \"finished_at\": ", total,
-			   total == 0 ? "true" : "false", repair ? "true" : "false");
+	sb_appendf(&sb, "\n], \"differences\": %lld, \"equal\": %s, \"repair\": %s, "
+			   "\"read_consistency\": \"%s\", ", total, total == 0 ? "true" : "false",
+			   repair ? "true" : "false", opts->consistency ? opts->consistency : "LOCAL_QUORUM");
+	if (repair)
+		sb_appendf(&sb, "\"write_consistency\": \"%s\", ", bridge_write_consistency(opts));
+	sb_append(&sb, "\"finished_at\": ");
 	json_string(&sb, bridge_utc_timestamp());
 	sb_append(&sb, "}\n");
 	return sb.data;
@@ -456,12 +461,12 @@ cmd_diff(const BridgeOptions *opts)
 	if (total == 0)
 		printf("diff: %d table%s, no differences\n", n, n == 1 ? "" : "s");
 	else if (opts->repair)
-		printf("diff: %lld difference%s found, %lld still differ after --repair\n",
-			   total, total == 1 ? "" : "s", left);
+		printf("diff: %lld difference%s found, %lld still differ after --repair (written at %s)\n",
+			   total, total == 1 ? "" : "s", left, bridge_write_consistency(opts));
 	else
 		printf("diff: %lld difference%s\n", total, total == 1 ? "" : "s");
 	fflush(stdout);
-	json = diff_json(tables, n, opts->repair);
+	json = diff_json(tables, n, opts);
 	if (opts->json)
 		bridge_write_file(opts->json, json);
 	/* the plan directory keeps the result, and report.html shows it */

@@ -68,6 +68,8 @@ typedef struct BridgeOptions
 	int			examples;		/* --examples per table (default 10) */
 	bool		repair;			/* --repair: write what differs */
 	const char *consistency;	/* --consistency of the Cassandra reads */
+	const char *write_consistency;	/* --write-consistency (apply, stream,
+									 * sync, diff --repair) */
 	int			jobs;			/* --jobs: tables compared at once (default 2) */
 	bool		row_by_row;		/* --row-by-row: no range hashes first */
 
@@ -139,6 +141,7 @@ extern void sb_free(StrBuf *sb);
 
 /* Connect with the options (and PG* environment); fatal on failure. */
 extern PGconn *bridge_connect(const BridgeOptions *opts);
+extern const char *bridge_write_consistency(const BridgeOptions *opts);
 
 /* Schema of the cql_fdw extension, quoted (conn.c); fatal if not installed. */
 extern const char *bridge_extension_schema(PGconn *conn);

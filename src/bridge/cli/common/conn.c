@@ -95,6 +95,42 @@ untracked(PGconn *conn)
 }
 
 /*
+ * bridge_write_consistency
+ *		The consistency level of every write cqlbridge makes to Cassandra
+ *		(apply, stream, sync, diff --repair): --write-consistency, else
+ *		LOCAL_QUORUM.  The stream confirms the slot once Cassandra
+ *		acknowledged a flush at this level; at LOCAL_ONE the loss of the one
+ *		replica that acknowledged loses a confirmed change.
+ */
+const char *
+bridge_write_consistency(const BridgeOptions *opts)
+{
+	return opts->write_consistency ? opts->write_consistency : "LOCAL_QUORUM";
+}
+
+/*
+ * set_write_consistency
+ *		Set cql_fdw.write_consistency for the session (it wins over the
+ *		server's option write_consistency).  cql_fdw need not be loaded
+ *		yet: the setting is kept as a placeholder, checked and applied
+ *		when the library loads.  False with err when the SET failed.
+ */
+static bool
+set_write_consistency(PGconn *conn, const BridgeOptions *opts, char *err, size_t errlen)
+{
+	const char *params[1] = {bridge_write_consistency(opts)};
+	PGresult   *res = PQexecParams(conn,
+								   "SELECT pg_catalog.set_config('cql_fdw.write_consistency', $1, false)",
+								   1, NULL, params, NULL, NULL, 0);
+	bool		ok = PQresultStatus(res) == PGRES_TUPLES_OK;
+
+	if (!ok)
+		snprintf(err, errlen, "setting cql_fdw.write_consistency failed: %s", PQerrorMessage(conn));
+	PQclear(res);
+	return ok;
+}
+
+/*
  * bridge_connect_try
  *		Connect with -d/-h/-p/-U and the PG* environment, as psql does (-d
  *		may be a conninfo string or URI), with replication=<replication>
@@ -165,6 +201,11 @@ bridge_connect_try(const BridgeOptions *opts, const char *replication, char *err
 	}
 	PQsetNoticeProcessor(conn, quiet_notice_processor, NULL);
 	untracked(conn);
+	if (replication == NULL && !set_write_consistency(conn, opts, err, errlen))
+	{
+		PQfinish(conn);
+		return NULL;
+	}
 	return conn;
 }
 

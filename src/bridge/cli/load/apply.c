@@ -621,14 +621,16 @@ cmd_apply(const BridgeOptions *opts)
 	{
 		double		secs = bridge_now() - start;
 
-		fprintf(stderr, "apply: %d tables, %lld rows (%lld loaded by this run) in %.1f s\n",
-				load->nblocks, rows_total, rows_new, secs);
+		fprintf(stderr, "apply: %d tables, %lld rows (%lld loaded by this run) in %.1f s, written at %s\n",
+				load->nblocks, rows_total, rows_new, secs, bridge_write_consistency(opts));
 	}
 	if (opts->json)
 		bridge_write_file(opts->json,
 						  bridge_printf("{\n  \"command\": \"apply\",\n  \"tables\": [%s\n  ],\n"
-										"  \"rows\": %lld,\n  \"rows_loaded\": %lld,\n  \"seconds\": %.3f\n}\n",
-										json.data ? json.data : "", rows_total, rows_new, bridge_now() - start));
+										"  \"rows\": %lld,\n  \"rows_loaded\": %lld,\n  \"seconds\": %.3f,\n"
+										"  \"write_consistency\": \"%s\"\n}\n",
+										json.data ? json.data : "", rows_total, rows_new, bridge_now() - start,
+										bridge_write_consistency(opts)));
 	PQfinish(conn);
 	return 0;
 }

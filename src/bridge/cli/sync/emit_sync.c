@@ -840,8 +840,12 @@ build_sync_sql(const SyncModel *m)
 		free(check);
 	}
 
-	sb_append(&out, "-- Writes leave for Cassandra at COMMIT; ROLLBACK sends nothing.\n"
-			  "DO " TAG "\nDECLARE\n\tft regclass;\nBEGIN\n\tFOREACH ft IN ARRAY ARRAY[\n");
+	sb_append(&out, "-- Writes leave for Cassandra at COMMIT; ROLLBACK sends nothing.  They are\n"
+			  "-- written at the consistency \"cqlbridge sync\" sets (--write-consistency),\n"
+			  "-- LOCAL_QUORUM by default.\n"
+			  "DO " TAG "\nDECLARE\n\tft regclass;\n"
+			  "\twc text := coalesce(nullif(pg_catalog.current_setting('cqlbridge.write_consistency', true), ''), 'LOCAL_QUORUM');\n"
+			  "BEGIN\n\tFOREACH ft IN ARRAY ARRAY[\n");
 	for (int i = 0; i < m->ntargets; i++)
 	{
 		char	   *lit = bridge_quote_literal(m->targets[i].foreign_table);
@@ -856,6 +860,12 @@ build_sync_sql(const SyncModel *m)
 			  "\t\t\tEXECUTE pg_catalog.format('ALTER FOREIGN TABLE %s OPTIONS (SET write_mode %L)', ft, 'on_commit');\n"
 			  "\t\tELSE\n"
 			  "\t\t\tEXECUTE pg_catalog.format('ALTER FOREIGN TABLE %s OPTIONS (ADD write_mode %L)', ft, 'on_commit');\n"
+			  "\t\tEND IF;\n"
+			  "\t\tIF EXISTS (SELECT 1 FROM pg_catalog.pg_foreign_table t, pg_catalog.unnest(t.ftoptions) o\n"
+			  "\t\t\t\t   WHERE t.ftrelid = ft AND o LIKE 'write\\_consistency=%') THEN\n"
+			  "\t\t\tEXECUTE pg_catalog.format('ALTER FOREIGN TABLE %s OPTIONS (SET write_consistency %L)', ft, wc);\n"
+			  "\t\tELSE\n"
+			  "\t\t\tEXECUTE pg_catalog.format('ALTER FOREIGN TABLE %s OPTIONS (ADD write_consistency %L)', ft, wc);\n"
 			  "\t\tEND IF;\n"
 			  "\tEND LOOP;\n"
 			  "END\n" TAG ";\n\n");

@@ -89,7 +89,9 @@ bridge_sync_refresh(PGconn *conn, const BridgeOptions *opts)
 	if (access(path, F_OK) != 0)
 		emit_sync(opts->dir);
 	sql = bridge_read_file(path);
-	script = bridge_printf("BEGIN;\n%s\n;COMMIT;", sql);
+	/* 005 reads the level of its writes from cqlbridge.write_consistency */
+	script = bridge_printf("BEGIN;\nSELECT pg_catalog.set_config('cqlbridge.write_consistency', %s, true);\n%s\n;COMMIT;",
+						   bridge_quote_literal(bridge_write_consistency(opts)), sql);
 	bridge_exec_script(conn, path, script);
 	free(script);
 	free(sql);
@@ -209,7 +211,8 @@ cmd_sync(const BridgeOptions *opts)
 		if (opts->uninstall)
 			fprintf(stderr, "sync: triggers removed (%d relations still have some)\n", n);
 		else
-			fprintf(stderr, "sync: triggers installed on %d relations; foreign tables write at COMMIT\n", n);
+			fprintf(stderr, "sync: triggers installed on %d relations; foreign tables write at COMMIT, at %s\n",
+					n, bridge_write_consistency(opts));
 	}
 	free(script);
 	free(sql);
