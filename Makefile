@@ -13,7 +13,8 @@
 EXTENSION  = cql_fdw
 # the one version number is the control file's default_version; the build
 # derives the rest from it (connection.h's CQLFDW_VERSION, the STARTUP
-# DRIVER_VERSION), and scripts/check_layers.py fails if anything disagrees
+# DRIVER_VERSION, cqlbridge's and cqlcli's --version), and
+# scripts/check_layers.py fails if anything disagrees
 EXTVERSION := $(shell sed -n "s/^default_version *= *'\(.*\)'.*/\1/p" $(dir $(lastword $(MAKEFILE_LIST)))cql_fdw.control)
 MODULE_big = cql_fdw
 # the 0.1 script plus the update scripts: CREATE EXTENSION installs 0.1 and
@@ -107,8 +108,9 @@ $(BUILD)/integration/%: tests/integration/%.c $(BUILD)/libcql.a $(wildcard tests
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(LIB_CFLAGS) -Itests/integration -o $@ $< $(BUILD)/libcql.a -llz4 -lssl -lcrypto
 
-$(BUILD)/cqlcli: src/tools/cqlcli.c $(BUILD)/libcql.a
-	$(HOSTCC) $(LIB_CFLAGS) -o $@ $< $(BUILD)/libcql.a -llz4 -lssl -lcrypto
+# its version is cql_fdw's (--version, the STARTUP message's DRIVER_VERSION)
+$(BUILD)/cqlcli: src/tools/cqlcli.c $(BUILD)/libcql.a $(EXTENSION).control
+	$(HOSTCC) $(LIB_CFLAGS) -DCQLCLI_VERSION='"$(EXTVERSION)"' -o $@ $< $(BUILD)/libcql.a -llz4 -lssl -lcrypto
 
 # ---------------------------------------------------------------------------
 # cqlbridge command-line program (libpq client, no PG server headers).

@@ -193,7 +193,8 @@ def check_fdw(root):
 # ---------------------------------------------------------------------------
 def check_version(root):
     """The control file's default_version is the only literal version: the
-    Makefile derives EXTVERSION from it, no source defines CQLFDW_VERSION,
+    Makefile derives EXTVERSION from it, no source defines CQLFDW_VERSION
+    (nor cqlbridge's or cqlcli's) or sets a literal driver_version,
     and the newest update script ends at it.  Returns the problems found."""
     problems = []
     control = open(os.path.join(root, "cql_fdw.control")).read()
@@ -208,8 +209,11 @@ def check_version(root):
             problems.append(f"Makefile:{no}: EXTVERSION not derived from cql_fdw.control: {line.strip()}")
     for src in sorted(glob.glob(os.path.join(root, "src/**/*.[ch]"), recursive=True)):
         for no, line in enumerate(open(src), 1):
-            if re.match(r"\s*#\s*define\s+CQLFDW_VERSION\s", line):
+            if re.match(r"\s*#\s*define\s+(CQLFDW|CQLBRIDGE|CQLCLI)_VERSION\s", line):
                 problems.append(f"{os.path.relpath(src, root)}:{no}: a second version number: {line.strip()}")
+            # a program's version is the Makefile's -D..._VERSION, never a literal
+            if re.search(r"driver_version\s*=\s*\"", line):
+                problems.append(f"{os.path.relpath(src, root)}:{no}: a literal driver version: {line.strip()}")
     ends = [re.match(r"cql_fdw--[\d.]+--([\d.]+)\.sql$", os.path.basename(f))
             for f in glob.glob(os.path.join(root, "cql_fdw--*--*.sql"))]
     newest = max((e.group(1) for e in ends if e),

@@ -41,7 +41,54 @@ GRANT USAGE ON FOREIGN SERVER s_ok TO regress_cql_user;
 SET ROLE regress_cql_user;
 CREATE USER MAPPING FOR regress_cql_user SERVER s_ok OPTIONS (username 'u', password_required 'false');
 CREATE USER MAPPING FOR regress_cql_user SERVER s_ok OPTIONS (username 'u', password 'p');
+-- file options (read by the server process) are for superusers to set ...
+ALTER USER MAPPING FOR regress_cql_user SERVER s_ok OPTIONS (ADD sslcert '/etc/cql/u.pem');
 RESET ROLE;
+ALTER USER MAPPING FOR regress_cql_user SERVER s_ok
+  OPTIONS (ADD sslcert '/etc/cql/u.pem', ADD sslkey '/etc/cql/u.key');
+-- ... but once set, the owner still changes the mapping's other options
+SET ROLE regress_cql_user;
+ALTER USER MAPPING FOR regress_cql_user SERVER s_ok OPTIONS (SET password 'p2');
+ALTER USER MAPPING FOR regress_cql_user SERVER s_ok OPTIONS (SET sslkey '/etc/cql/other.key');
+ALTER USER MAPPING FOR regress_cql_user SERVER s_ok OPTIONS (DROP sslkey);
+RESET ROLE;
+-- the same for a server a non-superuser owns
+GRANT USAGE ON FOREIGN DATA WRAPPER cql_fdw TO regress_cql_user;
+CREATE SERVER s_owned FOREIGN DATA WRAPPER cql_fdw
+  OPTIONS (sslmode 'verify-full', sslrootcert '/etc/cql/ca.pem');
+ALTER SERVER s_owned OWNER TO regress_cql_user;
+SET ROLE regress_cql_user;
+ALTER SERVER s_owned OPTIONS (ADD fetch_size '100', SET sslmode 'verify-ca');
+ALTER SERVER s_owned OPTIONS (SET sslrootcert '/etc/cql/other-ca.pem');
+CREATE SERVER s_mine FOREIGN DATA WRAPPER cql_fdw OPTIONS (sslrootcert '/etc/cql/ca.pem');
+RESET ROLE;
+-- a new session: its first statement loads the library (the validator
+-- then finds the statement in the active portal, not in the hook)
+\c
+SET ROLE regress_cql_user;
+ALTER SERVER s_owned OPTIONS (SET fetch_size '200');
+\c
+SET ROLE regress_cql_user;
+ALTER USER MAPPING FOR regress_cql_user SERVER s_ok OPTIONS (SET password 'p3');
+\c
+SET ROLE regress_cql_user;
+ALTER USER MAPPING FOR regress_cql_user SERVER s_ok OPTIONS (SET sslcert '/etc/cql/x.pem');
+-- (the one case left strict: a session's first such statement run from a
+-- function, where neither the hook nor the portal shows it)
+\c
+SET ROLE regress_cql_user;
+DO $$BEGIN
+  EXECUTE 'ALTER USER MAPPING FOR regress_cql_user SERVER s_ok OPTIONS (SET password ''p4'')';
+END$$;
+DO $$BEGIN
+  EXECUTE 'ALTER USER MAPPING FOR regress_cql_user SERVER s_ok OPTIONS (SET password ''p4'')';
+END$$;
+RESET ROLE;
+SELECT srvoptions FROM pg_foreign_server WHERE srvname = 's_owned';
+SELECT array(SELECT o FROM unnest(umoptions) o WHERE o NOT LIKE 'password=%') AS options,
+       'password=p4' = ANY (umoptions) AS password_changed
+FROM pg_user_mapping m JOIN pg_foreign_server s ON s.oid = m.umserver
+WHERE s.srvname = 's_ok' AND m.umuser = 'regress_cql_user'::regrole;
 
 -- foreign tables and columns
 CREATE FOREIGN TABLE ft_bad (a int) SERVER s_ok OPTIONS (host 'x');
@@ -68,6 +115,7 @@ CREATE SERVER s_other FOREIGN DATA WRAPPER other_fdw;
 SELECT cql_execute('s_other', 'SELECT 1');
 SELECT cql_execute('no_such_server', 'SELECT 1');
 
+DROP SERVER s_owned;
 DROP OWNED BY regress_cql_user;
 DROP ROLE regress_cql_user;
 DROP SERVER s_other;

@@ -46,7 +46,8 @@ PG_FUNCTION_INFO_V1(cql_fdw_handler);
  * order, and cql_fdw.token_scan_after, whole-table scans that start after
  * a token, both for cqlbridge diff); reserving the prefix makes an unknown
  * one such as SET cql_fdw.fetch_size an error instead of a silently
- * created placeholder variable.
+ * created placeholder variable.  Installs option.c's ProcessUtility
+ * hook, which tells the validator which options a statement sets.
  */
 void
 _PG_init(void)
@@ -69,6 +70,7 @@ _PG_init(void)
 							   cqlfdw_check_token_scan_after, NULL, NULL);
 	cqlfdw_define_settings();
 	MarkGUCPrefixReserved("cql_fdw");
+	cqlfdw_watch_option_statements();
 }
 
 /*

@@ -259,6 +259,7 @@ extern AttrNumber cqlfdw_column_by_remote_name(const CqlFdwTable *t,
 
 /* in option.c */
 extern void cqlfdw_define_settings(void);
+extern void cqlfdw_watch_option_statements(void);
 extern void cqlfdw_get_options(Oid serverid, Oid userid, Oid relid,
 							   CqlFdwOptions *opts);
 extern void cqlfdw_options_add_mapping(CqlFdwOptions *o, UserMapping *um);

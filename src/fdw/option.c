@@ -21,9 +21,13 @@
 #include "commands/defrem.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "tcop/pquery.h"
+#include "tcop/utility.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/portal.h"
 #include "utils/varlena.h"
 
 #include "bucket.h"
@@ -567,17 +571,7 @@ validate_value(const CqlOption *opt, DefElem *def)
 			}
 			break;
 		case OPT_FILE:
-
-			/*
-			 * The file is opened by the PostgreSQL server process: only a
-			 * superuser may name one (another role could otherwise make the
-			 * server use any file it can read, its own key included).
-			 */
-			if (!superuser())
-				ereport(ERROR,
-						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-						 errmsg("only a superuser can set option \"%s\"", opt->name),
-						 errhint("The file is read by the PostgreSQL server process; ask a superuser to set it.")));
+			/* who may set it: cql_fdw_validator, file_option_set */
 			if (!is_absolute_path(value))
 				ereport(ERROR,
 						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
@@ -708,6 +702,185 @@ check_user_options(List *options_list)
 				 errhint("Keep one: ALTER USER MAPPING ... OPTIONS (DROP username).")));
 }
 
+/* ---------------------------------------------------------------------
+ * The options the running statement sets
+ *
+ * A validator is given the object's whole option list as it will be after
+ * the statement (transformGenericOptions merges the old options with the
+ * statement's ADD/SET/DROP first), not which options the statement names:
+ * ALTER USER MAPPING ... OPTIONS (SET password 'x') on a mapping whose
+ * sslcert a superuser set validates sslcert too.  The superuser check of
+ * the file options (sslrootcert, sslcert, sslkey) must apply only to the
+ * options a statement adds or sets, or the owner of such a mapping or
+ * server could no longer change anything else in it.  postgres_fdw, which
+ * cannot tell either, refuses every ALTER of such a mapping by a
+ * non-superuser.
+ *
+ * The statement is taken from a ProcessUtility hook, or, for a statement
+ * that began before the library was loaded (the validator's call loaded
+ * it, so the hook was not there yet: the first one of a session), from
+ * the active portal.  The statement must be a CREATE/ALTER of the same
+ * catalog and agree with the merged list; otherwise (e.g. the first
+ * statement of a session run from a function) every file option is
+ * checked, as before.
+ * ---------------------------------------------------------------------
+ */
+
+static ProcessUtility_hook_type prev_process_utility = NULL;
+
+/* the utility statement our hook is running (the innermost), or NULL */
+static Node *running_stmt = NULL;
+
+/*
+ * cqlfdw_process_utility
+ *		ProcessUtility hook: remember the statement while it runs, for
+ *		file_option_set.
+ */
+static void
+cqlfdw_process_utility(PlannedStmt *pstmt, const char *queryString,
+					   bool readOnlyTree, ProcessUtilityContext context,
+					   ParamListInfo params, QueryEnvironment *queryEnv,
+					   DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *saved = running_stmt;
+
+	running_stmt = pstmt->utilityStmt;
+	PG_TRY();
+	{
+		if (prev_process_utility)
+			prev_process_utility(pstmt, queryString, readOnlyTree, context,
+								 params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		running_stmt = saved;
+	}
+	PG_END_TRY();
+}
+
+/*
+ * cqlfdw_watch_option_statements
+ *		Install the ProcessUtility hook (from _PG_init).
+ */
+void
+cqlfdw_watch_option_statements(void)
+{
+	prev_process_utility = ProcessUtility_hook;
+	ProcessUtility_hook = cqlfdw_process_utility;
+}
+
+/*
+ * statement_options
+ *		The OPTIONS clause of a CREATE/ALTER SERVER or USER MAPPING
+ *		statement, and in *catalog the catalog it goes to; NIL and
+ *		InvalidOid for any other statement.
+ */
+static List *
+statement_options(Node *stmt, Oid *catalog)
+{
+	*catalog = InvalidOid;
+	if (stmt == NULL)
+		return NIL;
+	switch (nodeTag(stmt))
+	{
+		case T_CreateForeignServerStmt:
+			*catalog = ForeignServerRelationId;
+			return ((CreateForeignServerStmt *) stmt)->options;
+		case T_AlterForeignServerStmt:
+			*catalog = ForeignServerRelationId;
+			return ((AlterForeignServerStmt *) stmt)->options;
+		case T_CreateUserMappingStmt:
+			*catalog = UserMappingRelationId;
+			return ((CreateUserMappingStmt *) stmt)->options;
+		case T_AlterUserMappingStmt:
+			*catalog = UserMappingRelationId;
+			return ((AlterUserMappingStmt *) stmt)->options;
+		default:
+			return NIL;
+	}
+}
+
+/*
+ * statement_agrees
+ *		Whether the merged option list is what the statement's options
+ *		make: each option it adds or sets is there with that value, each
+ *		one it drops is gone.  A guard that the statement found is the one
+ *		being validated.
+ */
+static bool
+statement_agrees(List *named, List *merged)
+{
+	ListCell   *lc;
+
+	foreach(lc, named)
+	{
+		DefElem    *def = (DefElem *) lfirst(lc);
+		DefElem    *found = NULL;
+		ListCell   *mc;
+
+		foreach(mc, merged)
+		{
+			DefElem    *m = (DefElem *) lfirst(mc);
+
+			if (strcmp(m->defname, def->defname) == 0)
+			{
+				found = m;
+				break;
+			}
+		}
+		if (def->defaction == DEFELEM_DROP)
+		{
+			if (found)
+				return false;
+		}
+		else if (found == NULL || def->arg == NULL ||
+				 strcmp(defGetString(found), defGetString(def)) != 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * file_option_set
+ *		Whether the statement being validated adds or sets option name
+ *		(to a catalog's merged list): true when it names it without DROP,
+ *		false when it does not name it, and true when the statement cannot
+ *		be told (see the comment of this section).
+ */
+static bool
+file_option_set(const char *name, Oid catalog, List *merged)
+{
+	Node	   *stmt = running_stmt;
+	Oid			stmt_catalog;
+	List	   *named;
+	ListCell   *lc;
+
+	/* the statement began before the hook was installed: its portal's */
+	if (stmt == NULL && ActivePortal != NULL &&
+		list_length(ActivePortal->stmts) == 1 &&
+		IsA(linitial(ActivePortal->stmts), PlannedStmt))
+	{
+		PlannedStmt *pstmt = linitial_node(PlannedStmt, ActivePortal->stmts);
+
+		if (pstmt->commandType == CMD_UTILITY)
+			stmt = pstmt->utilityStmt;
+	}
+	named = statement_options(stmt, &stmt_catalog);
+	if (stmt_catalog != catalog || !statement_agrees(named, merged))
+		return true;
+	foreach(lc, named)
+	{
+		DefElem    *def = (DefElem *) lfirst(lc);
+
+		if (strcmp(def->defname, name) == 0 && def->defaction != DEFELEM_DROP)
+			return true;
+	}
+	return false;
+}
+
 PG_FUNCTION_INFO_V1(cql_fdw_validator);
 
 /*
@@ -757,6 +930,20 @@ cql_fdw_validator(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 					 errmsg("password_required=false is superuser-only"),
 					 errhint("User mappings with the password_required option set to false may only be created or modified by the superuser.")));
+
+		/*
+		 * A file option names a file the PostgreSQL server process opens:
+		 * only a superuser may name one (another role could otherwise make
+		 * the server use any file it can read, its own key included).  An
+		 * option the statement does not add or set was set before, by a
+		 * superuser, and stays: the owner may still change the others.
+		 */
+		if (opt->kind == OPT_FILE && !superuser() &&
+			file_option_set(opt->name, catalog, options_list))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("only a superuser can set option \"%s\"", opt->name),
+					 errhint("The file is read by the PostgreSQL server process; ask a superuser to set it.")));
 
 		validate_value(opt, def);
 	}

@@ -7,11 +7,20 @@
  *	cqlcli [-h host] [-p port] [-v auto|4|5] [-z lz4|none] [-u user]
  *		   [-k keyspace] [-c consistency] [-t timeout_ms] [--require-auth]
  *		   [--sslmode MODE] [--sslrootcert FILE] [--sslcert FILE --sslkey FILE]
- *		   [--json] [--info] [-e "CQL"]... [-f file]
+ *		   [--json] [--info] [-e "CQL"]... [-f file] | --help | --version
+ *
+ * Every option has a long name too (--host, --port, --protocol-version,
+ * --compression, --username, --keyspace, --consistency, --timeout,
+ * --execute, --file; "--name value" or "--name=value").  -h and -p are the
+ * host and port as in psql; in cqlsh -p is the password, which cqlcli never
+ * takes from the command line, so a -p that is no port number is refused
+ * without repeating it.
  *
  * TLS settings have libpq's names and meanings (as cql_fdw's server and
- * user mapping options); they may also come from PGSSLMODE, PGSSLROOTCERT,
- * PGSSLCERT and PGSSLKEY, and a key's passphrase from CQL_SSLPASSWORD.
+ * user mapping options); they may also come from cqlcli's own variables
+ * CQL_SSLMODE, CQL_SSLROOTCERT, CQL_SSLCERT and CQL_SSLKEY (not libpq's
+ * PGSSL*, which are meant for PostgreSQL), and a key's passphrase from
+ * CQL_SSLPASSWORD.
  *
  * The password never comes from the command line (argv is visible to every
  * user through ps): it is taken from the environment variable CQL_PASSWORD,
@@ -24,8 +33,12 @@
  * one line per row, values in CQL literal form separated by " | ", then
  * "(N rows)"; with --json each row is one JSON object.  Results are paged
  * (5000 rows a page), so any result size prints in bounded memory.
- * Exit status: 0 on success, 1 on any error (reported on stderr), 2 for
- * usage errors.
+ * Exit status, as cqlsh's: 0 on success, 1 on any error (reported on
+ * stderr), 2 for usage errors.  (cqlbridge's 1 means "differences found",
+ * which cqlcli has no use for; a failure is 1 here, 2 there.)
+ * The version (--version, and the driver version the STARTUP message
+ * reports) is cql_fdw's: CQLCLI_VERSION, which the Makefile derives from
+ * cql_fdw.control.
  *
  * IDENTIFICATION
  *		src/tools/cqlcli.c
@@ -43,6 +56,10 @@
 
 #define PAGE_SIZE 5000
 
+#ifndef CQLCLI_VERSION
+#error "CQLCLI_VERSION is defined by the Makefile (make tools), from cql_fdw.control"
+#endif
+
 typedef struct cli_opts
 {
 	cql_conn_options conn;
@@ -53,19 +70,37 @@ typedef struct cli_opts
 	char	  **stmts;
 } cli_opts;
 
+/*
+ * usage
+ *		Print the usage (--help; after a usage error, to stderr).
+ */
 static void
 usage(FILE *f)
 {
 	fprintf(f,
-			"usage: cqlcli [-h host] [-p port] [-v auto|4|5] [-z lz4|none] [-u user]\n"
-			"              [-k keyspace] [-c consistency] [-t timeout_ms] [--require-auth]\n"
-			"              [--sslmode disable|require|verify-ca|verify-full] [--sslrootcert FILE]\n"
-			"              [--sslcert FILE --sslkey FILE]\n"
-			"              [--json] [--info] [-e \"CQL\"]... [-f file]\n"
-			"TLS settings default to PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY; a key's\n"
-			"passphrase is read from CQL_SSLPASSWORD.\n"
+			"usage: cqlcli [OPTION]... [-e \"CQL\"]... [-f FILE]\n"
+			"  -h, --host HOST           the node (default 127.0.0.1)\n"
+			"  -p, --port PORT           its CQL port (default 9042; -p is the port as in\n"
+			"                            psql, not cqlsh's password option)\n"
+			"  -v, --protocol-version auto|4|5\n"
+			"  -z, --compression lz4|none\n"
+			"  -u, --username USER       log in as USER (password: see below)\n"
+			"      --require-auth        refuse a node that does not ask for the password\n"
+			"  -k, --keyspace KEYSPACE   USE it after connecting\n"
+			"  -c, --consistency LEVEL   of every statement (default ONE)\n"
+			"  -t, --timeout MS          connect and request timeout, 1 to 3600000\n"
+			"      --sslmode disable|require|verify-ca|verify-full\n"
+			"      --sslrootcert FILE    --sslcert FILE  --sslkey FILE\n"
+			"      --json                one JSON object per row\n"
+			"      --info                print the connection's properties first\n"
+			"  -e, --execute \"CQL\"       statements to run (repeatable)\n"
+			"  -f, --file FILE           statements read from FILE (- for stdin)\n"
+			"      --help                this help;  -V, --version  the version\n"
+			"TLS settings default to CQL_SSLMODE, CQL_SSLROOTCERT, CQL_SSLCERT, CQL_SSLKEY\n"
+			"(libpq's PGSSL* are not read); a key's passphrase is read from CQL_SSLPASSWORD.\n"
 			"The password is read from the environment variable CQL_PASSWORD or, with -u,\n"
-			"asked for on the terminal (never given on the command line).\n");
+			"asked for on the terminal (never given on the command line).\n"
+			"Exit status (as cqlsh's): 0 success, 1 error, 2 usage error.\n");
 }
 
 /*
@@ -370,12 +405,28 @@ run_statement(cli_opts *o, cql_conn *c, const char *stmt)
 	return rc;
 }
 
+/*
+ * option_value
+ *		If argv[*i] is the option short_name ("-h") or long_name ("--host",
+ *		"--host=VALUE"), its value: the text after '=', else the next
+ *		argument (*i moves past it).  NULL if argv[*i] is another option.
+ *		An option without its value is a usage error (exit 2).
+ */
 static const char *
-need_arg(int argc, char **argv, int *i)
+option_value(int argc, char **argv, int *i, const char *short_name,
+			 const char *long_name)
 {
+	const char *a = argv[*i];
+	size_t		n = strlen(long_name);
+
+	if (strncmp(a, long_name, n) == 0 && a[n] == '=')
+		return a + n + 1;
+	if (strcmp(a, long_name) != 0 &&
+		(short_name == NULL || strcmp(a, short_name) != 0))
+		return NULL;
 	if (*i + 1 >= argc)
 	{
-		fprintf(stderr, "cqlcli: option %s needs an argument\n", argv[*i]);
+		fprintf(stderr, "cqlcli: option %s needs an argument\n", a);
 		usage(stderr);
 		exit(2);
 	}
@@ -393,17 +444,20 @@ main(int argc, char **argv)
 	char	   *prompted = NULL;
 	cql_tls_config tc;
 	cql_tls_context *tls = NULL;
-	const char *sslmode = getenv("PGSSLMODE");
+	const char *sslmode = getenv("CQL_SSLMODE");
+	const char *sslmode_from = "CQL_SSLMODE";
+	const char *v;
 
+	/* cqlcli's own variables: PGSSL* are libpq's, meant for PostgreSQL */
 	memset(&tc, 0, sizeof(tc));
-	tc.rootcert = getenv("PGSSLROOTCERT");
-	tc.cert = getenv("PGSSLCERT");
-	tc.key = getenv("PGSSLKEY");
+	tc.rootcert = getenv("CQL_SSLROOTCERT");
+	tc.cert = getenv("CQL_SSLCERT");
+	tc.key = getenv("CQL_SSLKEY");
 	tc.key_password = getenv("CQL_SSLPASSWORD");
 	memset(&o, 0, sizeof(o));
 	cql_conn_options_init(&o.conn);
 	o.conn.driver_name = "cqlcli";
-	o.conn.driver_version = "0.1";
+	o.conn.driver_version = CQLCLI_VERSION;
 	o.conn.password = getenv("CQL_PASSWORD");
 	o.consistency = CQL_CONSISTENCY_ONE;
 
@@ -411,25 +465,35 @@ main(int argc, char **argv)
 	{
 		const char *a = argv[i];
 
-		if (strcmp(a, "-h") == 0)
-			o.conn.host = need_arg(argc, argv, &i);
-		else if (strcmp(a, "-p") == 0)
+		if ((v = option_value(argc, argv, &i, "-h", "--host")) != NULL)
+			o.conn.host = v;
+		else if ((v = option_value(argc, argv, &i, "-p", "--port")) != NULL)
 		{
 			char	   *end;
-			long		port = strtol(need_arg(argc, argv, &i), &end, 10);
+			long		port;
 
-			if (*end || port <= 0 || port > 65535)
+			errno = 0;
+			port = strtol(v, &end, 10);
+			if (end == v || *end != '\0' || strspn(v, "0123456789") != strlen(v))
 			{
-				fprintf(stderr, "cqlcli: invalid port \"%s\"\n", argv[i]);
+				/* not repeated: it may be a password given as in cqlsh */
+				fprintf(stderr,
+						"cqlcli: invalid port given to %s: not a number\n"
+						"-p is the port (as in psql), not the password (as in cqlsh): the "
+						"password comes from CQL_PASSWORD or the prompt.\n", a);
+				rc = 2;
+				goto out;
+			}
+			if (errno != 0 || port <= 0 || port > 65535)
+			{
+				fprintf(stderr, "cqlcli: invalid port \"%s\" (1 to 65535)\n", v);
 				rc = 2;
 				goto out;
 			}
 			o.conn.port = (int) port;
 		}
-		else if (strcmp(a, "-v") == 0)
+		else if ((v = option_value(argc, argv, &i, "-v", "--protocol-version")) != NULL)
 		{
-			const char *v = need_arg(argc, argv, &i);
-
 			if (strcmp(v, "auto") == 0)
 				o.conn.protocol_version = 0;
 			else if (strcmp(v, "4") == 0 || strcmp(v, "5") == 0)
@@ -441,80 +505,80 @@ main(int argc, char **argv)
 				goto out;
 			}
 		}
-		else if (strcmp(a, "-z") == 0)
+		else if ((v = option_value(argc, argv, &i, "-z", "--compression")) != NULL)
 		{
-			const char *z = need_arg(argc, argv, &i);
-
-			if (strcmp(z, "lz4") == 0)
+			if (strcmp(v, "lz4") == 0)
 				o.conn.compression = CQL_COMPRESSION_LZ4;
-			else if (strcmp(z, "none") == 0)
+			else if (strcmp(v, "none") == 0)
 				o.conn.compression = CQL_COMPRESSION_NONE;
 			else
 			{
-				fprintf(stderr, "cqlcli: invalid compression \"%s\" (lz4 or none)\n", z);
+				fprintf(stderr, "cqlcli: invalid compression \"%s\" (lz4 or none)\n", v);
 				rc = 2;
 				goto out;
 			}
 		}
-		else if (strcmp(a, "-u") == 0)
-			o.conn.username = need_arg(argc, argv, &i);
-		else if (strcmp(a, "-P") == 0)
+		else if ((v = option_value(argc, argv, &i, "-u", "--username")) != NULL)
+			o.conn.username = v;
+		else if (strcmp(a, "-P") == 0 || strcmp(a, "--password") == 0 ||
+				 strncmp(a, "--password=", 11) == 0)
 		{
 			fprintf(stderr,
-					"cqlcli: -P is no longer accepted: a password on the command line is "
+					"cqlcli: %s is not accepted: a password on the command line is "
 					"visible to other users (ps).\n"
 					"Set CQL_PASSWORD in the environment, or give -u and type the "
-					"password at the prompt.\n");
+					"password at the prompt.\n", strcmp(a, "-P") == 0 ? "-P" : "--password");
 			rc = 2;
 			goto out;
 		}
 		else if (strcmp(a, "--require-auth") == 0)
 			o.conn.require_auth = true;
-		else if (strcmp(a, "-k") == 0)
-			o.conn.keyspace = need_arg(argc, argv, &i);
-		else if (strcmp(a, "-c") == 0)
+		else if ((v = option_value(argc, argv, &i, "-k", "--keyspace")) != NULL)
+			o.conn.keyspace = v;
+		else if ((v = option_value(argc, argv, &i, "-c", "--consistency")) != NULL)
 		{
-			const char *cl = need_arg(argc, argv, &i);
-
-			if (cql_consistency_parse(cl, &o.consistency) != CQL_OK)
+			if (cql_consistency_parse(v, &o.consistency) != CQL_OK)
 			{
-				fprintf(stderr, "cqlcli: unknown consistency level \"%s\"\n", cl);
+				fprintf(stderr, "cqlcli: unknown consistency level \"%s\"\n", v);
 				rc = 2;
 				goto out;
 			}
 		}
-		else if (strcmp(a, "-t") == 0)
+		else if ((v = option_value(argc, argv, &i, "-t", "--timeout")) != NULL)
 		{
 			char	   *end;
-			long		ms = strtol(need_arg(argc, argv, &i), &end, 10);
+			long		ms = strtol(v, &end, 10);
 
-			if (*end || end == argv[i] || ms <= 0 || ms > 3600000)
+			if (*end || end == v || ms <= 0 || ms > 3600000)
 			{
 				fprintf(stderr, "cqlcli: invalid timeout \"%s\" (milliseconds, 1 to 3600000)\n",
-						argv[i]);
+						v);
 				rc = 2;
 				goto out;
 			}
 			o.conn.request_timeout_ms = (int) ms;
 			o.conn.connect_timeout_ms = o.conn.request_timeout_ms;
 		}
-		else if (strcmp(a, "-e") == 0)
-			split_statements(&o, need_arg(argc, argv, &i));
-		else if (strcmp(a, "-f") == 0)
+		else if ((v = option_value(argc, argv, &i, "-e", "--execute")) != NULL)
+			split_statements(&o, v);
+		else if ((v = option_value(argc, argv, &i, "-f", "--file")) != NULL)
 		{
-			char	   *text = read_file(need_arg(argc, argv, &i));
+			char	   *text = read_file(v);
 
 			split_statements(&o, text);
 			free(text);
 		}
-		else if (strcmp(a, "--sslmode") == 0)
-			sslmode = need_arg(argc, argv, &i);
-		else if (strcmp(a, "--sslrootcert") == 0)
-			tc.rootcert = need_arg(argc, argv, &i);
-		else if (strcmp(a, "--sslcert") == 0)
-			tc.cert = need_arg(argc, argv, &i);
-		else if (strcmp(a, "--sslkey") == 0)
-			tc.key = need_arg(argc, argv, &i);
+		else if ((v = option_value(argc, argv, &i, NULL, "--sslmode")) != NULL)
+		{
+			sslmode = v;
+			sslmode_from = "--sslmode";
+		}
+		else if ((v = option_value(argc, argv, &i, NULL, "--sslrootcert")) != NULL)
+			tc.rootcert = v;
+		else if ((v = option_value(argc, argv, &i, NULL, "--sslcert")) != NULL)
+			tc.cert = v;
+		else if ((v = option_value(argc, argv, &i, NULL, "--sslkey")) != NULL)
+			tc.key = v;
 		else if (strcmp(a, "--json") == 0)
 			o.json = true;
 		else if (strcmp(a, "--info") == 0)
@@ -522,6 +586,11 @@ main(int argc, char **argv)
 		else if (strcmp(a, "--help") == 0)
 		{
 			usage(stdout);
+			goto out;
+		}
+		else if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0)
+		{
+			printf("cqlcli (cql_fdw) %s\n", CQLCLI_VERSION);
 			goto out;
 		}
 		else
@@ -534,8 +603,8 @@ main(int argc, char **argv)
 	}
 	if (sslmode && cql_ssl_mode_parse(sslmode, &tc.mode) != CQL_OK)
 	{
-		fprintf(stderr, "cqlcli: invalid sslmode \"%s\" (disable, require, verify-ca or verify-full)\n",
-				sslmode);
+		fprintf(stderr, "cqlcli: invalid sslmode \"%s\" from %s (disable, require, verify-ca or verify-full)\n",
+				sslmode, sslmode_from);
 		rc = 2;
 		goto out;
 	}

@@ -1,10 +1,11 @@
 #!/bin/bash
 # cqlcli_tls.sh
 #	cqlcli speaks TLS with libpq's settings (--sslmode, --sslrootcert,
-#	--sslcert, --sslkey, or PGSSLMODE & co.) against the test bed's TLS
-#	nodes: verify-full works, mutual TLS works with a client certificate and
-#	fails clearly without one, a wrong CA and a plaintext node fail with the
-#	reason, and a bad sslmode is a usage error.  TAP output; skipped when
+#	--sslcert, --sslkey, or its own CQL_SSLMODE & co.) against the test
+#	bed's TLS nodes: verify-full works, mutual TLS works with a client
+#	certificate and fails clearly without one, a wrong CA and a plaintext
+#	node fail with the reason, a bad sslmode is a usage error, and libpq's
+#	PGSSL* variables (a PostgreSQL user's) are not read.  TAP output; skipped when
 #	the TLS nodes are not running.
 #	tap-needs: tls
 #
@@ -34,9 +35,14 @@ out=$("$CLI" -h 127.0.0.6 --sslmode verify-full --sslrootcert "$C/ca.pem" -e "$Q
 ok $? "verify-full against the tls node"
 ok $(grep -q "(1 rows)" <<< "$out" && echo 0 || echo 1) "... and the query runs"
 
-out=$(PGSSLMODE=verify-full PGSSLROOTCERT=$C/ca.pem PGSSLCERT=$C/client.pem PGSSLKEY=$C/client.key \
+out=$(CQL_SSLMODE=verify-full CQL_SSLROOTCERT=$C/ca.pem CQL_SSLCERT=$C/client.pem CQL_SSLKEY=$C/client.key \
 	"$CLI" -h 127.0.0.7 -e "$Q" 2>&1 </dev/null)
-ok $? "mutual TLS from the PGSSL* environment against the mtls node"
+ok $? "mutual TLS from the CQL_SSL* environment against the mtls node"
+
+out=$(PGSSLMODE=require PGSSLROOTCERT=$C/ca.pem "$CLI" -h "$HOST" -e "$Q" 2>&1 </dev/null)
+rc=$?
+ok $([ $rc = 0 ] && grep -q "(1 rows)" <<< "$out" && echo 0 || echo 1) \
+	"libpq's PGSSLMODE=require is not read: the plaintext node answers (exit $rc)"
 
 out=$("$CLI" -h 127.0.0.7 --sslmode verify-full --sslrootcert "$C/ca.pem" -e "$Q" 2>&1 </dev/null)
 rc=$?

@@ -5,15 +5,16 @@
 #	docker/Dockerfile's build stage installs the -dev package of every
 #	library the Makefile links (each -lNAME's libNAME.so mapped to its
 #	Debian package by dpkg -S, so a new -l needs its package in the
-#	Dockerfile), checks PG_MAJOR (15-18) and uses it in both FROMs; the
-#	final stage installs no compiler and no -dev package.  TAP output; no
+#	Dockerfile), checks PG_MAJOR (15-18) and uses it in both FROMs, and
+#	installs the server headers at the image's server version; the final
+#	stage installs no compiler and no -dev package.  TAP output; no
 #	services.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO_ROOT=$(cd "$HERE/../.." && pwd)
 DOCKERFILE=$REPO_ROOT/docker/Dockerfile
 
-echo "1..6"
+echo "1..7"
 n=0
 check()
 {
@@ -70,6 +71,13 @@ printf '%s\n' "$build_stage" | grep -q 'postgresql-server-dev-\${PG_MAJOR}' &&
 	[ "$(grep -c '^FROM postgres:\${PG_MAJOR}-' "$DOCKERFILE")" = 2 ] &&
 	printf '%s\n' "$build_stage" | grep -q '15|16|17|18'
 check $? "PG_MAJOR (default 15-18, checked) picks the image and the server headers of both stages"
+
+# the headers at the exact version of the image's server: a later minor's
+# headers built a cql_fdw.so a 15.18 server could not load (CHANGELOG.md)
+run_line=$(printf '%s\n' "$build_stage" | awk '/^RUN /{r++} r == 1' | tr -d '\\\n')
+printf '%s\n' "$run_line" | grep -q "server_version=\$(dpkg-query -W -f='\${Version}' \"postgresql-\${PG_MAJOR}\")" &&
+	printf '%s\n' "$run_line" | grep -q 'apt-get install [^|]*"postgresql-server-dev-\${PG_MAJOR}=\${server_version}"'
+check $? "the server headers are pinned to the version of the image's server (dpkg-query)"
 
 stages=$(grep -c '^FROM ' "$DOCKERFILE")
 bad=$(printf '%s\n' "$final_stage" | grep -oE '(build-essential|gcc|g\+\+|clang|make|[a-z0-9.+-]+-dev)([[:space:]]|$)' | tr -d ' \n')
