@@ -1,6 +1,7 @@
 # cql_fdw: PostgreSQL foreign-data wrapper for Apache Cassandra (CQL native protocol)
 #
-# make / make install        build and install the extension (PGXS)
+# make / make install        build and install the extension (PGXS), and
+#                            cqlbridge and cqlcli into pg_config --bindir
 # make unit                  build C unit tests of the protocol library (ASan+UBSan)
 # make integration           build C programs that test the library against a live node
 # make fuzz                  build libFuzzer targets (needs clang)
@@ -112,6 +113,18 @@ $(BUILD)/integration/%: tests/integration/%.c $(BUILD)/libcql.a $(wildcard tests
 $(BUILD)/cqlcli: src/tools/cqlcli.c $(BUILD)/libcql.a $(EXTENSION).control
 	$(HOSTCC) $(LIB_CFLAGS) -DCQLCLI_VERSION='"$(EXTVERSION)"' -o $@ $< $(BUILD)/libcql.a -llz4 -lssl -lcrypto
 
+# The installed cqlcli: the same sources without the sanitizers of the
+# test builds (their own objects under $(BUILD)/release).
+REL_CFLAGS = -std=gnu11 -g -O2 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Isrc/cql
+REL_LIB_OBJS := $(patsubst src/cql/%.c,$(BUILD)/release/lib/%.o,$(CQL_SRCS))
+
+$(BUILD)/release/lib/%.o: src/cql/%.c $(CQL_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(REL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/release/cqlcli: src/tools/cqlcli.c $(REL_LIB_OBJS)
+	$(HOSTCC) $(REL_CFLAGS) -o $@ $< $(REL_LIB_OBJS) -llz4 -lssl -lcrypto
+
 # ---------------------------------------------------------------------------
 # cqlbridge command-line program (libpq client, no PG server headers).
 # ---------------------------------------------------------------------------
@@ -133,6 +146,25 @@ $(BUILD)/cqlbridge: $(BRIDGE_CLI_OBJS)
 
 .PHONY: bridge
 bridge: $(BUILD)/cqlbridge
+
+# make builds the programs too (as the user, not as root during make
+# install), and make install puts cqlbridge and cqlcli into pg_config
+# --bindir, next to psql
+ifneq ($(MAKECMDGOALS),check)
+all: $(BUILD)/cqlbridge $(BUILD)/release/cqlcli
+
+install: install-programs
+uninstall: uninstall-programs
+endif
+
+.PHONY: install-programs uninstall-programs
+install-programs: $(BUILD)/cqlbridge $(BUILD)/release/cqlcli
+	$(MKDIR_P) '$(DESTDIR)$(bindir)'
+	$(INSTALL_PROGRAM) $(BUILD)/cqlbridge '$(DESTDIR)$(bindir)/cqlbridge'
+	$(INSTALL_PROGRAM) $(BUILD)/release/cqlcli '$(DESTDIR)$(bindir)/cqlcli'
+
+uninstall-programs:
+	rm -f '$(DESTDIR)$(bindir)/cqlbridge' '$(DESTDIR)$(bindir)/cqlcli'
 
 # the statement texts of "cqlbridge workload" (no server, no libpq call):
 # the draft's normalize.c with the program's common files it uses

@@ -46,6 +46,51 @@ LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION cql_bridge_cpu_priority(text) IS
 'cqlbridge stream: ''idle'' puts this backend into Linux''s SCHED_IDLE class for the rest of its life (it runs only when no other task wants the CPU); ''normal'' checks it is not; superusers and REPLICATION roles only';
 
+-- Time-ordered keys (Cassandra's timeuuid) from SQL: what CQL says with
+-- now(), minTimeuuid(t), maxTimeuuid(t) and toTimestamp(id).  The bounds
+-- are STABLE, not IMMUTABLE: a call on constants must stay a call, which
+-- the planner sends as a bound value of a clustering range in Cassandra's
+-- time order (folded into a uuid constant it would be compared bytewise).
+CREATE FUNCTION cql_timeuuid_now()
+RETURNS uuid
+AS 'MODULE_PATHNAME', 'cql_timeuuid_now'
+LANGUAGE C VOLATILE PARALLEL SAFE;
+
+COMMENT ON FUNCTION cql_timeuuid_now() IS
+'a new version 1 (time-based) UUID of the current time, as CQL''s now(): increasing within a session, random clock sequence and node';
+
+CREATE FUNCTION cql_timeuuid(t timestamptz)
+RETURNS uuid
+AS 'MODULE_PATHNAME', 'cql_timeuuid'
+LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+
+COMMENT ON FUNCTION cql_timeuuid(timestamptz) IS
+'a new version 1 (time-based) UUID of time t (to the microsecond), unique by its random clock sequence and node';
+
+CREATE FUNCTION cql_min_timeuuid(t timestamptz)
+RETURNS uuid
+AS 'MODULE_PATHNAME', 'cql_min_timeuuid'
+LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION cql_min_timeuuid(timestamptz) IS
+'CQL''s minTimeuuid(t): the smallest timeuuid of t''s millisecond in Cassandra''s order, a bound for ranges on timeuuid clustering columns (sent to Cassandra; PostgreSQL''s uuid comparison is bytewise)';
+
+CREATE FUNCTION cql_max_timeuuid(t timestamptz)
+RETURNS uuid
+AS 'MODULE_PATHNAME', 'cql_max_timeuuid'
+LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION cql_max_timeuuid(timestamptz) IS
+'CQL''s maxTimeuuid(t): the largest timeuuid of t''s millisecond in Cassandra''s order, a bound for ranges on timeuuid clustering columns (sent to Cassandra; PostgreSQL''s uuid comparison is bytewise)';
+
+CREATE FUNCTION cql_timeuuid_time(id uuid)
+RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'cql_timeuuid_time'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION cql_timeuuid_time(uuid) IS
+'CQL''s toTimestamp(id): the time of a version 1 UUID, to the millisecond (rounded down); other versions are errors';
+
 -- Functions of earlier versions that had no COMMENT (\df+ and \dd show it;
 -- tests/pgtap/05_docs.sql checks that every function of the extension has
 -- one and an entry in docs/cql_fdw.md).

@@ -1249,7 +1249,7 @@ cqlfdw_conv_refusal_errdetail(const CqlConv *cv)
 			break;
 		case CQLREF_TIMEUUID:
 			errdetail("Cassandra type timeuuid holds only version 1 (time-based) UUIDs.");
-			errhint("Write a version 1 UUID (for example uuid_generate_v1() of extension uuid-ossp), or use a Cassandra uuid column.");
+			errhint("Write a version 1 UUID (cql_timeuuid_now(), or cql_timeuuid(t) for a time t), or use a Cassandra uuid column.");
 			break;
 		case CQLREF_SUBMS:
 			errdetail("Cassandra timestamps have millisecond precision, and the value has digits below the millisecond.");

@@ -59,6 +59,7 @@
 #include "cql_wire.h"
 #include "deparse.h"
 #include "deparse_int.h"
+#include "timeuuid.h"
 
 /* ---------------------------------------------------------------------
  * Type rules (those deparse_collection.c shares: deparse_rules.c)
@@ -161,6 +162,7 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 	Oid			inputcollid;
 	bool		commuted = false;
 	bool		is_in = false;
+	bool		time_order = false;
 	Oid			coltype;
 	Oid			valtype;
 	Oid			opfamily;
@@ -257,6 +259,18 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 			!get_collation_isdeterministic(inputcollid))
 			return false;
 	}
+	else if (!is_in && coltype == UUIDOID && col->cql_type != NULL &&
+			 pg_strcasecmp(col->cql_type, "timeuuid") == 0 &&
+			 cqlfdw_timeuuid_bound(value) != CQLTIMEUUID_NOT_BOUND)
+	{
+		/*
+		 * A timeuuid against cql_min_timeuuid() or cql_max_timeuuid(): meant
+		 * in Cassandra's order (by time), which PostgreSQL's uuid order is
+		 * not.  Sent as a range; if it is not, the plan is refused
+		 * (cqlfdw_check_local_timeuuid) rather than checked bytewise.
+		 */
+		time_order = true;
+	}
 	else
 	{
 		if (is_in || !cqlfdw_range_pushable_type(coltype) || cql_type_forbids_range(col))
@@ -276,6 +290,7 @@ match_condition(PlannerInfo *root, RelOptInfo *baserel, const CqlFdwTable *t,
 	cond->value = value;
 	cond->value_type = valtype;
 	cond->is_join = !bms_is_empty(pull_varnos(root, (Node *) value));
+	cond->time_order = time_order;
 	return true;
 }
 
@@ -475,6 +490,9 @@ push_index_conds(const CqlFdwTable *t, const CqlFdwOptions *opts, List *conds,
 			: col->sai_index;
 		if (c->used || c->is_join || c->kind == CQLBIND_IN || index == NULL ||
 			col->kind == CQLCOL_PARTITION_KEY)
+			continue;
+		/* a timeuuid range goes to the clustering order only */
+		if (c->time_order)
 			continue;
 		if (c->kind != CQLBIND_EQ && !cqlfdw_is_collection_kind(c->kind) &&
 			cqlfdw_is_text_type(col->pgtype))

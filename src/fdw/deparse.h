@@ -27,6 +27,9 @@ typedef struct CqlCond
 	Oid			value_type;		/* element type for IN */
 	bool		is_join;		/* value reads outer relations */
 	bool		used;			/* pushed */
+	bool		time_order;		/* a timeuuid range bounded by
+								 * cql_min/max_timeuuid(): Cassandra's time
+								 * order, never checked locally (timeuuid.c) */
 } CqlCond;
 
 /* The result of classifying a scan's restrictions */

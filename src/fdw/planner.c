@@ -46,6 +46,7 @@
 #include "cql_fdw.h"
 #include "deparse.h"
 #include "planner.h"
+#include "timeuuid.h"
 #include "vector_search.h"
 #include "write_metadata.h"
 
@@ -571,6 +572,8 @@ cqlGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	}
 	if (local_exprs != NIL)
 		has_limit = false;		/* the path was costed without them */
+	/* a timeuuid range compared bytewise would be another answer */
+	cqlfdw_check_local_timeuuid(local_exprs, get_rel_name(foreigntableid));
 
 	pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid, &attrs_used);
 	pull_varattnos((Node *) local_exprs, baserel->relid, &attrs_used);

@@ -5,7 +5,10 @@
 #   in a database whose cql_fdw extension lives in a schema outside the
 #   search_path (every call of its functions is schema-qualified):
 #     -> --version; -W prompts without echo on a terminal and is a clear
-#        error without one
+#        error without one; without -W, a server that asks for a password
+#        gets a prompt on a terminal and libpq's error at once without one
+#     -> the plan directory as DIR or -o DIR for every command; --json -;
+#        stream --drop --dry-run
 #     -> exit status: 2 for usage errors and errors, 0 for success (1 for
 #        differences is tested by test_bridge_e2e.sh)
 #     -> plan --replication 'dc1:3,dc2:2' (NetworkTopologyStrategy), and its
@@ -29,7 +32,7 @@ DB=${BRIDGE_CLI_DB:-bridge_cli}
 KS=${BRIDGE_CLI_KEYSPACE:-bridge_cli}
 bridge_begin cli
 
-tap_plan 41
+tap_plan 49
 
 # --- setup: the extension in schema cqlext, not on the search_path ----------------------
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null 2>&1
@@ -80,6 +83,67 @@ ok $? "-W on a terminal: psql's prompt"
 grep -q "se-cret" "$WORK/tty"
 [ $? -ne 0 ] && [ -f "$WORK/p0/model.txt" ]
 ok $? "-W: the password is not echoed, and the command runs"
+
+# --- a password prompt when the server asks for one (no -W), only on a terminal -------------
+# A stand-in server on a free port that asks every client for a password and
+# records what it is given (libpq's SSL and GSS requests are answered "no").
+cat > "$WORK/askpass.py" <<'PYEOF'
+import socket, struct, sys
+srv = socket.socket()
+srv.bind(("127.0.0.1", 0))
+srv.listen(4)
+print(srv.getsockname()[1], flush=True)
+srv.settimeout(60)
+def recv(c, n):
+    b = b""
+    while len(b) < n:
+        d = c.recv(n - len(b))
+        if not d:
+            raise EOFError
+        b += d
+    return b
+while True:
+    try:
+        c, _ = srv.accept()
+    except socket.timeout:
+        break
+    try:
+        while True:
+            n, code = struct.unpack("!ii", recv(c, 8))
+            if code in (80877103, 80877104):
+                c.sendall(b"N")
+                continue
+            recv(c, n - 8)
+            break
+        c.sendall(b"R" + struct.pack("!ii", 8, 3))
+        t = recv(c, 1)
+        n, = struct.unpack("!i", recv(c, 4))
+        body = recv(c, n - 4)
+        if t == b"p":
+            open(sys.argv[1], "a").write(body.rstrip(b"\0").decode() + "\n")
+        m = b"SFATAL\0C28P01\0Mpassword authentication failed\0\0"
+        c.sendall(b"E" + struct.pack("!i", len(m) + 4) + m)
+    except (EOFError, OSError):
+        pass
+    c.close()
+PYEOF
+: > "$WORK/given"
+coproc ASKPASS { exec python3 "$WORK/askpass.py" "$WORK/given"; }
+read -r -t 10 askport <&"${ASKPASS[0]}"
+start=$(date +%s)
+"$CQLBRIDGE" verify -h 127.0.0.1 -p "$askport" -U alice "$WORK/p0" < /dev/null > /dev/null 2> "$WORK/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "no password supplied" "$WORK/err" && [ $(($(date +%s) - start)) -lt 30 ] && [ ! -s "$WORK/given" ]
+ok $? "the server asks for a password, stdin is no terminal: libpq's error at once, exit 2 (got $rc), no prompt"
+: > "$WORK/tty"
+(for i in $(seq 1 300); do grep -q "Password for user alice" "$WORK/tty" && break; sleep 0.1; done
+	printf 'se-cret2\n') |
+	script -qec "'$CQLBRIDGE' verify -h 127.0.0.1 -p '$askport' -U alice '$WORK/p0'" /dev/null > "$WORK/tty" 2>&1
+grep -q "Password for user alice" "$WORK/tty" && grep -qx "se-cret2" "$WORK/given" && ! grep -q "se-cret2" "$WORK/tty" &&
+	grep -q "password authentication failed" "$WORK/tty"
+ok $? "the server asks for a password, on a terminal: prompted as psql does, sent, not echoed"
+kill "$ASKPASS_PID" 2> /dev/null
+wait "$ASKPASS_PID" 2> /dev/null
 
 # --- exit status ---------------------------------------------------------------------------
 st()
@@ -153,6 +217,26 @@ ok $? "apply --dry-run after the load shows the recorded progress"
 ok $? "verify --table reservations: exit 0"
 got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join("%s:%s" % (q["query"], q["result"]) for q in d["queries"]), d["passed"])' "$WORK/verify.json" 2>&1)
 is "$got" "Q6_reservation_by_confirmation:pass True" "verify.json: only the table's query, passed"
+
+# --- the plan directory as -o DIR or DIR, for every command; --json - ---------------------------
+"$CQLBRIDGE" verify -o "$WORK/p0" --table reservations --json - > "$WORK/verify2.json" 2> "$WORK/verify2.err"
+rc=$?
+got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join("%s:%s" % (q["query"], q["result"]) for q in d["queries"]), d["passed"])' "$WORK/verify2.json" 2>&1)
+is "$rc:$got" "0:Q6_reservation_by_confirmation:pass True" "verify -o DIR --json -: the JSON report alone on stdout"
+grep -q "give the same answers" "$WORK/verify2.err"
+ok $? "... and the text report on stderr"
+is "$(st verify -o "$WORK/p0" "$WORK/nts")" 2 "verify with two different plan directories: exit 2"
+"$CQLBRIDGE" plan -q -d "$DB" --schema hotel_rel --keyspace "$KS" --replication-factor 1 \
+	--workload "$WORK/w.sql" "$WORK/p3" 2> "$WORK/err" && [ -f "$WORK/p3/model.txt" ]
+ok $? "plan DIR (positional, as the other commands take it)"
+
+# --- stream --drop --dry-run ---------------------------------------------------------------------
+"$CQLBRIDGE" stream "$WORK/p0" --drop --dry-run > "$WORK/drop.out" 2> "$WORK/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "^stream --drop --dry-run: nothing is changed" "$WORK/drop.out" &&
+	grep -q "^  (no replication slot cqlbridge_" "$WORK/drop.out"
+ok $? "stream --drop --dry-run of a plan never streamed: lists nothing to drop, exit 0 (got $rc)"
+is "$(st stream "$WORK/p0" --dry-run)" 2 "stream --dry-run without --replan or --drop: exit 2"
 
 # --- diff, with the extension outside the search_path (its functions schema-qualified) ------
 "$CQLBRIDGE" diff -q "$WORK/p0" > "$WORK/diff.out" 2>&1

@@ -42,7 +42,7 @@ FS=diff_cql
 HOTEL=$REPO/migrations/hotel
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin diff
-tap_plan 31
+tap_plan 35
 
 fresh_db "$CQL_HOST"
 load_migrations "$HOTEL"
@@ -117,6 +117,20 @@ is "$rc:$(jq -S -c 'del(.finished_at)' "$WORK/d2c.json"):$(md5sum < "$WORK/diff2
 	"1:$(jq -S -c 'del(.finished_at)' "$J"):$(md5sum < "$WORK/diff2.out")" "--row-by-row reports exactly what the range hashes and merges do"
 
 # --- repair -----------------------------------------------------------------------------------
+# --dry-run: the keys it would write and delete, nothing written; --json - the
+# report alone on stdout (the text report on stderr)
+run_diff 3a "$GEN" --repair --dry-run --json - --examples 100
+is "$rc:$(jq -c '[.repair, ([.tables[] | .missing + .extra + .different] | add)]' "$WORK/diff3a.out")" \
+	"1:[false,$((6 + nam))]" "diff --repair --dry-run --json -: exit 1, the report on stdout, nothing repaired"
+is "$(grep -c '^diff --repair --dry-run: ' "$WORK/diff3a.err"),$(grep -Ec '^  (write |delete) \(' "$WORK/diff3a.err")" \
+	"$(jq '[.tables[] | select(.missing + .extra + .different > 0)] | length' "$J"),$((6 + nam))" \
+	"... each table with differences and each key it would write or delete (stderr)"
+run_diff 3b "$GEN" --json "$WORK/d3b.json"
+is "$rc:$(jq '[.tables[] | .missing + .extra + .different] | add' "$WORK/d3b.json")" "1:$((6 + nam))" \
+	"... and the differences are all still there"
+run_diff 3c "$GEN" --dry-run
+grep -q -- '--dry-run goes with --repair' "$WORK/diff3c.err"
+ok $(($? + (rc != 2))) "diff --dry-run without --repair: usage error, exit 2"
 run_diff 3 "$GEN" --repair --json "$WORK/d3.json"
 is "$rc" 0 "diff --repair: exit 0 (everything repaired and equal when compared again)"
 is "$(jq '[.tables[] | .repaired] | add' "$WORK/d3.json"),$(jq '[.tables[] | .still_different] | add' "$WORK/d3.json")" \

@@ -103,7 +103,9 @@ static const char *const connection_help =
 "  -h, --host=HOST          server host or socket directory (PGHOST)\n"
 "  -p, --port=PORT          server port (PGPORT)\n"
 "  -U, --username=USER      user name (PGUSER)\n"
-"  -W, --password           prompt for the password (needs a terminal)\n"
+"  -W, --password           prompt for the password (needs a terminal); without\n"
+"                           -W it is prompted for when the server asks for one\n"
+"                           and stdin is a terminal\n"
 "  -q, --quiet              no progress output\n"
 "  -V, --version            show the version and exit\n"
 "      --help               show this help and exit\n"
@@ -120,7 +122,7 @@ static const Command commands[] = {
 		"  --role=ROLE              only the statements of that role (the application's)\n",
 	cmd_workload, false},
 	{"plan", "derive Cassandra query tables from the schema and workload",
-		"cqlbridge plan [OPTION]... --schema SCHEMA --workload FILE -o DIR",
+		"cqlbridge plan [OPTION]... --schema SCHEMA --workload FILE -o DIR  (or DIR)",
 		"  --workload=FILE          the application's queries (block format)\n"
 		"  --schema=SCHEMA          relational schema (e.g. hotel_rel)\n"
 		"  --keyspace=NAME          Cassandra keyspace (default: schema without \"_rel\")\n"
@@ -135,10 +137,11 @@ static const Command commands[] = {
 		"                           widest bucket measured on the data (default: 2)\n"
 		"  --no-bucket              keep wide tables unbucketed (with a warning)\n"
 		"  -o, --output=DIR         directory to write model.txt, report.md, 001-005\n"
-		"  --json=FILE              also write the plan's report as JSON to FILE\n",
+		"  --json=FILE              also write the plan's report as JSON to FILE\n"
+		"                           (- for stdout: the rest goes to stderr)\n",
 	cmd_plan, false},
 	{"apply", "create the keyspace, tables and foreign tables, then load them",
-		"cqlbridge apply [OPTION]... DIR",
+		"cqlbridge apply [OPTION]... DIR  (or -o DIR)",
 		"  --batch-rows=N           rows per batch of a streamed table: the work a\n"
 		"                           resumed load may repeat (default: 50000)\n"
 		"  --chunks=N               load each table in N hash chunks, one transaction\n"
@@ -148,28 +151,33 @@ static const Command commands[] = {
 		"  --table=TABLE            load only this table (keyspace.table or table;\n"
 		"                           repeatable, or comma-separated)\n"
 		"  --dry-run                print what would be done, change nothing\n"
-		"  --json=FILE              write the load report as JSON to FILE\n"
+		"  --json=FILE              write the load report as JSON to FILE (- for\n"
+		"                           stdout: the rest goes to stderr)\n"
 		"  --no-load                create the keyspace, tables, foreign tables and\n"
 		"                           views only (\"cqlbridge stream\" loads from its slot)\n"
 		"  --write-consistency=LEVEL  consistency of the writes to Cassandra\n"
 		"                           (default: LOCAL_QUORUM)\n",
 	cmd_apply, true},
 	{"verify", "compare the workload's answers on both sides",
-		"cqlbridge verify [OPTION]... DIR",
+		"cqlbridge verify [OPTION]... DIR  (or -o DIR)",
 		"  --samples=N              parameter sets per query (default: 5)\n"
 		"  --show                   also print, for the first sample of each query,\n"
 		"                           the target statement, its EXPLAIN and its rows\n"
 		"  --table=TABLE            verify only the queries of this table (repeatable)\n"
-		"  --json=FILE              write the results as JSON to FILE\n",
+		"  --json=FILE              write the results as JSON to FILE (- for stdout:\n"
+		"                           the rest goes to stderr)\n",
 	cmd_verify, true},
 	{"diff", "compare every row of the query tables with their source views",
-		"cqlbridge diff [OPTION]... DIR",
+		"cqlbridge diff [OPTION]... DIR  (or -o DIR)",
 		"  --table=TABLE            only this query table (keyspace.table or table;\n"
 		"                           repeatable, or comma-separated)\n"
 		"  --examples=N             differences shown per table, with keys (default: 10)\n"
-		"  --json=FILE              also write the report as JSON into FILE\n"
+		"  --json=FILE              also write the report as JSON into FILE (- for\n"
+		"                           stdout: the rest goes to stderr)\n"
 		"  --repair                 write the missing and different rows, delete the\n"
 		"                           extra ones, then compare those keys again\n"
+		"  --dry-run                with --repair: print the keys it would write and\n"
+		"                           delete per table, change nothing\n"
 		"  --consistency=LEVEL      read consistency of the Cassandra scans\n"
 		"                           (default: LOCAL_QUORUM)\n"
 		"  --write-consistency=LEVEL  consistency of --repair's writes\n"
@@ -184,17 +192,18 @@ static const Command commands[] = {
 		"2 error.\n",
 	cmd_diff, true},
 	{"sync", "install triggers that keep the Cassandra tables up to date",
-		"cqlbridge sync [OPTION]... DIR",
+		"cqlbridge sync [OPTION]... DIR  (or -o DIR)",
 		"  --uninstall              remove the triggers instead\n"
 		"  --dry-run                print what would be done, change nothing\n"
 		"  --write-consistency=LEVEL  consistency of the writes to Cassandra\n"
 		"                           (default: LOCAL_QUORUM)\n",
 	cmd_sync, true},
 	{"stream", "load, then stream changes by logical decoding (online migration)",
-		"cqlbridge stream [OPTION]... DIR",
+		"cqlbridge stream [OPTION]... DIR  (or -o DIR)",
 		"  --status                 print the status of the stream of DIR and exit\n"
 		"  --drop                   remove its replication slot, publication and\n"
 		"                           tables (the source keeps no more WAL for it)\n"
+		"                           (with --dry-run: list them, change nothing)\n"
 		"  --warn-wal=SIZE          warn when the slot retains more WAL than SIZE,\n"
 		"                           kB/MB/GB allowed (default: 1GB)\n"
 		"  --log-positions          log every BEGIN/COMMIT position received, every\n"
@@ -210,7 +219,8 @@ static const Command commands[] = {
 		"                           its differences online (tables added or changed\n"
 		"                           are backfilled while the others keep streaming),\n"
 		"                           then stream with it (stop the old stream first)\n"
-		"  --dry-run                with --replan: print the plan diff, change nothing\n"
+		"  --dry-run                with --replan: print the plan diff; with --drop:\n"
+		"                           what it would remove; change nothing\n"
 		"  --drop-removed           with --replan: drop the tables the plan no longer\n"
 		"                           has in Cassandra too (kept by default)\n"
 		"  --write-consistency=LEVEL  consistency of the writes to Cassandra\n"
@@ -576,8 +586,9 @@ main(int argc, char **argv)
 					opts.output = optarg;
 					break;
 				}
-				if (strcmp(cmd->name, "plan") != 0)
-					usage_error(cmd, "option \"%s\" is only for plan and workload", "-o");
+				/* the plan directory: -o DIR or DIR, for every command */
+				if (opts.dir != NULL && strcmp(opts.dir, optarg) != 0)
+					usage_error(cmd, "the plan directory is given twice (-o %s)", optarg);
 				opts.dir = optarg;
 				break;
 			case OPT_TOP:
@@ -593,7 +604,7 @@ main(int argc, char **argv)
 				opts.role = optarg;
 				break;
 			case OPT_DRY_RUN:
-				if (strcmp(cmd->name, "stream") != 0)
+				if (strcmp(cmd->name, "stream") != 0 && strcmp(cmd->name, "diff") != 0)
 					only_for_any(cmd, "apply", "sync", "--dry-run");
 				opts.dry_run = true;
 				break;
@@ -781,11 +792,17 @@ main(int argc, char **argv)
 		}
 	}
 
+	/* the plan directory: DIR, or -o DIR as plan writes it */
+	if ((cmd->takes_dir || strcmp(cmd->name, "plan") == 0) && optind < argc)
+	{
+		if (opts.dir != NULL && strcmp(opts.dir, argv[optind]) != 0)
+			usage_error(cmd, "the plan directory is given twice (-o and \"%s\")", argv[optind]);
+		opts.dir = argv[optind++];
+	}
 	if (cmd->takes_dir)
 	{
-		if (optind >= argc)
-			usage_error(cmd, "missing the directory argument of \"%s\"", cmd->name);
-		opts.dir = argv[optind++];
+		if (opts.dir == NULL)
+			usage_error(cmd, "missing the directory argument of \"%s\" (DIR or -o DIR)", cmd->name);
 	}
 	else if (strcmp(cmd->name, "workload") == 0)
 	{
@@ -795,7 +812,7 @@ main(int argc, char **argv)
 	else if (strcmp(cmd->name, "plan") == 0)
 	{
 		if (opts.dir == NULL)
-			usage_error(cmd, "%s needs -o DIR", "plan");
+			usage_error(cmd, "%s needs -o DIR (or DIR)", "plan");
 		if (opts.workload == NULL)
 			usage_error(cmd, "%s needs --workload FILE", "plan");
 		if (opts.source_schema == NULL)
@@ -833,14 +850,24 @@ main(int argc, char **argv)
 	if (opts.foreign_schema == NULL && opts.keyspace != NULL)
 		opts.foreign_schema = bridge_printf("%s_cql", opts.keyspace);
 
+	/* --json -: the report alone on stdout, the rest on stderr */
+	if (opts.json != NULL && strcmp(opts.json, "-") == 0)
+		bridge_json_to_stdout();
+
 	if (strcmp(cmd->name, "stream") == 0)
 	{
-		if ((opts.dry_run || opts.drop_removed) && !opts.replan)
-			usage_error(cmd, "%s goes with --replan", opts.dry_run ? "--dry-run" : "--drop-removed");
+		if (opts.drop_removed && !opts.replan)
+			usage_error(cmd, "%s goes with --replan", "--drop-removed");
+		if (opts.dry_run && !opts.replan && !opts.stream_drop)
+			usage_error(cmd, "%s goes with --replan or --drop", "--dry-run");
 		if (opts.replan && (opts.stream_status || opts.stream_drop))
 			usage_error(cmd, "--replan goes with neither --status nor --drop%s", "");
 		if (opts.replan)
 			return cmd_replan(&opts);
+		if (opts.stream_drop && opts.dry_run)
+			return cmd_stream_drop_dry_run(&opts);
 	}
+	if (strcmp(cmd->name, "diff") == 0 && opts.dry_run && !opts.repair)
+		usage_error(cmd, "%s goes with --repair", "--dry-run");
 	return cmd->run(&opts);
 }

@@ -230,9 +230,8 @@ json_string(StrBuf *sb, const char *s)
  *		keys, and the repair; whether --repair ran and when the run ended.
  */
 static char *
-diff_json(DiffTable *tables, int n, const BridgeOptions *opts)
+diff_json(DiffTable *tables, int n, const BridgeOptions *opts, bool repair)
 {
-	bool		repair = opts->repair;
 	StrBuf		sb;
 	long long	total = 0;
 
@@ -362,6 +361,7 @@ cmd_diff(const BridgeOptions *opts)
 	long long	total = 0;
 	long long	left = 0;
 	bool		tty = isatty(fileno(stderr));
+	bool		repaired = opts->repair && !opts->dry_run;	/* --repair writes */
 	char	   *json;
 
 	path = bridge_path(opts->dir, "003_load.sql");
@@ -449,7 +449,14 @@ cmd_diff(const BridgeOptions *opts)
 	}
 	for (int i = 0; i < n; i++)
 		total += tables[i].missing + tables[i].extra + tables[i].different;
-	if (opts->repair)
+	if (opts->repair && opts->dry_run)
+	{
+		/* what --repair would do, nothing written */
+		for (int i = 0; i < n; i++)
+			if (tables[i].nrepair > 0)
+				diff_repair_dry_run(&tables[i], opts->examples);
+	}
+	else if (opts->repair)
 		for (int i = 0; i < n; i++)
 			if (tables[i].nrepair > 0)
 			{
@@ -457,18 +464,18 @@ cmd_diff(const BridgeOptions *opts)
 				left += tables[i].still_different;
 			}
 
-	print_report(tables, n, opts->repair);
+	print_report(tables, n, repaired);
 	if (total == 0)
 		printf("diff: %d table%s, no differences\n", n, n == 1 ? "" : "s");
-	else if (opts->repair)
+	else if (repaired)
 		printf("diff: %lld difference%s found, %lld still differ after --repair (written at %s)\n",
 			   total, total == 1 ? "" : "s", left, bridge_write_consistency(opts));
 	else
 		printf("diff: %lld difference%s\n", total, total == 1 ? "" : "s");
 	fflush(stdout);
-	json = diff_json(tables, n, opts);
+	json = diff_json(tables, n, opts, repaired);
 	if (opts->json)
-		bridge_write_file(opts->json, json);
+		bridge_write_output(opts->json, json);
 	/* the plan directory keeps the result, and report.html shows it */
 	plan_record_check(opts->dir, PLAN_DIFF_JSON, json);
 	/* the result is out: the next diff starts from the beginning */
@@ -476,7 +483,7 @@ cmd_diff(const BridgeOptions *opts)
 		diff_progress_forget(prog_conn, &tables[i]);
 	PQfinish(prog_conn);
 	PQfinish(conn);
-	if (opts->repair)
+	if (repaired)
 		return left > 0 ? BRIDGE_EXIT_DIFFERENCES : 0;
 	return total > 0 ? BRIDGE_EXIT_DIFFERENCES : 0;
 }

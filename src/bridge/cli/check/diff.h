@@ -131,6 +131,7 @@ extern char *diff_key_text(const DiffTable *t, char **key);
 
 /* diff_repair.c: write what differs again, then compare those keys */
 extern void diff_repair(PGconn *conn, DiffTable *t, const char *keyspace);
+extern void diff_repair_dry_run(const DiffTable *t, int examples_max);
 
 /* diff.c: the command (main.c dispatches) */
 extern int	cmd_diff(const BridgeOptions *opts);

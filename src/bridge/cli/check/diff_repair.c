@@ -18,6 +18,10 @@
  * source's rows of the moment.  Keys are repaired in transactions of
  * REPAIR_BATCH keys, so sync's flushes wait at most one batch.
  *
+ * With --dry-run, diff_repair_dry_run prints what the repair would do
+ * with the keys the diff found (the repair itself decides by the source
+ * view of its moment) and writes nothing.
+ *
  * layer: command
  *
  * IDENTIFICATION
@@ -199,4 +203,37 @@ diff_repair(PGconn *conn, DiffTable *t, const char *keyspace)
 	free(delete);
 	free(read_s);
 	free(read_f);
+}
+
+/*
+ * diff_repair_dry_run
+ *		--repair --dry-run: the keys the repair would write again from the
+ *		source view (missing and different) and delete (extra), with the
+ *		first examples_max of them; nothing is written.
+ */
+void
+diff_repair_dry_run(const DiffTable *t, int examples_max)
+{
+	long long	write = 0;
+	long long	del = 0;
+	int			shown = 0;
+
+	for (int i = 0; i < t->nrepair; i++)
+	{
+		if (t->repair[i].kind == DIFF_EXTRA)
+			del++;
+		else
+			write++;
+	}
+	printf("diff --repair --dry-run: %s: would write %lld key%s again from %s and delete %lld\n",
+		   t->target, write, write == 1 ? "" : "s", t->source_view, del);
+	for (int i = 0; i < t->nrepair && shown < examples_max; i++, shown++)
+	{
+		printf("  %s (", t->repair[i].kind == DIFF_EXTRA ? "delete" : "write ");
+		for (int k = 0; k < t->nkey; k++)
+			printf("%s%s", k ? ", " : "", t->repair[i].key[k] ? t->repair[i].key[k] : "NULL");
+		printf(")\n");
+	}
+	if (t->nrepair > shown)
+		printf("  ... %d more\n", t->nrepair - shown);
 }

@@ -660,7 +660,7 @@ cmd_verify(const BridgeOptions *opts)
 	PQfinish(conn);
 	json = verify_json(qr, f->nblocks, failed);
 	if (opts->json)
-		bridge_write_file(opts->json, json);
+		bridge_write_output(opts->json, json);
 	/* the plan directory keeps the result, and report.html shows it */
 	plan_record_check(opts->dir, PLAN_VERIFY_JSON, json);
 	return failed > 0 ? BRIDGE_EXIT_DIFFERENCES : BRIDGE_EXIT_SUCCESS;

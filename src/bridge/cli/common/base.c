@@ -361,6 +361,55 @@ bridge_write_file(const char *path, const char *contents)
 	free(tmp);
 }
 
+/* --json -: the descriptor of the real stdout, or -1 */
+static int json_stdout_fd = -1;
+
+/*
+ * bridge_json_to_stdout
+ *		--json -: stdout is the JSON report's alone, so it can be piped (to
+ *		jq, say); everything else a command prints to stdout goes to stderr
+ *		from now on.  Called once, before the command runs.
+ */
+void
+bridge_json_to_stdout(void)
+{
+	fflush(stdout);
+	json_stdout_fd = dup(STDOUT_FILENO);
+	if (json_stdout_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		bridge_fatal("--json -: could not set up stdout: %s", strerror(errno));
+}
+
+/*
+ * bridge_write_output
+ *		The file of an option such as --json: "-" is the real stdout (see
+ *		bridge_json_to_stdout), anything else a file written whole
+ *		(bridge_write_file).
+ */
+void
+bridge_write_output(const char *path, const char *contents)
+{
+	size_t		len = strlen(contents);
+	size_t		done = 0;
+	int			fd = json_stdout_fd >= 0 ? json_stdout_fd : STDOUT_FILENO;
+
+	if (strcmp(path, "-") != 0)
+	{
+		bridge_write_file(path, contents);
+		return;
+	}
+	fflush(stdout);
+	while (done < len)
+	{
+		ssize_t		n = write(fd, contents + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			bridge_fatal("could not write to stdout: %s", strerror(errno));
+		done += (size_t) n;
+	}
+}
+
 /*
  * bridge_path
  *		dir + "/" + name (allocated), without doubling a trailing slash.

@@ -250,6 +250,8 @@ extern char *bridge_read_file(const char *path);
 
 /* Write a whole file (creating DIR if needed); fatal on error. */
 extern void bridge_write_file(const char *path, const char *contents);
+extern void bridge_json_to_stdout(void);
+extern void bridge_write_output(const char *path, const char *contents);
 
 /*
  * Names, literals and paths (names.c, base.c).

@@ -136,8 +136,9 @@ set_write_consistency(PGconn *conn, const BridgeOptions *opts, char *err, size_t
  *		may be a conninfo string or URI), with replication=<replication>
  *		when it is not NULL ("database" for logical decoding); notices are
  *		silenced unless CQLBRIDGE_NOTICES is set.  -W: the password prompted
- *		for once.  NULL with the first line of libpq's message in err when
- *		it fails (the caller decides).
+ *		for once; without -W it is prompted for when the server asks for one
+ *		and stdin is a terminal.  NULL with the first line of libpq's
+ *		message in err when it fails (the caller decides).
  */
 PGconn *
 bridge_connect_try(const BridgeOptions *opts, const char *replication, char *err, size_t errlen)
@@ -149,6 +150,8 @@ bridge_connect_try(const BridgeOptions *opts, const char *replication, char *err
 
 	if (opts->password_prompt && prompted_password == NULL)
 		prompted_password = prompt_password(opts);
+again:
+	n = 0;
 	if (prompted_password)
 	{
 		keys[n] = "password";
@@ -188,6 +191,20 @@ bridge_connect_try(const BridgeOptions *opts, const char *replication, char *err
 	vals[n] = NULL;
 
 	conn = PQconnectdbParams(keys, vals, 1);
+
+	/*
+	 * The server asks for a password that neither -W, PGPASSWORD nor
+	 * ~/.pgpass gave: prompt for it as psql does, but only when stdin is a
+	 * terminal (a script or CI without stdin gets libpq's error at once).
+	 */
+	if (conn != NULL && PQstatus(conn) == CONNECTION_BAD &&
+		PQconnectionNeedsPassword(conn) && prompted_password == NULL &&
+		isatty(fileno(stdin)))
+	{
+		PQfinish(conn);
+		prompted_password = prompt_password(opts);
+		goto again;
+	}
 	if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
 	{
 		const char *msg = conn ? PQerrorMessage(conn) : "out of memory";

@@ -625,7 +625,7 @@ cmd_apply(const BridgeOptions *opts)
 				load->nblocks, rows_total, rows_new, secs, bridge_write_consistency(opts));
 	}
 	if (opts->json)
-		bridge_write_file(opts->json,
+		bridge_write_output(opts->json,
 						  bridge_printf("{\n  \"command\": \"apply\",\n  \"tables\": [%s\n  ],\n"
 										"  \"rows\": %lld,\n  \"rows_loaded\": %lld,\n  \"seconds\": %.3f,\n"
 										"  \"write_consistency\": \"%s\"\n}\n",

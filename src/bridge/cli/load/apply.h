@@ -24,6 +24,9 @@ extern int	cmd_apply(const BridgeOptions *opts);
 /* replan.c: "cqlbridge stream DIR --replan" (main.c dispatches). */
 extern int	cmd_replan(const BridgeOptions *opts);
 
+/* stream_drop.c: "cqlbridge stream DIR --drop --dry-run" (main.c dispatches). */
+extern int	cmd_stream_drop_dry_run(const BridgeOptions *opts);
+
 /* One table block of 003_load.sql, as apply uses it. */
 typedef struct ApplyTable
 {

@@ -239,7 +239,7 @@ cmd_plan(const BridgeOptions *opts)
 	if (rename(tmp, dir) != 0)
 		bridge_fatal("could not rename \"%s\" to \"%s\": %s", tmp, dir, strerror(errno));
 	if (opts->json)
-		bridge_write_file(opts->json, plan_json(&p));
+		bridge_write_output(opts->json, plan_json(&p));
 	if (!opts->quiet)
 	{
 		printf("cqlbridge plan: %d queries, %d tables written to %s\n", p.nqueries, p.ntables, dir);
