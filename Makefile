@@ -122,8 +122,8 @@ $(BUILD)/release/lib/%.o: src/cql/%.c $(CQL_HDRS)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(REL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/release/cqlcli: src/tools/cqlcli.c $(REL_LIB_OBJS)
-	$(HOSTCC) $(REL_CFLAGS) -o $@ $< $(REL_LIB_OBJS) -llz4 -lssl -lcrypto
+$(BUILD)/release/cqlcli: src/tools/cqlcli.c $(REL_LIB_OBJS) $(EXTENSION).control
+	$(HOSTCC) $(REL_CFLAGS) -DCQLCLI_VERSION='"$(EXTVERSION)"' -o $@ $< $(REL_LIB_OBJS) -llz4 -lssl -lcrypto
 
 # ---------------------------------------------------------------------------
 # cqlbridge command-line program (libpq client, no PG server headers).
