@@ -39,7 +39,7 @@ FS=app_cql
 APP=$REPO/migrations/app
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin app
-tap_plan 64
+tap_plan 66
 
 fresh_db "$CQL_HOST"
 load_migrations "$APP"
@@ -135,6 +135,20 @@ keycase jsonb_key attrs "equal json values can have different texts" \
 	"SELECT o.customer_id, o.attrs, o.order_id FROM app_rel.orders o WHERE o.customer_id = :'customer_id'::bigint ORDER BY o.attrs, o.order_id;"
 keycase array_key tags "frozen list" \
 	"SELECT o.customer_id, o.tags, o.order_id FROM app_rel.orders o WHERE o.customer_id = :'customer_id'::bigint ORDER BY o.tags, o.order_id;"
+
+# a parameter declared text and cast in the SQL (to the enum): the target
+# statement casts it too, and plan proved it prepares (issue 39)
+printf -- '%s\n' '-- name: Q_status_cast' '-- params: status text' \
+	"SELECT o.status, o.order_id, o.total FROM app_rel.orders o WHERE o.status = :'status'::app_rel.order_status ORDER BY o.order_id;" \
+	> "$WORK/cast.sql"
+"$CQLBRIDGE" plan -q --schema app_rel --workload "$WORK/cast.sql" --keyspace "${KS}_cast" \
+	--replication-factor 1 -o "$WORK/cast" > "$WORK/cast.out" 2>&1
+ok $? "plan of a text parameter cast to an enum in the SQL" || diag "$(cat "$WORK/cast.out")"
+grep -q 'WHERE t.status = $1::app_rel.order_status$' "$WORK/cast/004_verify.sql" &&
+	psql -X -q -d "$DB" -c "BEGIN" -f "$WORK/cast/002_foreign_tables.sql" \
+		-c "PREPARE t(text) AS $(sed -n '/^-- target$/,/;$/p' "$WORK/cast/004_verify.sql" | sed '1d;s/;$//')" -c "ROLLBACK" > "$WORK/cast.prep" 2>&1
+ok $? "its target statement casts the parameter as the source does, and prepares" ||
+	diag "$(grep -A4 '^-- target' "$WORK/cast/004_verify.sql")" "$(cat "$WORK/cast.prep")"
 
 # --- apply, compare, verify ----------------------------------------------------------------
 apply_and_compare "apply loads every table" "after apply"

@@ -93,7 +93,7 @@ FS=${KS}_cql
 GEN=$WORK/gen_np
 plan_into holes "$HERE/holes/workload_nopk.sql" "plan of a query reading notes, which have no primary key"
 "$CQLBRIDGE" apply -q --no-load "$GEN" > "$WORK/apply_np.out" 2>&1 || bail "apply of the no-key plan failed: $(cat "$WORK/apply_np.out")"
-"$CQLBRIDGE" stream "$GEN" > "$WORK/stream_np.out" 2>&1
+timeout 60 "$CQLBRIDGE" stream "$GEN" > "$WORK/stream_np.out" 2>&1
 refused $? "$WORK/stream_np.out" "the stream refuses a source relation without a primary key, naming it" \
 	"source relation holes.note, which a query table reads, has no primary key" "ALTER TABLE holes.note ADD PRIMARY KEY"
 is "$(q "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")" 0 \

@@ -525,6 +525,35 @@ plan_emit_load(Plan *p)
 /* ---------------------------------------------------------------- */
 
 /*
+ * param_cast
+ *		"::type" when parameter k of q, compared with column c of the target
+ *		in 004's target statement, is declared of another type than c's: the
+ *		source query casts it (o.status = :'status'::shop.order_status with
+ *		status declared text), so the target must too, or "t.status = $1"
+ *		does not prepare.  The column's type without its modifier: a
+ *		numeric(8,2) cast would round the parameter.  "" when they agree.
+ */
+static char *
+param_cast(const Query *q, int k, const Column *c)
+{
+	size_t		n;
+
+	if (q->pfmt == NULL || q->pfmt[k] == NULL || c->pg_type == NULL)
+		return bridge_strdup("");
+	n = strcspn(c->pg_type, "(");
+	if (strlen(q->pfmt[k]) == n && strncmp(q->pfmt[k], c->pg_type, n) == 0)
+		return bridge_strdup("");
+	if (c->pg_type[n] == '(')
+	{
+		const char *close = strchr(c->pg_type + n, ')');
+
+		/* "timestamp(3) with time zone": the words after the modifier */
+		return bridge_printf("::%.*s%s", (int) n, c->pg_type, close ? close + 1 : "");
+	}
+	return bridge_printf("::%s", c->pg_type);
+}
+
+/*
  * is_lower_op
  *		Whether a range operator gives the lower bound of a range (> or >=).
  */
@@ -767,8 +796,14 @@ plan_emit_verify(Plan *p)
 		}
 		sb_appendf(&sb, "\nFROM %s t\nWHERE ", ftable(p, t));
 		for (int k = 0; k < q->nparams; k++)
-			sb_appendf(&sb, "%st.%s %s $%d", k ? " AND " : "", plan_qi(t->cols[q->puse[k].col].name),
-					   q->puse[k].op, k + 1);
+		{
+			const Column *c = &t->cols[q->puse[k].col];
+			char	   *cast = param_cast(q, k, c);
+
+			sb_appendf(&sb, "%st.%s %s $%d%s", k ? " AND " : "", plan_qi(c->name),
+					   q->puse[k].op, k + 1, cast);
+			free(cast);
+		}
 		if (q->ordered && t->nck > 0)
 		{
 			sb_append(&sb, "\nORDER BY ");

@@ -197,7 +197,6 @@ cmd_plan(const BridgeOptions *opts)
 	files[3] = plan_emit_foreign(&p);
 	files[4] = plan_emit_load(&p);
 	files[5] = plan_emit_verify(&p);
-	PQfinish(p.conn);
 	files[6] = NULL;				/* 005_sync.sql: emit_sync() writes it from 003 */
 	files[7] = plan_logical_dot(&p);
 	files[8] = plan_physical_dot(&p);
@@ -235,6 +234,18 @@ cmd_plan(const BridgeOptions *opts)
 	for (int i = 7; i < PLAN_NFILES; i++)
 		if (files[i])
 			bridge_write_file(bridge_path(tmp, plan_files[i]), files[i]);
+	/* every statement of the plan prepares, or nothing is written (prove.c) */
+	{
+		char	   *why = plan_prove(p.conn, tmp);
+
+		if (why != NULL)
+		{
+			remove_plan_dir(tmp, false);
+			bridge_fatal_hint("The plan was not written. Fix the workload (a parameter's declared type, a cast, a column) or the schema, and plan again.",
+							  "%s", why);
+		}
+	}
+	PQfinish(p.conn);
 	remove_plan_dir(dir, true);
 	if (rename(tmp, dir) != 0)
 		bridge_fatal("could not rename \"%s\" to \"%s\": %s", tmp, dir, strerror(errno));

@@ -185,6 +185,7 @@ typedef struct Query
 	int			nparams;
 	char	  **pnames;
 	char	  **ptypes;
+	char	  **pfmt;			/* ptypes as format_type names them */
 	char	   *sql;			/* with $k */
 	int			nrows;
 	ARow	   *rows;
@@ -391,5 +392,8 @@ extern char *plan_physical_dot(Plan *p);
 /* render.c */
 extern char *plan_render(Plan *p, const char *logical_dot, const char *physical_dot,
 						 char **logical_svg, char **physical_svg);
+
+/* prove.c */
+extern char *plan_prove(PGconn *conn, const char *tmp);
 
 #endif							/* CQLBRIDGE_PLAN_H */

@@ -490,6 +490,15 @@ plan_analyze(Plan *p, Query *q)
 	PQclear(res);
 	if (!q->base || !q->lineage)
 		bridge_fatal("%s: cql_bridge_analyze returned no base/lineage SQL", plan_query_ref(q));
+
+	/* the declared types as PostgreSQL names them (emit.c compares them) */
+	q->pfmt = bridge_malloc(sizeof(char *) * (q->nparams + 1));
+	res = bridge_exec(p->conn, what.data,
+					  "SELECT pg_catalog.format_type(t::pg_catalog.regtype, NULL) FROM unnest($1::text[]) WITH ORDINALITY AS u(t, n) ORDER BY n",
+					  1, params + 1);
+	for (int k = 0; k < q->nparams; k++)
+		q->pfmt[k] = k < PQntuples(res) ? bridge_strdup(PQgetvalue(res, k, 0)) : NULL;
+	PQclear(res);
 	sb_free(&types);
 	sb_free(&what);
 }
