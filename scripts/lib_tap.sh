@@ -14,7 +14,8 @@
 # Results:
 #   passed   an "ok" line without a SKIP directive
 #   failed   a "not ok" line; a program that crashed, timed out, printed
-#            no plan or a plan it did not keep; a suite that found nothing
+#            no plan or a plan it did not keep; a program that ran nothing
+#            ("1..0" without "# SKIP reason"); a suite that found nothing
 #            to run; a whole-file skip although the test bed started what
 #            the file needs
 #   skipped  an "ok ... # SKIP reason" line, and a whole-file skip
@@ -204,9 +205,10 @@ missing_needs()
 
 # tap_result SUITE NAME LOGFILE EXITCODE NEEDS
 #	Count "ok" / "ok # SKIP" / "not ok" lines; a non-zero exit, a missing
-#	or wrong plan, or no test at all counts as (at least) one more
-#	failure.  A whole-file skip is a skip only while one of NEEDS is not
-#	up; with everything it needs up (or no needs declared) it is a failure.
+#	or wrong plan, or no test at all ("1..0" without a SKIP directive)
+#	counts as (at least) one more failure.  A whole-file skip is a skip
+#	only while one of NEEDS is not up; with everything it needs up (or no
+#	needs declared) it is a failure.
 tap_result()
 {
 	local suite=$1 name=$2 log=$3 rc=$4 needs=$5
@@ -220,7 +222,10 @@ tap_result()
 		extra=1 why="exit status $rc"
 	elif [ -z "$planned" ]; then
 		extra=1 why="no TAP plan"
-	elif [ "$planned" = 0 ] && grep -qi 'skip' <<< "$plan"; then
+	elif [ "$planned" = 0 ] && ! grep -qiE '#[[:space:]]*skip' <<< "$plan"; then
+		# "1..0" without a SKIP directive: nothing ran, and nothing said why
+		extra=1 why="plan 1..0 without a SKIP reason: no test ran"
+	elif [ "$planned" = 0 ]; then
 		why="skipped:${plan#*[Ss][Kk][Ii][Pp]}"
 		missing=$(missing_needs "$needs")
 		if [ -n "$needs" ] && [ -n "$missing" ]; then
@@ -420,11 +425,11 @@ run_tap()
 #	TAP ("ok N - NAME  123 ms") from 16 on; both are counted, and no test
 #	run at all is a failure.  A server without pgvector gets
 #	CQL_FDW_NO_PGVECTOR=1 (sql/vector.sql then skips its pgvector half
-#	instead of failing), and a test whose output has a line "SKIP: reason"
-#	counts one skip with that reason.
+#	instead of failing), and a passed test whose output has a line "SKIP:
+#	reason" counts as one skip with that reason (not as a pass too).
 run_pg_regress()
 {
-	local suite=$1 pgc=$2 rc=0 log=$LOGDIR/$1.log okn badn t0 nopgv="" f line mark
+	local suite=$1 pgc=$2 rc=0 log=$LOGDIR/$1.log okn badn t0 nopgv="" f line mark tname skipn=0
 	shift 2
 	rm -rf build/regress
 	mkdir -p build/regress
@@ -443,12 +448,17 @@ run_pg_regress()
 		FILE_TIMES+=("$(awk -v m="$ms" 'BEGIN { printf "%.1f", m / 1000 }') $suite $tname")
 	done < <(sed -nE -e 's/^test ([a-z0-9_]+) +\.\.\. +[a-zA-Z]+ +([0-9]+) ms.*/\2 \1/p' \
 		-e 's/^(not )?ok [0-9]+ +[-+] +([a-z0-9_]+) +([0-9]+) ms.*/\3 \2/p' "$log")
-	pass "$suite" x "$okn"
+	# a passed test whose output says "SKIP: reason" is one skip, not a pass
+	# as well (a failed one stays a failure)
 	for f in build/regress/results/*.out; do
 		[ -f "$f" ] || continue
-		line=$(grep -m1 '^SKIP:' "$f") &&
-			skip "$suite" "$(basename "$f" .out): ${line#SKIP: }"
+		tname=$(basename "$f" .out)
+		line=$(grep -m1 '^SKIP:' "$f") || continue
+		grep -qE "^test $tname +\.\.\. +ok|^ok [0-9]+ +[-+] +$tname " "$log" || continue
+		skipn=$((skipn + 1))
+		skip "$suite" "$tname: ${line#SKIP: }"
 	done
+	pass "$suite" x $((okn - skipn))
 	[ "$badn" -gt 0 ] && fail "$suite" "$badn test(s): $(grep -E \
 		'\.\.\. (FAILED|failed)|^not ok [0-9]+ +[-+] ' "$log" |
 		sed -E 's/^not ok [0-9]+ +[-+] +([a-z0-9_]+).*/\1/; s/^test ([a-z0-9_]+).*/\1/' |

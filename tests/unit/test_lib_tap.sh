@@ -5,7 +5,8 @@
 #	passing file, "# SKIP" assertions counted as skipped (not passed), a
 #	whole-file skip that is a skip only while a declared need is down and a
 #	failure otherwise, a plan that was not kept, a crash, no plan, a
-#	missing pg_regress run, the machine's CPU share charged to a suite, and
+#	program that ran nothing ("1..0" without SKIP, and the helpers' end of
+#	such a program), a missing pg_regress run, a skipped pg_regress test, the machine's CPU share charged to a suite, and
 #	the closing line.  TAP output.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -18,7 +19,7 @@ LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/test_lib_tap.XXXXXX")
 trap 'rm -rf "$LOGDIR"' EXIT
 TEST_TIMEOUT=60
 
-echo "1..33"
+echo "1..41"
 n=0
 check()
 {
@@ -74,6 +75,37 @@ result i $'ok 1 - one\nok 2 - two' 0 ""
 check "$(counts i)" "2 1 0" "output without a plan: one more failure"
 result j $'1..2\nok 1 - one\nnot ok 2 - two # SKIP nothing' 0 ""
 check "$(counts j)" "1 1 0" "a not ok line is a failure even with a SKIP directive"
+
+# a file that ran nothing and said no why ("1..0" without a SKIP
+# directive, exit 0) is a failure, not 0 passed 0 failed
+suite_add n0 n1
+result n0 $'1..0' 0 ""
+check "$(counts n0)" "0 1 0" "plan 1..0 without a SKIP directive, exit 0: a failure"
+result n1 $'1..0 # no Cassandra here' 0 "cassandra"
+check "$(counts n1)" "0 1 0" "... also with a comment that is not a SKIP directive"
+
+# the helpers' end of a program that ran no test: no "1..0", exit 1
+py_out=$(python3 -c "import sys; sys.path.insert(0, '$HERE/../integration/lib'); import taplib; sys.exit(taplib.done())" 2>&1)
+check "$? $(grep -c '^1\.\.' <<< "$py_out")" "1 0" "taplib.done() with no test run: exit 1 and no plan"
+py_out=$(python3 -c "import sys; sys.path.insert(0, '$HERE/../integration/lib'); import taplib; taplib.ok(True, 'x'); sys.exit(taplib.done())" 2>&1)
+check "$? $(tail -n1 <<< "$py_out")" "0 1..1" "... and with one: exit 0, plan 1..1"
+CC_=${CC:-cc}
+if command -v "$CC_" > /dev/null; then
+	printf '#include "tap.h"\nint main(int argc, char **argv) { if (argc > 1) ok(1, "x"); return done_testing(); }\n' > "$LOGDIR/t0.c"
+	if "$CC_" -I"$HERE" -o "$LOGDIR/t0" "$LOGDIR/t0.c" 2> "$LOGDIR/t0.err"; then
+		c_out=$("$LOGDIR/t0")
+		check "$? $(grep -c '^1\.\.' <<< "$c_out")" "1 0" "tap.h done_testing() with no test run: exit 1 and no plan"
+		c_out=$("$LOGDIR/t0" one)
+		check "$? $(tail -n1 <<< "$c_out")" "0 1..1" "... and with one: exit 0, plan 1..1"
+	else
+		check "$(head -c 200 "$LOGDIR/t0.err")" "" "tap.h compiles"
+		check no yes "tap.h done_testing() with one test (not compiled)"
+	fi
+else
+	n=$((n + 2))
+	echo "ok $((n - 1)) - tap.h done_testing() with no test run # SKIP no C compiler ($CC_)"
+	echo "ok $n - ... and with one # SKIP no C compiler ($CC_)"
+fi
 
 # header_value / missing_needs read what run_tap reads from a test's source
 printf '# tap-timeout: 2400 (loads rows)\n# tap-needs: cluster tls\n' > "$LOGDIR/t.py"
@@ -140,7 +172,15 @@ check "$(cat nopgv.txt)" "CQL_FDW_NO_PGVECTOR=1" "a server without pgvector gets
 FAKE_OUT='test types ... ok 12 ms\ntest vector ... ok 10 ms\n'
 FAKE_RESULT='SKIP: pgvector is not installed\n'
 run_pg_regress s "$LOGDIR/bin/pg_config_nopgv" > /dev/null 2>&1
-check "$(counts s)" "2 0 1" "a result file with a 'SKIP:' line counts one skip"
+check "$(counts s)" "1 0 1" "a passed test whose result file has a 'SKIP:' line is one skip, not a pass as well"
+suite_add s2
+FAKE_OUT='test types ... ok 12 ms\ntest vector ... FAILED 10 ms\n'
+run_pg_regress s2 "$LOGDIR/bin/pg_config_nopgv" > /dev/null 2>&1
+check "$(counts s2)" "1 1 0" "... and a failed one a failure, not a skip"
+suite_add s3
+FAKE_OUT='ok 1         - types                                      12 ms\nok 2         - vector                                     10 ms\n'
+run_pg_regress s3 "$LOGDIR/bin/pg_config_nopgv" > /dev/null 2>&1
+check "$(counts s3)" "1 0 1" "... in the TAP output of 16 and later too"
 mkdir -p "$LOGDIR/share/extension" && touch "$LOGDIR/share/extension/vector.control"
 run_pg_regress s "$LOGDIR/bin/pg_config_nopgv" > /dev/null 2>&1
 check "$(cat nopgv.txt)" "CQL_FDW_NO_PGVECTOR=unset" "... and a server with pgvector does not"

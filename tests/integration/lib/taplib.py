@@ -9,8 +9,10 @@ Small shared helpers of the Python integration tests (TAP output).
   skip_all(reason)      the whole file is skipped: "1..0 # SKIP reason"
   note(text)            a TAP comment ("# ...")
   done()                prints the plan ("1..N") unless plan() did;
-                        returns the exit status (1 on a failure or when
-                        the planned count did not run)
+                        returns the exit status (1 on a failure, when
+                        the planned count did not run, or when no test
+                        ran at all: then no plan is printed, "1..0"
+                        would say the file passed)
   psql(sql)             one-shot psql -c, ON_ERROR_STOP; (returncode, output)
   Session               one long-lived psql process fed statement by
                         statement, so a test controls what happens between
@@ -70,6 +72,11 @@ def note(text):
 
 
 def done():
+    if n_planned is None and n_tests == 0:
+        # no plan and no test: "1..0" would read as a file that passed
+        print("# no test ran (and no plan or skip_all() said why)")
+        sys.stdout.flush()
+        return 1
     if n_planned is None:
         print("1..%d" % n_tests)
     elif n_tests != n_planned:
