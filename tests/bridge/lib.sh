@@ -47,6 +47,22 @@ is()
 
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
+# skip_check DESCRIPTION REASON: one test that does not run here, counted
+# as skipped with its reason ("ok N - DESCRIPTION # SKIP REASON"), so that
+# the plan stays the same and the summary says what did not run and why
+skip_check()
+{
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N - $1 # SKIP ${2:-no reason given}"
+}
+
+# proc_state PID: the state of process PID (field 3 of /proc/PID/stat: R,
+# S, D, T for stopped ...), empty when there is no such process
+proc_state()
+{
+	[ -n "$1" ] && sed -n 's/^.*) \([A-Za-z]\).*/\1/p' "/proc/$1/stat" 2> /dev/null
+}
+
 # q SQL: one value (unaligned, tuples only); fails loudly on SQL errors
 q() { psql -X -q -A -t -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
 
