@@ -22,7 +22,16 @@
 #            ("1..0 # SKIP reason") of a file whose declared needs
 #            ("tap-needs: WORD..." line in its source) are not all up
 # Setup steps (dependencies, builds, services) are counted apart from the
-# tests: a failed step is a failure, a passed step is not a test.
+# tests: a failed step is a failure, a passed step is not a test.  So are
+# a test program's own setup steps (a keyspace created, a node stopped, a
+# row changed before the checks of what that did), which it reports as TAP
+# comments, invisible to prove and the plan:
+#   # setup ok - WHAT         a setup step that worked
+#   # setup not ok - WHAT     one that failed: a failure (setup_fail); the
+#                             program's exit status and a plan it did not
+#                             keep after it are put down to that step
+# (tests/bridge/lib.sh setup, tests/integration/lib/taplib.py setup,
+# tests/pgtap/include/setup.sql pg_temp.setup).
 
 declare -A PASS FAIL SKIP SECS
 SUITES=()
@@ -212,8 +221,10 @@ missing_needs()
 tap_result()
 {
 	local suite=$1 name=$2 log=$3 rc=$4 needs=$5
-	local okn skn notok plan planned="" extra=0 why="" missing
+	local okn skn notok plan planned="" extra=0 why="" missing setn setbad line
 	skn=$(grep -ciE '^[[:space:]]*ok [0-9]+.*#[[:space:]]*skip' "$log")
+	setn=$(grep -cE '^[[:space:]]*# setup ok( |$)' "$log")
+	setbad=$(grep -cE '^[[:space:]]*# setup not ok( |$)' "$log")
 	okn=$(($(grep -cE '^[[:space:]]*ok [0-9]+' "$log") - skn))
 	notok=$(grep -cE '^[[:space:]]*not ok [0-9]+' "$log")
 	plan=$(grep -E '^[[:space:]]*1\.\.[0-9]+' "$log" | tail -n1)
@@ -237,6 +248,17 @@ tap_result()
 	elif [ "$planned" -ne $((okn + skn + notok)) ]; then
 		extra=1 why="planned $planned, ran $((okn + skn + notok))"
 	fi
+	# the program's own setup steps: counted apart; after a failed one, the
+	# exit status or the plan not kept is that failure, not one more
+	SETUP_OK=$((SETUP_OK + setn))
+	if [ "$setbad" -gt 0 ]; then
+		while IFS= read -r line; do
+			setup_fail "$suite: $name: $line"
+		done < <(grep -E '^[[:space:]]*# setup not ok( |$)' "$log" |
+			sed -E 's/^[[:space:]]*# setup not ok( - )?//' | cut -c1-200)
+		[ "$extra" -gt 0 ] && why="$why, after a failed setup step"
+		extra=0
+	fi
 	pass "$suite" "$name" "$okn"
 	if [ "$skn" -gt 0 ]; then
 		SKIP[$suite]=$((SKIP[$suite] + skn))
@@ -250,12 +272,14 @@ tap_result()
 		'^[[:space:]]*not ok [0-9]+' "$log" | sed -E 's/^[[:space:]]*not ok //' |
 		cut -c1-160 | paste -sd '|'))" "$notok"
 	[ "$extra" -gt 0 ] && fail "$suite" "$name ($why)" 1
-	if [ "$notok" -gt 0 ] || [ "$extra" -gt 0 ]; then
+	if [ "$notok" -gt 0 ] || [ "$extra" -gt 0 ] || [ "$setbad" -gt 0 ]; then
+		[ "$setbad" -gt 0 ] && why="$setbad setup step(s) failed${why:+; $why}"
 		printf '  %-40s %4d ok %4d not ok  FAILED %s\n' "$name" "$okn" "$notok" "$why"
 		grep -vE '^[[:space:]]*ok [0-9]+' "$log" | show_tail - 60
 	else
-		printf '  %-40s %4d ok%s %s\n' "$name" "$okn" \
-			"$([ "$skn" -gt 0 ] && printf ' %4d skipped' "$skn")" "${why:+($why)}"
+		printf '  %-40s %4d ok%s%s %s\n' "$name" "$okn" \
+			"$([ "$skn" -gt 0 ] && printf ' %4d skipped' "$skn")" \
+			"$([ "$setn" -gt 0 ] && printf ' (+%d setup steps)' "$setn")" "${why:+($why)}"
 	fi
 }
 
@@ -508,7 +532,7 @@ summary()
 		tf=$((tf + FAIL[$s]))
 		ts=$((ts + SKIP[$s]))
 	done
-	echo "  setup steps (dependencies, builds, services): $SETUP_OK ok, $SETUP_FAILED failed, ${SECS[setup]:-0} s"
+	echo "  setup steps (dependencies, builds, services; the test programs' own): $SETUP_OK ok, $SETUP_FAILED failed, ${SECS[setup]:-0} s"
 	if [ "${#FILE_TIMES[@]}" -gt 0 ]; then
 		echo "  slowest items (seconds, machine CPU busy meanwhile on $NCPU cores):"
 		printf '%s\n' "${FILE_TIMES[@]}" | sort -rn | head -n 15 |

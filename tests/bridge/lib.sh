@@ -47,6 +47,21 @@ is()
 
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
+# setup_step STATUS WHAT: a setup step (a row changed before the checks of
+# what that did, ...), not a test: "# setup ok - WHAT" or "# setup not ok -
+# WHAT", which scripts/lib_tap.sh counts apart from the checks and the plan;
+# a failed one is a failure (of the exit status too).  Returns STATUS.
+setup_step()
+{
+	if [ "$1" -eq 0 ]; then
+		echo "# setup ok - $2"
+	else
+		echo "# setup not ok - $2"
+		TAP_FAILED=$((TAP_FAILED + 1))
+		return 1
+	fi
+}
+
 # skip_check DESCRIPTION REASON: one test that does not run here, counted
 # as skipped with its reason ("ok N - DESCRIPTION # SKIP REASON"), so that
 # the plan stays the same and the summary says what did not run and why

@@ -19,7 +19,7 @@ LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/test_lib_tap.XXXXXX")
 trap 'rm -rf "$LOGDIR"' EXIT
 TEST_TIMEOUT=60
 
-echo "1..41"
+echo "1..44"
 n=0
 check()
 {
@@ -106,6 +106,18 @@ else
 	echo "ok $((n - 1)) - tap.h done_testing() with no test run # SKIP no C compiler ($CC_)"
 	echo "ok $n - ... and with one # SKIP no C compiler ($CC_)"
 fi
+
+# a program's own setup steps ("# setup ok - WHAT" comments) go to the
+# setup count, not the tests; a failed one is a failure, and the exit
+# status and the plan not kept after it are not one more
+suite_add st1 st2
+SETUP_OK=0 SETUP_FAILED=0
+result st1 $'1..2\n# setup ok - keyspace created\nok 1 - one\n# setup ok - row changed\nok 2 - two' 0 ""
+check "$(counts st1) $SETUP_OK $SETUP_FAILED" "2 0 0 2 0" "two '# setup ok' lines: 2 setup steps, not tests"
+result st2 $'1..3\n# setup ok - keyspace created\nok 1 - one\n# setup not ok - node stopped\nBail out! setup failed' 1 ""
+check "$(counts st2) $SETUP_OK $SETUP_FAILED" "1 0 0 3 1" "a '# setup not ok' line: one setup failure, its exit status and plan not one more"
+check "${FAILED_ITEMS[*]: -1}" "setup: st2: x: node stopped" "... listed with what failed"
+SETUP_OK=0 SETUP_FAILED=0
 
 # header_value / missing_needs read what run_tap reads from a test's source
 printf '# tap-timeout: 2400 (loads rows)\n# tap-needs: cluster tls\n' > "$LOGDIR/t.py"
