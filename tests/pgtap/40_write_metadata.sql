@@ -11,7 +11,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS cql_fdw;
-SELECT plan(23);
+SELECT plan(18);
 
 CREATE SERVER tap_wm FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_host');
 CREATE USER MAPPING FOR CURRENT_USER SERVER tap_wm;
@@ -19,10 +19,10 @@ CREATE USER MAPPING FOR CURRENT_USER SERVER tap_wm;
 \set ks_server tap_wm
 \set ks_drop_test 'keyspace dropped'
 \ir include/keyspace.sql
-SELECT lives_ok($$SELECT cql_execute('tap_wm', 'CREATE TABLE tap_wmeta.t (k int, c int, v text, l list<int>, PRIMARY KEY ((k), c))')$$,
-                'table created');
-SELECT lives_ok($$SELECT cql_execute('tap_wm', 'CREATE TABLE tap_wmeta.n (k int PRIMARY KEY, hits counter)')$$,
-                'counter table created');
+SELECT pg_temp.setup_step($$SELECT cql_execute('tap_wm', 'CREATE TABLE tap_wmeta.t (k int, c int, v text, l list<int>, PRIMARY KEY ((k), c))')$$,
+                          'table created');
+SELECT pg_temp.setup_step($$SELECT cql_execute('tap_wm', 'CREATE TABLE tap_wmeta.n (k int PRIMARY KEY, hits counter)')$$,
+                          'counter table created');
 CREATE SCHEMA tapwm;
 CREATE FOREIGN TABLE tapwm.t (k int, c int, v text,
                               v_wt bigint OPTIONS (writetime_of 'v'),
@@ -82,7 +82,7 @@ SELECT is((SELECT v_wt FROM tapwm.t WHERE k = 1 AND c = 1), 42::bigint,
           'the write time is read back');
 SELECT throws_ok($$UPDATE tapwm.t SET v = 'y', v_ttl = 630720001 WHERE k = 1 AND c = 1$$,
                  '22023', NULL, 'UPDATE of the row with a TTL above 20 years: 22023');
-SELECT lives_ok($$SELECT cql_execute('tap_wm', 'DROP KEYSPACE tap_wmeta')$$, 'keyspace dropped at the end');
+SELECT pg_temp.setup_step($$SELECT cql_execute('tap_wm', 'DROP KEYSPACE tap_wmeta')$$, 'keyspace dropped at the end');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -21,7 +21,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS cql_fdw;
-SELECT plan(20);
+SELECT plan(12);
 
 CREATE SERVER tap_c5 FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_auth_host');
 CREATE USER MAPPING FOR CURRENT_USER SERVER tap_c5 OPTIONS (username 'cassandra', password 'cassandra');
@@ -29,10 +29,10 @@ CREATE USER MAPPING FOR CURRENT_USER SERVER tap_c5 OPTIONS (username 'cassandra'
 \set ks_server tap_c5
 \set ks_drop_test 'keyspace dropped'
 \ir include/keyspace.sql
-SELECT lives_ok($$SELECT cql_execute('tap_c5', 'CREATE TABLE tap_c5.t (k int, c int, a int, secret text MASKED WITH mask_default(), PRIMARY KEY (k, c))')$$,
-                'a table with a masked column');
-SELECT lives_ok($$SELECT cql_execute('tap_c5', 'CREATE INDEX t_a ON tap_c5.t (a) USING ''sai''')$$,
-                'an SAI index');
+SELECT pg_temp.setup_step($$SELECT cql_execute('tap_c5', 'CREATE TABLE tap_c5.t (k int, c int, a int, secret text MASKED WITH mask_default(), PRIMARY KEY (k, c))')$$,
+                          'a table with a masked column');
+SELECT pg_temp.setup_step($$SELECT cql_execute('tap_c5', 'CREATE INDEX t_a ON tap_c5.t (a) USING ''sai''')$$,
+                          'an SAI index');
 \ir ../../sql/include/await_cql.sql
 SELECT pg_temp.await_cql('tap_c5', 'SELECT k FROM tap_c5.t WHERE k = 0 AND a = 0') \gset
 CREATE SCHEMA tap_c5s;
@@ -50,13 +50,13 @@ BEGIN
 END $f$;
 
 -- a role without UNMASK, to whom guardrails apply (superusers are spared)
-SELECT lives_ok($$SELECT cql_execute('tap_c5', 'DROP ROLE IF EXISTS tap_c5_reader')$$, 'no reader role left');
-SELECT lives_ok($$SELECT cql_execute('tap_c5', 'CREATE ROLE tap_c5_reader WITH PASSWORD = ''reader-pw'' AND LOGIN = true')$$,
-                'a role without UNMASK');
-SELECT lives_ok($$SELECT cql_execute('tap_c5', 'GRANT SELECT ON KEYSPACE tap_c5 TO tap_c5_reader')$$,
-                'may read the keyspace');
-SELECT lives_ok($$SELECT cql_execute('tap_c5', 'GRANT SELECT ON system_views.settings TO tap_c5_reader')$$,
-                'and the node''s settings (the guardrail)');
+SELECT pg_temp.setup_step($$SELECT cql_execute('tap_c5', 'DROP ROLE IF EXISTS tap_c5_reader')$$, 'no reader role left');
+SELECT pg_temp.setup_step($$SELECT cql_execute('tap_c5', 'CREATE ROLE tap_c5_reader WITH PASSWORD = ''reader-pw'' AND LOGIN = true')$$,
+                          'a role without UNMASK');
+SELECT pg_temp.setup_step($$SELECT cql_execute('tap_c5', 'GRANT SELECT ON KEYSPACE tap_c5 TO tap_c5_reader')$$,
+                          'may read the keyspace');
+SELECT pg_temp.setup_step($$SELECT cql_execute('tap_c5', 'GRANT SELECT ON system_views.settings TO tap_c5_reader')$$,
+                          'and the node''s settings (the guardrail)');
 CREATE SERVER tap_c5r FOREIGN DATA WRAPPER cql_fdw OPTIONS (host :'cql_auth_host');
 CREATE USER MAPPING FOR CURRENT_USER SERVER tap_c5r OPTIONS (username 'tap_c5_reader', password 'reader-pw');
 CREATE FOREIGN TABLE tap_c5s.t_reader (k int, c int, a int, secret text)

@@ -8,6 +8,13 @@
 --		optional text parameters, so that a value can stay out of the SQL
 --		text PL/pgSQL shows as context) and returns its error as
 --		'message | detail | hint | context' ('no error' if it worked).
+--		pg_temp.setup_step(sql, what) runs a setup statement (a keyspace or
+--		a table made, rows written: not a test, so not in plan()) and
+--		returns the TAP comment '# setup ok - what', which
+--		scripts/lib_tap.sh counts apart from the tests; if the statement
+--		fails, '# setup not ok - what: error' (a failure there) and a
+--		"Bail out!" line, which stops pg_prove: the tests after a failed
+--		setup step would only fail because of it.
 \set ON_ERROR_STOP 1
 \set QUIET 1
 \pset format unaligned
@@ -33,4 +40,14 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
   GET STACKED DIAGNOSTICS m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, h = PG_EXCEPTION_HINT, c = PG_EXCEPTION_CONTEXT;
   RETURN concat_ws(' | ', m, d, h, c);
+END $f$;
+
+CREATE FUNCTION pg_temp.setup_step(q text, what text)
+RETURNS text LANGUAGE plpgsql AS $f$
+BEGIN
+  EXECUTE q;
+  RETURN '# setup ok - ' || what;
+EXCEPTION WHEN OTHERS THEN
+  RETURN '# setup not ok - ' || what || ': ' || replace(SQLERRM, E'\n', ' ') ||
+         E'\nBail out! setup step failed: ' || what;
 END $f$;
