@@ -33,7 +33,7 @@ import socket
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from taplib import Session, done, note, ok, psql  # noqa: E402
+from taplib import Session, done, note, ok, psql, setup_step  # noqa: E402
 
 AUTH_HOST = os.environ.get("CQL_AUTH_HOST", "127.0.0.4")
 AUTH_PORT = int(os.environ.get("CQL_AUTH_PORT", "9042"))
@@ -154,7 +154,7 @@ CREATE FOREIGN TABLE fac.local (key text, release_version text)
 GRANT SELECT, INSERT, UPDATE, DELETE ON fac.t, fac.t_wrong, fac.local TO {PG_ROLE};
 GRANT USAGE ON FOREIGN SERVER fac_srv, fac_wrong, fac_noauth TO {PG_ROLE};
 """)
-    if not ok(rc == 0, "setup: keyspace (RF 3), Cassandra role, PostgreSQL role, servers", out):
+    if not setup_step(rc == 0, "keyspace (RF 3), Cassandra role, PostgreSQL role, servers", out):
         cleanup()
         return done()
 

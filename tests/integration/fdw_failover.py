@@ -46,7 +46,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from taplib import Session, done, note, ok, psql  # noqa: E402
+from taplib import Session, done, note, ok, psql, setup_step  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HOSTS = os.environ.get("CQL_CLUSTER_HOSTS", "127.0.0.1")
@@ -214,7 +214,7 @@ def kill_phase():
     rc, out = psql(f"""
 INSERT INTO fo.big (p, id, payload, n) SELECT g / 100, g, md5(g::text), g FROM generate_series(1, {SCAN_ROWS}) g;
 """, timeout=900)
-    ok(rc == 0, "%d rows loaded at QUORUM" % SCAN_ROWS, out)
+    setup_step(rc == 0, "%d rows loaded at QUORUM" % SCAN_ROWS, out)
 
     scan, load, look, nonidem = Session(), Session(), Session(), Session()
     for s in (scan, load, look, nonidem):
@@ -227,7 +227,7 @@ FROM fo.big""")
     nonidem.send("SELECT attempts || ' ' || acked || ' ' || errors || ' ' || duplicates FROM fo.non_idempotent(25)")
     time.sleep(4)
     rc, out = cassandra("kill", "node1")
-    ok(rc == 0, "node1 killed with SIGKILL mid-statement", out)
+    setup_step(rc == 0, "node1 killed with SIGKILL mid-statement", out)
     t_kill = time.monotonic()
 
     out, secs, fin = scan.wait(900)
@@ -284,7 +284,7 @@ FROM fo.load""", timeout=600)
 def parallel_phase():
     phase("phase 1b: the same table read concurrently and by parallel workers, all nodes up")
     rc, out = psql("ANALYZE fo.big", timeout=600)
-    ok(rc == 0, "fo.big analyzed (the planner's parallel costs need its size)", out)
+    setup_step(rc == 0, "fo.big analyzed (the planner's parallel costs need its size)", out)
     check = """SELECT count(*) || ' ' || (count(*) = (SELECT n FROM fo.big_ref) AND
   sum(hashtextextended(id || '|' || payload || '|' || n, 0)::numeric) = (SELECT checksum FROM fo.big_ref))
 FROM fo.big"""
@@ -316,8 +316,8 @@ def rolling_phase(t_kill):
     s.send("SELECT writes || ' ' || reads || ' ' || failed || ' ' || wrong FROM fo.mixed(600)")
     time.sleep(3)
     rc, out = cassandra("start", "node1", "--keep-data")
-    ok(rc == 0, "node1 restarted with its data (%.0f s after the kill)" % (time.monotonic() - t_kill),
-       out)
+    setup_step(rc == 0, "node1 restarted with its data (%.0f s after the kill)" % (time.monotonic() - t_kill),
+               out)
     time.sleep(2)
     restarted = 0
     for node in ("node2", "node3"):
@@ -328,7 +328,7 @@ def rolling_phase(t_kill):
         else:
             note(out + out2)
         time.sleep(2)
-    ok(restarted == 2, "node2 and node3 stopped and restarted one after the other")
+    setup_step(restarted == 2, "node2 and node3 stopped and restarted one after the other")
     psql("UPDATE fo.ctl SET stop = true")
     out, secs, fin = s.wait(300)
     ev, _ = s.run("SELECT events_down || ' ' || events_up || ' ' || retries FROM cql_fdw_statistics()")
@@ -360,10 +360,10 @@ def pause_one(node, table, what):
            "FROM fo.lookups(20, '%s')" % table)
     time.sleep(3)
     rc, out = cassandra("pause", node)
-    ok(rc == 0, "%s paused (SIGSTOP)" % node, out)
+    setup_step(rc == 0, "%s paused (SIGSTOP)" % node, out)
     time.sleep(10)
     rc, out = cassandra("resume", node)
-    ok(rc == 0, "%s resumed (SIGCONT)" % node, out)
+    setup_step(rc == 0, "%s resumed (SIGCONT)" % node, out)
     out, secs, fin = s.wait(300)
     stats, _ = s.run("SELECT speculative_executions || ' ' || speculative_won || ' ' || retries "
                      "FROM cql_fdw_statistics()")
@@ -385,11 +385,12 @@ def heartbeat_check():
     # connections to every node: lookups of keys all over the ring
     s.run("SELECT count(*) FROM fo.big WHERE p IN (%s)" % ",".join(str(i) for i in range(1, 200, 7)))
     rc, out = cassandra("pause", "node3")
-    ok(rc == 0, "node3 paused while the session is idle", out)
+    setup_step(rc == 0, "node3 paused while the session is idle", out)
     time.sleep(3)
     out, secs = s.run("SELECT count(*) FROM fo.big WHERE p IN (%s)" % ",".join(str(i) for i in range(2, 200, 7)))
     st, _ = s.run("SELECT heartbeats || ' ' || heartbeat_failures || ' ' || retries FROM cql_fdw_statistics()")
-    cassandra("resume", "node3")
+    rc, rout = cassandra("resume", "node3")
+    setup_step(rc == 0, "node3 resumed (SIGCONT)", rout)
     s.close()
     h = value(st).split()
     ok(value(out) == "2900", "the next statement after the idle time works (%.1f s)" % secs, out)
@@ -418,10 +419,9 @@ def main():
     if len(HOSTS.split(",")) < 3:
         print("1..0 # SKIP needs the 3-node cluster (CQL_CLUSTER_HOSTS)")
         return 0
-    ok(ensure_all_up(), "the three nodes are up")
+    setup_step(ensure_all_up(), "the three nodes are up")
     rc, out = psql(SETUP, timeout=300)
-    ok(rc == 0, "keyspace (RF 3), tables and workload functions created", out)
-    if rc != 0:
+    if not setup_step(rc == 0, "keyspace (RF 3), tables and workload functions created", out):
         return done()
     try:
         t_kill = kill_phase()
@@ -430,7 +430,7 @@ def main():
         pause_phase()
         phase("done")
     finally:
-        ok(ensure_all_up(), "the cluster is left with all three nodes up")
+        setup_step(ensure_all_up(), "the cluster is left with all three nodes up")
         psql("SELECT cql_execute('failover', 'DROP KEYSPACE IF EXISTS fdw_failover'); "
              "DROP SERVER failover CASCADE; DROP SCHEMA fo CASCADE", timeout=300)
     return done()

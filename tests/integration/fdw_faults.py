@@ -29,7 +29,7 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from taplib import Session, done, ok, plan, psql  # noqa: E402
+from taplib import Session, done, ok, plan, psql, setup_step  # noqa: E402
 
 UP_HOST = os.environ.get("CQL_AUTH_HOST", "127.0.0.4")
 UP_PORT = int(os.environ.get("CQL_AUTH_PORT", "9042"))
@@ -128,7 +128,7 @@ class Proxy:
 
 
 def main():
-    plan(30)
+    plan(29)
     started = postmaster_start()
     proxy = Proxy()
     setup = f"""
@@ -153,8 +153,7 @@ CREATE FOREIGN TABLE faults.pw (k int, c int, v text)
   SERVER faults_proxy OPTIONS (keyspace 'fdw_faults', "table" 't', batch_size '50');
 """
     rc, out = psql(setup)
-    ok(rc == 0, "setup through the real node", out)
-    if rc != 0:
+    if not setup_step(rc == 0, "keyspace, table and servers through the real node", out):
         done()                  # fewer than planned: a failure
         return 1
 

@@ -102,7 +102,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from taplib import Session, done, note, ok, plan, psql, skip  # noqa: E402
+from taplib import Session, done, note, ok, plan, psql, setup_step, skip  # noqa: E402
 from fake_cql_node import (  # noqa: E402
     ERROR, EVENT, EXECUTE, NO_METADATA, PREPARE, QUERY, RESULT, Flood, FakeCqlNode,
     bytes_, demo_table, envelope, error_body, event_body, int32, lz4_repeat,
@@ -730,15 +730,15 @@ CREATE FOREIGN TABLE hostile.t4_lwt (k int, c int, v text, l int[]) SERVER hosti
 
 def main():
     global node
-    plan(2 + sum(lines_of(sc) for sc in SCENARIOS))
+    plan(1 + sum(lines_of(sc) for sc in SCENARIOS))
     try:
         node = FakeCqlNode(FAKE_HOST, 0, [demo_table("hostile")]).start()
     except OSError as e:
         note("cannot listen on %s (%s): using 127.0.0.1" % (FAKE_HOST, e))
         node = FakeCqlNode("127.0.0.1", 0, [demo_table("hostile")]).start()
     rc, out = psql(setup_sql(node))
-    if not ok(rc == 0, "setup: foreign servers and tables on the fake node %s:%d%s"
-              % (node.host, node.port, " (FDW from %s)" % LIBRARY if LIBRARY else ""), out):
+    if not setup_step(rc == 0, "foreign servers and tables on the fake node %s:%d%s"
+                      % (node.host, node.port, " (FDW from %s)" % LIBRARY if LIBRARY else ""), out):
         return done()
     rc, out = psql("SELECT count(*) FROM hostile.t4; SELECT count(*) FROM hostile.t5; "
                    "SELECT count(*) FROM hostile.t4z; SELECT count(*) FROM hostile.t5z")

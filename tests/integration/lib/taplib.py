@@ -4,6 +4,12 @@ Small shared helpers of the Python integration tests (TAP output).
   plan(n)               prints the plan "1..n" first, when the count of
                         assertions is known up front (done() then checks it)
   ok(cond, name, diag)  one TAP test line; diag lines follow a failure
+  setup_step(cond, name, diag)
+                        a setup step (a keyspace made, a node stopped),
+                        not a test: "# setup ok - name" or "# setup not
+                        ok - name", which scripts/lib_tap.sh counts apart
+                        from the tests and the plan; a failed one makes
+                        done() return 1.  Returns cond.
   skip(name, reason)    an assertion not checked in this run:
                         "ok N - name # SKIP reason" (counted as skipped)
   skip_all(reason)      the whole file is skipped: "1..0 # SKIP reason"
@@ -29,6 +35,7 @@ import time
 n_tests = 0
 n_failed = 0
 n_planned = None
+n_setup_failed = 0
 
 
 def plan(n):
@@ -44,6 +51,18 @@ def ok(cond, name, diag=None):
     print(("ok %d - %s" if cond else "not ok %d - %s") % (n_tests, name))
     if not cond:
         n_failed += 1
+        if diag:
+            for line in str(diag).splitlines():
+                print("#   " + line)
+    sys.stdout.flush()
+    return cond
+
+
+def setup_step(cond, name, diag=None):
+    global n_setup_failed
+    print("# setup %s - %s" % ("ok" if cond else "not ok", name))
+    if not cond:
+        n_setup_failed += 1
         if diag:
             for line in str(diag).splitlines():
                 print("#   " + line)
@@ -84,7 +103,7 @@ def done():
         sys.stdout.flush()
         return 1
     sys.stdout.flush()
-    return 1 if n_failed else 0
+    return 1 if n_failed or n_setup_failed else 0
 
 
 def psql(sql, timeout=120):
