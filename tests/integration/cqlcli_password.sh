@@ -19,16 +19,22 @@ failed=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 
 if [ ! -x "$CLI" ]; then
-	echo "not ok 1 - $CLI not built (make tools)"
 	echo "1..1"
+	echo "not ok 1 - $CLI not built (make tools)"
 	exit 1
 fi
+echo "1..9"
 
 out=$("$CLI" -h "$AUTH" -p "$APORT" -u "$USER_" -P "$PASS" -e "SELECT now() FROM system.local" 2>&1 </dev/null)
 rc=$?
 ok $([ $rc = 2 ] && echo 0 || echo 1) "-P is refused (exit $rc)"
 ok $(grep -q CQL_PASSWORD <<< "$out" && echo 0 || echo 1) "... and the message names CQL_PASSWORD"
-ok $(grep -q -- "-P" <<< "$("$CLI" --help)" && echo 1 || echo 0) "usage no longer offers -P"
+# (an empty or failed --help would offer nothing: it must be the usage)
+help=$("$CLI" --help 2>&1)
+rc=$?
+[ $rc = 0 ] && grep -q "^usage: cqlcli" <<< "$help" && grep -qF -- "-u user" <<< "$help" &&
+	grep -q CQL_PASSWORD <<< "$help" && ! grep -q -- "-P" <<< "$help"
+ok $? "usage no longer offers -P, and names CQL_PASSWORD (--help exit $rc, $(wc -l <<< "$help") lines)"
 
 out=$(CQL_PASSWORD=$PASS "$CLI" -h "$AUTH" -p "$APORT" -u "$USER_" --require-auth \
 	-e "SELECT release_version FROM system.local" 2>&1 </dev/null)
@@ -47,5 +53,4 @@ rc=$?
 ok $([ $rc = 1 ] && echo 0 || echo 1) "--require-auth refuses the no-auth node (exit $rc)"
 ok $(grep -q "did not ask for authentication" <<< "$out" && echo 0 || echo 1) "... saying why"
 
-echo "1..$n"
 [ $failed = 0 ]
