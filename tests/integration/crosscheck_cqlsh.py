@@ -72,6 +72,7 @@ KS = "crosscheck"
 
 count = 0
 failed = 0
+setup_failed = 0
 
 
 def ok(cond, name, diag=None):
@@ -87,9 +88,24 @@ def ok(cond, name, diag=None):
     return cond
 
 
+def setup_step(cond, name, diag=None):
+    """a setup step, not a test: "# setup ok - name" or "# setup not ok -
+    name" (scripts/lib_tap.sh counts them apart from the tests); a failed
+    one fails the file"""
+    global setup_failed
+    print("# setup %s - %s" % ("ok" if cond else "not ok", name))
+    if not cond:
+        setup_failed += 1
+        if diag:
+            for line in str(diag).splitlines()[:40]:
+                print("#   " + line[:400])
+    sys.stdout.flush()
+    return cond
+
+
 def finish():
     print("1..%d" % count)
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if failed or setup_failed else 0)
 
 
 def bail(msg, diag=None):
@@ -520,9 +536,12 @@ def cqlsh(stmts, timeout=300):
                                capture_output=True, timeout=timeout)
             out = p.stdout.decode("utf-8", "replace")
             err = p.stderr.decode("utf-8", "replace")
-            if not connect_failed(out + err):
+            if not connect_failed(out + err) or attempt == 2:
                 break
-            wait_for_node()
+            # a node restarted by someone else: waiting for it is a setup
+            # step, counted as one
+            setup_step(wait_for_node(), "cqlsh could not connect: %s:%d waited for" % (HOST, PORT),
+                       (out + err)[-500:])
         return p.returncode, out, err
     finally:
         os.unlink(path)
@@ -539,14 +558,29 @@ def cqlsh_errors(err):
             and "All features may not work" not in ln]
 
 
+def node_reachable():
+    """a TCP connection to the node opens now (not through our client)"""
+    import socket
+    try:
+        socket.create_connection((HOST, PORT), 2).close()
+        return True
+    except OSError:
+        return False
+
+
 def cqlcli_json(query):
-    """Rows of a SELECT through our client, as JSON objects."""
+    """Rows of a SELECT through our client, as JSON objects.  Our client
+    failing to connect to a node that accepts connections is a failure (no
+    retry); only while the node itself is unreachable (restarted by someone
+    else) is it waited for, as a setup step, and asked again."""
     for attempt in range(3):
         p = subprocess.run([CQLCLI, "-h", HOST, "-p", str(PORT), "-t", "60000", "--json",
                             "-e", query], capture_output=True, timeout=120)
-        if p.returncode == 0 or not connect_failed(p.stderr.decode("utf-8", "replace")):
+        err = p.stderr.decode("utf-8", "replace")
+        if p.returncode == 0 or not connect_failed(err) or attempt == 2 or node_reachable():
             break
-        wait_for_node()
+        setup_step(wait_for_node(), "cqlcli could not connect and %s:%d was unreachable: waited for it"
+                   % (HOST, PORT), err[-500:])
     if p.returncode != 0:
         raise RuntimeError("cqlcli exit %d: %s" % (p.returncode, p.stderr.decode()[:500]))
     rows = []
