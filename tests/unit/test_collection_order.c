@@ -494,6 +494,7 @@ test_nomem(void)
 int
 main(void)
 {
+	plan(42);
 	test_cassandra_orders();
 	test_maps_and_nesting();
 	test_random();

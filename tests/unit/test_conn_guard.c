@@ -375,6 +375,7 @@ test_wait_events(void)
 int
 main(void)
 {
+	plan(54);
 	test_wait_events();
 	test_metadata_flips();
 	test_require_auth();

@@ -64,7 +64,7 @@ ok(meta.get("license") == "postgresql" and lic == "PostgreSQL License",
 maint = meta.get("maintainer")
 ok(isinstance(maint, (str, list)) and maint, "a maintainer is named")
 
-print("1..%d" % len(checks))
+print("1..10")  # the checks above, counted: one gone missing fails the plan
 for i, (good, what, why) in enumerate(checks, 1):
     print("%s %d - %s" % ("ok" if good else "not ok", i, what))
     if not good and why:

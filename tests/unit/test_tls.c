@@ -71,6 +71,7 @@ main(void)
 	fputs("this is not a certificate\n", f);
 	fclose(f);
 
+	plan(22);
 	ok(cql_ssl_mode_parse("verify-full", &m) == CQL_OK && m == CQL_SSL_VERIFY_FULL,
 	   "verify-full parses");
 	ok(cql_ssl_mode_parse("disable", &m) == CQL_OK && m == CQL_SSL_DISABLE, "disable parses");
