@@ -493,6 +493,7 @@ main(void)
 	cql_conn_options o;
 	cql_conn   *c;
 
+	plan(179);
 	itest_options(&o, 5, CQL_COMPRESSION_NONE);
 	c = itest_connect_or_die(&o);
 	ok(itest_keyspace(c, "itest_requests"), "keyspace itest_requests");

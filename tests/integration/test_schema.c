@@ -458,6 +458,7 @@ test_pure_nomem(void)
 int
 main(void)
 {
+	plan(194);
 	test_pure_types();
 	test_pure_table();
 	test_pure_nomem();

@@ -226,6 +226,7 @@ main(void)
 		{"t_uuid_text_int", 3, "u, s, i", 0},
 	};
 
+	plan(24);
 	cql_conn_options_init(&o);
 	o.host = itest_host();
 	o.port = itest_port();

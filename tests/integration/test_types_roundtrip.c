@@ -1392,6 +1392,7 @@ main(void)
 	table		scal,
 				comp;
 
+	plan(1647);
 	itest_options(&o, 0, CQL_COMPRESSION_NONE);
 	c = itest_connect_or_die(&o);
 	ok(cql_conn_protocol_version(c) == 5, "connected with protocol v5");

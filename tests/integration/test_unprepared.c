@@ -410,6 +410,7 @@ main(void)
 	cql_conn_options o;
 	cql_conn   *c;
 
+	plan(69);
 	itest_options(&o, 5, CQL_COMPRESSION_NONE);
 	c = itest_connect_or_die(&o);
 	ok(itest_keyspace(c, "itest_unprepared"), "keyspace itest_unprepared");
