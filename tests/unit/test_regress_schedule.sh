@@ -4,8 +4,10 @@
 #	(what make installcheck, scripts/test.sh and scripts/check.sh run) or
 #	in NOT_SCHEDULED below with the reason, each scheduled test has its
 #	sql/NAME.sql and expected/NAME.out, each expected file (NAME.out and
-#	its alternatives NAME_N.out) belongs to a scheduled test, and no test
-#	is scheduled twice.  A new sql/*.sql that nobody scheduled never ran
+#	its alternatives NAME_N.out) belongs to a scheduled test, no test is
+#	scheduled twice, and the tests scripts/test.sh leaves out on a version
+#	(REGRESS_OMIT) or runs on the cluster (CLUSTER_REGRESS) are scheduled
+#	ones (a renamed test would otherwise drop out of those lists unseen).  A new sql/*.sql that nobody scheduled never ran
 #	(sql/bridge_cpu_priority.sql, until issue 41): it fails here.  TAP
 #	output; no services.
 set -u
@@ -17,7 +19,7 @@ REPO_ROOT=$(cd "$HERE/../.." && pwd)
 NOT_SCHEDULED=""
 
 cd "$REPO_ROOT" || exit 1
-echo "1..5"
+echo "1..6"
 
 scheduled=$(tr -s ' \t' '\n\n' < sql/schedule.txt | sed '/^$/d')
 not_scheduled=$(awk 'NF >= 2 { print $1 }' <<< "$NOT_SCHEDULED")
@@ -69,4 +71,16 @@ done
 ok_if "$stray" "every expected/*.out belongs to a scheduled test"
 
 ok_if "$(sort <<< "$scheduled" | uniq -d)" "no test is scheduled twice"
+
+named=$(sed -n -e 's/^declare -A REGRESS_OMIT=(\(.*\))$/\1/p' -e 's/^CLUSTER_REGRESS="\(.*\)"$/\1/p' scripts/test.sh |
+	sed 's/\[[0-9]*\]=//g; s/"//g' | tr -s ' ' '\n' | sed '/^$/d' | sort -u)
+unknown=""
+for t in $named; do
+	grep -qxF "$t" <<< "$scheduled" || unknown="$unknown $t"
+done
+if [ -z "$named" ]; then
+	ok_if "scripts/test.sh:no-REGRESS_OMIT-or-CLUSTER_REGRESS-found" "REGRESS_OMIT and CLUSTER_REGRESS of scripts/test.sh name scheduled tests"
+else
+	ok_if "$unknown" "REGRESS_OMIT and CLUSTER_REGRESS of scripts/test.sh name scheduled tests ($(wc -l <<< "$named"))"
+fi
 [ "$failed" -eq 0 ]
