@@ -579,8 +579,9 @@ def cqlcli_json(query):
         err = p.stderr.decode("utf-8", "replace")
         if p.returncode == 0 or not connect_failed(err) or attempt == 2 or node_reachable():
             break
-        setup_step(wait_for_node(), "cqlcli could not connect and %s:%d was unreachable: waited for it"
-                   % (HOST, PORT), err[-500:])
+        setup_step(wait_for_node(),
+                   "cqlcli could not connect and %s:%d was unreachable: waited for it" % (HOST, PORT),
+                   err[-500:])
     if p.returncode != 0:
         raise RuntimeError("cqlcli exit %d: %s" % (p.returncode, p.stderr.decode()[:500]))
     rows = []

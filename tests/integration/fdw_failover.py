@@ -316,8 +316,8 @@ def rolling_phase(t_kill):
     s.send("SELECT writes || ' ' || reads || ' ' || failed || ' ' || wrong FROM fo.mixed(600)")
     time.sleep(3)
     rc, out = cassandra("start", "node1", "--keep-data")
-    setup_step(rc == 0, "node1 restarted with its data (%.0f s after the kill)" % (time.monotonic() - t_kill),
-               out)
+    setup_step(rc == 0,
+               "node1 restarted with its data (%.0f s after the kill)" % (time.monotonic() - t_kill), out)
     time.sleep(2)
     restarted = 0
     for node in ("node2", "node3"):
