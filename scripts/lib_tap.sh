@@ -30,8 +30,8 @@
 #   # setup not ok - WHAT     one that failed: a failure (setup_fail); the
 #                             program's exit status and a plan it did not
 #                             keep after it are put down to that step
-# (tests/bridge/lib.sh setup, tests/integration/lib/taplib.py setup,
-# tests/pgtap/include/setup.sql pg_temp.setup).
+# (setup_step of tests/bridge/lib.sh and tests/integration/lib/taplib.py,
+# pg_temp.setup_step of tests/pgtap/include/setup.sql).
 
 declare -A PASS FAIL SKIP SECS
 SUITES=()
