@@ -390,10 +390,10 @@ main(int argc, char **argv)
 	ok(cql_cluster_control(cl) != NULL, "control connection");
 
 	/* a keyspace created after connecting is found (lazy reload) */
-	ok(itest_exec(cql_cluster_control(cl), "DROP KEYSPACE IF EXISTS cql_fdw_cluster_t"), "drop old keyspace");
-	ok(itest_exec(cql_cluster_control(cl),
-			"CREATE KEYSPACE cql_fdw_cluster_t WITH replication = "
-			"{'class': 'SimpleStrategy', 'replication_factor': 1}"), "create RF 1 keyspace");
+	setup_step(itest_exec(cql_cluster_control(cl), "DROP KEYSPACE IF EXISTS cql_fdw_cluster_t"), "drop old keyspace");
+	setup_step(itest_exec(cql_cluster_control(cl),
+					"CREATE KEYSPACE cql_fdw_cluster_t WITH replication = "
+					"{'class': 'SimpleStrategy', 'replication_factor': 1}"), "create RF 1 keyspace");
 	cql_error_clear(&err);
 	st = cql_cluster_await_schema_agreement(cl, NULL, 30000, &err);
 	ok(st == CQL_OK, "schema agreement (%s)", err.message);
@@ -497,7 +497,7 @@ main(int argc, char **argv)
 	ok(st == CQL_OK, "refresh (%s)", err.message);
 	is_int(cql_cluster_hosts(cl, NULL, 0), want_hosts, "same host count after refresh");
 	nh = cql_cluster_hosts(cl, hosts, 64);	/* strings of before are gone */
-	ok(itest_exec(cql_cluster_control(cl), "DROP KEYSPACE cql_fdw_cluster_t"), "drop keyspace");
+	setup_step(itest_exec(cql_cluster_control(cl), "DROP KEYSPACE cql_fdw_cluster_t"), "drop keyspace");
 	{
 		char		dc[128];
 

@@ -172,15 +172,15 @@ test_keyspace_option(void)
 
 	itest_options(&o, 5, CQL_COMPRESSION_NONE);
 	c = itest_connect_or_die(&o);
-	ok(itest_keyspace(c, "itest_connect"), "create keyspace itest_connect");
+	setup_step(itest_keyspace(c, "itest_connect"), "create keyspace itest_connect");
 	is_str(cql_conn_keyspace(c), "itest_connect", "USE tracked on the connection");
 	cql_conn_close(c);
 
 	o.keyspace = "itest_connect";
 	c = itest_connect_or_die(&o);
 	is_str(cql_conn_keyspace(c), "itest_connect", "keyspace option applied at connect");
-	ok(itest_exec(c, "CREATE TABLE IF NOT EXISTS kv (k int PRIMARY KEY, v text)"),
-	   "unqualified DDL works in the option keyspace");
+	setup_step(itest_exec(c, "CREATE TABLE IF NOT EXISTS kv (k int PRIMARY KEY, v text)"),
+			   "unqualified DDL works in the option keyspace");
 	cql_conn_close(c);
 
 	o.keyspace = "itest_no_such_keyspace";

@@ -286,14 +286,14 @@ main(void)
 	cql_conn_options o;
 	cql_conn   *c;
 
-	plan(49);					/* every assertion below runs on a passing run */
+	plan(47);					/* every assertion below runs on a passing run */
 	itest_options(&o, 5, CQL_COMPRESSION_LZ4);
 	o.request_timeout_ms = 120000;
 	c = itest_connect_or_die(&o);
-	ok(itest_keyspace(c, "itest_paging"), "keyspace itest_paging");
-	ok(itest_exec(c, "CREATE TABLE IF NOT EXISTS rows (p int, c int, payload text, PRIMARY KEY (p, c))") &&
-	   itest_exec(c, "CREATE TABLE IF NOT EXISTS loaded (id int PRIMARY KEY, n int)"),
-	   "tables");
+	setup_step(itest_keyspace(c, "itest_paging"), "keyspace itest_paging");
+	setup_step(itest_exec(c, "CREATE TABLE IF NOT EXISTS rows (p int, c int, payload text, PRIMARY KEY (p, c))") &&
+			   itest_exec(c, "CREATE TABLE IF NOT EXISTS loaded (id int PRIMARY KEY, n int)"),
+			   "tables");
 	if (!already_loaded(c))
 	{
 		itest_exec(c, "TRUNCATE rows");

@@ -493,16 +493,16 @@ main(void)
 	cql_conn_options o;
 	cql_conn   *c;
 
-	plan(179);
+	plan(177);
 	itest_options(&o, 5, CQL_COMPRESSION_NONE);
 	c = itest_connect_or_die(&o);
-	ok(itest_keyspace(c, "itest_requests"), "keyspace itest_requests");
-	ok(itest_exec(c, "DROP TABLE IF EXISTS kv") &&
-	   itest_exec(c, "CREATE TABLE kv (k int PRIMARY KEY, v text)") &&
-	   itest_exec(c, "DROP TABLE IF EXISTS pipe") &&
-	   itest_exec(c, "CREATE TABLE pipe (k int PRIMARY KEY, v text)") &&
-	   itest_exec(c, "DROP TABLE IF EXISTS big") &&
-	   itest_exec(c, "CREATE TABLE big (k int PRIMARY KEY, b blob)"), "tables created");
+	setup_step(itest_keyspace(c, "itest_requests"), "keyspace itest_requests");
+	setup_step(itest_exec(c, "DROP TABLE IF EXISTS kv") &&
+			   itest_exec(c, "CREATE TABLE kv (k int PRIMARY KEY, v text)") &&
+			   itest_exec(c, "DROP TABLE IF EXISTS pipe") &&
+			   itest_exec(c, "CREATE TABLE pipe (k int PRIMARY KEY, v text)") &&
+			   itest_exec(c, "DROP TABLE IF EXISTS big") &&
+			   itest_exec(c, "CREATE TABLE big (k int PRIMARY KEY, b blob)"), "tables created");
 	cql_conn_close(c);
 
 	for (int v = 4; v <= 5; v++)

@@ -270,23 +270,23 @@ test_server(void)
 		return;
 	}
 
-	ok(itest_exec(conn, "DROP KEYSPACE IF EXISTS cql_fdw_schema_t"), "drop old keyspace");
-	ok(itest_exec(conn, "CREATE KEYSPACE cql_fdw_schema_t WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"),
-	   "create keyspace");
-	ok(itest_exec(conn, "CREATE TYPE cql_fdw_schema_t.address (street text, city text, zip int)"), "create type address");
-	ok(itest_exec(conn, "CREATE TYPE cql_fdw_schema_t.person (name text, home frozen<address>, tags set<text>)"),
-	   "create type person (nested UDT)");
-	ok(itest_exec(conn, "CREATE TYPE cql_fdw_schema_t.\"Point\" (x int, \"Y\" int)"), "create quoted type");
-	ok(itest_exec(conn, "CREATE TABLE cql_fdw_schema_t.events ("
-			"tenant int, bucket text, ts timestamp, seq int, id uuid, "
-			"owner text STATIC, who frozen<person>, home frozen<address>, "
-			"tags set<text>, scores list<int>, attrs map<text, int>, "
-			"embedding vector<float, 3>, note text, p frozen<\"Point\">, "
-			"PRIMARY KEY ((tenant, bucket), ts, seq, id)) "
-			"WITH CLUSTERING ORDER BY (ts DESC, seq ASC, id DESC)"), "create table events");
-	ok(itest_exec(conn, "CREATE TABLE cql_fdw_schema_t.\"MixedCase\" (\"Key\" int PRIMARY KEY, \"Val\" text)"),
-	   "create quoted table");
-	ok(itest_exec(conn, "CREATE TABLE cql_fdw_schema_t.hits (page text PRIMARY KEY, n counter)"), "create counter table");
+	setup_step(itest_exec(conn, "DROP KEYSPACE IF EXISTS cql_fdw_schema_t"), "drop old keyspace");
+	setup_step(itest_exec(conn, "CREATE KEYSPACE cql_fdw_schema_t WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"),
+			   "create keyspace");
+	setup_step(itest_exec(conn, "CREATE TYPE cql_fdw_schema_t.address (street text, city text, zip int)"), "create type address");
+	setup_step(itest_exec(conn, "CREATE TYPE cql_fdw_schema_t.person (name text, home frozen<address>, tags set<text>)"),
+			   "create type person (nested UDT)");
+	setup_step(itest_exec(conn, "CREATE TYPE cql_fdw_schema_t.\"Point\" (x int, \"Y\" int)"), "create quoted type");
+	setup_step(itest_exec(conn, "CREATE TABLE cql_fdw_schema_t.events ("
+					"tenant int, bucket text, ts timestamp, seq int, id uuid, "
+					"owner text STATIC, who frozen<person>, home frozen<address>, "
+					"tags set<text>, scores list<int>, attrs map<text, int>, "
+					"embedding vector<float, 3>, note text, p frozen<\"Point\">, "
+					"PRIMARY KEY ((tenant, bucket), ts, seq, id)) "
+					"WITH CLUSTERING ORDER BY (ts DESC, seq ASC, id DESC)"), "create table events");
+	setup_step(itest_exec(conn, "CREATE TABLE cql_fdw_schema_t.\"MixedCase\" (\"Key\" int PRIMARY KEY, \"Val\" text)"),
+			   "create quoted table");
+	setup_step(itest_exec(conn, "CREATE TABLE cql_fdw_schema_t.hits (page text PRIMARY KEY, n counter)"), "create counter table");
 	cql_error_clear(&err);
 	st = cql_schema_await_agreement(conn, 30000, &err);
 	ok(st == CQL_OK, "schema agreement (%s)", err.message);
@@ -409,7 +409,7 @@ test_server(void)
 	cql_table_meta_free(t);
 	t = NULL;
 
-	ok(itest_exec(conn, "DROP KEYSPACE cql_fdw_schema_t"), "drop keyspace");
+	setup_step(itest_exec(conn, "DROP KEYSPACE cql_fdw_schema_t"), "drop keyspace");
 	cql_conn_close(conn);
 }
 
@@ -458,7 +458,7 @@ test_pure_nomem(void)
 int
 main(void)
 {
-	plan(194);
+	plan(185);
 	test_pure_types();
 	test_pure_table();
 	test_pure_nomem();

@@ -226,7 +226,7 @@ main(void)
 		{"t_uuid_text_int", 3, "u, s, i", 0},
 	};
 
-	plan(24);
+	plan(20);
 	cql_conn_options_init(&o);
 	o.host = itest_host();
 	o.port = itest_port();
@@ -246,17 +246,17 @@ main(void)
 		   "token(int 1)");
 	is_int(cql_murmur3_token(NULL, 0), INT64_MIN, "empty key -> minimum token");
 
-	ok(itest_exec(conn, "DROP KEYSPACE IF EXISTS cql_fdw_tokens_t"), "drop old keyspace");
-	ok(itest_exec(conn, "CREATE KEYSPACE cql_fdw_tokens_t WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"),
-	   "create keyspace");
-	ok(itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_int (k int PRIMARY KEY)") &&
-	   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_bigint (k bigint PRIMARY KEY)") &&
-	   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_text (k text PRIMARY KEY)") &&
-	   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_uuid (k uuid PRIMARY KEY)") &&
-	   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_blob (k blob PRIMARY KEY)") &&
-	   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_int_text (a int, b text, v int, PRIMARY KEY ((a, b)))") &&
-	   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_uuid_text_int (u uuid, s text, i int, PRIMARY KEY ((u, s, i)))"),
-	   "create 7 tables");
+	setup_step(itest_exec(conn, "DROP KEYSPACE IF EXISTS cql_fdw_tokens_t"), "drop old keyspace");
+	setup_step(itest_exec(conn, "CREATE KEYSPACE cql_fdw_tokens_t WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"),
+			   "create keyspace");
+	setup_step(itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_int (k int PRIMARY KEY)") &&
+			   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_bigint (k bigint PRIMARY KEY)") &&
+			   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_text (k text PRIMARY KEY)") &&
+			   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_uuid (k uuid PRIMARY KEY)") &&
+			   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_blob (k blob PRIMARY KEY)") &&
+			   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_int_text (a int, b text, v int, PRIMARY KEY ((a, b)))") &&
+			   itest_exec(conn, "CREATE TABLE cql_fdw_tokens_t.t_uuid_text_int (u uuid, s text, i int, PRIMARY KEY ((u, s, i)))"),
+			   "create 7 tables");
 	cql_error_clear(&err);
 	st = cql_schema_await_agreement(conn, 30000, &err);
 	ok(st == CQL_OK, "schema agreement (%s)", err.message);
@@ -345,7 +345,7 @@ main(void)
 	}
 	ok(total >= 500, "compared %d keys in total", total);
 
-	ok(itest_exec(conn, "DROP KEYSPACE cql_fdw_tokens_t"), "drop keyspace");
+	setup_step(itest_exec(conn, "DROP KEYSPACE cql_fdw_tokens_t"), "drop keyspace");
 	cql_conn_close(conn);
 	free(b);
 	return done_testing();

@@ -1392,11 +1392,11 @@ main(void)
 	table		scal,
 				comp;
 
-	plan(1647);
+	plan(1646);
 	itest_options(&o, 0, CQL_COMPRESSION_NONE);
 	c = itest_connect_or_die(&o);
 	ok(cql_conn_protocol_version(c) == 5, "connected with protocol v5");
-	if (!ok(create_schema(c), "schema " KS ": type address, tables ours_*"))
+	if (!setup_step(create_schema(c), "schema " KS ": type address, tables ours_*"))
 	{
 		cql_conn_close(c);
 		return done_testing();

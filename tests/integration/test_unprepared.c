@@ -410,10 +410,10 @@ main(void)
 	cql_conn_options o;
 	cql_conn   *c;
 
-	plan(69);
+	plan(68);
 	itest_options(&o, 5, CQL_COMPRESSION_NONE);
 	c = itest_connect_or_die(&o);
-	ok(itest_keyspace(c, "itest_unprepared"), "keyspace itest_unprepared");
+	setup_step(itest_keyspace(c, "itest_unprepared"), "keyspace itest_unprepared");
 	cql_conn_close(c);
 
 	test_unprepared(5);

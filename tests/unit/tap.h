@@ -10,7 +10,8 @@
  * notices an assertion that went missing, and done_testing() fails when
  * the count differs.  Otherwise done_testing() prints "1..N" at the end.
  * An assertion that cannot be checked here is skip(): "ok N - name # SKIP
- * reason", counted as skipped by the runner, never as a pass.
+ * reason", counted as skipped by the runner, never as a pass.  A setup
+ * step (setup_step()) is a TAP comment, counted apart from the tests.
  * Header-only on purpose: every test is one file.
  */
 #ifndef CQL_TAP_H
@@ -25,6 +26,7 @@
 static int	tap_count = 0;
 static int	tap_failed = 0;
 static int	tap_planned = -1;	/* -1: no plan printed yet */
+static int	tap_setup_failed = 0;
 
 /* Print the plan first: exactly n assertions follow. */
 static inline void
@@ -88,6 +90,33 @@ tap_hexdump(const char *label, const void *p, size_t n)
 		tap_hexdump("got", (got), tap_gl_); tap_hexdump("expected", (want), tap_wl_); } \
 } while (0)
 
+/*
+ * A setup step (a keyspace or table made or dropped), not a test: the TAP
+ * comment "# setup ok - name" or "# setup not ok - name", which
+ * scripts/lib_tap.sh counts apart from the tests and the plan.  A failed
+ * one makes done_testing() return 1.  Returns cond.
+ */
+static inline int
+tap_setup_step(int cond, const char *file, int line, const char *fmt, ...)
+{
+	va_list		ap;
+
+	printf("# setup %s - ", cond ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!cond)
+	{
+		tap_setup_failed++;
+		printf("#   Failed setup step at %s line %d.\n", file, line);
+	}
+	fflush(stdout);
+	return cond;
+}
+
+#define setup_step(cond, ...) tap_setup_step(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+
 /* One assertion that is not checked in this run, and why (TAP SKIP). */
 #define skip(name, reason) do { \
 	tap_count++; \
@@ -122,7 +151,7 @@ done_testing(void)
 		printf("# planned %d tests but ran %d\n", tap_planned, tap_count);
 		return 1;
 	}
-	return tap_failed ? 1 : 0;
+	return (tap_failed || tap_setup_failed) ? 1 : 0;
 }
 
 /* Parse "0a0b..." into bytes; returns length.  For byte fixtures. */
