@@ -385,3 +385,26 @@ refused()
 	[ "$rc" = 2 ]
 	ok $? "$desc" || diag "$(cat "$out")"
 }
+
+# stream_alive: the stream ($SPID) runs (not exited, not a zombie)
+stream_alive()
+{
+	[ -n "$SPID" ] && kill -0 "$SPID" 2> /dev/null &&
+		[ "$(sed 's/^.*) //' "/proc/$SPID/stat" 2> /dev/null | cut -d' ' -f1)" != Z ]
+}
+
+# stream_exit [SECONDS]: wait up to SECONDS (default 30) for the stream
+# ($SPID) to exit by itself, then kill -9 it; RC its exit status, SPID
+# cleared
+stream_exit()
+{
+	local i
+	for i in $(seq 1 $((${1:-30} * 5))); do
+		stream_alive || break
+		sleep 0.2
+	done
+	kill -9 "$SPID" 2> /dev/null
+	wait "$SPID"
+	RC=$?
+	SPID=
+}

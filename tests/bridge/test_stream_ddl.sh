@@ -81,13 +81,6 @@ wait_stream_phase "$KS" streaming
 ok $? "the stream loaded and is streaming" || diag "$(tail -5 "$WORK/stream.log")"
 
 # --- helpers --------------------------------------------------------------------
-# stream_alive: the stream process runs (not exited, not a zombie)
-stream_alive()
-{
-	[ -n "$SPID" ] && kill -0 "$SPID" 2> /dev/null &&
-		[ "$(sed 's/^.*) //' "/proc/$SPID/stat" 2> /dev/null | cut -d' ' -f1)" != Z ]
-}
-
 # sql SQL: a step's statements; a failure is the test's own bug: bail
 sql() { q "$1" > /dev/null || bail "SQL of a step failed: $1"; }
 
@@ -296,20 +289,6 @@ for i in $(seq 1 "$BENCH_RUNS"); do
 done
 [ "$BENCH_RUNS" -eq 10 ] && [ "$missing" -eq 0 ] && [ "$failed" -eq 0 ] && [ "$done_tx" -gt 0 ]
 ok $? "pgbench: $BENCH_RUNS runs, $done_tx transactions, $failed failed, $missing without a summary"
-
-# stream_exit: wait up to 30 s for the stream to exit; RC its status
-stream_exit()
-{
-	local i
-	for i in $(seq 1 150); do
-		stream_alive || break
-		sleep 0.2
-	done
-	kill -9 "$SPID" 2> /dev/null
-	wait "$SPID"
-	RC=$?
-	SPID=
-}
 
 # 10. a new partition whose replica identity does not carry the key: the
 # stream stops when it appears, naming it and the ALTER; fixed, restarted,

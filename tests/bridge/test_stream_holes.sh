@@ -72,21 +72,6 @@ stream_start()
 	"$CQLBRIDGE" stream --flush-interval 100 "$GEN" >> "$1" 2>&1 &
 	SPID=$!
 }
-# stream_exit: wait up to 40 s for the stream to exit; RC its status
-stream_exit()
-{
-	local i
-	for i in $(seq 1 200); do
-		kill -0 "$SPID" 2> /dev/null || break
-		[ "$(sed 's/^.*) //' "/proc/$SPID/stat" 2> /dev/null | cut -d' ' -f1)" = Z ] && break
-		sleep 0.2
-	done
-	kill -9 "$SPID" 2> /dev/null
-	wait "$SPID"
-	RC=$?
-	SPID=
-}
-
 # --- 1. a relation without a primary key in a subquery ------------------------
 KS_SAVED=$KS FS_SAVED=$FS GEN_SAVED=$GEN
 KS=bridge_holes_np
@@ -128,7 +113,7 @@ compare_all "after the key UPDATE beside a TOASTed key"
 before=$(q "SELECT numbers::text FROM $FS.accts WHERE acct_id = 6")
 q "ALTER TABLE holes.phone REPLICA IDENTITY DEFAULT" > /dev/null
 q "DELETE FROM holes.phone WHERE phone_id = 5" > /dev/null
-stream_exit
+stream_exit 40
 [ "$RC" -eq 2 ] &&
 	grep -q "source relation holes.phone has REPLICA IDENTITY DEFAULT" "$WORK/stream.log" &&
 	grep -q "ALTER TABLE holes.phone REPLICA IDENTITY FULL" "$WORK/stream.log"
@@ -155,7 +140,7 @@ q "CHECKPOINT" > /dev/null
 is "$(q "SELECT wal_status FROM pg_replication_slots WHERE slot_name = 'cqlbridge_$KS'")" lost \
 	"the slot lost its WAL (max_slot_wal_keep_size) while the stream was stopped"
 kill -CONT "$SPID"
-stream_exit
+stream_exit 40
 [ "$RC" -eq 2 ] && grep -q "the replication slot cqlbridge_$KS lost WAL it needed" "$WORK/stream.log"
 ok $? "the stream stops with the reason instead of retrying (status $RC)" || diag "$(tail -3 "$WORK/stream.log")"
 psql -X -q -d postgres -c "ALTER SYSTEM RESET max_slot_wal_keep_size" -c "SELECT pg_reload_conf()" > /dev/null
@@ -170,7 +155,7 @@ wait_stream_phase "$KS" streaming && stream_caught_up "$KS"
 ok $? "loaded again from a new slot" || diag "$(tail -5 "$WORK/stream2.log")"
 q "SELECT cql_execute('cqlbridge', 'DROP KEYSPACE $KS')" > /dev/null
 q "UPDATE holes.acct SET name = 'after the drop' WHERE acct_id = 7" > /dev/null
-stream_exit
+stream_exit 40
 [ "$RC" -eq 2 ] && grep -q "Cassandra table $KS\.[a-z_]*, which the stream writes, does not exist any more" "$WORK/stream2.log"
 ok $? "a keyspace dropped under the stream stops it, naming the table (status $RC)" || diag "$(tail -3 "$WORK/stream2.log")"
 

@@ -196,7 +196,9 @@ lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
 
 /*
  * delete_keys
- *		One DELETE by full key per row of res (the keys that vanished).
+ *		One DELETE per row of res by its first ncols key columns: the full
+ *		key (the keys that vanished: ncols = nkey), or the partition key (a
+ *		partition as a whole: ncols = npart, delete_emptied).
  *		Each would otherwise wait for Cassandra's answer before the next is
  *		sent (a DELETE is not batched like the upserts): with
  *		cql_fdw.write_mode 'on_commit' for these statements they are kept
@@ -206,21 +208,21 @@ lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
  *		once (the unnamed statement) and executed per key.
  */
 static bool
-delete_keys(PGconn *conn, CapTable *t, PGresult *res, char *err, size_t errlen)
+delete_keys(PGconn *conn, CapTable *t, PGresult *res, int ncols, char *err, size_t errlen)
 {
 	StrBuf		del;
-	const char **params = bridge_malloc(sizeof(char *) * t->nkey);
+	const char **params = bridge_malloc(sizeof(char *) * ncols);
 	PGresult   *prep;
 	bool		ok;
 
 	sb_init(&del);
 	sb_appendf(&del, "DELETE FROM %s t WHERE ", t->foreign_table);
-	for (int k = 0; k < t->nkey; k++)
+	for (int k = 0; k < ncols; k++)
 		sb_appendf(&del, "%st.%s = $%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
 	ok = run(conn, "SET LOCAL cql_fdw.write_mode = 'on_commit'", 0, NULL, err, errlen);
 	if (ok)
 	{
-		prep = PQprepare(conn, "", del.data, t->nkey, NULL);
+		prep = PQprepare(conn, "", del.data, ncols, NULL);
 		if ((ok = cap_result_ok(conn, prep, err, errlen)))
 			PQclear(prep);
 	}
@@ -228,9 +230,9 @@ delete_keys(PGconn *conn, CapTable *t, PGresult *res, char *err, size_t errlen)
 	{
 		PGresult   *one;
 
-		for (int k = 0; k < t->nkey; k++)
+		for (int k = 0; k < ncols; k++)
 			params[k] = PQgetvalue(res, r, k);
-		one = PQexecPrepared(conn, "", t->nkey, params, NULL, NULL, 0);
+		one = PQexecPrepared(conn, "", ncols, params, NULL, NULL, 0);
 		if ((ok = cap_result_ok(conn, one, err, errlen)))
 			PQclear(one);
 	}
@@ -257,7 +259,6 @@ delete_emptied(PGconn *conn, CapTable *t, char **arrays, const char *ksub,
 			   char *err, size_t errlen)
 {
 	StrBuf		sql;
-	StrBuf		del;
 	PGresult   *res;
 	bool		ok;
 
@@ -273,38 +274,7 @@ delete_emptied(PGconn *conn, CapTable *t, char **arrays, const char *ksub,
 	sb_free(&sql);
 	if (res == NULL)
 		return false;
-	ok = true;
-	if (PQntuples(res) > 0)
-	{
-		const char **params = bridge_malloc(sizeof(char *) * t->npart);
-		PGresult   *prep;
-
-		sb_init(&del);
-		sb_appendf(&del, "DELETE FROM %s t WHERE ", t->foreign_table);
-		for (int k = 0; k < t->npart; k++)
-			sb_appendf(&del, "%st.%s = $%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
-		ok = run(conn, "SET LOCAL cql_fdw.write_mode = 'on_commit'", 0, NULL, err, errlen);
-		if (ok)
-		{
-			prep = PQprepare(conn, "", del.data, t->npart, NULL);
-			if ((ok = cap_result_ok(conn, prep, err, errlen)))
-				PQclear(prep);
-		}
-		for (int r = 0; ok && r < PQntuples(res); r++)
-		{
-			PGresult   *one;
-
-			for (int k = 0; k < t->npart; k++)
-				params[k] = PQgetvalue(res, r, k);
-			one = PQexecPrepared(conn, "", t->npart, params, NULL, NULL, 0);
-			if ((ok = cap_result_ok(conn, one, err, errlen)))
-				PQclear(one);
-		}
-		if (ok)
-			ok = run(conn, "SET LOCAL cql_fdw.write_mode TO DEFAULT", 0, NULL, err, errlen);
-		sb_free(&del);
-		free(params);
-	}
+	ok = PQntuples(res) == 0 || delete_keys(conn, t, res, t->npart, err, errlen);
 	PQclear(res);
 	return ok;
 }
@@ -359,7 +329,7 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 		goto done;
 	if (PQntuples(res) > 0)
 	{
-		ok = delete_keys(conn, t, res, err, errlen);
+		ok = delete_keys(conn, t, res, t->nkey, err, errlen);
 		if (ok && t->has_static && t->npart > 0)
 			ok = delete_emptied(conn, t, arrays, ksub, err, errlen);
 	}
