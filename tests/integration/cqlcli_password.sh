@@ -32,7 +32,7 @@ ok $(grep -q CQL_PASSWORD <<< "$out" && echo 0 || echo 1) "... and the message n
 # (an empty or failed --help would offer nothing: it must be the usage)
 help=$("$CLI" --help 2>&1)
 rc=$?
-[ $rc = 0 ] && grep -q "^usage: cqlcli" <<< "$help" && grep -qF -- "-u user" <<< "$help" &&
+[ $rc = 0 ] && grep -q "^usage: cqlcli" <<< "$help" && grep -qF -- "-u, --username USER" <<< "$help" &&
 	grep -q CQL_PASSWORD <<< "$help" && ! grep -q -- "-P" <<< "$help"
 ok $? "usage no longer offers -P, and names CQL_PASSWORD (--help exit $rc, $(wc -l <<< "$help") lines)"
 
