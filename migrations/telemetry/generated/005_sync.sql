@@ -33,10 +33,13 @@ BEGIN
 END
 $cqlbridge$;
 
--- Writes leave for Cassandra at COMMIT; ROLLBACK sends nothing.
+-- Writes leave for Cassandra at COMMIT; ROLLBACK sends nothing.  They are
+-- written at the consistency "cqlbridge sync" sets (--write-consistency),
+-- LOCAL_QUORUM by default.
 DO $cqlbridge$
 DECLARE
 	ft regclass;
+	wc text := coalesce(nullif(pg_catalog.current_setting('cqlbridge.write_consistency', true), ''), 'LOCAL_QUORUM');
 BEGIN
 	FOREACH ft IN ARRAY ARRAY[
 		'telemetry_cql.readings_by_sensor_id',
@@ -48,6 +51,12 @@ BEGIN
 			EXECUTE pg_catalog.format('ALTER FOREIGN TABLE %s OPTIONS (SET write_mode %L)', ft, 'on_commit');
 		ELSE
 			EXECUTE pg_catalog.format('ALTER FOREIGN TABLE %s OPTIONS (ADD write_mode %L)', ft, 'on_commit');
+		END IF;
+		IF EXISTS (SELECT 1 FROM pg_catalog.pg_foreign_table t, pg_catalog.unnest(t.ftoptions) o
+				   WHERE t.ftrelid = ft AND o LIKE 'write\_consistency=%') THEN
+			EXECUTE pg_catalog.format('ALTER FOREIGN TABLE %s OPTIONS (SET write_consistency %L)', ft, wc);
+		ELSE
+			EXECUTE pg_catalog.format('ALTER FOREIGN TABLE %s OPTIONS (ADD write_consistency %L)', ft, wc);
 		END IF;
 	END LOOP;
 END
