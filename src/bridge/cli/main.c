@@ -428,6 +428,28 @@ parse_replication(const Command *c, const char *arg, BridgeOptions *opts)
 }
 
 /*
+ * level_in
+ *		Whether consistency level name (any case) is one of levels, a
+ *		space-separated list (--consistency, --write-consistency).
+ */
+static bool
+level_in(const char *name, const char *levels)
+{
+	size_t		n = strlen(name);
+
+	for (const char *l = levels; *l;)
+	{
+		size_t		len = strcspn(l, " ");
+
+		if (len == n && strncasecmp(l, name, n) == 0)
+			return true;
+		l += len;
+		l += strspn(l, " ");
+	}
+	return false;
+}
+
+/*
  * only_for
  *		A usage error when an option of another command is given to cmd.
  */
@@ -710,31 +732,15 @@ main(int argc, char **argv)
 				break;
 			case OPT_CONSISTENCY:
 				ONLY_FOR("diff");
-				{
-					static const char *const levels[] = {"ONE", "TWO", "THREE", "QUORUM", "ALL",
-					"LOCAL_QUORUM", "LOCAL_ONE", "SERIAL", "LOCAL_SERIAL"};
-					bool		ok = false;
-
-					for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++)
-						ok |= strcasecmp(optarg, levels[l]) == 0;
-					if (!ok)
-						usage_error(cmd, "invalid value \"%s\" for --consistency (ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, LOCAL_ONE, SERIAL or LOCAL_SERIAL)", optarg);
-				}
+				if (!level_in(optarg, "ONE TWO THREE QUORUM ALL LOCAL_QUORUM LOCAL_ONE SERIAL LOCAL_SERIAL"))
+					usage_error(cmd, "invalid value \"%s\" for --consistency (ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, LOCAL_ONE, SERIAL or LOCAL_SERIAL)", optarg);
 				opts.consistency = optarg;
 				break;
 			case OPT_WRITE_CONSISTENCY:
 				if (strcmp(cmd->name, "apply") != 0 && strcmp(cmd->name, "stream") != 0)
 					only_for_any(cmd, "sync", "diff", "--write-consistency");
-				{
-					static const char *const levels[] = {"ANY", "ONE", "TWO", "THREE", "QUORUM",
-					"ALL", "LOCAL_QUORUM", "EACH_QUORUM", "LOCAL_ONE"};
-					bool		ok = false;
-
-					for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++)
-						ok |= strcasecmp(optarg, levels[l]) == 0;
-					if (!ok)
-						usage_error(cmd, "invalid value \"%s\" for --write-consistency (ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM or LOCAL_ONE)", optarg);
-				}
+				if (!level_in(optarg, "ANY ONE TWO THREE QUORUM ALL LOCAL_QUORUM EACH_QUORUM LOCAL_ONE"))
+					usage_error(cmd, "invalid value \"%s\" for --write-consistency (ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM or LOCAL_ONE)", optarg);
 				opts.write_consistency = optarg;
 				break;
 			case OPT_JOBS:
