@@ -245,7 +245,7 @@ flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time, const char *why,
 	 */
 	s->p->parts_polled = 0;
 	(void) poll_partitions(s, NULL);
-	if (s->req.n > 0 || cap_pending_total(s->p) > 0)
+	if (s->req.n > 0 || cap_pending_total(s->p) > 0 || cap_direct_count(s->p) > 0)
 	{
 		char	   *xids;
 		StrBuf		lit;
@@ -374,6 +374,7 @@ session(Stream *s)
 	cap_keyset_clear(&s->req);
 	for (int i = 0; i < s->p->ntables; i++)
 		cap_keyset_clear(&s->p->tables[i].pending);
+	cap_direct_clear(s->p);
 	s->p->parts_polled = 0;		/* what a failed flush did not record */
 	cap_join_start(s->conn, s->opts, s->p);	/* tables joining the stream */
 	s->xids.len = 0;
@@ -386,6 +387,7 @@ session(Stream *s)
 		double		now;
 		bool		late;
 		bool		full;			/* enough requests queued for a flush */
+		size_t		queued;			/* requests and direct changes */
 
 		if (stop_signal && !in_txn)
 		{
@@ -535,8 +537,9 @@ session(Stream *s)
 		}
 		now = bridge_now();
 		late = !in_txn && behind(last_commit_time);
-		full = s->req.n >= (late ? FLUSH_REQUESTS_BEHIND : FLUSH_REQUESTS);
-		if (!in_txn && (s->req.n > 0 || cap_pending_total(s->p) > 0) &&
+		queued = s->req.n + cap_direct_count(s->p);
+		full = queued >= (late ? FLUSH_REQUESTS_BEHIND : FLUSH_REQUESTS);
+		if (!in_txn && (queued > 0 || cap_pending_total(s->p) > 0) &&
 			(full || now - first_unflushed >= flush_window(s, late)))
 		{
 			if (!flush_and_confirm(s, last_commit, last_commit_time,
@@ -545,7 +548,7 @@ session(Stream *s)
 			first_unflushed = 0;
 			last_status = now;
 		}
-		else if (in_txn && s->req.n >= FLUSH_REQUESTS)
+		else if (in_txn && queued >= FLUSH_REQUESTS)
 		{
 			/*
 			 * A large transaction: its changes so far are flushed in a
@@ -559,7 +562,7 @@ session(Stream *s)
 			first_unflushed = 0;
 			last_status = now;
 		}
-		else if (n == 0 && !in_txn && s->req.n == 0)
+		else if (n == 0 && !in_txn && queued == 0)
 		{
 			s->st.lag_seconds = 0;
 			if (now - last_status >= STATUS_EVERY_S || last_commit > s->st.confirmed)
@@ -627,6 +630,7 @@ cmd_stream(const BridgeOptions *opts)
 	cap_relations_resolve(s.conn, s.p);
 	cap_check_uncaptured(s.conn, s.p);
 	cap_plan_prepare(s.conn, s.p);
+	cap_direct_prepare(s.conn, s.p);
 	cap_check_source(s.conn, s.p);
 	cap_check_targets(s.conn, s.p);
 	cap_prepare_objects(s.conn, s.p);

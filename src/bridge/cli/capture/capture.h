@@ -22,6 +22,8 @@
  *					 change -> the target keys it may add, change or remove
  *	  writer.c		 pending keys recomputed from the source views and
  *					 written to Cassandra, lineage kept, retried
+ *	  direct.c		 tables that project one relation row by row: written
+ *					 from the decoded rows themselves, no source read
  *	  setup.c		 checks, publication, slot, lineage tables, initial load
  *					 from the slot's exported snapshot, --drop
  *	  status.c		 the status row, progress lines, --status
@@ -213,6 +215,11 @@ typedef struct CapTable
 	char	   *added_cql;		/* CHANGED: "col type, ..." to add in Cassandra */
 	CapTableState state;
 	bool		interrupted;	/* a backfill of it did not finish before */
+	/* direct.c: rows written from the change itself */
+	bool		direct;
+	char	   *direct_head;	/* its view's SQL before the relation */
+	char	   *direct_tail;	/* and after it (alias included) */
+	int			direct_affected;	/* its one affected line */
 } CapTable;
 
 /* a table the stream records that the plan no longer has */
@@ -254,6 +261,7 @@ typedef struct CapPlan
 	PGconn	   *join_conn;		/* the backfill's session */
 	int			joining;		/* the table being backfilled, or -1 */
 	double		join_t0;
+	struct CapDirect *direct;	/* direct.c: decoded rows since the flush */
 } CapPlan;
 
 extern CapPlan *cap_read_plan(const char *dir);
@@ -269,12 +277,32 @@ extern void cap_keyset_clear(CapKeySet *s);
 extern size_t cap_pending_total(const CapPlan *p);
 extern bool cap_table_waits(const CapPlan *p, int table);
 extern void cap_add_keys(CapTable *t, PGresult *res);
+extern void cap_encode_values(StrBuf *sb, char **vals, int n);
+extern void cap_request_add(CapKeySet *req, int a, char mode, char **vals, int n);
+extern bool cap_tuple_values(const CapSource *s, const CapTuple *t, const CapTuple *alt,
+							 char **cols, int n, char **out, char *err, size_t errlen);
+
+/* ---- direct.c ---- */
+
+extern void cap_direct_prepare(PGconn *conn, CapPlan *p);
+extern bool cap_direct_takes(const CapPlan *p, const CapAffected *a);
+extern bool cap_direct_change(CapPlan *p, int source, const CapMessage *m,
+							  char *err, size_t errlen);
+extern void cap_direct_recompute(CapPlan *p, int source);
+extern size_t cap_direct_count(const CapPlan *p);
+extern bool cap_direct_requests(CapPlan *p, CapKeySet *req);
+extern bool cap_direct_recompute_keys(PGconn *conn, CapPlan *p, char *err, size_t errlen);
+extern bool cap_direct_write(PGconn *conn, CapPlan *p, int table, long long *written,
+							 char *err, size_t errlen);
+extern void cap_direct_clear(CapPlan *p);
 
 /* ---- writer.c ---- */
 
 extern bool cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 					  long long *written, char *err, size_t errlen);
 extern char *cap_key_match(const CapTable *t, const char *alias, int first_param);
+extern bool cap_delete_keys(PGconn *conn, CapTable *t, PGresult *res, int ncols,
+							char *err, size_t errlen);
 
 /* ---- sql.c ---- */
 
@@ -288,6 +316,8 @@ extern bool cap_priority_session(PGconn *conn, bool replication, const char *ext
 extern bool cap_result_ok(PGconn *conn, PGresult *res, char *err, size_t errlen);
 extern PGresult *cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
 						  char *err, size_t errlen);
+extern void cap_trace(PGconn *conn, const char *sql, unsigned long long cpu0);
+extern unsigned long long cap_backend_cpu(PGconn *conn);
 
 /* ---- relations.c ---- */
 

@@ -128,8 +128,8 @@ cap_pending_total(const CapPlan *p)
  * A list of values (NULL = SQL null) as one string: per value "N", or "V",
  * its length, ':' and its bytes.  Text values hold no NUL byte.
  */
-static void
-encode_values(StrBuf *sb, char **vals, int n)
+void
+cap_encode_values(StrBuf *sb, char **vals, int n)
 {
 	for (int i = 0; i < n; i++)
 	{
@@ -654,12 +654,12 @@ source_of(CapPlan *p, unsigned int relid)
 }
 
 /*
- * tuple_values
+ * cap_tuple_values
  *		The values of cols from tuple t (falling back to tuple alt for an
  *		unchanged TOASTed value); false with err when one is missing.
  */
-static bool
-tuple_values(const CapSource *s, const CapTuple *t, const CapTuple *alt, char **cols, int n,
+bool
+cap_tuple_values(const CapSource *s, const CapTuple *t, const CapTuple *alt, char **cols, int n,
 			 char **out, char *err, size_t errlen)
 {
 	for (int i = 0; i < n; i++)
@@ -690,15 +690,14 @@ tuple_values(const CapSource *s, const CapTuple *t, const CapTuple *alt, char **
 }
 
 /* Queue request mode ('n' new, 'o' old) of affected entry a with vals. */
-static void
-queue(CapPlan *p, CapKeySet *req, int a, char mode, char **vals, int n)
+void
+cap_request_add(CapKeySet *req, int a, char mode, char **vals, int n)
 {
 	StrBuf		sb;
 
-	(void) p;
 	sb_init(&sb);
 	sb_appendf(&sb, "%d:%c:", a, mode);
-	encode_values(&sb, vals, n);
+	cap_encode_values(&sb, vals, n);
 	cap_keyset_add(req, sb.data);
 	sb_free(&sb);
 }
@@ -736,29 +735,32 @@ cap_change_keys(CapPlan *p, CapKeySet *req, const CapMessage *m, char *err, size
 		cap_queue_recompute(p, req, (int) (s - p->sources), NULL);
 		return true;
 	}
+	/* the tables applied from the change itself (direct.c) */
+	if (!cap_direct_change(p, (int) (s - p->sources), m, err, errlen))
+		return false;
 	oldt = m->has_old ? &m->oldt : &m->newt;
 	for (int i = 0; i < p->naffected; i++)
 	{
 		CapAffected *a = &p->affected[i];
 		char	  **vals;
 
-		if (&p->sources[a->source] != s)
+		if (&p->sources[a->source] != s || cap_direct_takes(p, a))
 			continue;
 		vals = bridge_malloc(sizeof(char *) * (s->rel->natts + s->npk + 1));
 		if (m->kind != CAP_DELETE)
 		{
-			if (!tuple_values(s, &m->newt, m->has_old ? &m->oldt : NULL, s->pk, s->npk, vals, err, errlen))
+			if (!cap_tuple_values(s, &m->newt, m->has_old ? &m->oldt : NULL, s->pk, s->npk, vals, err, errlen))
 				return false;
-			queue(p, req, i, 'n', vals, s->npk);
+			cap_request_add(req, i, 'n', vals, s->npk);
 		}
 		if (m->kind != CAP_INSERT)
 		{
 			char	  **cols = a->sublink ? a->old_cols : s->pk;
 			int			n = a->sublink ? a->nold : s->npk;
 
-			if (!tuple_values(s, oldt, &m->newt, cols, n, vals, err, errlen))
+			if (!cap_tuple_values(s, oldt, &m->newt, cols, n, vals, err, errlen))
 				return false;
-			queue(p, req, i, 'o', vals, n);
+			cap_request_add(req, i, 'o', vals, n);
 		}
 		free(vals);
 	}
@@ -779,9 +781,10 @@ cap_truncate_keys(CapPlan *p, CapKeySet *req, const CapMessage *m)
 
 		if (s == NULL)
 			continue;
+		cap_direct_recompute(p, (int) (s - p->sources));
 		for (int i = 0; i < p->naffected; i++)
 			if (&p->sources[p->affected[i].source] == s)
-				queue(p, req, i, 't', NULL, 0);
+				cap_request_add(req, i, 't', NULL, 0);
 	}
 }
 
@@ -799,6 +802,7 @@ cap_truncate_keys(CapPlan *p, CapKeySet *req, const CapMessage *m)
 void
 cap_queue_recompute(CapPlan *p, CapKeySet *req, int source, const char *bound)
 {
+	cap_direct_recompute(p, source);
 	for (int i = 0; i < p->naffected; i++)
 	{
 		char	   *vals[1];
@@ -807,11 +811,11 @@ cap_queue_recompute(CapPlan *p, CapKeySet *req, int source, const char *bound)
 			continue;
 		vals[0] = (char *) bound;
 		if (bound && !p->affected[i].sublink)
-			queue(p, req, i, 'p', vals, 1);
+			cap_request_add(req, i, 'p', vals, 1);
 		else
 		{
-			queue(p, req, i, 't', NULL, 0);
-			queue(p, req, i, 'a', NULL, 0);
+			cap_request_add(req, i, 't', NULL, 0);
+			cap_request_add(req, i, 'a', NULL, 0);
 		}
 	}
 }
@@ -830,7 +834,7 @@ cap_add_keys(CapTable *t, PGresult *res)
 			vals[k] = PQgetisnull(res, r, k) ? NULL : PQgetvalue(res, r, k);
 		sb.len = 0;
 		sb.data[0] = '\0';
-		encode_values(&sb, vals, t->nkey);
+		cap_encode_values(&sb, vals, t->nkey);
 		cap_keyset_add(&t->pending, sb.data);
 	}
 	sb_free(&sb);

@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * sql.c
- *	  Two helpers of "cqlbridge stream" below keys.c, writer.c and
+ *	  Helpers of "cqlbridge stream" below keys.c, writer.c, direct.c and
  *	  setup.c: a statement run without exiting on failure (the stream
- *	  retries), and text[] literals for key values bound as parameters.
+ *	  retries), text[] literals for key values bound as parameters, and
+ *	  the statement trace (CQLBRIDGE_STREAM_TRACE).
  *
  * layer: command
  *
@@ -13,6 +14,7 @@
  *-------------------------------------------------------------------------
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "capture/capture.h"
@@ -50,9 +52,76 @@ PGresult *
 cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
 		 char *err, size_t errlen)
 {
+	unsigned long long cpu0 = cap_backend_cpu(conn);
 	PGresult   *res = PQexecParams(conn, sql, n, NULL, params, NULL, NULL, 0);
 
+	cap_trace(conn, sql, cpu0);
 	return cap_result_ok(conn, res, err, errlen) ? res : NULL;
+}
+
+/*
+ * The statement trace: with CQLBRIDGE_STREAM_TRACE=FILE in the environment,
+ * one line per statement the stream runs in its session, "<backend CPU
+ * microseconds>\t<statement on one line>", appended to FILE.  For tests
+ * (which statements a flush runs: none on a source for a table applied
+ * directly) and for measuring where the backend's CPU goes per kind of
+ * statement (bench/README.md); the CPU is read from the backend's
+ * /proc/<pid>/schedstat, so only for a server on the same machine.  Off,
+ * it costs one test per statement.
+ */
+static FILE *trace_file;
+static int	trace_state;		/* 0 unknown, 1 on, -1 off */
+
+static bool
+trace_on(void)
+{
+	if (trace_state == 0)
+	{
+		const char *path = getenv("CQLBRIDGE_STREAM_TRACE");
+
+		trace_state = -1;
+		if (path && *path && (trace_file = fopen(path, "a")) != NULL)
+		{
+			setvbuf(trace_file, NULL, _IOLBF, 0);
+			trace_state = 1;
+		}
+	}
+	return trace_state > 0;
+}
+
+/* The CPU time of conn's backend so far in ns (0 when not traced). */
+unsigned long long
+cap_backend_cpu(PGconn *conn)
+{
+	char		path[64];
+	unsigned long long ns = 0;
+	FILE	   *f;
+
+	if (!trace_on() || conn == NULL)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", PQbackendPID(conn));
+	if ((f = fopen(path, "r")) != NULL)
+	{
+		if (fscanf(f, "%llu", &ns) != 1)
+			ns = 0;
+		fclose(f);
+	}
+	return ns;
+}
+
+/* Trace sql, run since the backend's CPU was cpu0 (see trace_on). */
+void
+cap_trace(PGconn *conn, const char *sql, unsigned long long cpu0)
+{
+	unsigned long long cpu1;
+
+	if (!trace_on())
+		return;
+	cpu1 = cap_backend_cpu(conn);
+	fprintf(trace_file, "%llu\t", cpu1 > cpu0 ? (cpu1 - cpu0) / 1000 : 0);
+	for (const char *c = sql; *c; c++)
+		fputc(*c == '\n' || *c == '\t' ? ' ' : *c, trace_file);
+	fputc('\n', trace_file);
 }
 
 /* A text[] literal of values (NULL elements allowed), quoted and escaped. */

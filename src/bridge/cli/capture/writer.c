@@ -195,7 +195,7 @@ lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
 }
 
 /*
- * delete_keys
+ * cap_delete_keys
  *		One DELETE per row of res by its first ncols key columns: the full
  *		key (the keys that vanished: ncols = nkey), or the partition key (a
  *		partition as a whole: ncols = npart, delete_emptied).
@@ -207,8 +207,8 @@ lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
  *		(or fails, and the flush is retried).  The statement is prepared
  *		once (the unnamed statement) and executed per key.
  */
-static bool
-delete_keys(PGconn *conn, CapTable *t, PGresult *res, int ncols, char *err, size_t errlen)
+bool
+cap_delete_keys(PGconn *conn, CapTable *t, PGresult *res, int ncols, char *err, size_t errlen)
 {
 	StrBuf		del;
 	const char **params = bridge_malloc(sizeof(char *) * ncols);
@@ -230,9 +230,12 @@ delete_keys(PGconn *conn, CapTable *t, PGresult *res, int ncols, char *err, size
 	{
 		PGresult   *one;
 
+		unsigned long long cpu0 = cap_backend_cpu(conn);
+
 		for (int k = 0; k < ncols; k++)
 			params[k] = PQgetvalue(res, r, k);
 		one = PQexecPrepared(conn, "", ncols, params, NULL, NULL, 0);
+		cap_trace(conn, del.data, cpu0);
 		if ((ok = cap_result_ok(conn, one, err, errlen)))
 			PQclear(one);
 	}
@@ -274,7 +277,7 @@ delete_emptied(PGconn *conn, CapTable *t, char **arrays, const char *ksub,
 	sb_free(&sql);
 	if (res == NULL)
 		return false;
-	ok = PQntuples(res) == 0 || delete_keys(conn, t, res, t->npart, err, errlen);
+	ok = PQntuples(res) == 0 || cap_delete_keys(conn, t, res, t->npart, err, errlen);
 	PQclear(res);
 	return ok;
 }
@@ -329,7 +332,7 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 		goto done;
 	if (PQntuples(res) > 0)
 	{
-		ok = delete_keys(conn, t, res, t->nkey, err, errlen);
+		ok = cap_delete_keys(conn, t, res, t->nkey, err, errlen);
 		if (ok && t->has_static && t->npart > 0)
 			ok = delete_emptied(conn, t, arrays, ksub, err, errlen);
 	}
@@ -449,22 +452,46 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 		  long long *written, char *err, size_t errlen)
 {
 	long long	n = 0;
+	bool		recompute_states = cap_direct_requests(p, req);
 
-	if (!begin_seeing(conn, p, xids, err, errlen))
-		goto fail;
-	if (!cap_derive(conn, p, req, err, errlen))
-		goto fail;
-	for (int i = 0; i < p->ntables; i++)
-		if (p->tables[i].pending.n > 0 && !cap_table_waits(p, i) &&
-			!lineage_add(conn, &p->tables[i], err, errlen))
+	if (req->n == 0 && cap_pending_total(p) == 0)
+	{
+		/*
+		 * Only rows of direct tables (direct.c): nothing is read of the
+		 * source, so neither a snapshot that sees the transactions nor the
+		 * locks of the source views are needed.
+		 */
+		if (!run(conn, "BEGIN", 0, NULL, err, errlen))
 			goto fail;
-	if (!run(conn, "COMMIT", 0, NULL, err, errlen) ||
-		!begin_locked(conn, p, err, errlen))
-		goto fail;
+	}
+	else
+	{
+		if (!begin_seeing(conn, p, xids, err, errlen))
+			goto fail;
+		if (!cap_derive(conn, p, req, err, errlen))
+			goto fail;
+		if (recompute_states && !cap_direct_recompute_keys(conn, p, err, errlen))
+			goto fail;
+		for (int i = 0; i < p->ntables; i++)
+			if (p->tables[i].pending.n > 0 && !cap_table_waits(p, i) &&
+				!lineage_add(conn, &p->tables[i], err, errlen))
+				goto fail;
+		if (!run(conn, "COMMIT", 0, NULL, err, errlen) ||
+			!begin_locked(conn, p, err, errlen))
+			goto fail;
+	}
 	for (int i = 0; i < p->ntables; i++)
 	{
 		CapTable   *t = &p->tables[i];
 
+		if (!cap_direct_write(conn, p, i, &n, err, errlen))
+		{
+			char	   *what = bridge_printf("writing %s: %s", t->target, err);
+
+			snprintf(err, errlen, "%s", what);
+			free(what);
+			goto fail;
+		}
 		if (t->pending.n == 0 || cap_table_waits(p, i))
 			continue;			/* a table being backfilled waits (join.c) */
 		if (!flush_table(conn, t, &n, err, errlen))
@@ -485,6 +512,7 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 	for (int i = 0; i < p->ntables; i++)
 		if (!cap_table_waits(p, i))
 			cap_keyset_clear(&p->tables[i].pending);
+	cap_direct_clear(p);
 	*written += n;
 	return true;
 
