@@ -58,17 +58,18 @@ SELECT ROW(k, 1 + floor(random() * 4)::int,
 		   CASE WHEN random() < 0.15 THEN NULL ELSE 'note ' || k END)::dx.item
 $$;
 
--- n random changes of items 1..60 (and of pets) in one transaction:
--- inserts, updates (of the group and the filter column too), key moves
--- (id +/- 100), deletes
-CREATE FUNCTION dx.mix(n int) RETURNS void LANGUAGE plpgsql AS $$
+-- n random changes of items c*60+1..c*60+60 (and of pets c*10+1..c*10+10)
+-- in one transaction: inserts, updates (of the group and the filter
+-- column too), key moves (id +/- 1000), deletes.  Clients with different
+-- c never touch the same rows.
+CREATE FUNCTION dx.mix(n int, c int) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
 	k int;
 	op float8;
 	r dx.item;
 BEGIN
 	FOR i IN 1..n LOOP
-		k := 1 + floor(random() * 60)::int;
+		k := c * 60 + 1 + floor(random() * 60)::int;
 		op := random();
 		r := dx.random_item(k);
 		IF op < 0.25 THEN
@@ -78,16 +79,16 @@ BEGIN
 		ELSIF op < 0.55 THEN
 			UPDATE dx.item SET grp = r.grp, name = r.name, seen = r.seen, born = r.born, meta = r.meta,
 				nums = r.nums, mood = r.mood, uid = r.uid, span = r.span, flag = NOT flag
-			WHERE id IN (k, k + 100);
+			WHERE id IN (k, k + 1000);
 		ELSIF op < 0.65 THEN
-			UPDATE dx.item SET id = id + 100 WHERE id = k AND NOT EXISTS (SELECT 1 FROM dx.item WHERE id = k + 100);
+			UPDATE dx.item SET id = id + 1000 WHERE id = k AND NOT EXISTS (SELECT 1 FROM dx.item WHERE id = k + 1000);
 		ELSIF op < 0.72 THEN
-			UPDATE dx.item SET id = id - 100 WHERE id = k + 100 AND NOT EXISTS (SELECT 1 FROM dx.item WHERE id = k);
+			UPDATE dx.item SET id = id - 1000 WHERE id = k + 1000 AND NOT EXISTS (SELECT 1 FROM dx.item WHERE id = k);
 		ELSIF op < 0.85 THEN
-			DELETE FROM dx.item WHERE id IN (k, k + 100);
+			DELETE FROM dx.item WHERE id IN (k, k + 1000);
 		ELSE
 			UPDATE dx.pet SET owner_id = 1 + floor(random() * 5)::int, name = 'pet ' || md5(random()::text)
-			WHERE pet_id = 1 + k % 20;
+			WHERE pet_id = c * 10 + 1 + k % 10;
 		END IF;
 	END LOOP;
 END
