@@ -44,6 +44,63 @@ cap_result_ok(PGconn *conn, PGresult *res, char *err, size_t errlen)
 }
 
 /*
+ * The stream's statements with parameters are the same texts flush after
+ * flush (the derivation of keys, the writes of each table): each is
+ * prepared once per session (named cqlbridge_p<n>) and then executed, so
+ * that the backend does not parse, analyze and plan it again every flush
+ * (bench/README.md).  The names are forgotten when the backend changes
+ * (a reconnect) and after a prepared statement failed (it may be stale:
+ * a view replaced by a new plan); at most MAX_PREPARED are kept.
+ */
+#define MAX_PREPARED 256
+
+static char *prep_sql[MAX_PREPARED];
+static int	nprep;
+static int	prep_generation;	/* part of the names: never reused */
+static int	prep_pid;
+
+static void
+forget_prepared(void)
+{
+	for (int i = 0; i < nprep; i++)
+		free(prep_sql[i]);
+	nprep = 0;
+	prep_generation++;
+}
+
+/* The name of sql prepared in conn's session, or NULL (not prepared). */
+static const char *
+prepared(PGconn *conn, const char *sql, int n)
+{
+	static char name[64];
+	PGresult   *res;
+
+	if (prep_pid != PQbackendPID(conn))
+	{
+		forget_prepared();
+		prep_pid = PQbackendPID(conn);
+	}
+	for (int i = 0; i < nprep; i++)
+		if (strcmp(prep_sql[i], sql) == 0)
+		{
+			snprintf(name, sizeof(name), "cqlbridge_p%d_%d", prep_generation, i);
+			return name;
+		}
+	if (nprep == MAX_PREPARED)
+		return NULL;
+	snprintf(name, sizeof(name), "cqlbridge_p%d_%d", prep_generation, nprep);
+	res = PQprepare(conn, name, sql, n, NULL);
+	if (res == NULL || PQresultStatus(res) != PGRES_COMMAND_OK)
+	{
+		PQclear(res);
+		return NULL;			/* run unprepared: its error is reported then */
+	}
+	PQclear(res);
+	prep_sql[nprep++] = bridge_strdup(sql);
+	return name;
+}
+
+/*
  * cap_exec
  *		Run one statement with text parameters; the result, or NULL with
  *		"message (SQLSTATE x)" in err.  Never exits: the stream retries.
@@ -53,10 +110,19 @@ cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
 		 char *err, size_t errlen)
 {
 	unsigned long long cpu0 = cap_backend_cpu(conn);
-	PGresult   *res = PQexecParams(conn, sql, n, NULL, params, NULL, NULL, 0);
+	const char *name = n > 0 ? prepared(conn, sql, n) : NULL;
+	PGresult   *res;
 
+	if (name != NULL)
+		res = PQexecPrepared(conn, name, n, params, NULL, NULL, 0);
+	else
+		res = PQexecParams(conn, sql, n, NULL, params, NULL, NULL, 0);
 	cap_trace(conn, sql, cpu0);
-	return cap_result_ok(conn, res, err, errlen) ? res : NULL;
+	if (cap_result_ok(conn, res, err, errlen))
+		return res;
+	if (name != NULL)
+		forget_prepared();		/* prepared again after the retry */
+	return NULL;
 }
 
 /*

@@ -195,6 +195,73 @@ lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
 }
 
 /*
+ * delete_block
+ *		The DELETEs of the ncols key columns of every row of res as one
+ *		DO block: the keys as text[] literals (dollar-quoted), a loop that
+ *		runs "DELETE FROM <foreign table> t WHERE <key> = <value>" per key
+ *		(one generic plan, cached by PL/pgSQL: a custom plan per key cost
+ *		more than the DELETE) with cql_fdw.write_mode 'on_commit'.
+ *		NULL when a value holds the quote's tag (then one statement per key).
+ */
+static char *
+delete_block(const CapTable *t, PGresult *res, int ncols)
+{
+	static const char *const tag = "$cqlbridge_k$";
+	StrBuf		sb;
+	char	  **vals = bridge_malloc(sizeof(char *) * (PQntuples(res) + 1));
+
+	sb_init(&sb);
+	sb_append(&sb, "DO $cqlbridge_d$ DECLARE r record; BEGIN SET LOCAL cql_fdw.write_mode = 'on_commit'; "
+			  "SET LOCAL plan_cache_mode = force_generic_plan; FOR r IN SELECT * FROM unnest(");
+	for (int k = 0; k < ncols; k++)
+	{
+		char	   *lit;
+
+		for (int r = 0; r < PQntuples(res); r++)
+			vals[r] = PQgetvalue(res, r, k);
+		lit = cap_array_literal(vals, PQntuples(res));
+		if (strstr(lit, "$cqlbridge_"))
+		{
+			free(lit);
+			free(vals);
+			sb_free(&sb);
+			return NULL;
+		}
+		sb_appendf(&sb, "%s%s%s%s::text[]", k ? ", " : "", tag, lit, tag);
+		free(lit);
+	}
+	sb_append(&sb, ") AS u(");
+	for (int k = 0; k < ncols; k++)
+		sb_appendf(&sb, "%sc%d", k ? ", " : "", k + 1);
+	sb_appendf(&sb, ") LOOP DELETE FROM %s t WHERE ", t->foreign_table);
+	for (int k = 0; k < ncols; k++)
+		sb_appendf(&sb, "%st.%s = r.c%d::%s", k ? " AND " : "", bridge_quote_ident(t->key[k]),
+				   k + 1, t->key_types[k]);
+	sb_append(&sb, "; END LOOP; SET LOCAL cql_fdw.write_mode TO DEFAULT; "
+			  "SET LOCAL plan_cache_mode TO DEFAULT; END $cqlbridge_d$");
+	free(vals);
+	return sb.data;
+}
+
+/* Whether conn's database has PL/pgSQL (asked once per backend). */
+static bool
+has_plpgsql(PGconn *conn)
+{
+	static int	pid = 0;
+	static bool has = false;
+
+	if (pid != PQbackendPID(conn))
+	{
+		PGresult   *res = PQexec(conn, "SELECT 1 FROM pg_catalog.pg_language WHERE lanname = 'plpgsql'");
+
+		has = res && PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+		PQclear(res);
+		pid = PQbackendPID(conn);
+	}
+	return has;
+}
+
+/*
  * cap_delete_keys
  *		One DELETE per row of res by its first ncols key columns: the full
  *		key (the keys that vanished: ncols = nkey), or the partition key (a
@@ -202,19 +269,31 @@ lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
  *		Each would otherwise wait for Cassandra's answer before the next is
  *		sent (a DELETE is not batched like the upserts): with
  *		cql_fdw.write_mode 'on_commit' for these statements they are kept
- *		until this transaction's COMMIT and sent then, pipelined, and the
- *		COMMIT still returns only after Cassandra acknowledged every one
- *		(or fails, and the flush is retried).  The statement is prepared
- *		once (the unnamed statement) and executed per key.
+ *		until this transaction's COMMIT and sent then, pipelined (as one
+ *		UNLOGGED BATCH per partition), and the COMMIT still returns only
+ *		after Cassandra acknowledged every one (or fails, and the flush is
+ *		retried).  They run as one DO block (delete_block): one round trip
+ *		and one plan instead of a statement per key, which cost the
+ *		backend 70-80 us of CPU each (bench/README.md); without PL/pgSQL,
+ *		the statement is prepared once (the unnamed statement) and
+ *		executed per key.
  */
 bool
 cap_delete_keys(PGconn *conn, CapTable *t, PGresult *res, int ncols, char *err, size_t errlen)
 {
 	StrBuf		del;
-	const char **params = bridge_malloc(sizeof(char *) * ncols);
+	const char **params;
 	PGresult   *prep;
 	bool		ok;
+	char	   *block = has_plpgsql(conn) ? delete_block(t, res, ncols) : NULL;
 
+	if (block != NULL)
+	{
+		ok = run(conn, block, 0, NULL, err, errlen);
+		free(block);
+		return ok;
+	}
+	params = bridge_malloc(sizeof(char *) * ncols);
 	sb_init(&del);
 	sb_appendf(&del, "DELETE FROM %s t WHERE ", t->foreign_table);
 	for (int k = 0; k < ncols; k++)
@@ -229,7 +308,6 @@ cap_delete_keys(PGconn *conn, CapTable *t, PGresult *res, int ncols, char *err, 
 	for (int r = 0; ok && r < PQntuples(res); r++)
 	{
 		PGresult   *one;
-
 		unsigned long long cpu0 = cap_backend_cpu(conn);
 
 		for (int k = 0; k < ncols; k++)
@@ -283,10 +361,68 @@ delete_emptied(PGconn *conn, CapTable *t, char **arrays, const char *ksub,
 }
 
 /*
+ * rows_of_cur
+ *		t's rows SQL over "cur" (the view's rows of the pending keys, read
+ *		once by flush_table) instead of the view: "SELECT <columns> FROM
+ *		cur s" when the rows SQL is "SELECT <columns> FROM <view> s", as
+ *		plan writes it; else NULL (the rows SQL is then run as it is).
+ */
+static char *
+rows_of_cur(const CapTable *t)
+{
+	char	   *from = bridge_printf("FROM %s s", t->source_view);
+	const char *at = NULL;
+	char	   *out = NULL;
+
+	for (const char *c = strstr(t->rows_sql, from); c; c = strstr(c + 1, from))
+		at = c;
+	if (at != NULL && at > t->rows_sql && (at[-1] == ' ' || at[-1] == '\n'))
+	{
+		const char *rest = at + strlen(from);
+
+		while (*rest == ' ' || *rest == '\n' || *rest == ';')
+			rest++;
+		if (*rest == '\0')
+			out = bridge_printf("%.*sFROM cur s", (int) (at - t->rows_sql), t->rows_sql);
+	}
+	free(from);
+	return out;
+}
+
+/*
+ * lineage_same
+ *		"a.k1 = b.k1 AND ... AND a.lin1 IS NOT DISTINCT FROM b.lin1 ...":
+ *		the same lineage row (lineage columns of an outer join may be NULL).
+ */
+static char *
+lineage_same(const CapTable *t, const char *a, const char *b)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&sb, "%s%s.%s = %s.%s", k ? " AND " : "", a, bridge_quote_ident(t->key[k]),
+				   b, bridge_quote_ident(t->key[k]));
+	for (int k = 0; k < t->nlin; k++)
+		sb_appendf(&sb, " AND %s.%s IS NOT DISTINCT FROM %s.%s", a, bridge_quote_ident(t->lin[k]),
+				   b, bridge_quote_ident(t->lin[k]));
+	return sb.data;
+}
+
+/*
  * flush_table
  *		Upsert the pending keys of t that exist in its rows SQL, delete
  *		those that vanished, and bring the lineage table to the same state.
  *		*written counts the keys.
+ *
+ *		One statement reads the view's rows of the pending keys once
+ *		("cur") and upserts them, deletes the lineage rows of those keys
+ *		that are no longer current and adds the current ones it lacks (a
+ *		key whose lineage did not change is not written), and returns the
+ *		keys that vanished, which are then deleted.  It replaced four
+ *		statements that read the view three times and rewrote every
+ *		lineage row (bench/README.md, "where the stream's backend spends
+ *		its CPU").
  */
 static bool
 flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t errlen)
@@ -294,42 +430,48 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 	int			row = 0;
 	char	  **arrays = pending_arrays(t, &row, err, errlen);
 	char	   *ksub = keys_subquery(t);
-	char	   *qkey = cap_key_match(t, "q", 1);
-	char	   *sql;
+	char	   *skey = cap_key_match(t, "s", 1);
+	char	   *lkey = cap_key_match(t, "l", 1);
+	char	   *lcols = lineage_columns(t, "c");
+	char	   *cl = lineage_same(t, "c", "l");
+	char	   *rows = rows_of_cur(t);
+	StrBuf		sql;
+	StrBuf		cond;
 	PGresult   *res;
 	bool		ok = false;
 
 	if (arrays == NULL)
+		goto done;
+	sb_init(&sql);
+	sb_init(&cond);
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&cond, "%sc.%s = u.c%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
+	sb_appendf(&sql, "WITH cur AS MATERIALIZED (SELECT s.* FROM %s s WHERE %s IN (%s)), ",
+			   t->source_view, skey, ksub);
+	if (rows)
+		sb_appendf(&sql, "up AS (INSERT INTO %s (%s) %s), ", t->foreign_table, t->columns, rows);
+	else
 	{
-		free(ksub);
-		free(qkey);
-		return false;
-	}
+		char	   *qkey = cap_key_match(t, "q", 1);
 
-	/* rows that exist: one upsert per key (the FDW batches them) */
-	sql = bridge_printf("INSERT INTO %s (%s) SELECT * FROM (%s) q WHERE %s IN (%s)",
-						t->foreign_table, t->columns, t->rows_sql, qkey, ksub);
-	ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
-	free(sql);
+		sb_appendf(&sql, "up AS (INSERT INTO %s (%s) SELECT * FROM (%s) q WHERE %s IN (%s)), ",
+				   t->foreign_table, t->columns, t->rows_sql, qkey, ksub);
+		free(qkey);
+	}
+	sb_appendf(&sql, "ld AS (DELETE FROM %s l WHERE %s IN (%s) AND NOT EXISTS (SELECT 1 FROM cur c WHERE %s)), ",
+			   t->lineage, lkey, ksub, cl);
+	sb_appendf(&sql, "li AS (INSERT INTO %s SELECT %s FROM cur c WHERE NOT EXISTS (SELECT 1 FROM %s l WHERE %s)) ",
+			   t->lineage, lcols, t->lineage, cl);
+	sb_appendf(&sql, "SELECT u.* FROM (%s) u WHERE NOT EXISTS (SELECT 1 FROM cur c WHERE %s)",
+			   ksub, cond.data);
+	res = cap_exec(conn, sql.data, t->nkey, (const char *const *) arrays, err, errlen);
+	sb_free(&sql);
+	sb_free(&cond);
+	ok = res != NULL;
 	if (!ok)
 		goto done;
 
 	/* keys that vanished: a DELETE by full key each */
-	{
-		StrBuf		cond;
-
-		sb_init(&cond);
-		for (int k = 0; k < t->nkey; k++)
-			sb_appendf(&cond, "%sq.%s = u.c%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
-		sql = bridge_printf("SELECT u.* FROM (%s) u WHERE NOT EXISTS (SELECT 1 FROM (%s) q WHERE %s)",
-							ksub, t->rows_sql, cond.data);
-		sb_free(&cond);
-	}
-	res = cap_exec(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
-	free(sql);
-	ok = res != NULL;
-	if (!ok)
-		goto done;
 	if (PQntuples(res) > 0)
 	{
 		ok = cap_delete_keys(conn, t, res, t->nkey, err, errlen);
@@ -337,34 +479,18 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 			ok = delete_emptied(conn, t, arrays, ksub, err, errlen);
 	}
 	PQclear(res);
-	if (!ok)
-		goto done;
-
-	/* the lineage of the written keys, as written */
-	{
-		char	   *lkey = cap_key_match(t, "l", 1);
-		char	   *skey = cap_key_match(t, "s", 1);
-		char	   *list = lineage_columns(t, "s");
-
-		sql = bridge_printf("DELETE FROM %s l WHERE %s IN (%s)", t->lineage, lkey, ksub);
-		ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
-		free(sql);
-		sql = bridge_printf("INSERT INTO %s SELECT %s FROM %s s WHERE %s IN (%s)",
-							t->lineage, list, t->source_view, skey, ksub);
-		if (ok)
-			ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
-		free(sql);
-		free(list);
-		free(lkey);
-		free(skey);
-	}
 	if (ok)
 		*written += row;
 
 done:
-	free_arrays(arrays, t->nkey);
+	if (arrays)
+		free_arrays(arrays, t->nkey);
 	free(ksub);
-	free(qkey);
+	free(skey);
+	free(lkey);
+	free(lcols);
+	free(cl);
+	free(rows);
 	return ok;
 }
 
