@@ -37,7 +37,11 @@
 # /proc/sys/kernel/sched_autogroup_enabled = 1 the scheduler first shares
 # the CPU between sessions (autogroups), so a class or nice value set on
 # the node's JVM, which has a session of its own, does not rank it below
-# the application's backends.
+# the application's backends.  BENCH_PIN=1: Cassandra's JVM (every thread)
+# on CPU 0; PostgreSQL (the postmaster and its processes; new backends
+# inherit it), pgbench, the stream and Debezium on CPU 1, as if Cassandra
+# ran on machines of its own and the source had one core (issue 42; as
+# bench/diff_hotel.sh's BENCH_PIN; restored at exit).
 #
 # Every run prints one line: the application's tx/s, latency p50/p99 (from
 # pgbench's per-transaction log, schedule lag included as pgbench reports
@@ -45,7 +49,9 @@
 # of PostgreSQL's backends (pgbench's and background), the walsender, the
 # stream's backend, Cassandra, the stream process, Debezium's JVM, pgbench,
 # and what the rest of the machine used (the box is shared), with the load
-# average.  Stream lag: commit -> slot confirmation, which the stream gives
+# average; for the stream and Debezium, the source's CPU per change: the
+# stream's backend and the walsender, in microseconds per change applied
+# (Debezium: its walsender alone).  Stream lag: commit -> slot confirmation, which the stream gives
 # only after Cassandra acknowledged (bench/stream_lag.py, sampled every 50
 # ms); Debezium lag: receipt minus the event's commit time (and the same
 # slot-based measure).
@@ -69,6 +75,8 @@ SLOT=cqlbridge_$KS
 DBZ_SLOT=dbz_bench
 HZ=$(getconf CLK_TCK)
 RESULTS=$OUTDIR/results.txt
+BENCH_PIN=${BENCH_PIN:-}
+PIN=()
 mkdir -p "$OUTDIR"
 export PGDATABASE=$DB
 
@@ -96,6 +104,52 @@ cpu_line()
 			v[1] - v[2] - v[3], v[2], v[3], v[4], v[5], v[6], pgb, other }'
 }
 
+# ---------------------------------------------------------------- pinning
+# pin_cassandra: every thread of the node's JVM on CPU 0 (again after the
+# node restarted: outage)
+pin_cassandra()
+{
+	local cpid
+	cpid=$(cass_pid "$NODE")
+	[ -n "$BENCH_PIN" ] && [ -n "$cpid" ] && taskset -a -p -c 0 "$cpid" > /dev/null
+	return 0
+}
+
+# pin_start: BENCH_PIN's placement (see the header); unpin at exit
+pin_start()
+{
+	local pm p
+	[ -n "$BENCH_PIN" ] || return 0
+	pm=$(head -1 "$(q 'SHOW data_directory')/postmaster.pid")
+	PINNED_PG="$pm $(pgrep -P "$pm" | tr '\n' ' ')"
+	for p in $PINNED_PG; do taskset -p -c 1 "$p" > /dev/null 2>&1 || true; done
+	pin_cassandra
+	PIN=(taskset -c 1)
+	say "pinned: Cassandra $NODE (pid $(cass_pid "$NODE")) on CPU 0; PostgreSQL (postmaster $pm and its processes), pgbench, the stream and Debezium on CPU 1"
+}
+
+pin_end()
+{
+	local all p cpid
+	[ -n "$BENCH_PIN" ] || return 0
+	all=0-$(($(nproc) - 1))
+	cpid=$(cass_pid "$NODE")
+	[ -n "$cpid" ] && taskset -a -p -c "$all" "$cpid" > /dev/null 2>&1
+	for p in ${PINNED_PG:-}; do taskset -p -c "$all" "$p" > /dev/null 2>&1; done
+	return 0
+}
+
+# per_change BEFORE AFTER CHANGES: the source's CPU per change, from two
+# snaps: the stream's backend and the walsender in microseconds per change
+per_change()
+{
+	echo "$1 $2 $3" | awk -v hz="$HZ" '{
+		ws = ($9 - $2) / hz * 1e6; be = ($10 - $3) / hz * 1e6; n = $15
+		if (n <= 0) { print "source CPU per change: no changes"; exit }
+		printf "source CPU per change: stream backend %.1f us + walsender %.1f us = %.1f us (%.2fx the walsender alone; %d changes)",
+			be / n, ws / n, (be + ws) / n, ws > 0 ? (be + ws) / ws : 0, n }'
+}
+
 # ---------------------------------------------------------------- pgbench
 # pgb LABEL RATE SECS: the loop, per-transaction log in OUTDIR/LABEL; sets
 # PGB_LINE (tx/s, latency, failures) and PGB_CPU (pgbench's CPU s)
@@ -107,7 +161,7 @@ pgb()
 	mkdir -p "$dir"
 	cp "$OUTDIR/update.pgbench" "$dir/"
 	local TIMEFORMAT='%U %S'
-	{ time (cd "$dir" && pgbench -n -M prepared -c 4 -j 2 "${r[@]}" -T "$secs" -l -f update.pgbench "$DB" > pgbench.out 2>&1 || true); } 2> "$dir/time"
+	{ time (cd "$dir" && "${PIN[@]}" pgbench -n -M prepared -c 4 -j 2 "${r[@]}" -T "$secs" -l -f update.pgbench "$DB" > pgbench.out 2>&1 || true); } 2> "$dir/time"
 	pgb_summary "$label"
 }
 
@@ -128,7 +182,7 @@ wait_confirm()
 stream_start()
 {
 	# shellcheck disable=SC2086 # STREAM_OPTS: options, split on spaces
-	"$CQLBRIDGE" stream -q $STREAM_OPTS -d "$DB" "$GEN" >> "$OUTDIR/stream.log" 2>&1 &
+	"${PIN[@]}" "$CQLBRIDGE" stream -q $STREAM_OPTS -d "$DB" "$GEN" >> "$OUTDIR/stream.log" 2>&1 &
 	STREAM_PID=$!
 	local i
 	for i in $(seq 100); do
@@ -196,7 +250,7 @@ catch_up()
 # mode_run LABEL MODE RATE SECS: one pgbench run in MODE none|sync|stream
 mode_run()
 {
-	local label=$1 mode=$2 rate=$3 secs=$4 c0 c1 t0 t1 t2 end lagl="" la0 la1
+	local label=$1 mode=$2 rate=$3 secs=$4 c0 c1 t0 t1 t2 end lagl="" la0 la1 ch0=0 ch1=0
 	case $mode in
 		sync) "$CQLBRIDGE" sync -q -d "$DB" "$GEN" > "$OUTDIR/sync.log" 2>&1 ;;
 		stream)
@@ -207,6 +261,7 @@ mode_run()
 	esac
 	[ -n "$BENCH_NICE" ] && [ "$BENCH_NICE_WHAT" != stream ] && nice_pids "$(cass_pid "$NODE")"
 	la0=$(cut -d' ' -f1-3 /proc/loadavg)
+	[ "$mode" = stream ] && ch0=$(q "SELECT changes FROM cqlbridge_$KS.stream_state")
 	c0=$(snap)
 	t0=$(now)
 	pgb "$label" "$rate" "$secs"
@@ -216,9 +271,10 @@ mode_run()
 		wait_confirm "$SLOT" "$end" 900 || say "$label: not caught up after 900 s"
 		t2=$(now)
 		c1=$(snap)
+		ch1=$(q "SELECT changes FROM cqlbridge_$KS.stream_state")
 		sampler_stop
 		stream_stop
-		lagl="; stream lag $(python3 "$HERE/stream_lag.py" lag "$OUTDIR/$label.lag" "$t0" "$t1"), catch-up after the run $(printf %.1f "$(echo "$t2 - $t1" | bc)") s"
+		lagl="; stream lag $(python3 "$HERE/stream_lag.py" lag "$OUTDIR/$label.lag" "$t0" "$t1"), catch-up after the run $(printf %.1f "$(echo "$t2 - $t1" | bc)") s; $(per_change "$c0" "$c1" "$((ch1 - ch0))")"
 	else
 		c1=$(snap)
 	fi
@@ -233,7 +289,8 @@ setup()
 	say "setup: database $DB, keyspace $KS at $CQL_HOST, plan in $GEN"
 	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" > /dev/null
 	psql -X -q -d postgres -c "CREATE DATABASE $DB" > /dev/null
-	q "CREATE EXTENSION cql_fdw; CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
+	q "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" > /dev/null 2>&1 || true	# not in every build
+	q "CREATE EXTENSION cql_fdw;
 	   CREATE SERVER cqlbridge FOREIGN DATA WRAPPER cql_fdw OPTIONS (host '$CQL_HOST');
 	   CREATE USER MAPPING FOR CURRENT_USER SERVER cqlbridge;" > /dev/null
 	for f in "$REPO"/migrations/hotel/schema/00[1-6]_*.sql; do
@@ -306,6 +363,7 @@ outage()
 	sleep "$out"
 	bash "$REPO/scripts/cassandra.sh" start "$NODE" --keep-data >> "$OUTDIR/node.log" 2>&1
 	bash "$REPO/scripts/cassandra.sh" wait "$NODE" >> "$OUTDIR/node.log" 2>&1
+	pin_cassandra
 	tback=$(now)
 	cm2=$(snap)
 	wait "$PGBJOB"
@@ -380,7 +438,7 @@ debezium_run()
 	pgport=$(q "SHOW port")
 	mkfifo "$OUTDIR/$label.in"
 	# the JVM stops when its stdin closes (exec 7> below keeps it open)
-	java -Xms256m -Xmx768m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+	"${PIN[@]}" java -Xms256m -Xmx768m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
 		-Ddbz.host=$pghost -Ddbz.port="$pgport" -Ddbz.user="${PGUSER:-postgres}" -Ddbz.db="$DB" \
 		-Ddbz.slot=$DBZ_SLOT -Ddbz.publication=$DBZ_SLOT -Ddbz.tables=hotel_rel.room_availability \
 		-cp "$cp" DbzCapture < "$OUTDIR/$label.in" > "$OUTDIR/$label.dbz" 2> "$OUTDIR/$label.dbz.err" &
@@ -416,7 +474,7 @@ debezium_run()
 	rm -f "$OUTDIR/$label.in"
 	summary=$(grep '^summary' "$OUTDIR/$label.dbz" | sed 's/^summary //')
 	q "SELECT pg_drop_replication_slot('$DBZ_SLOT') FROM pg_replication_slots WHERE slot_name = '$DBZ_SLOT' AND NOT active" > /dev/null
-	say "$label (Debezium capturing, rate $rate, $secs s): $PGB_LINE; Debezium $summary; slot-confirmation lag $(python3 "$HERE/stream_lag.py" lag "$OUTDIR/$label.lag" "$t0" "$t1"); $(cpu_line "$c0" "$c1" "$PGB_CPU") over $(printf %.1f "$(echo "$(now) - $t0" | bc)") s; load average $la0 -> $la1"
+	say "$label (Debezium capturing, rate $rate, $secs s): $PGB_LINE; Debezium $summary; slot-confirmation lag $(python3 "$HERE/stream_lag.py" lag "$OUTDIR/$label.lag" "$t0" "$t1"); walsender $(echo "$c0 $c1 ${last:-0}" | awk -v hz="$HZ" '{ printf "%.1f", $15 > 0 ? ($9 - $2) / hz * 1e6 / $15 : 0 }') us per change; $(cpu_line "$c0" "$c1" "$PGB_CPU") over $(printf %.1f "$(echo "$(now) - $t0" | bc)") s; load average $la0 -> $la1"
 }
 
 debezium()
@@ -434,12 +492,14 @@ cleanup()
 	[ -n "${SAMPLER:-}" ] && kill -TERM "$SAMPLER" 2> /dev/null
 	wait 2> /dev/null
 	"$CQLBRIDGE" sync --uninstall -q -d "$DB" "$GEN" > /dev/null 2>&1 || true
+	pin_end
 }
 trap cleanup EXIT
 
 cmd=${1:-all}
 [ $# -gt 0 ] && shift
 say "stream_compare $cmd $*: $(nproc) cores (shared with other sessions), PostgreSQL $(psql -X -A -t -d postgres -c 'SHOW server_version'), Cassandra $NODE at $CQL_HOST, output in $OUTDIR"
+[ "$cmd" = setup ] || pin_start
 case $cmd in
 	setup) setup ;;
 	latency) prepare_keys; latency "$@" ;;
