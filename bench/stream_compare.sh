@@ -147,7 +147,7 @@ per_change()
 		ws = ($9 - $2) / hz * 1e6; be = ($10 - $3) / hz * 1e6; n = $15
 		if (n <= 0) { print "source CPU per change: no changes"; exit }
 		printf "source CPU per change: stream backend %.1f us + walsender %.1f us = %.1f us (%.2fx the walsender alone; %d changes)",
-			be / n, ws / n, (be + ws) / n, ws > 0 ? (be + ws) / ws : 0, n }'
+			be / n, ws / n, (be + ws) / n, (ws > 0 ? (be + ws) / ws : 0), n }'
 }
 
 # ---------------------------------------------------------------- pgbench
@@ -474,7 +474,7 @@ debezium_run()
 	rm -f "$OUTDIR/$label.in"
 	summary=$(grep '^summary' "$OUTDIR/$label.dbz" | sed 's/^summary //')
 	q "SELECT pg_drop_replication_slot('$DBZ_SLOT') FROM pg_replication_slots WHERE slot_name = '$DBZ_SLOT' AND NOT active" > /dev/null
-	say "$label (Debezium capturing, rate $rate, $secs s): $PGB_LINE; Debezium $summary; slot-confirmation lag $(python3 "$HERE/stream_lag.py" lag "$OUTDIR/$label.lag" "$t0" "$t1"); walsender $(echo "$c0 $c1 ${last:-0}" | awk -v hz="$HZ" '{ printf "%.1f", $15 > 0 ? ($9 - $2) / hz * 1e6 / $15 : 0 }') us per change; $(cpu_line "$c0" "$c1" "$PGB_CPU") over $(printf %.1f "$(echo "$(now) - $t0" | bc)") s; load average $la0 -> $la1"
+	say "$label (Debezium capturing, rate $rate, $secs s): $PGB_LINE; Debezium $summary; slot-confirmation lag $(python3 "$HERE/stream_lag.py" lag "$OUTDIR/$label.lag" "$t0" "$t1"); walsender $(echo "$c0 $c1 ${last:-0}" | awk -v hz="$HZ" '{ printf "%.1f", ($15 > 0 ? ($9 - $2) / hz * 1e6 / $15 : 0) }') us per change; $(cpu_line "$c0" "$c1" "$PGB_CPU") over $(printf %.1f "$(echo "$(now) - $t0" | bc)") s; load average $la0 -> $la1"
 }
 
 debezium()

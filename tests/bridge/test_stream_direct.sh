@@ -23,8 +23,13 @@
 #   4. the stream killed with -9 during the write mix and started again
 #      (the changes since the last confirmation applied again): the diff
 #      finds nothing
-#   5. TRUNCATE of the items relation empties both direct tables; rows
-#      inserted after it arrive (the lineage tables were kept)
+#   5. the lineage table of the table keyed by the relation's key is not
+#      kept (marked by a comment); a stream started with
+#      CQLBRIDGE_STREAM_DIRECT=off (every table recomputed) fills it again
+#      from Cassandra and unmarks it, and the diff finds nothing after
+#      another write mix
+#   6. TRUNCATE of the items relation empties both direct tables; rows
+#      inserted after it arrive
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser, wal_level=logical),
 # CQL_HOST, CQLBRIDGE.  Output: TAP.
@@ -42,7 +47,7 @@ BRIDGE_KEYSPACES=("$KS")
 bridge_begin stream_direct
 TRACE=$WORK/trace
 
-tap_plan 16
+tap_plan 19
 
 stream_suite
 fresh_db "$CQL_HOST"
@@ -85,7 +90,7 @@ done)
 stream_start "$WORK/stream.log"
 wait_stream_phase "$KS" streaming && stream_caught_up "$KS"
 setup_step $? "the stream loaded and caught up" || diag "$(tail -5 "$WORK/stream.log")"
-grep -q "applied from the change itself: $KS.items, $KS.items_by_grp$" "$WORK/stream.log" &&
+grep -q "applied from the change itself: $KS.items, $KS.items_by_grp (with its lineage table)$" "$WORK/stream.log" &&
 	grep -q "recomputed from the source: $KS.pets_by_owner_name (it reads more than one relation)" "$WORK/stream.log"
 ok $? "the stream applies the two projections directly and recomputes the join" ||
 	diag "$(grep -E 'applied|recomputed' "$WORK/stream.log")"
@@ -165,7 +170,26 @@ stream_caught_up "$KS"
 setup_step $? "the restarted stream caught up" || diag "$(tail -5 "$WORK/stream.log")"
 diff_clean "after kill -9 and restart"
 
-# --- 5. TRUNCATE -------------------------------------------------------------------------
+# --- 5. the lineage table not kept, and filled again ---------------------------------------
+is "$(q "SELECT obj_description('cqlbridge_$KS.stream_keys_1'::regclass, 'pg_class') LIKE 'cqlbridge: not kept%'")" t \
+	"the lineage table of the table keyed by its relation's key is marked as not kept"
+kill -TERM "$SPID" 2> /dev/null
+wait "$SPID"
+CQLBRIDGE_STREAM_DIRECT=off "$CQLBRIDGE" stream --flush-interval 100 "$GEN" >> "$WORK/stream_off.log" 2>&1 &
+SPID=$!
+mix 4
+stream_caught_up "$KS"
+setup_step $? "the stream recomputing every table caught up" || diag "$(tail -5 "$WORK/stream_off.log")"
+grep -q "$KS.items: filling its lineage table from the Cassandra table's keys" "$WORK/stream_off.log" &&
+	[ -z "$(q "SELECT obj_description('cqlbridge_$KS.stream_keys_1'::regclass, 'pg_class')")" ]
+ok $? "a stream that recomputes fills the lineage table again from Cassandra and unmarks it" ||
+	diag "$(grep -E 'filling|applied|recomputed' "$WORK/stream_off.log")"
+diff_clean "recomputing after a stream that applied directly"
+kill -TERM "$SPID" 2> /dev/null
+wait "$SPID"
+stream_start "$WORK/stream.log"
+
+# --- 6. TRUNCATE -------------------------------------------------------------------------
 q "TRUNCATE dx.item" > /dev/null
 stream_caught_up "$KS"
 is "$(q "SELECT (SELECT count(*) FROM $FS.items) + (SELECT count(*) FROM $FS.items_by_grp)")" 0 \

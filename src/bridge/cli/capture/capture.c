@@ -634,6 +634,7 @@ cmd_stream(const BridgeOptions *opts)
 	cap_check_source(s.conn, s.p);
 	cap_check_targets(s.conn, s.p);
 	cap_prepare_objects(s.conn, s.p);
+	cap_direct_lineage(s.conn, s.p);
 	cap_partitions_prepare(s.conn, s.p);
 
 	memset(&sa, 0, sizeof(sa));

@@ -220,6 +220,9 @@ typedef struct CapTable
 	char	   *direct_head;	/* its view's SQL before the relation */
 	char	   *direct_tail;	/* and after it (alias included) */
 	int			direct_affected;	/* its one affected line */
+	int		   *key_of_pk;		/* keyed by its relation's key: for each
+								 * key column of the relation, the target key
+								 * column that is it (direct.c); else NULL */
 } CapTable;
 
 /* a table the stream records that the plan no longer has */
@@ -285,6 +288,7 @@ extern bool cap_tuple_values(const CapSource *s, const CapTuple *t, const CapTup
 /* ---- direct.c ---- */
 
 extern void cap_direct_prepare(PGconn *conn, CapPlan *p);
+extern void cap_direct_lineage(PGconn *conn, CapPlan *p);
 extern bool cap_direct_takes(const CapPlan *p, const CapAffected *a);
 extern bool cap_direct_change(CapPlan *p, int source, const CapMessage *m,
 							  char *err, size_t errlen);

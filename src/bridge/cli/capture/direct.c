@@ -196,7 +196,7 @@ split_output(const char *list, int *n)
  *		when so, else why not (static text).
  */
 static const char *
-row_projection(PGconn *conn, const CapTable *t)
+row_projection(PGconn *conn, CapTable *t, const CapAffected *a, const CapSource *src)
 {
 	StrBuf		sb;
 	PGresult   *res;
@@ -249,6 +249,34 @@ row_projection(PGconn *conn, const CapTable *t)
 				in_key = true;
 		if (!in_key)
 			why = "its key does not carry the source relation's key";
+	}
+
+	/*
+	 * Keyed by the relation's key: every key column is one of the
+	 * relation's key columns (the lineage columns are them).
+	 */
+	if (why == NULL && t->nkey == t->nlin && t->nlin == src->npk)
+	{
+		int		   *map = bridge_malloc(sizeof(int) * (src->npk + 1));
+		bool		all = true;
+
+		for (int j = 0; j < src->npk && all; j++)
+		{
+			map[j] = -1;
+			for (int l = 0; l < t->nlin; l++)
+				if (strcmp(t->lin[l], a->lin_of_pk[j]) == 0)
+					for (int k = 0; k < t->nkey; k++)
+						if (strcmp(exprs[t->nkey + l], exprs[k]) == 0)
+							map[j] = k;
+			all = map[j] >= 0;
+		}
+		for (int j = 0; j < src->npk && all; j++)
+			for (int i = 0; i < j; i++)
+				all = all && map[i] != map[j];
+		if (all)
+			t->key_of_pk = map;
+		else
+			free(map);
 	}
 	PQclear(res);
 	PQclear(bridge_exec(conn, "planning a source view", "ROLLBACK", 0, NULL));
@@ -420,7 +448,7 @@ direct_check(PGconn *conn, CapPlan *p, int ti)
 		if (!one)
 			return "its view reads more than its relation";
 	}
-	if ((why = row_projection(conn, t)) != NULL)
+	if ((why = row_projection(conn, t, &p->affected[a], s)) != NULL)
 		return why;
 	if ((why = split_view(t, s)) != NULL)
 		return why;
@@ -447,6 +475,32 @@ direct_check(PGconn *conn, CapPlan *p, int ti)
 }
 
 /*
+ * keyed_lineage_sql
+ *		For a direct table keyed by its relation's key, whose lineage table
+ *		the stream does not keep (cap_direct_lineage): the old keys of a
+ *		source row (keys.c's 'o' requests: a row that recomputes, changes
+ *		while its relation recomputes) are its key itself, "SELECT $j AS
+ *		<key column>, ..." instead of a lookup in the lineage table.
+ */
+static void
+keyed_lineage_sql(CapPlan *p, CapTable *t)
+{
+	CapAffected *a = &p->affected[t->direct_affected];
+	CapSource  *s = &p->sources[a->source];
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_append(&sb, "SELECT ");
+	for (int k = 0; k < t->nkey; k++)
+		for (int j = 0; j < s->npk; j++)
+			if (t->key_of_pk[j] == k)
+				sb_appendf(&sb, "%s$%d::%s AS %s", k ? ", " : "", j + 1, t->key_types[k],
+						   bridge_quote_ident(t->key[k]));
+	free(a->lineage_sql);
+	a->lineage_sql = sb.data;
+}
+
+/*
  * cap_direct_prepare
  *		After cap_plan_prepare: which tables are applied directly (see the
  *		file header), said in one line each.  CQLBRIDGE_STREAM_DIRECT=off
@@ -468,13 +522,18 @@ cap_direct_prepare(PGconn *conn, CapPlan *p)
 	for (int i = 0; i < p->ntables; i++)
 	{
 		CapTable   *t = &p->tables[i];
-		const char *why = off ? "CQLBRIDGE_STREAM_DIRECT=off" : direct_check(conn, p, i);
+		const char *why = direct_check(conn, p, i);
 
+		if (why == NULL && off)
+			why = "CQLBRIDGE_STREAM_DIRECT=off";
 		t->direct = why == NULL;
 		if (t->direct)
-			sb_appendf(&direct, "%s%s", direct.len ? ", " : "", t->target);
+			sb_appendf(&direct, "%s%s%s", direct.len ? ", " : "", t->target,
+					   t->key_of_pk ? "" : " (with its lineage table)");
 		else
 			sb_appendf(&other, "%s%s (%s)", other.len ? ", " : "", t->target, why);
+		if (t->direct && t->key_of_pk)
+			keyed_lineage_sql(p, t);
 	}
 	if (direct.len)
 		cap_log("applied from the change itself: %s", direct.data);
@@ -482,6 +541,72 @@ cap_direct_prepare(PGconn *conn, CapPlan *p)
 		cap_log("recomputed from the source: %s", other.data);
 	sb_free(&direct);
 	sb_free(&other);
+}
+
+/*
+ * cap_direct_lineage
+ *		After the lineage tables exist (setup.c): the lineage table of a
+ *		direct table keyed by its relation's key holds nothing the stream
+ *		needs (a key and its lineage are the same values; the old key of a
+ *		row is its key), so it is not kept: marked so by a comment, since
+ *		a stream that recomputes the table (CQLBRIDGE_STREAM_DIRECT=off)
+ *		needs it again.  Such a stream finds the mark and fills the table
+ *		anew from the Cassandra table's keys (what the stream wrote), then
+ *		removes the mark.  A direct table with a lineage table of several
+ *		key columns gets an index on all of them for its lookups.
+ */
+void
+cap_direct_lineage(PGconn *conn, CapPlan *p)
+{
+	for (int i = 0; p->direct && i < p->ntables; i++)
+	{
+		CapTable   *t = &p->tables[i];
+		const char *params[1] = {t->lineage};
+		PGresult   *res = bridge_exec(conn, "reading the comment of a lineage table",
+									  "SELECT coalesce(pg_catalog.obj_description($1::regclass, 'pg_class'), '')",
+									  1, params);
+		bool		marked = strncmp(PQgetvalue(res, 0, 0), "cqlbridge: not kept", 19) == 0;
+		StrBuf		sb;
+
+		PQclear(res);
+		sb_init(&sb);
+		if (t->direct && t->key_of_pk)
+		{
+			if (!marked)
+				sb_appendf(&sb, "COMMENT ON TABLE %s IS 'cqlbridge: not kept (the stream applies %s from the change itself; its key is its relation''s key)'",
+						   t->lineage, t->target);
+		}
+		else if (marked && t->key_of_pk)
+		{
+			CapAffected *a = &p->affected[t->direct_affected];
+			CapSource  *s = &p->sources[a->source];
+
+			cap_log("%s: filling its lineage table from the Cassandra table's keys (an earlier stream applied it directly and did not keep it)",
+					t->target);
+			sb_appendf(&sb, "BEGIN; TRUNCATE %s; INSERT INTO %s SELECT ", t->lineage, t->lineage);
+			for (int k = 0; k < t->nkey; k++)
+				sb_appendf(&sb, "%sf.%s", k ? ", " : "", bridge_quote_ident(t->key[k]));
+			for (int l = 0; l < t->nlin; l++)
+				for (int j = 0; j < s->npk; j++)
+					if (strcmp(a->lin_of_pk[j], t->lin[l]) == 0)
+						sb_appendf(&sb, ", f.%s", bridge_quote_ident(t->key[t->key_of_pk[j]]));
+			sb_appendf(&sb, " FROM %s f; COMMENT ON TABLE %s IS NULL; COMMIT", t->foreign_table, t->lineage);
+		}
+		else if (marked)
+			bridge_fatal_hint("Remove the stream (\"cqlbridge stream DIR --drop\"), empty the tables and start it again (it loads them).",
+							  "the lineage table of %s was not kept by an earlier stream, and this one cannot fill it again",
+							  t->target);
+		else if (t->direct && t->nlin > 1)
+		{
+			sb_appendf(&sb, "CREATE INDEX IF NOT EXISTS %s_lin ON %s (", strrchr(t->lineage, '.') + 1, t->lineage);
+			for (int l = 0; l < t->nlin; l++)
+				sb_appendf(&sb, "%s%s", l ? ", " : "", bridge_quote_ident(t->lin[l]));
+			sb_append(&sb, ")");
+		}
+		if (sb.len)
+			bridge_exec_script(conn, "preparing a lineage table", sb.data);
+		sb_free(&sb);
+	}
 }
 
 /* ------------------------------------------------------------------------
@@ -933,6 +1058,25 @@ direct_sql(const CapTable *t, const CapSource *s, const DirectSource *d, const C
 	sb_append(&tk, ")");
 
 	sb_init(&sb);
+	if (t->key_of_pk)
+	{
+		/* no lineage table: the changed source keys are the old keys */
+		sb_appendf(&sb, "WITH f AS MATERIALIZED (SELECT v.* FROM (%s) v WHERE %s), ", last, set);
+		sb_appendf(&sb, "up AS (INSERT INTO %s (%s) SELECT %s FROM f) ", t->foreign_table, t->columns, t->columns);
+		sb_appendf(&sb, "SELECT c.* FROM (SELECT %s FROM (%s) v WHERE %s UNION SELECT ", vkeys, earlier, set);
+		for (int k = 0; k < t->nkey; k++)
+			for (int j = 0; j < s->npk; j++)
+				if (t->key_of_pk[j] == k)
+					sb_appendf(&sb, "%su.p%d::%s", k ? ", " : "", j + 1, t->key_types[k]);
+		sb_append(&sb, " FROM unnest(");
+		for (int j = 0; j < s->npk; j++)
+			sb_appendf(&sb, "%s$%d::text[]", j ? ", " : "", 1 + 2 * s->nread + j);
+		sb_append(&sb, ") AS u(");
+		for (int j = 0; j < s->npk; j++)
+			sb_appendf(&sb, "%sp%d", j ? ", " : "", j + 1);
+		sb_appendf(&sb, ")) c WHERE NOT EXISTS (SELECT 1 FROM f WHERE %s)", fc_key);
+		goto done;
+	}
 	sb_appendf(&sb, "WITH f AS MATERIALIZED (SELECT v.* FROM (%s) v WHERE %s), ", last, set);
 	sb_appendf(&sb, "tk AS MATERIALIZED (%s), ", tk.data);
 	sb_appendf(&sb, "up AS (INSERT INTO %s (%s) SELECT %s FROM f), ", t->foreign_table, t->columns, t->columns);
@@ -947,6 +1091,7 @@ direct_sql(const CapTable *t, const CapSource *s, const DirectSource *d, const C
 	for (int k = 0; k < s->npk; k++)
 		sb_appendf(&sb, "%sl.%s = tk.p%d", k ? " AND " : "", bridge_quote_ident(a->lin_of_pk[k]), k + 1);
 	sb_appendf(&sb, " WHERE %s) c WHERE NOT EXISTS (SELECT 1 FROM f WHERE %s)", lset, fc_key);
+done:
 	free(last);
 	free(earlier);
 	free(set);

@@ -98,6 +98,9 @@ backfill_script(const CapPlan *p, const CapTable *t, bool stale)
 	for (int k = 0; k < t->nlin; k++)
 		sb_appendf(&sb, "CREATE INDEX stream_keys_%d_l%d ON %s (%s);\n",
 				   n, k + 1, t->lineage, bridge_quote_ident(t->lin[k]));
+	if (t->direct && t->key_of_pk)	/* not kept from here on (direct.c) */
+		sb_appendf(&sb, "COMMENT ON TABLE %s IS 'cqlbridge: not kept (the stream applies %s from the change itself; its key is its relation''s key)';\n",
+				   t->lineage, t->target);
 	sb_append(&sb, "COMMIT;");
 	free(keys);
 	return sb.data;

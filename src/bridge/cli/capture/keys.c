@@ -908,7 +908,12 @@ all_keys(PGconn *conn, CapTable *t, char mode, char *err, size_t errlen)
 	sb_append(&sb, "SELECT ");
 	for (int k = 0; k < t->nkey; k++)
 		sb_appendf(&sb, "%s%s", k ? ", " : "", bridge_quote_ident(t->key[k]));
-	sb_appendf(&sb, " FROM %s", mode == 't' ? t->lineage : t->source_view);
+	/*
+	 * The keys written are in the lineage table, or, for a direct table
+	 * whose lineage table is not kept (direct.c), in Cassandra's.
+	 */
+	sb_appendf(&sb, " FROM %s", mode == 'a' ? t->source_view :
+			   t->direct && t->key_of_pk ? t->foreign_table : t->lineage);
 	res = cap_exec(conn, sb.data, 0, NULL, err, errlen);
 	sb_free(&sb);
 	if (res == NULL)
@@ -935,6 +940,9 @@ bound_keys(PGconn *conn, CapPlan *p, CapAffected *a, const char *bound, char *er
 	StrBuf		cols;
 	StrBuf		sb;
 	PGresult   *res;
+
+	if (t->direct && t->key_of_pk)	/* no lineage table kept: every key */
+		return all_keys(conn, t, 't', err, errlen) && all_keys(conn, t, 'a', err, errlen);
 
 	sb_init(&cols);
 	for (int k = 0; k < t->nkey; k++)
