@@ -139,12 +139,23 @@ pin_end()
 	return 0
 }
 
+# sched_ns: "walsender backend" CPU nanoseconds so far of WS_PID and BE_PID
+# (/proc/PID/schedstat: exact, where the ticks of snap are 10 ms samples)
+sched_ns()
+{
+	local p
+	for p in "${WS_PID:-}" "${BE_PID:-}"; do
+		if [ -n "$p" ] && [ -r "/proc/$p/schedstat" ]; then cut -d' ' -f1 "/proc/$p/schedstat"; else echo 0; fi
+	done | paste -sd' '
+}
+
 # per_change BEFORE AFTER CHANGES: the source's CPU per change, from two
-# snaps: the stream's backend and the walsender in microseconds per change
+# sched_ns: the stream's backend and the walsender in microseconds per
+# change
 per_change()
 {
-	echo "$1 $2 $3" | awk -v hz="$HZ" '{
-		ws = ($9 - $2) / hz * 1e6; be = ($10 - $3) / hz * 1e6; n = $15
+	echo "$1 $2 $3" | awk '{
+		ws = ($3 - $1) / 1e3; be = ($4 - $2) / 1e3; n = $5
 		if (n <= 0) { print "source CPU per change: no changes"; exit }
 		printf "source CPU per change: stream backend %.1f us + walsender %.1f us = %.1f us (%.2fx the walsender alone; %d changes)",
 			be / n, ws / n, (be + ws) / n, (ws > 0 ? (be + ws) / ws : 0), n }'
@@ -250,7 +261,7 @@ catch_up()
 # mode_run LABEL MODE RATE SECS: one pgbench run in MODE none|sync|stream
 mode_run()
 {
-	local label=$1 mode=$2 rate=$3 secs=$4 c0 c1 t0 t1 t2 end lagl="" la0 la1 ch0=0 ch1=0
+	local label=$1 mode=$2 rate=$3 secs=$4 c0 c1 t0 t1 t2 end lagl="" la0 la1 ch0=0 ch1=0 ns0="" ns1=""
 	case $mode in
 		sync) "$CQLBRIDGE" sync -q -d "$DB" "$GEN" > "$OUTDIR/sync.log" 2>&1 ;;
 		stream)
@@ -261,7 +272,7 @@ mode_run()
 	esac
 	[ -n "$BENCH_NICE" ] && [ "$BENCH_NICE_WHAT" != stream ] && nice_pids "$(cass_pid "$NODE")"
 	la0=$(cut -d' ' -f1-3 /proc/loadavg)
-	[ "$mode" = stream ] && ch0=$(q "SELECT changes FROM cqlbridge_$KS.stream_state")
+	[ "$mode" = stream ] && ch0=$(q "SELECT changes FROM cqlbridge_$KS.stream_state") && ns0=$(sched_ns)
 	c0=$(snap)
 	t0=$(now)
 	pgb "$label" "$rate" "$secs"
@@ -271,10 +282,11 @@ mode_run()
 		wait_confirm "$SLOT" "$end" 900 || say "$label: not caught up after 900 s"
 		t2=$(now)
 		c1=$(snap)
+		ns1=$(sched_ns)
 		ch1=$(q "SELECT changes FROM cqlbridge_$KS.stream_state")
 		sampler_stop
 		stream_stop
-		lagl="; stream lag $(python3 "$HERE/stream_lag.py" lag "$OUTDIR/$label.lag" "$t0" "$t1"), catch-up after the run $(printf %.1f "$(echo "$t2 - $t1" | bc)") s; $(per_change "$c0" "$c1" "$((ch1 - ch0))")"
+		lagl="; stream lag $(python3 "$HERE/stream_lag.py" lag "$OUTDIR/$label.lag" "$t0" "$t1"), catch-up after the run $(printf %.1f "$(echo "$t2 - $t1" | bc)") s; $(per_change "$ns0" "$ns1" "$((ch1 - ch0))")"
 	else
 		c1=$(snap)
 	fi
@@ -432,7 +444,7 @@ PY
 # d: Debezium's embedded engine capturing from its own slot, -R RATE and unthrottled
 debezium_run()
 {
-	local label=$1 rate=$2 secs=$3 cp c0 c1 t0 t1 n last la0 la1 summary
+	local label=$1 rate=$2 secs=$3 cp c0 c1 t0 t1 n last la0 la1 summary ns0 ns1
 	cp=$(bash "$HERE/debezium/build.sh")
 	local pgport pghost=127.0.0.1
 	pgport=$(q "SHOW port")
@@ -453,6 +465,7 @@ debezium_run()
 	sleep 3
 	sampler_start "$DBZ_SLOT" "$OUTDIR/$label.lag"
 	la0=$(cut -d' ' -f1-3 /proc/loadavg)
+	ns0=$(sched_ns)
 	c0=$(snap)
 	t0=$(now)
 	pgb "$label" "$rate" "$secs"
@@ -466,6 +479,7 @@ debezium_run()
 		sleep 3
 	done
 	c1=$(snap)
+	ns1=$(sched_ns)
 	sampler_stop
 	la1=$(cut -d' ' -f1-3 /proc/loadavg)
 	exec 7>&-
@@ -474,7 +488,7 @@ debezium_run()
 	rm -f "$OUTDIR/$label.in"
 	summary=$(grep '^summary' "$OUTDIR/$label.dbz" | sed 's/^summary //')
 	q "SELECT pg_drop_replication_slot('$DBZ_SLOT') FROM pg_replication_slots WHERE slot_name = '$DBZ_SLOT' AND NOT active" > /dev/null
-	say "$label (Debezium capturing, rate $rate, $secs s): $PGB_LINE; Debezium $summary; slot-confirmation lag $(python3 "$HERE/stream_lag.py" lag "$OUTDIR/$label.lag" "$t0" "$t1"); walsender $(echo "$c0 $c1 ${last:-0}" | awk -v hz="$HZ" '{ printf "%.1f", ($15 > 0 ? ($9 - $2) / hz * 1e6 / $15 : 0) }') us per change; $(cpu_line "$c0" "$c1" "$PGB_CPU") over $(printf %.1f "$(echo "$(now) - $t0" | bc)") s; load average $la0 -> $la1"
+	say "$label (Debezium capturing, rate $rate, $secs s): $PGB_LINE; Debezium $summary; slot-confirmation lag $(python3 "$HERE/stream_lag.py" lag "$OUTDIR/$label.lag" "$t0" "$t1"); walsender $(echo "$ns0 $ns1 ${last:-0}" | awk '{ printf "%.1f", ($5 > 0 ? ($3 - $1) / 1e3 / $5 : 0) }') us per change; $(cpu_line "$c0" "$c1" "$PGB_CPU") over $(printf %.1f "$(echo "$(now) - $t0" | bc)") s; load average $la0 -> $la1"
 }
 
 debezium()

@@ -197,7 +197,8 @@ lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
 /*
  * delete_block
  *		The DELETEs of the ncols key columns of every row of res as one
- *		DO block: the keys as text[] literals (dollar-quoted), a loop that
+ *		DO block: the keys as array literals of their types (dollar-quoted,
+ *		so each value is read once, not cast per row), a loop that
  *		runs "DELETE FROM <foreign table> t WHERE <key> = <value>" per key
  *		(one generic plan, cached by PL/pgSQL: a custom plan per key cost
  *		more than the DELETE) with cql_fdw.write_mode 'on_commit'.
@@ -227,7 +228,7 @@ delete_block(const CapTable *t, PGresult *res, int ncols)
 			sb_free(&sb);
 			return NULL;
 		}
-		sb_appendf(&sb, "%s%s%s%s::text[]", k ? ", " : "", tag, lit, tag);
+		sb_appendf(&sb, "%s%s%s%s::%s[]", k ? ", " : "", tag, lit, tag, t->key_types[k]);
 		free(lit);
 	}
 	sb_append(&sb, ") AS u(");
@@ -235,8 +236,7 @@ delete_block(const CapTable *t, PGresult *res, int ncols)
 		sb_appendf(&sb, "%sc%d", k ? ", " : "", k + 1);
 	sb_appendf(&sb, ") LOOP DELETE FROM %s t WHERE ", t->foreign_table);
 	for (int k = 0; k < ncols; k++)
-		sb_appendf(&sb, "%st.%s = r.c%d::%s", k ? " AND " : "", bridge_quote_ident(t->key[k]),
-				   k + 1, t->key_types[k]);
+		sb_appendf(&sb, "%st.%s = r.c%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
 	sb_append(&sb, "; END LOOP; SET LOCAL cql_fdw.write_mode TO DEFAULT; "
 			  "SET LOCAL plan_cache_mode TO DEFAULT; END $cqlbridge_d$");
 	free(vals);
