@@ -281,6 +281,7 @@ extern size_t cap_pending_total(const CapPlan *p);
 extern bool cap_table_waits(const CapPlan *p, int table);
 extern void cap_add_keys(CapTable *t, PGresult *res);
 extern void cap_encode_values(StrBuf *sb, char **vals, int n);
+extern PGresult *cap_source_columns(PGconn *conn, const CapSource *s);
 extern void cap_request_add(CapKeySet *req, int a, char mode, char **vals, int n);
 extern bool cap_tuple_values(const CapSource *s, const CapTuple *t, const CapTuple *alt,
 							 char **cols, int n, char **out, char *err, size_t errlen);
@@ -305,12 +306,15 @@ extern void cap_direct_clear(CapPlan *p);
 extern bool cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 					  long long *written, char *err, size_t errlen);
 extern char *cap_key_match(const CapTable *t, const char *alias, int first_param);
+extern char *cap_key_columns(const CapTable *t, const char *alias, bool lin);
 extern bool cap_delete_keys(PGconn *conn, CapTable *t, PGresult *res, int ncols,
 							char *err, size_t errlen);
 
 /* ---- sql.c ---- */
 
 extern char *cap_array_literal(char **values, int n);
+extern char **cap_column_literals(char ***cols, int ncols, int nrows);
+extern void cap_unnest_rows(StrBuf *sb, char *const *types, int n, int first, const char *c);
 /* ---- priority.c ---- */
 
 extern void cap_priority_process(const BridgeOptions *opts);

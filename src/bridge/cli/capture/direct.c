@@ -385,12 +385,7 @@ rows_sql(const CapTable *t, const CapSource *s, const DirectSource *d, int first
 static bool
 direct_types(PGconn *conn, const CapSource *s, DirectSource *d)
 {
-	const char *params[1] = {s->mirror};
-	PGresult   *res = bridge_exec(conn, "reading the columns of a source relation",
-								  "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) "
-								  "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::regclass "
-								  "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
-								  1, params);
+	PGresult   *res = cap_source_columns(conn, s);
 	bool		ok = true;
 
 	d->types = bridge_malloc(sizeof(char *) * (s->nread + 1));
@@ -873,7 +868,6 @@ static char **
 state_arrays(const CapSource *s, const DirectSource *d, char which, int *nrows)
 {
 	char	 ***cols = bridge_malloc(sizeof(char **) * (s->nread + 1));
-	char	  **arrays = bridge_malloc(sizeof(char *) * (s->nread + 1));
 	int			n = 0;
 	int			cap = 16;
 
@@ -910,16 +904,8 @@ state_arrays(const CapSource *s, const DirectSource *d, char which, int *nrows)
 			n++;
 		}
 	}
-	for (int i = 0; i < s->nread; i++)
-	{
-		arrays[i] = cap_array_literal(cols[i], n);
-		for (int r = 0; r < n; r++)
-			free(cols[i][r]);
-		free(cols[i]);
-	}
-	free(cols);
 	*nrows = n;
-	return arrays;
+	return cap_column_literals(cols, s->nread, n);
 }
 
 /* "v.k1 IS NOT NULL AND ...": every key column of t in alias set. */
@@ -950,19 +936,6 @@ same_row(const CapTable *t, const char *a, const char *b, bool lin)
 	return sb.data;
 }
 
-/* "a.k1, a.k2" (and the lineage columns with lin) of t. */
-static char *
-columns_of(const CapTable *t, const char *a, bool lin)
-{
-	StrBuf		sb;
-
-	sb_init(&sb);
-	for (int k = 0; k < t->nkey; k++)
-		sb_appendf(&sb, "%s%s.%s", k ? ", " : "", a, bridge_quote_ident(t->key[k]));
-	for (int k = 0; lin && k < t->nlin; k++)
-		sb_appendf(&sb, ", %s.%s", a, bridge_quote_ident(t->lin[k]));
-	return sb.data;
-}
 
 /*
  * cap_direct_recompute_keys
@@ -1001,7 +974,7 @@ cap_direct_recompute_keys(PGconn *conn, CapPlan *p, char *err, size_t errlen)
 			continue;
 		}
 		view = rows_sql(t, s, d, 1);
-		cols = columns_of(t, "v", false);
+		cols = cap_key_columns(t, "v", false);
 		set = keys_set(t, "v");
 		sql = bridge_printf("SELECT DISTINCT %s FROM (%s) v WHERE %s", cols, view, set);
 		res = cap_exec(conn, sql, s->nread, (const char *const *) arrays, err, errlen);
@@ -1036,9 +1009,9 @@ direct_sql(const CapTable *t, const CapSource *s, const DirectSource *d, const C
 	char	   *earlier = rows_sql(t, s, d, 1 + s->nread);
 	char	   *set = keys_set(t, "v");
 	char	   *lset = keys_set(t, "l");
-	char	   *fcols = columns_of(t, "f", true);
-	char	   *vkeys = columns_of(t, "v", false);
-	char	   *lkeys = columns_of(t, "l", false);
+	char	   *fcols = cap_key_columns(t, "f", true);
+	char	   *vkeys = cap_key_columns(t, "v", false);
+	char	   *lkeys = cap_key_columns(t, "l", false);
 	char	   *fl_lin = same_row(t, "f", "l", true);
 	char	   *fc_key = same_row(t, "f", "c", false);
 	StrBuf		sb;
@@ -1046,35 +1019,21 @@ direct_sql(const CapTable *t, const CapSource *s, const DirectSource *d, const C
 
 	/* the changed source keys, and how the lineage table holds them */
 	sb_init(&tk);
-	sb_append(&tk, "SELECT ");
-	for (int k = 0; k < s->npk; k++)
-		sb_appendf(&tk, "%su.p%d::%s AS p%d", k ? ", " : "", k + 1, s->pk_types[k], k + 1);
-	sb_append(&tk, " FROM unnest(");
-	for (int k = 0; k < s->npk; k++)
-		sb_appendf(&tk, "%s$%d::text[]", k ? ", " : "", 1 + 2 * s->nread + k);
-	sb_append(&tk, ") AS u(");
-	for (int k = 0; k < s->npk; k++)
-		sb_appendf(&tk, "%sp%d", k ? ", " : "", k + 1);
-	sb_append(&tk, ")");
+	cap_unnest_rows(&tk, s->pk_types, s->npk, 1 + 2 * s->nread, "p");
 
 	sb_init(&sb);
 	if (t->key_of_pk)
 	{
 		/* no lineage table: the changed source keys are the old keys */
 		sb_appendf(&sb, "WITH f AS MATERIALIZED (SELECT v.* FROM (%s) v WHERE %s), ", last, set);
+		sb_appendf(&sb, "tk AS (%s), ", tk.data);
 		sb_appendf(&sb, "up AS (INSERT INTO %s (%s) SELECT %s FROM f) ", t->foreign_table, t->columns, t->columns);
 		sb_appendf(&sb, "SELECT c.* FROM (SELECT %s FROM (%s) v WHERE %s UNION SELECT ", vkeys, earlier, set);
 		for (int k = 0; k < t->nkey; k++)
 			for (int j = 0; j < s->npk; j++)
 				if (t->key_of_pk[j] == k)
-					sb_appendf(&sb, "%su.p%d::%s", k ? ", " : "", j + 1, t->key_types[k]);
-		sb_append(&sb, " FROM unnest(");
-		for (int j = 0; j < s->npk; j++)
-			sb_appendf(&sb, "%s$%d::text[]", j ? ", " : "", 1 + 2 * s->nread + j);
-		sb_append(&sb, ") AS u(");
-		for (int j = 0; j < s->npk; j++)
-			sb_appendf(&sb, "%sp%d", j ? ", " : "", j + 1);
-		sb_appendf(&sb, ")) c WHERE NOT EXISTS (SELECT 1 FROM f WHERE %s)", fc_key);
+					sb_appendf(&sb, "%stk.p%d", k ? ", " : "", j + 1);
+		sb_appendf(&sb, " FROM tk) c WHERE NOT EXISTS (SELECT 1 FROM f WHERE %s)", fc_key);
 		goto done;
 	}
 	sb_appendf(&sb, "WITH f AS MATERIALIZED (SELECT v.* FROM (%s) v WHERE %s), ", last, set);
@@ -1150,6 +1109,7 @@ cap_direct_write(PGconn *conn, CapPlan *p, int table, long long *written,
 	{
 		/* the changed source keys (of rows applied directly) */
 		char	 ***cols = bridge_malloc(sizeof(char **) * (s->npk + 1));
+		char	  **keys;
 		int			n = 0;
 
 		for (int k = 0; k < s->npk; k++)
@@ -1169,14 +1129,10 @@ cap_direct_write(PGconn *conn, CapPlan *p, int table, long long *written,
 			free(vals);
 			n++;
 		}
+		keys = cap_column_literals(cols, s->npk, n);
 		for (int k = 0; k < s->npk; k++)
-		{
-			params[2 * s->nread + k] = cap_array_literal(cols[k], n);
-			for (int r = 0; r < n; r++)
-				free(cols[k][r]);
-			free(cols[k]);
-		}
-		free(cols);
+			params[2 * s->nread + k] = keys[k];
+		free(keys);
 	}
 	sql = direct_sql(t, s, d, a);
 	res = cap_exec(conn, sql, 2 * s->nread + s->npk, (const char *const *) params, err, errlen);

@@ -385,8 +385,8 @@ cap_read_plan(const char *dir)
  * columns of the stream's view of it, under the plan's names), in order;
  * generated columns (never in a change) last.
  */
-static PGresult *
-source_columns(PGconn *conn, const CapSource *s)
+PGresult *
+cap_source_columns(PGconn *conn, const CapSource *s)
 {
 	const char *params[1] = {s->mirror};
 
@@ -540,7 +540,7 @@ cap_plan_prepare(PGconn *conn, CapPlan *p)
 		CapSource  *s = &p->sources[i];
 		PGresult   *res;
 
-		res = source_columns(conn, s);
+		res = cap_source_columns(conn, s);
 		s->pk_types = bridge_malloc(sizeof(char *) * s->npk);
 		for (int k = 0; k < s->npk; k++)
 		{
@@ -574,7 +574,7 @@ cap_plan_prepare(PGconn *conn, CapPlan *p)
 			bridge_fatal("the affected SQL of %s for %s has an unexpected shape: %s",
 						 s->qualified, p->tables[a->table].target, a->sql);
 
-		res = source_columns(conn, s);
+		res = cap_source_columns(conn, s);
 		for (int attempt = 0; attempt < 2; attempt++)
 		{
 			PGresult   *pr;
@@ -1065,16 +1065,8 @@ cap_derive(PGconn *conn, CapPlan *p, CapKeySet *req, char *err, size_t errlen)
 				const char *sql = mode == 'n' ? a->sql : (a->sublink ? a->old_sql : a->lineage_sql);
 				char	  **types = mode == 'o' && a->sublink ? a->old_types : src->pk_types;
 				char	   *batched = batched_sql(sql, types, nv);
-				char	  **arrays = bridge_malloc(sizeof(char *) * nv);
+				char	  **arrays = cap_column_literals(cols, nv, rows);
 
-				for (int k = 0; k < nv; k++)
-				{
-					arrays[k] = cap_array_literal(cols[k], rows);
-					for (int r = 0; r < rows; r++)
-						free(cols[k][r]);
-					free(cols[k]);
-				}
-				free(cols);
 				res = cap_exec(conn, batched, nv, (const char *const *) arrays, err, errlen);
 				for (int k = 0; k < nv; k++)
 					free(arrays[k]);

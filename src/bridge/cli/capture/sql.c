@@ -219,3 +219,47 @@ cap_array_literal(char **values, int n)
 	sb_appendc(&sb, '}');
 	return sb.data;
 }
+
+/*
+ * cap_column_literals
+ *		The text[] literal of each of ncols columns of nrows values
+ *		(cols[c][r], NULL for SQL null), for binding as parameters; the
+ *		values and cols are freed.
+ */
+char	  **
+cap_column_literals(char ***cols, int ncols, int nrows)
+{
+	char	  **arrays = bridge_malloc(sizeof(char *) * (ncols + 1));
+
+	for (int c = 0; c < ncols; c++)
+	{
+		arrays[c] = cap_array_literal(cols[c], nrows);
+		for (int r = 0; r < nrows; r++)
+			free(cols[c][r]);
+		free(cols[c]);
+	}
+	free(cols);
+	return arrays;
+}
+
+/*
+ * cap_unnest_rows
+ *		"SELECT u.<c>1::<type 1> AS <c>1, ... FROM unnest($first::text[],
+ *		...) AS u(<c>1, ...)": the rows of n text[] parameters from $first
+ *		on, each column cast to its type (c: the columns' name prefix).
+ *		Appended to sb.
+ */
+void
+cap_unnest_rows(StrBuf *sb, char *const *types, int n, int first, const char *c)
+{
+	sb_append(sb, "SELECT ");
+	for (int i = 0; i < n; i++)
+		sb_appendf(sb, "%su.%s%d::%s AS %s%d", i ? ", " : "", c, i + 1, types[i], c, i + 1);
+	sb_append(sb, " FROM unnest(");
+	for (int i = 0; i < n; i++)
+		sb_appendf(sb, "%s$%d::text[]", i ? ", " : "", first + i);
+	sb_append(sb, ") AS u(");
+	for (int i = 0; i < n; i++)
+		sb_appendf(sb, "%s%s%d", i ? ", " : "", c, i + 1);
+	sb_append(sb, ")");
+}

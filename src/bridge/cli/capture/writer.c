@@ -51,16 +51,8 @@ keys_subquery(const CapTable *t)
 	StrBuf		sb;
 
 	sb_init(&sb);
-	sb_append(&sb, "SELECT ");
-	for (int k = 0; k < t->nkey; k++)
-		sb_appendf(&sb, "%su.c%d::%s AS c%d", k ? ", " : "", k + 1, t->key_types[k], k + 1);
-	sb_append(&sb, " FROM unnest(");
-	for (int k = 0; k < t->nkey; k++)
-		sb_appendf(&sb, "%s$%d::text[]", k ? ", " : "", k + 1);
-	sb_append(&sb, ") AS u(");
-	for (int k = 0; k < t->nkey; k++)
-		sb_appendf(&sb, "%sc%d", k ? ", " : "", k + 1);
-	sb_append(&sb, ") WHERE ");
+	cap_unnest_rows(&sb, t->key_types, t->nkey, 1, "c");
+	sb_append(&sb, " WHERE ");
 	for (int k = 0; k < t->nkey; k++)
 		sb_appendf(&sb, "%su.c%d IS NOT NULL", k ? " AND " : "", k + 1);
 	return sb.data;
@@ -93,16 +85,20 @@ run(PGconn *conn, const char *sql, int n, const char *const *params, char *err, 
 	return true;
 }
 
-/* The key and lineage columns of t as "<alias>.k1, ..., <alias>.lin_..." */
-static char *
-lineage_columns(const CapTable *t, const char *alias)
+/*
+ * cap_key_columns
+ *		t's key columns as "<alias>.k1, <alias>.k2", and with lin its
+ *		lineage columns after them (a lineage table's row).  Allocated.
+ */
+char *
+cap_key_columns(const CapTable *t, const char *alias, bool lin)
 {
 	StrBuf		list;
 
 	sb_init(&list);
 	for (int k = 0; k < t->nkey; k++)
 		sb_appendf(&list, "%s%s.%s", k ? ", " : "", alias, bridge_quote_ident(t->key[k]));
-	for (int k = 0; k < t->nlin; k++)
+	for (int k = 0; lin && k < t->nlin; k++)
 		sb_appendf(&list, ", %s.%s", alias, bridge_quote_ident(t->lin[k]));
 	return list.data;
 }
@@ -112,7 +108,6 @@ static char **
 pending_arrays(CapTable *t, int *n, char *err, size_t errlen)
 {
 	char	 ***cols = bridge_malloc(sizeof(char **) * t->nkey);
-	char	  **arrays = bridge_malloc(sizeof(char *) * t->nkey);
 	int			row = 0;
 
 	for (int k = 0; k < t->nkey; k++)
@@ -135,16 +130,8 @@ pending_arrays(CapTable *t, int *n, char *err, size_t errlen)
 		free(vals);
 		row++;
 	}
-	for (int k = 0; k < t->nkey; k++)
-	{
-		arrays[k] = cap_array_literal(cols[k], row);
-		for (int r = 0; r < row; r++)
-			free(cols[k][r]);
-		free(cols[k]);
-	}
-	free(cols);
 	*n = row;
-	return arrays;
+	return cap_column_literals(cols, t->nkey, row);
 }
 
 static void
@@ -172,8 +159,8 @@ lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
 	char	   *ksub = keys_subquery(t);
 	char	   *skey = cap_key_match(t, "s", 1);
 	char	   *lkey = cap_key_match(t, "l", 1);
-	char	   *scols = lineage_columns(t, "s");
-	char	   *lcols = lineage_columns(t, "l");
+	char	   *scols = cap_key_columns(t, "s", true);
+	char	   *lcols = cap_key_columns(t, "l", true);
 	char	   *sql;
 	bool		ok;
 
@@ -432,7 +419,7 @@ flush_table(PGconn *conn, CapTable *t, long long *written, char *err, size_t err
 	char	   *ksub = keys_subquery(t);
 	char	   *skey = cap_key_match(t, "s", 1);
 	char	   *lkey = cap_key_match(t, "l", 1);
-	char	   *lcols = lineage_columns(t, "c");
+	char	   *lcols = cap_key_columns(t, "c", true);
 	char	   *cl = lineage_same(t, "c", "l");
 	char	   *rows = rows_of_cur(t);
 	StrBuf		sql;
