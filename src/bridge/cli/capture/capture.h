@@ -326,6 +326,7 @@ extern PGresult *cap_exec(PGconn *conn, const char *sql, int n, const char *cons
 						  char *err, size_t errlen);
 extern void cap_trace(PGconn *conn, const char *sql, unsigned long long cpu0);
 extern unsigned long long cap_backend_cpu(PGconn *conn);
+extern bool cap_custom_plans(PGconn *conn, char *err, size_t errlen);
 
 /* ---- relations.c ---- */
 

@@ -585,7 +585,8 @@ cap_direct_lineage(PGconn *conn, CapPlan *p)
 				for (int j = 0; j < s->npk; j++)
 					if (strcmp(a->lin_of_pk[j], t->lin[l]) == 0)
 						sb_appendf(&sb, ", f.%s", bridge_quote_ident(t->key[t->key_of_pk[j]]));
-			sb_appendf(&sb, " FROM %s f; COMMENT ON TABLE %s IS NULL; COMMIT", t->foreign_table, t->lineage);
+			sb_appendf(&sb, " FROM %s f; COMMENT ON TABLE %s IS NULL; COMMIT; ANALYZE %s",
+					   t->foreign_table, t->lineage, t->lineage);
 		}
 		else if (marked)
 			bridge_fatal_hint("Remove the stream (\"cqlbridge stream DIR --drop\"), empty the tables and start it again (it loads them).",

@@ -47,8 +47,13 @@ cap_result_ok(PGconn *conn, PGresult *res, char *err, size_t errlen)
  * The stream's statements with parameters are the same texts flush after
  * flush (the derivation of keys, the writes of each table): each is
  * prepared once per session (named cqlbridge_p<n>) and then executed, so
- * that the backend does not parse, analyze and plan it again every flush
- * (bench/README.md).  The names are forgotten when the backend changes
+ * that the backend does not parse and analyze it again every flush
+ * (bench/README.md).  PostgreSQL may then choose a generic plan, which
+ * cannot see how many keys the arrays hold: fine for a live flush of a few
+ * hundred keys, but the one it chose for a lineage lookup took 200 ms a
+ * flush of 3,000 keys in a catch-up (an index scan on one lineage column
+ * per key instead of a hash join), so a large flush plans every statement
+ * for its arrays (writer.c, cap_custom_plans).  The names are forgotten when the backend changes
  * (a reconnect) and after a prepared statement failed (it may be stale:
  * a view replaced by a new plan); at most MAX_PREPARED are kept.
  */
@@ -262,4 +267,20 @@ cap_unnest_rows(StrBuf *sb, char *const *types, int n, int first, const char *c)
 	for (int i = 0; i < n; i++)
 		sb_appendf(sb, "%s%s%d", i ? ", " : "", c, i + 1);
 	sb_append(sb, ")");
+}
+
+/*
+ * cap_custom_plans
+ *		In the transaction begun on conn: custom plans for the prepared
+ *		statements (see prepared()) until its end.  False with err.
+ */
+bool
+cap_custom_plans(PGconn *conn, char *err, size_t errlen)
+{
+	PGresult   *res = PQexec(conn, "SET LOCAL plan_cache_mode = force_custom_plan");
+
+	if (!cap_result_ok(conn, res, err, errlen))
+		return false;
+	PQclear(res);
+	return true;
 }

@@ -39,6 +39,12 @@
 #include "capture/capture.h"
 
 /*
+ * A flush of more requests and changes than this plans its statements for
+ * their arrays (sql.c, "prepared once per session")
+ */
+#define CUSTOM_PLANS	1000
+
+/*
  * keys_subquery
  *		"SELECT u.c1::<type>, ... FROM unnest($1::text[], ...) u(c1, ...)
  *		WHERE u.c1 IS NOT NULL ...": the pending keys of t, typed like the
@@ -199,7 +205,8 @@ delete_block(const CapTable *t, PGresult *res, int ncols)
 	char	  **vals = bridge_malloc(sizeof(char *) * (PQntuples(res) + 1));
 
 	sb_init(&sb);
-	sb_append(&sb, "DO $cqlbridge_d$ DECLARE r record; BEGIN SET LOCAL cql_fdw.write_mode = 'on_commit'; "
+	sb_append(&sb, "DO $cqlbridge_d$ DECLARE r record; m text := pg_catalog.current_setting('plan_cache_mode'); "
+			  "BEGIN SET LOCAL cql_fdw.write_mode = 'on_commit'; "
 			  "SET LOCAL plan_cache_mode = force_generic_plan; FOR r IN SELECT * FROM unnest(");
 	for (int k = 0; k < ncols; k++)
 	{
@@ -225,7 +232,7 @@ delete_block(const CapTable *t, PGresult *res, int ncols)
 	for (int k = 0; k < ncols; k++)
 		sb_appendf(&sb, "%st.%s = r.c%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
 	sb_append(&sb, "; END LOOP; SET LOCAL cql_fdw.write_mode TO DEFAULT; "
-			  "SET LOCAL plan_cache_mode TO DEFAULT; END $cqlbridge_d$");
+			  "PERFORM pg_catalog.set_config('plan_cache_mode', m, true); END $cqlbridge_d$");
 	free(vals);
 	return sb.data;
 }
@@ -566,6 +573,7 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 {
 	long long	n = 0;
 	bool		recompute_states = cap_direct_requests(p, req);
+	bool		large = req->n + cap_pending_total(p) + cap_direct_count(p) > CUSTOM_PLANS;
 
 	if (req->n == 0 && cap_pending_total(p) == 0)
 	{
@@ -574,12 +582,14 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 		 * source, so neither a snapshot that sees the transactions nor the
 		 * locks of the source views are needed.
 		 */
-		if (!run(conn, "BEGIN", 0, NULL, err, errlen))
+		if (!run(conn, "BEGIN", 0, NULL, err, errlen) ||
+			(large && !cap_custom_plans(conn, err, errlen)))
 			goto fail;
 	}
 	else
 	{
-		if (!begin_seeing(conn, p, xids, err, errlen))
+		if (!begin_seeing(conn, p, xids, err, errlen) ||
+			(large && !cap_custom_plans(conn, err, errlen)))
 			goto fail;
 		if (!cap_derive(conn, p, req, err, errlen))
 			goto fail;
@@ -590,7 +600,8 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 				!lineage_add(conn, &p->tables[i], err, errlen))
 				goto fail;
 		if (!run(conn, "COMMIT", 0, NULL, err, errlen) ||
-			!begin_locked(conn, p, err, errlen))
+			!begin_locked(conn, p, err, errlen) ||
+			(large && !cap_custom_plans(conn, err, errlen)))
 			goto fail;
 	}
 	for (int i = 0; i < p->ntables; i++)
