@@ -19,7 +19,9 @@
  *   - TRUNCATE: every key of the lineage tables the relation feeds.
  * Only key values are read from the change, never other columns: the rows
  * are recomputed from the source views, so unchanged-TOAST values ('u')
- * need no special case.
+ * need no special case.  The tables that project one relation row by row
+ * take the change's rows instead (direct.c): their affected lines queue
+ * nothing here unless they fall back to recomputation.
  *
  * layer: command
  *

@@ -7,7 +7,10 @@
  *	  Cassandra gets one write per key: an upsert of the row when the key
  *	  still exists, a DELETE by full key when it vanished.  The lineage
  *	  table (stream_keys_<n>: key and lineage columns) is brought to the
- *	  same state in the same PostgreSQL transaction.
+ *	  same state in the same PostgreSQL transaction.  The tables applied
+ *	  from the change itself are written in that transaction too
+ *	  (direct.c); a flush of only those reads nothing of the source and
+ *	  runs as one plain transaction.
  *
  * Two REPEATABLE READ transactions, each locking the source views before
  * its snapshot (relations.c says why).  The first (on a snapshot that sees
