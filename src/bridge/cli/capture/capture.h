@@ -18,12 +18,15 @@
  *	  join.c		 added or changed tables backfilled while streaming
  *	  partitions.c	 partitions created, attached, detached, dropped or
  *					 truncated while streaming (polled from the catalog)
+ *	  keyset.c		 sets of encoded strings (pending keys, requests) and
+ *					 the values they encode
  *	  keys.c		 003's metadata as the stream needs it, and a committed
  *					 change -> the target keys it may add, change or remove
  *	  writer.c		 pending keys recomputed from the source views and
  *					 written to Cassandra, lineage kept, retried
  *	  direct.c		 tables that project one relation row by row: written
  *					 from the decoded rows themselves, no source read
+ *	  deletes.c		 the DELETEs of vanished keys (one DO block)
  *	  setup.c		 checks, publication, slot, lineage tables, initial load
  *					 from the slot's exported snapshot, --drop
  *	  status.c		 the status row, progress lines, --status
@@ -280,8 +283,10 @@ extern void cap_keyset_clear(CapKeySet *s);
 extern size_t cap_pending_total(const CapPlan *p);
 extern bool cap_table_waits(const CapPlan *p, int table);
 extern void cap_add_keys(CapTable *t, PGresult *res);
+
+/* ---- keyset.c (the types above) ---- */
+
 extern void cap_encode_values(StrBuf *sb, char **vals, int n);
-extern PGresult *cap_source_columns(PGconn *conn, const CapSource *s);
 extern void cap_request_add(CapKeySet *req, int a, char mode, char **vals, int n);
 extern bool cap_tuple_values(const CapSource *s, const CapTuple *t, const CapTuple *alt,
 							 char **cols, int n, char **out, char *err, size_t errlen);
@@ -306,13 +311,18 @@ extern void cap_direct_clear(CapPlan *p);
 extern bool cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 					  long long *written, char *err, size_t errlen);
 extern char *cap_key_match(const CapTable *t, const char *alias, int first_param);
-extern char *cap_key_columns(const CapTable *t, const char *alias, bool lin);
+
+/* ---- deletes.c ---- */
+
 extern bool cap_delete_keys(PGconn *conn, CapTable *t, PGresult *res, int ncols,
 							char *err, size_t errlen);
 
 /* ---- sql.c ---- */
 
 extern char *cap_array_literal(char **values, int n);
+extern bool cap_run(PGconn *conn, const char *sql, int n, const char *const *params,
+					char *err, size_t errlen);
+extern char *cap_key_columns(const CapTable *t, const char *alias, bool lin);
 extern char **cap_column_literals(char ***cols, int ncols, int nrows);
 extern void cap_unnest_rows(StrBuf *sb, char *const *types, int n, int first, const char *c);
 /* ---- priority.c ---- */
@@ -338,6 +348,7 @@ typedef enum CapCheck
 } CapCheck;
 
 extern void cap_relations_resolve(PGconn *conn, CapPlan *p);
+extern PGresult *cap_source_columns(PGconn *conn, const CapSource *s);
 extern void cap_relations_record(PGconn *conn, CapPlan *p);
 extern int	cap_source_column(const CapSource *s, const char *name);
 extern CapCheck cap_relation_message(PGconn *conn, CapPlan *p, CapRelation *rel,

@@ -793,3 +793,20 @@ cap_check_uncaptured(PGconn *conn, CapPlan *p)
 	free(relids);
 	free(views);
 }
+
+/*
+ * Name and type of every column the plan reads of source relation s (the
+ * columns of the stream's view of it, under the plan's names), in order;
+ * generated columns (never in a change) last.
+ */
+PGresult *
+cap_source_columns(PGconn *conn, const CapSource *s)
+{
+	const char *params[1] = {s->mirror};
+
+	return bridge_exec(conn, "reading the columns of a source relation",
+					   "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) "
+					   "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::regclass "
+					   "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+					   1, params);
+}

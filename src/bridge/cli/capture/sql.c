@@ -195,6 +195,18 @@ cap_trace(PGconn *conn, const char *sql, unsigned long long cpu0)
 	fputc('\n', trace_file);
 }
 
+/* Run sql, clear the result; false with err on failure. */
+bool
+cap_run(PGconn *conn, const char *sql, int n, const char *const *params, char *err, size_t errlen)
+{
+	PGresult   *res = cap_exec(conn, sql, n, params, err, errlen);
+
+	if (res == NULL)
+		return false;
+	PQclear(res);
+	return true;
+}
+
 /* A text[] literal of values (NULL elements allowed), quoted and escaped. */
 char *
 cap_array_literal(char **values, int n)
@@ -283,4 +295,22 @@ cap_custom_plans(PGconn *conn, char *err, size_t errlen)
 		return false;
 	PQclear(res);
 	return true;
+}
+
+/*
+ * cap_key_columns
+ *		t's key columns as "<alias>.k1, <alias>.k2", and with lin its
+ *		lineage columns after them (a lineage table's row).  Allocated.
+ */
+char *
+cap_key_columns(const CapTable *t, const char *alias, bool lin)
+{
+	StrBuf		list;
+
+	sb_init(&list);
+	for (int k = 0; k < t->nkey; k++)
+		sb_appendf(&list, "%s%s.%s", k ? ", " : "", alias, bridge_quote_ident(t->key[k]));
+	for (int k = 0; lin && k < t->nlin; k++)
+		sb_appendf(&list, ", %s.%s", alias, bridge_quote_ident(t->lin[k]));
+	return list.data;
 }

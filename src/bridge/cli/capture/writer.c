@@ -82,36 +82,6 @@ cap_key_match(const CapTable *t, const char *alias, int first_param)
 	return sb.data;
 }
 
-/* Run sql, clear the result; false with err on failure. */
-static bool
-run(PGconn *conn, const char *sql, int n, const char *const *params, char *err, size_t errlen)
-{
-	PGresult   *res = cap_exec(conn, sql, n, params, err, errlen);
-
-	if (res == NULL)
-		return false;
-	PQclear(res);
-	return true;
-}
-
-/*
- * cap_key_columns
- *		t's key columns as "<alias>.k1, <alias>.k2", and with lin its
- *		lineage columns after them (a lineage table's row).  Allocated.
- */
-char *
-cap_key_columns(const CapTable *t, const char *alias, bool lin)
-{
-	StrBuf		list;
-
-	sb_init(&list);
-	for (int k = 0; k < t->nkey; k++)
-		sb_appendf(&list, "%s%s.%s", k ? ", " : "", alias, bridge_quote_ident(t->key[k]));
-	for (int k = 0; lin && k < t->nlin; k++)
-		sb_appendf(&list, ", %s.%s", alias, bridge_quote_ident(t->lin[k]));
-	return list.data;
-}
-
 /* The pending keys of t as text[] literals, one per key column (n keys). */
 static char **
 pending_arrays(CapTable *t, int *n, char *err, size_t errlen)
@@ -179,7 +149,7 @@ lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
 						"EXCEPT SELECT %s FROM %s l WHERE %s IN (%s)",
 						t->lineage, scols, t->source_view, skey, ksub,
 						lcols, t->lineage, lkey, ksub);
-	ok = run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
+	ok = cap_run(conn, sql, t->nkey, (const char *const *) arrays, err, errlen);
 	free(sql);
 	free(ksub);
 	free(skey);
@@ -187,137 +157,6 @@ lineage_add(PGconn *conn, CapTable *t, char *err, size_t errlen)
 	free(scols);
 	free(lcols);
 	free_arrays(arrays, t->nkey);
-	return ok;
-}
-
-/*
- * delete_block
- *		The DELETEs of the ncols key columns of every row of res as one
- *		DO block: the keys as array literals of their types (dollar-quoted,
- *		so each value is read once, not cast per row), a loop that
- *		runs "DELETE FROM <foreign table> t WHERE <key> = <value>" per key
- *		(one generic plan, cached by PL/pgSQL: a custom plan per key cost
- *		more than the DELETE) with cql_fdw.write_mode 'on_commit'.
- *		NULL when a value holds the quote's tag (then one statement per key).
- */
-static char *
-delete_block(const CapTable *t, PGresult *res, int ncols)
-{
-	static const char *const tag = "$cqlbridge_k$";
-	StrBuf		sb;
-	char	  **vals = bridge_malloc(sizeof(char *) * (PQntuples(res) + 1));
-
-	sb_init(&sb);
-	sb_append(&sb, "DO $cqlbridge_d$ DECLARE r record; m text := pg_catalog.current_setting('plan_cache_mode'); "
-			  "BEGIN SET LOCAL cql_fdw.write_mode = 'on_commit'; "
-			  "SET LOCAL plan_cache_mode = force_generic_plan; FOR r IN SELECT * FROM unnest(");
-	for (int k = 0; k < ncols; k++)
-	{
-		char	   *lit;
-
-		for (int r = 0; r < PQntuples(res); r++)
-			vals[r] = PQgetvalue(res, r, k);
-		lit = cap_array_literal(vals, PQntuples(res));
-		if (strstr(lit, "$cqlbridge_"))
-		{
-			free(lit);
-			free(vals);
-			sb_free(&sb);
-			return NULL;
-		}
-		sb_appendf(&sb, "%s%s%s%s::%s[]", k ? ", " : "", tag, lit, tag, t->key_types[k]);
-		free(lit);
-	}
-	sb_append(&sb, ") AS u(");
-	for (int k = 0; k < ncols; k++)
-		sb_appendf(&sb, "%sc%d", k ? ", " : "", k + 1);
-	sb_appendf(&sb, ") LOOP DELETE FROM %s t WHERE ", t->foreign_table);
-	for (int k = 0; k < ncols; k++)
-		sb_appendf(&sb, "%st.%s = r.c%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
-	sb_append(&sb, "; END LOOP; SET LOCAL cql_fdw.write_mode TO DEFAULT; "
-			  "PERFORM pg_catalog.set_config('plan_cache_mode', m, true); END $cqlbridge_d$");
-	free(vals);
-	return sb.data;
-}
-
-/* Whether conn's database has PL/pgSQL (asked once per backend). */
-static bool
-has_plpgsql(PGconn *conn)
-{
-	static int	pid = 0;
-	static bool has = false;
-
-	if (pid != PQbackendPID(conn))
-	{
-		PGresult   *res = PQexec(conn, "SELECT 1 FROM pg_catalog.pg_language WHERE lanname = 'plpgsql'");
-
-		has = res && PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
-		PQclear(res);
-		pid = PQbackendPID(conn);
-	}
-	return has;
-}
-
-/*
- * cap_delete_keys
- *		One DELETE per row of res by its first ncols key columns: the full
- *		key (the keys that vanished: ncols = nkey), or the partition key (a
- *		partition as a whole: ncols = npart, delete_emptied).
- *		Each would otherwise wait for Cassandra's answer before the next is
- *		sent (a DELETE is not batched like the upserts): with
- *		cql_fdw.write_mode 'on_commit' for these statements they are kept
- *		until this transaction's COMMIT and sent then, pipelined (as one
- *		UNLOGGED BATCH per partition), and the COMMIT still returns only
- *		after Cassandra acknowledged every one (or fails, and the flush is
- *		retried).  They run as one DO block (delete_block): one round trip
- *		and one plan instead of a statement per key, which cost the
- *		backend 70-80 us of CPU each (bench/README.md); without PL/pgSQL,
- *		the statement is prepared once (the unnamed statement) and
- *		executed per key.
- */
-bool
-cap_delete_keys(PGconn *conn, CapTable *t, PGresult *res, int ncols, char *err, size_t errlen)
-{
-	StrBuf		del;
-	const char **params;
-	PGresult   *prep;
-	bool		ok;
-	char	   *block = has_plpgsql(conn) ? delete_block(t, res, ncols) : NULL;
-
-	if (block != NULL)
-	{
-		ok = run(conn, block, 0, NULL, err, errlen);
-		free(block);
-		return ok;
-	}
-	params = bridge_malloc(sizeof(char *) * ncols);
-	sb_init(&del);
-	sb_appendf(&del, "DELETE FROM %s t WHERE ", t->foreign_table);
-	for (int k = 0; k < ncols; k++)
-		sb_appendf(&del, "%st.%s = $%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
-	ok = run(conn, "SET LOCAL cql_fdw.write_mode = 'on_commit'", 0, NULL, err, errlen);
-	if (ok)
-	{
-		prep = PQprepare(conn, "", del.data, ncols, NULL);
-		if ((ok = cap_result_ok(conn, prep, err, errlen)))
-			PQclear(prep);
-	}
-	for (int r = 0; ok && r < PQntuples(res); r++)
-	{
-		PGresult   *one;
-		unsigned long long cpu0 = cap_backend_cpu(conn);
-
-		for (int k = 0; k < ncols; k++)
-			params[k] = PQgetvalue(res, r, k);
-		one = PQexecPrepared(conn, "", ncols, params, NULL, NULL, 0);
-		cap_trace(conn, del.data, cpu0);
-		if ((ok = cap_result_ok(conn, one, err, errlen)))
-			PQclear(one);
-	}
-	if (ok)
-		ok = run(conn, "SET LOCAL cql_fdw.write_mode TO DEFAULT", 0, NULL, err, errlen);
-	sb_free(&del);
-	free(params);
 	return ok;
 }
 
@@ -526,8 +365,8 @@ begin_locked(PGconn *conn, CapPlan *p, char *err, size_t errlen)
 {
 	if (p->lock_sql == NULL)
 		p->lock_sql = cap_lock_sql(p, NULL);
-	return run(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, err, errlen) &&
-		run(conn, p->lock_sql, 0, NULL, err, errlen);
+	return cap_run(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, err, errlen) &&
+		cap_run(conn, p->lock_sql, 0, NULL, err, errlen);
 }
 
 /*
@@ -555,7 +394,7 @@ begin_seeing(PGconn *conn, CapPlan *p, const char *xids, char *err, size_t errle
 		PQclear(res);
 		if (seen)
 			return true;
-		if (!run(conn, "ROLLBACK", 0, NULL, err, errlen))
+		if (!cap_run(conn, "ROLLBACK", 0, NULL, err, errlen))
 			return false;
 		usleep(5000);
 	}
@@ -585,7 +424,7 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 		 * source, so neither a snapshot that sees the transactions nor the
 		 * locks of the source views are needed.
 		 */
-		if (!run(conn, "BEGIN", 0, NULL, err, errlen) ||
+		if (!cap_run(conn, "BEGIN", 0, NULL, err, errlen) ||
 			(large && !cap_custom_plans(conn, err, errlen)))
 			goto fail;
 	}
@@ -602,7 +441,7 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 			if (p->tables[i].pending.n > 0 && !cap_table_waits(p, i) &&
 				!lineage_add(conn, &p->tables[i], err, errlen))
 				goto fail;
-		if (!run(conn, "COMMIT", 0, NULL, err, errlen) ||
+		if (!cap_run(conn, "COMMIT", 0, NULL, err, errlen) ||
 			!begin_locked(conn, p, err, errlen) ||
 			(large && !cap_custom_plans(conn, err, errlen)))
 			goto fail;
@@ -632,7 +471,7 @@ cap_flush(PGconn *conn, CapPlan *p, CapKeySet *req, const char *xids,
 	}
 	if (!cap_partitions_persist(conn, p, err, errlen) ||
 		!cap_join_flushed(conn, p, false, err, errlen) ||
-		!run(conn, "COMMIT", 0, NULL, err, errlen))
+		!cap_run(conn, "COMMIT", 0, NULL, err, errlen))
 		goto fail;
 	p->parts_dirty = false;
 	(void) cap_join_flushed(conn, p, true, err, errlen);
