@@ -14,6 +14,7 @@
  *	  rules.c		mapping rules MR2-MR5, static columns, names, merging
  *	  partition.c	the partition-size formulas, key column lists
  *	  buckets.c		a bucket for a wide partition: candidates, choice
+ *	  target.c		004's source and target statements of a query
  *	  emit.c		001_schema.cql ... 004_verify.sql
  *	  edges.c		edge values and sub-millisecond digits counted on the data
  *	  sizing.c		measurements on the data (sizes, MR5 checks, fan-out)
@@ -174,6 +175,17 @@ typedef struct ParamUse
 	char	   *op;				/* "=", "<", "<=", ">", ">=" */
 } ParamUse;
 
+/* One output of a top-level aggregate query ("result" rows). */
+typedef struct QResult
+{
+	char	   *name;			/* output name */
+	char	   *func;			/* count, sum, min, max, avg; "column" */
+	char	   *under;			/* the column's output name in the row query */
+	bool		star;			/* count(*) */
+	bool		distinct;
+	char	   *type;			/* the output's type */
+} QResult;
+
 typedef struct Query
 {
 	char	   *name;
@@ -199,6 +211,17 @@ typedef struct Query
 	char	  **tnames;
 	int		   *tcol;
 	int		   *tfield;			/* -1 or the UDT field */
+	/*
+	 * A top-level aggregate query: its rows are the outputs above (the
+	 * table stores them), these are what it computes of them.
+	 */
+	int			nresults;		/* 0: no aggregate query */
+	QResult    *results;
+	int			ngroups;
+	char	  **groups;			/* GROUP BY columns (row query names) */
+	int			nrorder;
+	char	  **rorder;			/* ORDER BY outputs: "name" DESC NULLS ... */
+	int			limit_param;	/* $k of LIMIT, 0: none */
 	/* MR5 check of the published key on the data */
 	bool		pub_checked;
 	char	   *pub_error;		/* published key not expressible */
@@ -337,6 +360,10 @@ extern const char *plan_query_ref(const Query *q);
 extern void plan_types_init(PGconn *conn);
 extern const PgTypeMap *plan_type_map(const char *pgtype, const char **why);
 extern char *plan_store_expr(StoreKind store, const char *ref, bool same_type);
+
+/* target.c */
+extern char *plan_source_sql(const Query *q, const Table *t);
+extern char *plan_target_sql(const Query *q, const Table *t, const char *ftable);
 
 /* types.c */
 extern const char *plan_pg_to_cql(const char *pgtype, const char **fdwtype);
