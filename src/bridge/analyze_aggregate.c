@@ -36,6 +36,7 @@
 #include "access/stratnum.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -80,6 +81,23 @@ plain_var(Node *node)
 	if (node != NULL && IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
 		return (Var *) node;
 	return NULL;
+}
+
+/* A parameter under implicit casts and relabelings (or node itself). */
+static Node *
+strip_param(Node *node)
+{
+	while (node != NULL)
+	{
+		if (IsA(node, RelabelType))
+			node = (Node *) ((RelabelType *) node)->arg;
+		else if (IsA(node, FuncExpr) && ((FuncExpr *) node)->args != NIL &&
+				 ((FuncExpr *) node)->funcformat != COERCE_EXPLICIT_CALL)
+			node = (Node *) linitial(((FuncExpr *) node)->args);
+		else
+			break;
+	}
+	return node ? node : (Node *) makeNullConst(INT4OID, -1, InvalidOid);
 }
 
 /*
@@ -181,6 +199,35 @@ bridge_ungroup(Query *q)
 			rtle->ressortgroupref = nextref++;
 		copy->tleSortGroupRef = rtle->ressortgroupref;
 		sort = lappend(sort, copy);
+	}
+
+	/*
+	 * The columns the WHERE clause compares with parameters: the row
+	 * query selects them, so the table's key columns keep their names.
+	 */
+	{
+		List	   *quals = make_ands_implicit((Expr *) q->jointree->quals);
+
+		foreach(lc, quals)
+		{
+			Node	   *qual = (Node *) lfirst(lc);
+			Var		   *var = NULL;
+
+			if (IsA(qual, OpExpr) && list_length(((OpExpr *) qual)->args) == 2)
+			{
+				Node	   *l = linitial(((OpExpr *) qual)->args);
+				Node	   *r = lsecond(((OpExpr *) qual)->args);
+
+				if (IsA(strip_param(r), Param))
+					var = plain_var(l);
+				else if (IsA(strip_param(l), Param))
+					var = plain_var(r);
+			}
+			else if (IsA(qual, ScalarArrayOpExpr))
+				var = plain_var(linitial(((ScalarArrayOpExpr *) qual)->args));
+			if (var != NULL)
+				(void) row_column(q, var, &tlist);
+		}
 	}
 
 	/* the outputs: aggregates of one column, or GROUP BY columns */

@@ -1140,6 +1140,145 @@ check_top_query(Query *q)
 		unsupported("subqueries in LIMIT/OFFSET", "Use a parameter or a constant.");
 }
 
+/* Is (rtindex, attno) among the pairs of the int lists? */
+static bool
+column_in(List *rts, List *atts, int rtindex, int attno)
+{
+	ListCell   *a;
+	ListCell   *b;
+
+	forboth(a, rts, b, atts)
+		if (lfirst_int(a) == rtindex && lfirst_int(b) == attno)
+		return true;
+	return false;
+}
+
+/* The range-table index of the relation aliased alias in q, 0 when none. */
+static int
+relation_index(Query *q, const char *alias)
+{
+	ListCell   *e;
+	int			rt = 0;
+
+	foreach(e, q->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(e);
+
+		rt++;
+		if (rte->rtekind == RTE_RELATION && strcmp(rte->eref->aliasname, alias) == 0)
+			return rt;
+	}
+	return 0;
+}
+
+/*
+ * add_search_targets
+ *		Search and ordering attributes the query does not select ("last
+ *		order of a customer" selects no customer column) are appended to its
+ *		select list as "target" rows with op "search", after the outputs:
+ *		the query table needs them as key columns, the base and lineage SQL
+ *		select them (under the column's name, or alias_column when an
+ *		output has that name), and the answer is still the outputs alone.
+ *		A column that is an output, or equal by an inner join to one, needs
+ *		nothing, nor does a primary-key column (a lineage column already,
+ *		which the mapping makes a hidden key column).
+ */
+static void
+add_search_targets(BridgeAnalysis *an, LevelCtx *lc, Query *q)
+{
+	List	   *rts = NIL;
+	List	   *atts = NIL;
+	ListCell   *cell;
+	int			ord = 0;
+	bool		grew = true;
+
+	foreach(cell, q->targetList)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(cell);
+		BridgeColRef	col;
+
+		if (tle->resjunk)
+			continue;
+		ord++;
+		if (trace_column(lc, (Node *) tle->expr, &col) && col.levelsup == 0)
+		{
+			rts = lappend_int(rts, col.rtindex);
+			atts = lappend_int(atts, col.attno);
+		}
+	}
+	/* columns equal to an output by an inner join count as outputs */
+	while (grew)
+	{
+		grew = false;
+		foreach(cell, an->rows)
+		{
+			BridgeRow  *r = (BridgeRow *) lfirst(cell);
+			int			rt;
+			AttrNumber	att;
+			bool		left_in;
+			bool		right_in;
+
+			if (r->kind != BK_JOIN || r->level != 0 || !r->detail || strcmp(r->detail, "inner") != 0 ||
+				!r->other_alias || !r->other_column || (rt = relation_index(q, r->other_alias)) == 0)
+				continue;
+			att = get_attnum(rt_fetch(rt, q->rtable)->relid, r->other_column);
+			if (att == InvalidAttrNumber)
+				continue;
+			left_in = column_in(rts, atts, r->col.rtindex, r->col.attno);
+			right_in = column_in(rts, atts, rt, att);
+			if (left_in == right_in)
+				continue;
+			rts = lappend_int(rts, left_in ? rt : r->col.rtindex);
+			atts = lappend_int(atts, left_in ? att : r->col.attno);
+			grew = true;
+		}
+	}
+	/* add_row appends to an->rows: walk a copy */
+	foreach(cell, list_copy(an->rows))
+	{
+		BridgeRow  *r = (BridgeRow *) lfirst(cell);
+		RangeTblEntry *rte;
+		Oid			typid;
+		int32		typmod;
+		Oid			collid;
+		char	   *name;
+		ListCell   *o;
+		BridgeRow  *row;
+
+		ListCell   *l;
+		bool		lineage = false;
+
+		if ((r->kind != BK_EQUALITY && r->kind != BK_RANGE && r->kind != BK_ORDER) ||
+			r->level != 0 || r->col.alias == NULL || r->col.rtindex <= 0 ||
+			column_in(rts, atts, r->col.rtindex, r->col.attno))
+			continue;
+		/* a primary-key column is in the lineage SQL already */
+		foreach(l, an->lineage)
+			if (((BridgeLineageColumn *) lfirst(l))->rtindex == r->col.rtindex &&
+				((BridgeLineageColumn *) lfirst(l))->attno == r->col.attno)
+				lineage = true;
+		if (lineage)
+			continue;
+		rte = rt_fetch(r->col.rtindex, q->rtable);
+		get_atttypetypmodcoll(rte->relid, r->col.attno, &typid, &typmod, &collid);
+		name = pstrdup(r->col.column_name);
+		foreach(o, q->targetList)
+			if (!((TargetEntry *) lfirst(o))->resjunk && ((TargetEntry *) lfirst(o))->resname &&
+				strcmp(((TargetEntry *) lfirst(o))->resname, name) == 0)
+				name = psprintf("%s_%s", r->col.alias, r->col.column_name);
+		q->targetList = lappend(q->targetList,
+								makeTargetEntry((Expr *) makeVar(r->col.rtindex, r->col.attno, typid, typmod, collid, 0),
+												list_length(q->targetList) + 1, name, false));
+		rts = lappend_int(rts, r->col.rtindex);
+		atts = lappend_int(atts, r->col.attno);
+		row = add_row(an, BK_TARGET, 0, ++ord);
+		set_column(row, &r->col);
+		row->op = "search";
+		row->name = name;
+		row->col.type_name = format_type_with_typemod(typid, typmod);
+	}
+}
+
 /*
  * add_results
  *		The "result" rows of an aggregate query (ord: output position, op:
@@ -1326,6 +1465,8 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 		row->name = tle->resname;
 		row->col.type_name = format_type_with_typemod(exprType(expr), exprTypmod(expr));
 	}
+
+	add_search_targets(an, &lc, q);
 
 	/* a lineage column must not shadow an output column or another one */
 	foreach(cell, an->lineage)

@@ -12,7 +12,8 @@
  * lists.  EXPLAIN of the target shows the FDW's "Access:" line: a query
  * marked "single_partition: true" must be served by one partition; one
  * marked "buckets: ..." (a bucketed table) by the buckets cql_fdw
- * enumerates, never a scan.  The partitions each sample reads (from the
+ * enumerates, one marked "in_list: true" by a read per value, never a
+ * scan.  The partitions each sample reads (from the
  * Access line) are reported per query.
  * Latency is the median over the samples of one execution on each side
  * (prepared statements, so planning is not counted).
@@ -49,6 +50,7 @@ typedef struct QueryResult
 	bool		pass;
 	bool		single_expected;
 	const char *buckets;		/* "buckets: " of a bucketed table, or NULL */
+	bool		in_list;		/* "in_list: true": a read per value of an IN list */
 	char	   *access;
 	long		parts_min;		/* partitions read per sample (-1: unknown) */
 	long		parts_max;
@@ -355,6 +357,13 @@ compare_rows(QueryResult *qr, const char *params_text, Rows *src, Rows *tgt, boo
 	return true;
 }
 
+/* A metadata value "true". */
+static bool
+meta_true(const char *v)
+{
+	return v != NULL && strcmp(v, "true") == 0;
+}
+
 /*
  * verify_query
  *		Verify one query block of 004: draw opts->samples parameter rows
@@ -391,6 +400,7 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 	qr->pass = true;
 	qr->single_expected = single_meta && strcmp(single_meta, "true") == 0;
 	qr->buckets = bridge_block_get(b, "buckets");
+	qr->in_list = meta_true(bridge_block_get(b, "in_list"));
 	qr->parts_min = -1;
 	qr->parts_max = -1;
 	sb_init(&qr->diff);
@@ -510,6 +520,12 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 					qr->parts_min = n;
 				if (n > qr->parts_max)
 					qr->parts_max = n;
+			}
+			if (qr->in_list && n < 0 && qr->pass)
+			{
+				qr->pass = false;
+				sb_appendf(&qr->diff, "  expected a read of the IN list's partitions for %s, EXPLAIN shows \"Access: %s\"\n",
+						   ptext.data, access);
 			}
 			if (qr->buckets && n != 1 && strstr(access, "buckets of") == NULL && qr->pass)
 			{

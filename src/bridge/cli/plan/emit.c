@@ -599,6 +599,16 @@ source_sample_columns(const Query *q, const Table *t)
 	return sql;
 }
 
+/* Whether a parameter of q is an IN list ("= ANY" or "IN"). */
+static bool
+query_in_list(const Query *q)
+{
+	for (int k = 0; k < q->nparams; k++)
+		if (q->puse[k].op && (strcmp(q->puse[k].op, "= ANY") == 0 || strcmp(q->puse[k].op, "IN") == 0))
+			return true;
+	return false;
+}
+
 /*
  * plan_emit_verify
  *		The text of 004_verify.sql: per workload query its metadata, the
@@ -640,6 +650,12 @@ plan_emit_verify(Plan *p)
 		{
 			sb_append(&sb, "-- single_partition: false\n");
 			sb_appendf(&sb, "-- buckets: %s\n", plan_bucket_text(t));
+		}
+		else if (query_in_list(q))
+		{
+			/* an IN list on a key column: one partition per value */
+			sb_append(&sb, "-- single_partition: false\n");
+			sb_append(&sb, "-- in_list: true\n");
 		}
 		else
 			sb_append(&sb, "-- single_partition: true\n");

@@ -208,6 +208,7 @@ typedef struct Query
 	ParamUse   *puse;
 	/* output columns: per target ord, the table column (UDT: field index) */
 	int			ntargets;
+	int			nvisible;		/* the answer's: the first nvisible targets */
 	char	  **tnames;
 	int		   *tcol;
 	int		   *tfield;			/* -1 or the UDT field */
@@ -305,6 +306,16 @@ typedef struct Fanout
 	double		mean_rows;
 } Fanout;
 
+/* A workload statement no table can serve: left out of the plan. */
+typedef struct LeftOut
+{
+	char	   *name;			/* the query's name */
+	int			line;			/* its block's line in the workload */
+	char	   *rule;			/* what refused it: "analysis", "MR2", ... */
+	char	   *reason;			/* the error, without the query reference */
+	char	   *hint;			/* what would serve it, or NULL */
+} LeftOut;
+
 typedef struct Plan
 {
 	const BridgeOptions *opts;
@@ -323,6 +334,8 @@ typedef struct Plan
 	Fanout	   *fan;
 	int			nwarn;
 	char	  **warnings;		/* plan-wide warnings (analysis warnings...) */
+	int			nleft;
+	LeftOut    *left;			/* statements left out, in workload order */
 	/* write profile of the workload's header (writes.c) */
 	int			nprofile;
 	char	  **prof_rel;		/* schema.table, unquoted */

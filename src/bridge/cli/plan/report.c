@@ -285,6 +285,13 @@ plan_model_txt(Plan *p)
 		if (t->bucket)
 			bucket_lines(&sb, p, t, false);
 	}
+	if (p->nleft > 0)
+	{
+		sb_append(&sb, "\nleft out (no table serves them):\n");
+		for (int i = 0; i < p->nleft; i++)
+			sb_appendf(&sb, "  %s [%s]: %s%s%s\n", p->left[i].name, p->left[i].rule, p->left[i].reason,
+					   p->left[i].hint ? "\n    hint: " : "", p->left[i].hint ? p->left[i].hint : "");
+	}
 	plan_write_profile_text(&sb, p, false);
 	if (p->nwarn > 0)
 	{
@@ -359,6 +366,17 @@ plan_report_md(Plan *p)
 				   md_escape(pub));
 	}
 
+	if (p->nleft > 0)
+	{
+		sb_appendf(&sb, "\n## Statements left out\n\n%d of the workload's %d statements are not served by this plan: no query table serves them. "
+				   "The plan covers the others (exit status 3; `--strict` refuses the plan instead).\n\n"
+				   "| query | line | rule | reason | what would serve it |\n|---|---:|---|---|---|\n",
+				   p->nleft, p->nleft + p->nqueries);
+		for (int i = 0; i < p->nleft; i++)
+			sb_appendf(&sb, "| %s | %d | %s | %s | %s |\n", md_escape(p->left[i].name), p->left[i].line,
+					   p->left[i].rule, md_escape(p->left[i].reason),
+					   p->left[i].hint ? md_escape(p->left[i].hint) : "");
+	}
 	sb_append(&sb, "\n## Tables\n\n| table | rows | partitions | rows/partition max | p99 | mean | Nv max | bytes/partition max | total bytes (×RF) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int ti = 0; ti < p->ntables; ti++)
 	{

@@ -135,7 +135,7 @@ char *
 plan_source_sql(const Query *q, const Table *t)
 {
 	StrBuf		sb;
-	int			n = q->nresults > 0 ? q->nresults : q->ntargets;
+	int			n = q->nresults > 0 ? q->nresults : q->nvisible;
 	bool		any = false;
 	int		   *src = bridge_malloc(sizeof(int) * (n + 1));
 
@@ -315,7 +315,7 @@ plan_target_sql(const Query *q, const Table *t, const char *ftable)
 		return aggregate_target(q, t, ftable);
 	sb_init(&sb);
 	sb_append(&sb, "SELECT ");
-	for (int o = 0; o < q->ntargets; o++)
+	for (int o = 0; o < q->nvisible; o++)
 	{
 		char	   *e = target_expr(q, t, o);
 		char	   *plain = bridge_printf("t.%s", plan_qi(q->tnames[o]));

@@ -194,7 +194,23 @@ plan_json(const Plan *p)
 		bridge_json_string(&sb, q->table->name);
 		sb_appendf(&sb, ", \"published_key_rows_lost\": %ld}", q->pub_lost);
 	}
-	sb_append(&sb, "\n  ],\n  \"tables\": [");
+	sb_append(&sb, "\n  ],\n  \"left_out\": [");
+	for (int i = 0; i < p->nleft; i++)
+	{
+		sb_append(&sb, i ? ",\n    {\"query\": " : "\n    {\"query\": ");
+		bridge_json_string(&sb, p->left[i].name);
+		sb_appendf(&sb, ", \"line\": %d, \"rule\": ", p->left[i].line);
+		bridge_json_string(&sb, p->left[i].rule);
+		sb_append(&sb, ", \"reason\": ");
+		bridge_json_string(&sb, p->left[i].reason);
+		sb_append(&sb, ", \"hint\": ");
+		if (p->left[i].hint)
+			bridge_json_string(&sb, p->left[i].hint);
+		else
+			sb_append(&sb, "null");
+		sb_append(&sb, "}");
+	}
+	sb_append(&sb, p->nleft ? "\n  ],\n  \"tables\": [" : "],\n  \"tables\": [");
 	for (int i = 0; i < p->ntables; i++)
 	{
 		const Table *t = p->tables[i];
