@@ -51,6 +51,7 @@ typedef struct QueryResult
 	bool		single_expected;
 	const char *buckets;		/* "buckets: " of a bucketed table, or NULL */
 	bool		in_list;		/* "in_list: true": a read per value of an IN list */
+	bool		composed;		/* "composed: true": partition reads joined */
 	char	   *access;
 	long		parts_min;		/* partitions read per sample (-1: unknown) */
 	long		parts_max;
@@ -246,6 +247,28 @@ access_partitions(const char *access)
 	return -1;
 }
 
+/*
+ * partition_reads
+ *		Whether every scan of an access text ("single partition; 3
+ *		partitions", one item per foreign scan) reads partitions, none a
+ *		token range or the whole table.
+ */
+static bool
+partition_reads(const char *access)
+{
+	const char *a = access;
+
+	while (a && *a)
+	{
+		if (access_partitions(a) < 0)
+			return false;
+		a = strstr(a, "; ");
+		if (a)
+			a += 2;
+	}
+	return strcmp(access, "-") != 0;
+}
+
 /* "Access: ..." lines of EXPLAIN of the target; "-" when there is none */
 static char *
 explain_access(PGconn *conn, const char *qname, const char *target_sql,
@@ -401,6 +424,7 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 	qr->single_expected = single_meta && strcmp(single_meta, "true") == 0;
 	qr->buckets = bridge_block_get(b, "buckets");
 	qr->in_list = meta_true(bridge_block_get(b, "in_list"));
+	qr->composed = meta_true(bridge_block_get(b, "composed"));
 	qr->parts_min = -1;
 	qr->parts_max = -1;
 	sb_init(&qr->diff);
@@ -520,6 +544,12 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 					qr->parts_min = n;
 				if (n > qr->parts_max)
 					qr->parts_max = n;
+			}
+			if (qr->composed && !partition_reads(access) && qr->pass)
+			{
+				qr->pass = false;
+				sb_appendf(&qr->diff, "  expected partition reads (the drive's partition, one lookup per row) for %s, EXPLAIN shows \"Access: %s\"\n",
+						   ptext.data, access);
 			}
 			if (qr->in_list && n < 0 && qr->pass)
 			{

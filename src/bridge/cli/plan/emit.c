@@ -646,7 +646,15 @@ plan_emit_verify(Plan *p)
 		 * table's query reads the buckets its range covers (or all hash
 		 * buckets), which cql_fdw enumerates.
 		 */
-		if (t->bucket && t->bucket->applied)
+		if (q->compose)
+		{
+			/* the drive's partition, then one lookup partition per row */
+			sb_append(&sb, "-- single_partition: false\n");
+			sb_append(&sb, "-- composed: true\n");
+			sb_appendf(&sb, "-- lookup_table: %s.%s\n", p->keyspace, q->compose->lookup->table->name);
+			sb_appendf(&sb, "-- lookups: at most %ld per call\n", plan_compose_bound(q));
+		}
+		else if (t->bucket && t->bucket->applied)
 		{
 			sb_append(&sb, "-- single_partition: false\n");
 			sb_appendf(&sb, "-- buckets: %s\n", plan_bucket_text(t));
@@ -675,6 +683,16 @@ plan_emit_verify(Plan *p)
 			char	   *d;
 			bool		has_lower = false;
 
+			/*
+			 * A condition on a composition's lookup rows: the median of the
+			 * looked-up column, so about half of the lookups pass it.
+			 */
+			if (ci < 0 && q->puse[k].lookup)
+			{
+				sb_appendf(&sel, "%s(SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY v.%s) FROM %s v)",
+						   k ? ", " : "", plan_qi(q->puse[k].lookup), view_name(p, q->compose->lookup->table));
+				continue;
+			}
 			/* a LIMIT parameter: a few rows, so their order is compared */
 			if (ci < 0)
 			{
@@ -728,9 +746,13 @@ plan_emit_verify(Plan *p)
 			free(src_dist);
 		}
 		sb_append(&sb, "-- source\n");
-		sb_appendf(&sb, "%s;\n", plan_source_sql(q, t));
+		sb_appendf(&sb, "%s;\n", q->compose ? plan_compose_source(q) : plan_source_sql(q, t));
 
-		sb_appendf(&sb, "-- target\n%s;\n", plan_target_sql(q, t, ftable(p, t)));
+		if (q->compose)
+			sb_appendf(&sb, "-- target\n%s;\n",
+					   plan_compose_target(q, ftable(p, t), ftable(p, q->compose->lookup->table)));
+		else
+			sb_appendf(&sb, "-- target\n%s;\n", plan_target_sql(q, t, ftable(p, t)));
 		free(used);
 	}
 	return sb.data;

@@ -26,7 +26,6 @@
  *-------------------------------------------------------------------------
  */
 #include <dirent.h>
-#include <setjmp.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,139 +145,12 @@ current_umask(void)
 }
 
 /*
- * left_out
- *		Record that query q is left out of the plan because of the caught
- *		error c (in phase "analysis" or "mapping"): the rule that refused it
- *		is the mapping rule the message or its hint names (MR2 ... MR5), or
- *		the phase.
- */
-static void
-left_out(Plan *p, const Query *q, const BridgeCatch *c, const char *phase)
-{
-	LeftOut    *l;
-	const char *ref = plan_query_ref(q);
-	size_t		rl = strlen(ref);
-	const char *texts[2] = {c->message, c->hint};
-
-	p->left = bridge_realloc(p->left, sizeof(LeftOut) * (p->nleft + 1));
-	l = &p->left[p->nleft++];
-	l->name = q->name;
-	l->line = q->line;
-	l->reason = c->message;
-	if (strncmp(l->reason, ref, rl) == 0 && strncmp(l->reason + rl, ": ", 2) == 0)
-		l->reason += rl + 2;
-	l->hint = c->hint;
-	l->rule = bridge_strdup(phase);
-	for (int i = 1; i >= 0; i--)
-	{
-		const char *m = texts[i] ? strstr(texts[i], "MR") : NULL;
-
-		while (m && !(m[2] >= '1' && m[2] <= '9'))
-			m = strstr(m + 2, "MR");
-		if (m)
-			l->rule = bridge_printf("%.3s", m);
-	}
-}
-
-/*
- * serve_queries
- *		Analyze and map every query, each on its own: a query that fails
- *		(the analysis refuses it, no mapping rule gives it a table) is left
- *		out with its reason, and the others are planned as if it were not in
- *		the workload.  A failure leaves the plan as it was: the analysis
- *		only reads, and a query's table joins the plan only at the end of
- *		plan_derive.  With --strict, or when nothing can be served, the
- *		first failure ends the command as it always did.
- */
-static void
-serve_queries(Plan *p)
-{
-	bool	   *failed = bridge_malloc(sizeof(bool) * (p->nqueries + 1));
-	Query	   *kept;
-	int			nkept = 0;
-	int		   *map = bridge_malloc(sizeof(int) * (p->nqueries + 1));
-
-	memset(failed, 0, sizeof(bool) * (p->nqueries + 1));
-	for (int phase = 0; phase < 2; phase++)
-		for (int i = 0; i < p->nqueries; i++)
-		{
-			BridgeCatch c;
-			int			nwarn = p->nwarn;
-
-			if (failed[i])
-				continue;
-			memset(&c, 0, sizeof(c));
-			if (setjmp(c.jump) == 0)
-			{
-				bridge_catcher = &c;
-				if (phase == 0)
-					plan_analyze(p, &p->queries[i]);
-				else
-					plan_derive(p, &p->queries[i]);
-				bridge_catcher = NULL;
-				continue;
-			}
-			/* a lost connection is no fault of the statement */
-			if (PQstatus(p->conn) != CONNECTION_OK)
-				bridge_fatal("%s", c.message);
-			/* the warnings of a statement left out do not concern the plan */
-			p->nwarn = nwarn;
-			failed[i] = true;
-			left_out(p, &p->queries[i], &c, phase == 0 ? "analysis" : "mapping");
-			if (p->opts->strict)
-				bridge_fatal_hint("Without --strict, plan writes the tables of the other statements and reports this one as left out (exit status 3).",
-								  "%s: %s%s%s (--strict: nothing was written)", plan_query_ref(&p->queries[i]),
-								  p->left[p->nleft - 1].reason,
-								  c.hint ? "; " : "", c.hint ? c.hint : "");
-		}
-	if (p->nleft == 0)
-	{
-		free(failed);
-		free(map);
-		return;
-	}
-	if (p->nleft == p->nqueries)
-		bridge_fatal_hint(p->left[0].hint,
-						  "no statement of the workload can be served; the first, %s, because: %s",
-						  plan_query_ref(&p->queries[0]), p->left[0].reason);
-
-	/*
-	 * The queries left out go; the tables point to the kept ones, which
-	 * move to a new array.
-	 */
-	kept = bridge_malloc(sizeof(Query) * p->nqueries);
-	for (int i = 0; i < p->nqueries; i++)
-	{
-		map[i] = failed[i] ? -1 : nkept;
-		if (!failed[i])
-			kept[nkept++] = p->queries[i];
-	}
-	for (int ti = 0; ti < p->ntables; ti++)
-	{
-		Table	   *t = p->tables[ti];
-
-		for (int k = 0; k < t->nqueries; k++)
-			t->queries[k] = &kept[map[t->queries[k] - p->queries]];
-		t->def = &kept[map[t->def - p->queries]];
-	}
-	for (int i = 0; i < nkept; i++)
-		for (int ti = 0; ti < p->ntables; ti++)
-			for (int k = 0; k < p->tables[ti]->nqueries; k++)
-				if (p->tables[ti]->queries[k] == &kept[i])
-					kept[i].table = p->tables[ti];
-	p->queries = kept;
-	p->nqueries = nkept;
-	free(failed);
-	free(map);
-}
-
-/*
  * cmd_plan
  *		"cqlbridge plan": read the workload and the catalog, analyze and map
  *		every query to a table, measure the tables on the data, and write
  *		the generated files into a temporary directory renamed over DIR, so
  *		DIR is either the old plan or the whole new one.  Returns 0, or 3
- *		when statements were left out (serve_queries); failures exit.
+ *		when statements were left out (plan_serve); failures exit.
  */
 int
 cmd_plan(const BridgeOptions *opts)
@@ -313,7 +185,7 @@ cmd_plan(const BridgeOptions *opts)
 	PQclear(bridge_exec(p.conn, "setting TimeZone", "SET TimeZone = 'UTC'", 0, NULL));
 	plan_types_init(p.conn);
 	plan_read_catalog(&p);
-	serve_queries(&p);
+	plan_serve(&p);
 	plan_measure(&p);
 
 	files[0] = plan_model_txt(&p);
@@ -378,12 +250,12 @@ cmd_plan(const BridgeOptions *opts)
 		bridge_write_output(opts->json, plan_json(&p));
 	if (!opts->quiet)
 	{
-		printf("cqlbridge plan: %d queries, %d tables written to %s\n", p.nqueries, p.ntables, dir);
+		printf("cqlbridge plan: %d queries, %d tables written to %s\n", plan_nworkload(&p), p.ntables, dir);
 		for (int i = 0; i < p.nqueries; i++)
 		{
 			Query	   *q = &p.queries[i];
 
-			printf("  %-36s %s %s%s\n", q->name, q->table->name, plan_key_text(q->table),
+			printf("  %-36s %s%s\n", q->name, plan_serving_text(q),
 				   q->pub_lost > 0 ? "  (published key LOSSY)" : "");
 		}
 		if (p.nprofile > 0)
@@ -397,7 +269,7 @@ cmd_plan(const BridgeOptions *opts)
 	{
 		fflush(stdout);
 		fprintf(stderr, "cqlbridge plan: %d of %d statements left out (no table can serve them; report.md says why):\n",
-				p.nleft, p.nleft + p.nqueries);
+				p.nleft, p.nleft + plan_nworkload(&p));
 		for (int i = 0; i < p.nleft; i++)
 			fprintf(stderr, "  %s (%s:%d) [%s]: %s\n", p.left[i].name, p.workload_path, p.left[i].line,
 					p.left[i].rule, p.left[i].reason);

@@ -385,6 +385,7 @@ derive_keys(Ctx *c)
 	{
 		q->puse[k].col = -1;
 		q->puse[k].op = NULL;
+		q->puse[k].lookup = NULL;
 	}
 
 	/* MR2: equality search attributes -> partition key, in parameter order */
@@ -404,7 +405,7 @@ derive_keys(Ctx *c)
 		}
 	if (t->npk == 0 && q->nresults > 0)
 		bridge_fatal_hint("Serve it with a counter table or a summary table the stream maintains (cqlbridge builds neither), or compute it from a query that has an equality on a parameter.",
-						  "%s: an aggregate across partitions (no equality predicate on a parameter): a query table serves aggregates within one partition only",
+						  "%s: an aggregate across partitions (no equality predicate on a parameter): a query table serves aggregates within one partition only (MR2)",
 						  plan_query_ref(q));
 	if (t->npk == 0)
 		bridge_fatal_hint("Add an equality search attribute (column = :'param'); it becomes the partition key (MR2).",

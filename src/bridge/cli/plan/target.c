@@ -28,7 +28,7 @@
 #include "plan/plan.h"
 
 /*
- * type_cast
+ * plan_param_cast
  *		"::type" when a parameter declared as declared (format_type's name),
  *		compared with column c, needs a cast to c's type (array: to c's
  *		type's array, for "= ANY"), "" when they agree.  The source query
@@ -37,8 +37,8 @@
  *		prepare.  The column's type without its modifier: a numeric(8,2)
  *		cast would round the parameter.
  */
-static char *
-type_cast(const char *declared, const Column *c, bool array)
+char *
+plan_param_cast(const char *declared, const Column *c, bool array)
 {
 	size_t		n;
 	size_t		dl;
@@ -176,14 +176,15 @@ plan_source_sql(const Query *q, const Table *t)
 }
 
 /*
- * append_where
+ * plan_append_where
  *		The target statement's WHERE: every parameter where the mapping put
  *		it ("t.c = $1", "t.c >= $2", an IN list "t.c = ANY($3)" or "t.c IN
  *		($4, $5)"), cast as the source casts it; a LIMIT parameter is not a
- *		condition.
+ *		condition.  pmap, when given, numbers q's parameter k+1 as $pmap[k]
+ *		(a part of a composed query, in the statement's numbers).
  */
-static void
-append_where(StrBuf *sb, const Query *q, const Table *t)
+void
+plan_append_where(StrBuf *sb, const Query *q, const Table *t, const int *pmap)
 {
 	bool		first = true;
 
@@ -217,8 +218,8 @@ append_where(StrBuf *sb, const Query *q, const Table *t)
 			for (int j = k; j < q->nparams; j++)
 				if (q->puse[j].col == q->puse[k].col && plan_streq(q->puse[j].op, "IN"))
 				{
-					cast = type_cast(q->pfmt ? q->pfmt[j] : NULL, c, false);
-					sb_appendf(sb, "%s$%d%s", j > k ? ", " : "", j + 1, cast);
+					cast = plan_param_cast(q->pfmt ? q->pfmt[j] : NULL, c, false);
+					sb_appendf(sb, "%s$%d%s", j > k ? ", " : "", pmap ? pmap[j] : j + 1, cast);
 					free(cast);
 				}
 			sb_append(sb, ")");
@@ -226,20 +227,20 @@ append_where(StrBuf *sb, const Query *q, const Table *t)
 		}
 		if (strcmp(op, "= ANY") == 0)
 		{
-			cast = type_cast(q->pfmt ? q->pfmt[k] : NULL, c, true);
-			sb_appendf(sb, "t.%s = ANY($%d%s)", plan_qi(c->name), k + 1, cast);
+			cast = plan_param_cast(q->pfmt ? q->pfmt[k] : NULL, c, true);
+			sb_appendf(sb, "t.%s = ANY($%d%s)", plan_qi(c->name), pmap ? pmap[k] : k + 1, cast);
 			free(cast);
 			continue;
 		}
-		cast = type_cast(q->pfmt ? q->pfmt[k] : NULL, c, false);
-		sb_appendf(sb, "t.%s %s $%d%s", plan_qi(c->name), op, k + 1, cast);
+		cast = plan_param_cast(q->pfmt ? q->pfmt[k] : NULL, c, false);
+		sb_appendf(sb, "t.%s %s $%d%s", plan_qi(c->name), op, pmap ? pmap[k] : k + 1, cast);
 		free(cast);
 	}
 }
 
 /* The LIMIT of q's target statement: its parameter or constant. */
-static void
-append_limit(StrBuf *sb, const Query *q)
+void
+plan_append_limit(StrBuf *sb, const Query *q)
 {
 	for (int i = 0; i < q->nrows; i++)
 		if (strcmp(q->rows[i].kind, "limit") == 0 && q->rows[i].level == 0)
@@ -284,7 +285,7 @@ aggregate_target(const Query *q, const Table *t, const char *ftable)
 		sb_appendf(&sb, " AS %s", plan_qi(r->name));
 	}
 	sb_appendf(&sb, "\nFROM %s t", ftable);
-	append_where(&sb, q, t);
+	plan_append_where(&sb, q, t, NULL);
 	for (int g = 0; g < q->ngroups; g++)
 	{
 		int			o = target_index(q, q->groups[g]);
@@ -295,7 +296,7 @@ aggregate_target(const Query *q, const Table *t, const char *ftable)
 	}
 	for (int i = 0; i < q->nrorder; i++)
 		sb_appendf(&sb, "%s%s", i ? ", " : "\nORDER BY ", q->rorder[i]);
-	append_limit(&sb, q);
+	plan_append_limit(&sb, q);
 	return sb.data;
 }
 
@@ -329,7 +330,7 @@ plan_target_sql(const Query *q, const Table *t, const char *ftable)
 		free(plain);
 	}
 	sb_appendf(&sb, "\nFROM %s t", ftable);
-	append_where(&sb, q, t);
+	plan_append_where(&sb, q, t, NULL);
 	if (q->ordered && t->nck > 0)
 	{
 		sb_append(&sb, "\nORDER BY ");
@@ -337,6 +338,6 @@ plan_target_sql(const Query *q, const Table *t, const char *ftable)
 			sb_appendf(&sb, "%st.%s%s", i > t->npk ? ", " : "", plan_qi(t->cols[i].name),
 					   t->cols[i].desc ? " DESC" : "");
 	}
-	append_limit(&sb, q);
+	plan_append_limit(&sb, q);
 	return sb.data;
 }

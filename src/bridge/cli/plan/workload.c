@@ -376,8 +376,10 @@ plan_read_workload(Plan *p)
 	if (f->nblocks == 0)
 		bridge_fatal("%s: no query blocks (\"-- name:\" ...) found", p->workload_path);
 	p->nqueries = f->nblocks;
-	p->queries = bridge_malloc(sizeof(Query) * f->nblocks);
-	memset(p->queries, 0, sizeof(Query) * f->nblocks);
+	/* room for the two parts of every query that may be composed */
+	p->qcap = 3 * f->nblocks;
+	p->queries = bridge_malloc(sizeof(Query) * p->qcap);
+	memset(p->queries, 0, sizeof(Query) * p->qcap);
 	for (int i = 0; i < f->nblocks; i++)
 	{
 		BridgeBlock *b = &f->blocks[i];
