@@ -18,12 +18,12 @@ SELECT c.c_w_id, c.c_d_id, c.c_id, c.c_credit, c.c_discount, c.c_since FROM oltp
 -- name: O3_order_total
 -- description: the total and line count of one order
 -- params: w int, d int, o int
-SELECT count(*) AS lines, sum(ol.ol_amount) AS total, max(ol.ol_delivery_d) AS delivered FROM oltp.order_line ol WHERE ol.ol_w_id = :'w'::int AND ol.ol_d_id = :'d'::int AND ol.ol_o_id = :'o'::int;
+SELECT count(*) AS lines, sum(ol.ol_amount) AS total, max(ol.ol_delivery_d) AS delivered, avg(ol.ol_quantity) AS avg_qty, min(ol.ol_i_id) AS first_item FROM oltp.order_line ol WHERE ol.ol_w_id = :'w'::int AND ol.ol_d_id = :'d'::int AND ol.ol_o_id = :'o'::int;
 
 -- name: O4_order_supply
 -- description: one order's quantities per supplying warehouse
 -- params: w int, d int, o int
-SELECT ol.ol_supply_w_id, count(*) AS n, sum(ol.ol_quantity) AS qty, avg(ol.ol_amount) AS avg_amount FROM oltp.order_line ol WHERE ol.ol_w_id = :'w'::int AND ol.ol_d_id = :'d'::int AND ol.ol_o_id = :'o'::int GROUP BY ol.ol_supply_w_id ORDER BY qty DESC, ol.ol_supply_w_id;
+SELECT ol.ol_supply_w_id, count(*) AS n, sum(ol.ol_quantity) AS qty, max(ol.ol_number) AS last_line FROM oltp.order_line ol WHERE ol.ol_w_id = :'w'::int AND ol.ol_d_id = :'d'::int AND ol.ol_o_id = :'o'::int GROUP BY ol.ol_supply_w_id ORDER BY qty DESC, ol.ol_supply_w_id;
 
 -- name: O5_last_order
 -- description: the last order of a customer
