@@ -430,6 +430,9 @@ plan_compose(Plan *p, Query *q)
 		else if (plan_is_kind(r, "equality") || plan_is_kind(r, "range"))
 		{
 			/* a condition on the lookup's rows: checked on the joined rows */
+			if (plan_streq(r->op, "IN"))
+				bridge_fatal("an OR or IN list of parameters on %s.%s (the looked-up relation) is not composed; write it as = ANY",
+							 r->alias, r->column);
 			c->nlcond++;
 			c->lcond = bridge_realloc(c->lcond, sizeof(const ARow *) * c->nlcond);
 			c->lcond[c->nlcond - 1] = r;
@@ -582,8 +585,7 @@ plan_compose_target(const Query *q, const char *drive_ft, const char *lookup_ft)
 		if (plan_streq(r->op, "= ANY"))
 			sb_appendf(&sb, "u.%s = ANY($%d%s)", plan_qi(col->name), r->param, cast);
 		else
-			sb_appendf(&sb, "u.%s %s $%d%s", plan_qi(col->name), plan_streq(r->op, "IN") ? "=" : r->op,
-					   r->param, cast);
+			sb_appendf(&sb, "u.%s %s $%d%s", plan_qi(col->name), r->op, r->param, cast);
 	}
 	for (int i = 0; i < c->norder; i++)
 		sb_appendf(&sb, "%s%s%s", i ? ", " : "\nORDER BY ", side_expr(c, c->order_side[i], c->order_part[i]),
