@@ -33,7 +33,6 @@
  */
 #include "postgres.h"
 
-#include "access/stratnum.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_namespace.h"
 #include "nodes/makefuncs.h"
@@ -282,17 +281,17 @@ bridge_ungroup(Query *q)
 		SortGroupClause *sgc = (SortGroupClause *) lfirst(lc);
 		TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
 		BridgeResultOrder *ro;
-		Oid			opfamily;
-		Oid			opcintype;
-		int16		strategy;
+		bool		desc;
 
 		if (tle->resjunk)
 			bridge_unsupported("ORDER BY an expression that is no output column of an aggregate query",
 				   "Order by an output column (ORDER BY total DESC): the target query sorts the groups of one partition.");
 		ro = palloc0(sizeof(BridgeResultOrder));
 		ro->name = tle->resname;
-		ro->desc = get_ordering_op_properties(sgc->sortop, &opfamily, &opcintype, &strategy) &&
-			strategy == BTGreaterStrategyNumber;
+		/* the compat header's test: PostgreSQL 18 reports a CompareType */
+		if (!cqlfdw_ordering_op_is_desc(sgc->sortop, &desc))
+			desc = false;
+		ro->desc = desc;
 		ro->nulls_first = sgc->nulls_first;
 		u->order = lappend(u->order, ro);
 	}
