@@ -261,6 +261,20 @@ cmd_plan(const BridgeOptions *opts)
 			printf("  %-36s %s %s%s\n", q->name, q->table->name, plan_key_text(q->table),
 				   q->pub_lost > 0 ? "  (published key LOSSY)" : "");
 		}
+		for (int i = 0; i < p.ntables; i++)
+		{
+			char	   *text;
+			int			saved = plan_writes_saved(p.tables[i], &text);
+
+			if (text)
+			{
+				printf("  %s serves", p.tables[i]->name);
+				for (int k = 0; k < p.tables[i]->nqueries; k++)
+					printf("%s %s", k ? "," : "", p.tables[i]->queries[k]->name);
+				printf(": %d write%s per change saved\n", saved, saved == 1 ? "" : "s");
+				free(text);
+			}
+		}
 		if (p.nprofile > 0)
 		{
 			printf("Cassandra writes per second under the write profile (model.txt explains them):\n");

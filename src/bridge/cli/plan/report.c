@@ -201,6 +201,30 @@ column_note(const Column *c)
 }
 
 /*
+ * merge_lines
+ *		For a table that serves several queries: the writes the merge saves
+ *		per source relation, and the row filter of each query whose rows are
+ *		fewer than the table's (merge.c).  Nothing for a one-query table.
+ */
+static void
+merge_lines(StrBuf *sb, const Table *t, const char *indent, const char *indent2)
+{
+	char	   *text;
+	int			saved = plan_writes_saved(t, &text);
+
+	if (!text)
+		return;
+	sb_appendf(sb, "%smerged: one table serves %d queries (%d write%s saved per change of all source rows):\n",
+			   indent, t->nqueries, saved, saved == 1 ? "" : "s");
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		sb_appendf(sb, "%s%s\n", indent2, line);
+	for (int k = 0; k < t->nqueries; k++)
+		if (t->queries[k]->marker)
+			sb_appendf(sb, "%s%s reads the rows where %s IS NOT NULL (the rows of its inner join)\n",
+					   indent2, t->queries[k]->name, t->queries[k]->marker);
+}
+
+/*
  * notes_lines
  *		model.txt's "types:" lines of t: one per column whose values the
  *		mapping converts (typemap.c), nothing when there is none.
@@ -254,6 +278,7 @@ plan_model_txt(Plan *p)
 		for (int q = 0; q < t->nqueries; q++)
 			sb_appendf(&sb, " %s", t->queries[q]->name);
 		sb_append(&sb, "\n");
+		merge_lines(&sb, t, "  ", "    ");
 		sb_appendf(&sb, "  key: %s\n", plan_key_text(t));
 		for (int i = 0; i < t->ncols; i++)
 		{
@@ -382,7 +407,17 @@ plan_report_md(Plan *p)
 		sb_appendf(&sb, "\n### %s\n\nServes", t->name);
 		for (int q = 0; q < t->nqueries; q++)
 			sb_appendf(&sb, " %s", t->queries[q]->name);
-		sb_appendf(&sb, "; entity %s.\n\n```\n", t->entity);
+		sb_appendf(&sb, "; entity %s.\n\n", t->entity);
+		{
+			StrBuf		m;
+
+			sb_init(&m);
+			merge_lines(&m, t, "", "- ");
+			if (m.len > 0)
+				sb_appendf(&sb, "Merged: %s\n", m.data + strlen("merged: "));
+			sb_free(&m);
+		}
+		sb_append(&sb, "```\n");
 		/* a Chebotko-style box: name, type, marker; widths in characters */
 		{
 			int			wt = widest(t, true);

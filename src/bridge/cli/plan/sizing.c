@@ -120,11 +120,12 @@ add_fanout(Plan *p, const char *relation, const char *table, long mx, double mea
 static void
 measure_fanout(Plan *p, Table *t)
 {
-	Query	   *q = t->def;
+	int			nrels;
+	const ARow **rels = plan_table_relations(t, &nrels);
 
-	for (int i = 0; i < q->nrows; i++)
+	for (int i = 0; i < nrels; i++)
 	{
-		const ARow *r = &q->rows[i];
+		const ARow *r = rels[i];
 		char	   *sql;
 		char	  **pk;
 		int			npk;

@@ -192,7 +192,13 @@ plan_json(const Plan *p)
 		bridge_json_string(&sb, q->name);
 		sb_append(&sb, ", \"table\": ");
 		bridge_json_string(&sb, q->table->name);
-		sb_appendf(&sb, ", \"published_key_rows_lost\": %ld}", q->pub_lost);
+		sb_appendf(&sb, ", \"published_key_rows_lost\": %ld", q->pub_lost);
+		if (q->marker)
+		{
+			sb_append(&sb, ", \"rows_where_not_null\": ");
+			bridge_json_string(&sb, q->marker);
+		}
+		sb_append(&sb, "}");
 	}
 	sb_append(&sb, "\n  ],\n  \"tables\": [");
 	for (int i = 0; i < p->ntables; i++)
@@ -209,6 +215,19 @@ plan_json(const Plan *p)
 				   t->rows, t->partitions, t->max_rows, t->nv_max, t->bytes_max, t->bytes_total);
 		if (w >= 0)
 			sb_appendf(&sb, ", \"writes_per_second\": %.3f", w);
+		sb_append(&sb, ", \"serves\": [");
+		for (int k = 0; k < t->nqueries; k++)
+		{
+			if (k)
+				sb_append(&sb, ", ");
+			bridge_json_string(&sb, t->queries[k]->name);
+		}
+		{
+			char	   *text;
+
+			sb_appendf(&sb, "], \"writes_saved_per_change\": %d", plan_writes_saved(t, &text));
+			free(text);
+		}
 		sb_append(&sb, ", \"warnings\": [");
 		for (int k = 0; k < t->nwarn; k++)
 		{
