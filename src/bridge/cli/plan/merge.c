@@ -497,8 +497,11 @@ source_of_output(const Table *t, const char *name)
 
 /*
  * outputs_agree
- *		Whether every lineage column of q that t's source already has holds
- *		the same thing there.
+ *		Whether q can read every lineage column of it that t's source
+ *		already has: the column holds the same thing there, and on every
+ *		row of q, i.e. it comes from the defining query or from a part that
+ *		has all the defining query's rows (no marker) or exactly q's rows.
+ *		A column of a part with fewer rows is NULL on the others.
  */
 static bool
 outputs_agree(const Table *t, const Query *q)
@@ -510,7 +513,11 @@ outputs_agree(const Table *t, const Query *q)
 	{
 		const Query *has = source_of_output(t, out[i]);
 
-		if (has && strcmp(output_source(has, out[i]), output_source(q, out[i])) != 0)
+		if (!has)
+			continue;
+		if (strcmp(output_source(has, out[i]), output_source(q, out[i])) != 0)
+			return false;
+		if (has != t->def && has->marker && !same_rows(has, q))
 			return false;
 	}
 	return true;
@@ -680,8 +687,22 @@ add_part(Plan *p, Table *t, Query *q, const Table *from, const ARow **extra, int
 	for (int j = 0; j < from->ncols; j++)
 		if (plan_find_column(t, from->cols[j].name) < 0)
 		{
+			Column	   *col;
+
 			t->cols = bridge_realloc(t->cols, sizeof(Column) * (t->ncols + 1));
-			t->cols[t->ncols++] = from->cols[j];
+			col = &t->cols[t->ncols++];
+			*col = from->cols[j];
+
+			/*
+			 * Static in q's own table, but q's rows are not all of a
+			 * partition's: the others hold NULL, and a partition has one
+			 * static value.
+			 */
+			if (col->kind == COL_STATIC && (marker_rel || marker))
+			{
+				col->kind = COL_REGULAR;
+				col->rule = bridge_printf("regular: static for %s, whose rows are not all of the partition's", q->name);
+			}
 		}
 	t->has_udt = t->has_udt || from->has_udt;
 	if (marker_rel)
@@ -717,7 +738,7 @@ merge_into(Plan *p, Table *o, Query *q, Table *t)
 
 	if (!key_compatible(o, t))
 		return false;
-	if (same && has_all(o, t))
+	if (same && has_all(o, t) && (o->nparts == 0 || outputs_agree(o, q)))
 	{
 		remap(q, t, o);
 		attach(o, q, t);
