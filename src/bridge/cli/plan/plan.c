@@ -271,7 +271,11 @@ cmd_plan(const BridgeOptions *opts)
 				printf("  %s serves", p.tables[i]->name);
 				for (int k = 0; k < p.tables[i]->nqueries; k++)
 					printf("%s %s", k ? "," : "", p.tables[i]->queries[k]->name);
-				printf(": %d write%s per change saved\n", saved, saved == 1 ? "" : "s");
+				printf(" (merged, %d write%s saved per change):\n", saved, saved == 1 ? "" : "s");
+				/* the relations read by several of them: the writes saved */
+				for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+					if (strstr(line, " instead of "))
+						printf("    %s\n", line);
 				free(text);
 			}
 		}

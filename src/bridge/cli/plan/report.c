@@ -214,7 +214,7 @@ merge_lines(StrBuf *sb, const Table *t, const char *indent, const char *indent2)
 
 	if (!text)
 		return;
-	sb_appendf(sb, "%smerged: one table serves %d queries (%d write%s saved per change of all source rows):\n",
+	sb_appendf(sb, "%smerged: one table serves %d queries (%d table write%s saved per change, over the source relations):\n",
 			   indent, t->nqueries, saved, saved == 1 ? "" : "s");
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
 		sb_appendf(sb, "%s%s\n", indent2, line);
