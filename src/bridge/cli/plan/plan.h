@@ -234,6 +234,7 @@ typedef struct Table
 	/* queries merged in with a lineage of their own (merge.c) */
 	int			nparts;
 	struct MergePart *parts;
+	int			writes_saved;	/* per change, by the merge (sizing.c) */
 	int			nwarn;
 	char	  **warnings;
 	/* measured */

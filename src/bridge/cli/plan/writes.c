@@ -222,12 +222,7 @@ plan_json(const Plan *p)
 				sb_append(&sb, ", ");
 			bridge_json_string(&sb, t->queries[k]->name);
 		}
-		{
-			char	   *text;
-
-			sb_appendf(&sb, "], \"writes_saved_per_change\": %d", plan_writes_saved(t, &text));
-			free(text);
-		}
+		sb_appendf(&sb, "], \"writes_saved_per_change\": %d", t->writes_saved);
 		sb_append(&sb, ", \"warnings\": [");
 		for (int k = 0; k < t->nwarn; k++)
 		{
