@@ -38,7 +38,7 @@ FS=merge_cql
 FIX=$HERE/merge
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin merge
-tap_plan 34
+tap_plan 35
 
 fresh_db "$CQL_HOST"
 qf -f "$FIX/schema.sql" > /dev/null 2>&1 || bail "$FIX/schema.sql failed"
@@ -68,6 +68,8 @@ ok $? "a column static for the joined query only is regular in the merged table"
 grep -q '^    mrg_rel.customer: a change is written to 1 table instead of 4 ' "$M" &&
 	grep -q '^    Q3_customer_tax reads the rows where warehouse_w_id IS NOT NULL' "$M"
 ok $? "model.txt: the writes saved per relation and the rows each joined query reads"
+grep -qF 'Q3_customer_tax: published ? ((c_w_id), c_d_id, c_id): unique on the data (0 of 240 rows lost)' "$M"
+ok $? "a joined query's published key is checked on its own rows (240 customers with a warehouse)"
 grep -q '^Merged: one table serves 4 queries' "$GEN/report.md" && grep -q '<h2>Merged tables</h2>' "$GEN/report.html"
 ok $? "report.md and report.html show the merged tables"
 is "$(jq -c '[.tables[] | select(.table == "customers") | .serves, .writes_saved_per_change], [.queries[] | select(.rows_where_not_null) | .query + "=" + .rows_where_not_null]' "$WORK/plan.json" | paste -sd ' ')" \

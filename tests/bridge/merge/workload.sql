@@ -26,6 +26,7 @@ WHERE c.c_w_id = :'w'::integer AND c.c_d_id = :'d'::integer AND c.c_id = :'c'::i
 -- name: Q3_customer_tax
 -- description: a customer with the warehouse tax joined in
 -- params: w integer, d integer, c integer
+-- published_key: ((c_w_id), c_d_id, c_id)
 SELECT c.c_w_id, c.c_d_id, c.c_id, c.c_last, c.c_discount, w.w_tax
 FROM mrg_rel.customer c
 JOIN mrg_rel.warehouse w ON w.w_id = c.c_w_id

@@ -712,6 +712,26 @@ add_part(Plan *p, Table *t, Query *q, const Table *from, const ARow **extra, int
 	remap(q, from, t);
 }
 
+/*
+ * adopt
+ *		o takes the columns and the view of t, whose query (t->def) becomes
+ *		o's defining query; t is dropped after the merge, so they are
+ *		shared.
+ */
+static void
+adopt(Table *o, const Table *t)
+{
+	o->cols = t->cols;
+	o->ncols = t->ncols;
+	o->lin = t->lin;
+	o->nlin = t->nlin;
+	o->has_udt = t->has_udt;
+	o->source = t->source;
+	o->shape_where = t->shape_where;
+	o->shaped = t->shaped;
+	o->def = t->def;
+}
+
 /* q joins table o, which now serves it; t (q's own table) is dropped */
 static void
 attach(Table *o, Query *q, const Table *t)
@@ -749,15 +769,7 @@ merge_into(Plan *p, Table *o, Query *q, Table *t)
 		/* the new query has more columns: its view defines the table */
 		for (int k = 0; k < o->nqueries; k++)
 			remap(o->queries[k], o, t);
-		o->cols = t->cols;
-		o->ncols = t->ncols;
-		o->source = t->source;
-		o->shape_where = t->shape_where;
-		o->shaped = t->shaped;
-		o->nlin = t->nlin;
-		o->lin = t->lin;
-		o->has_udt = t->has_udt;
-		o->def = q;
+		adopt(o, t);
 		attach(o, q, t);
 		return true;
 	}
@@ -787,20 +799,14 @@ merge_into(Plan *p, Table *o, Query *q, Table *t)
 		Table		old = *o;
 		Query	   *d = o->def;
 
-		o->cols = bridge_malloc(sizeof(Column) * (t->ncols + 1));
-		memcpy(o->cols, t->cols, sizeof(Column) * t->ncols);
-		o->ncols = t->ncols;
-		o->lin = bridge_malloc(sizeof(char *) * (t->nlin + 1));
-		memcpy(o->lin, t->lin, sizeof(char *) * t->nlin);
-		o->nlin = t->nlin;
-		o->has_udt = t->has_udt;
-		o->def = q;
-		o->shape_where = t->shape_where;
+		adopt(o, t);
 		if (!outputs_agree(o, d))
 		{
 			*o = old;
 			return false;
 		}
+		/* t's columns are o's until add_part adds to them: remap q first */
+		remap(q, t, o);
 		add_part(p, o, d, &old, extra, nextra, extra[0], NULL);
 		for (int k = 0; k < o->nqueries; k++)
 			if (o->queries[k] != d)
@@ -808,7 +814,6 @@ merge_into(Plan *p, Table *o, Query *q, Table *t)
 				remap(o->queries[k], &old, o);
 				o->queries[k]->marker = d->marker;
 			}
-		remap(q, t, o);
 	}
 	else
 		return false;

@@ -170,8 +170,8 @@ html_merged(StrBuf *sb, Plan *p)
 		for (int k = 0; k < t->nqueries; k++)
 			sb_appendf(sb, "%s%s", k ? ", " : "", plan_html_escape(t->queries[k]->name));
 		sb_appendf(sb, "</td><td>%d</td><td>", saved);
-		for (char *line = strtok(text, "\n"), *sep = ""; line; line = strtok(NULL, "\n"), sep = "<br>")
-			sb_appendf(sb, "%s%s", sep, plan_html_escape(line));
+		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+			sb_appendf(sb, "%s<br>", plan_html_escape(line));
 		sb_append(sb, "</td><td>");
 		for (int k = 0, n = 0; k < t->nqueries; k++)
 			if (t->queries[k]->marker)

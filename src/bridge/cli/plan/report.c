@@ -202,20 +202,22 @@ column_note(const Column *c)
 
 /*
  * merge_lines
- *		For a table that serves several queries: the writes the merge saves
- *		per source relation, and the row filter of each query whose rows are
- *		fewer than the table's (merge.c).  Nothing for a one-query table.
+ *		For a table that serves several queries: a line starting with head,
+ *		the writes the merge saves per source relation, and the row filter
+ *		of each query whose rows are fewer than the table's (merge.c), the
+ *		lines after the first starting with indent2.  Nothing for a
+ *		one-query table.
  */
 static void
-merge_lines(StrBuf *sb, const Table *t, const char *indent, const char *indent2)
+merge_lines(StrBuf *sb, const Table *t, const char *head, const char *indent2)
 {
 	char	   *text;
 	int			saved = plan_writes_saved(t, &text);
 
 	if (!text)
 		return;
-	sb_appendf(sb, "%smerged: one table serves %d queries (%d table write%s saved per change, over the source relations):\n",
-			   indent, t->nqueries, saved, saved == 1 ? "" : "s");
+	sb_appendf(sb, "%sone table serves %d queries (%d table write%s saved per change, over the source relations):\n",
+			   head, t->nqueries, saved, saved == 1 ? "" : "s");
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
 		sb_appendf(sb, "%s%s\n", indent2, line);
 	for (int k = 0; k < t->nqueries; k++)
@@ -278,7 +280,7 @@ plan_model_txt(Plan *p)
 		for (int q = 0; q < t->nqueries; q++)
 			sb_appendf(&sb, " %s", t->queries[q]->name);
 		sb_append(&sb, "\n");
-		merge_lines(&sb, t, "  ", "    ");
+		merge_lines(&sb, t, "  merged: ", "    ");
 		sb_appendf(&sb, "  key: %s\n", plan_key_text(t));
 		for (int i = 0; i < t->ncols; i++)
 		{
@@ -408,16 +410,8 @@ plan_report_md(Plan *p)
 		for (int q = 0; q < t->nqueries; q++)
 			sb_appendf(&sb, " %s", t->queries[q]->name);
 		sb_appendf(&sb, "; entity %s.\n\n", t->entity);
-		{
-			StrBuf		m;
-
-			sb_init(&m);
-			merge_lines(&m, t, "", "- ");
-			if (m.len > 0)
-				sb_appendf(&sb, "Merged: %s\n", m.data + strlen("merged: "));
-			sb_free(&m);
-		}
-		sb_append(&sb, "```\n");
+		merge_lines(&sb, t, "Merged: ", "- ");
+		sb_append(&sb, t->nqueries > 1 ? "\n```\n" : "```\n");
 		/* a Chebotko-style box: name, type, marker; widths in characters */
 		{
 			int			wt = widest(t, true);
