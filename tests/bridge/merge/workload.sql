@@ -7,7 +7,8 @@
 -- Q7: the orders of a district, Q6 with the customer and warehouse joined
 -- in, planned first (one table, defined by Q7's rows once Q7 comes; orders
 -- whose customer does not exist are Q7's only).  Q8 joins the order lines
--- (to-many: another key).
+-- (to-many: another key).  Q10 LEFT JOINs the warehouse (under another
+-- alias): all of Q1's rows, so it shares customers without a marker.
 
 -- name: Q1_customer
 -- description: a customer by id
@@ -83,3 +84,11 @@ FROM mrg_rel.customer c
 JOIN mrg_rel.warehouse w ON w.w_id = c.c_w_id
 WHERE c.c_w_id = :'w'::integer AND c.c_d_id = :'d'::integer AND c.c_id = :'c'::integer
   AND w.w_tax < 0.03;
+
+-- name: Q10_customer_warehouse_name
+-- description: a customer with the name of the warehouse, if there is one (LEFT JOIN: every row)
+-- params: w integer, d integer, c integer
+SELECT c.c_w_id, c.c_d_id, c.c_id, c.c_balance, w2.w_name
+FROM mrg_rel.customer c
+LEFT JOIN mrg_rel.warehouse w2 ON w2.w_id = c.c_w_id
+WHERE c.c_w_id = :'w'::integer AND c.c_d_id = :'d'::integer AND c.c_id = :'c'::integer;

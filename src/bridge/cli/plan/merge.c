@@ -17,23 +17,26 @@
  *			(a)	the same FROM/WHERE (the base SQL without its select list;
  *				deparsed by the same function, so equal text means equal
  *				rows): every row is the query's;
- *			(b)	the defining query's FROM/WHERE plus inner joins to other
+ *			(b)	the defining query's FROM/WHERE plus joins to other
  *				relations, each on exactly one full key (primary key or NOT
  *				NULL unique) of the joined relation, equated with columns of
  *				the defining query's relations, and nothing else about them
  *				(no filter, no search or order attribute): a join to at most
- *				one row.  Each of the query's rows is one of the table's,
- *				but a row whose joined row is missing (no foreign key, or a
- *				NULL) is not the query's.  The view takes the joined values
- *				by a LEFT JOIN, and a "marker" column, the joined relation's
- *				first primary-key column (never NULL in a joined row), tells
- *				the rows apart: the query's target reads only the rows where
- *				it IS NOT NULL.  A query whose FROM/WHERE is the smaller one
- *				becomes the defining query of a one-query table the same way.
- *			Outer joins, DISTINCT, relations without a primary key and
- *			select-list sublinks in the merged query are not merged (their
- *			rows cannot be matched one to one); neither are different
- *			filters or to-many joins (the key tells them apart anyway).
+ *				one row.  A LEFT JOIN keeps every row: the query has the
+ *				table's rows.  With an inner join each of the query's rows
+ *				is one of the table's, but a row whose joined row is missing
+ *				(no foreign key, or a NULL) is not the query's.  The view
+ *				takes the joined values by a LEFT JOIN, and a "marker"
+ *				column, the first inner-joined relation's first primary-key
+ *				column (never NULL in a joined row), tells the rows apart:
+ *				the query's target reads only the rows where it IS NOT NULL.
+ *				A query whose FROM/WHERE is the smaller one becomes the
+ *				defining query of a one-query table the same way.
+ *			Outer joins (but a LEFT JOIN of shape (b)), DISTINCT, relations
+ *			without a primary key and select-list sublinks in the merged
+ *			query are not merged (their rows cannot be matched one to one);
+ *			neither are different filters or to-many joins (the key tells
+ *			them apart anyway).
  *	columns	A query whose columns the table has reads them (nothing else
  *			changes); otherwise its lineage query becomes a part of the
  *			view's source, LEFT JOINed on the defining query's lineage
@@ -340,7 +343,7 @@ to_one_join(Plan *p, const Query *big, const Query *small, const ARow *e)
 
 /*
  * extends
- *		Whether big is small plus inner joins to at most one row of other
+ *		Whether big is small plus joins (inner or LEFT) to at most one row of other
  *		relations (shape (b) of the header comment); the relations big adds
  *		in *extra.
  */
@@ -349,7 +352,7 @@ extends(Plan *p, const Query *big, const Query *small, const ARow ***extra, int 
 {
 	*extra = NULL;
 	*nextra = 0;
-	if (!keyed_rows(big, true) || !keyed_rows(small, true) || has_sublinks(big))
+	if (!keyed_rows(big, false) || !keyed_rows(small, true) || has_sublinks(big))
 		return false;
 	/* every relation of small is in big under the same alias */
 	for (int i = 0; i < small->nrows; i++)
@@ -367,7 +370,13 @@ extends(Plan *p, const Query *big, const Query *small, const ARow ***extra, int 
 	{
 		const ARow *r = &big->rows[i];
 
-		if (!plan_is_kind(r, "relation") || r->level != 0 || relation_of(small, r->alias))
+		if (!plan_is_kind(r, "relation") || r->level != 0)
+			continue;
+		/* small's relations inner-joined as in small, the others LEFT at most */
+		if (!(plan_streq(r->op, "from") || plan_streq(r->op, "inner") ||
+			  (plan_streq(r->op, "left") && !relation_of(small, r->alias))))
+			return false;
+		if (relation_of(small, r->alias))
 			continue;
 		*extra = bridge_realloc(*extra, sizeof(ARow *) * (*nextra + 1));
 		(*extra)[(*nextra)++] = r;
@@ -744,6 +753,21 @@ attach(Table *o, Query *q, const Table *t)
 }
 
 /*
+ * inner_extra
+ *		The first of the relations a query joins in by an inner join: its
+ *		key makes the marker of the query's rows.  NULL when all are LEFT
+ *		JOINs, which keep every row: the query has all the table's rows.
+ */
+static const ARow *
+inner_extra(const ARow **extra, int nextra)
+{
+	for (int e = 0; e < nextra; e++)
+		if (!plan_streq(extra[e]->op, "left"))
+			return extra[e];
+	return NULL;
+}
+
+/*
  * merge_into
  *		Let o serve q (t: q's own table) when the key, rows and columns
  *		allow it (header comment); whether it does.
@@ -792,7 +816,7 @@ merge_into(Plan *p, Table *o, Query *q, Table *t)
 					 NULL, like ? like->marker : NULL);
 	}
 	else if (extends(p, q, o->def, &extra, &nextra) && outputs_agree(o, q))
-		add_part(p, o, q, t, extra, nextra, extra[0], NULL);
+		add_part(p, o, q, t, extra, nextra, inner_extra(extra, nextra), NULL);
 	else if (o->nparts == 0 && extends(p, o->def, q, &extra, &nextra))
 	{
 		/* q has the rows of o's queries and more: q defines the table */
@@ -807,7 +831,7 @@ merge_into(Plan *p, Table *o, Query *q, Table *t)
 		}
 		/* t's columns are o's until add_part adds to them: remap q first */
 		remap(q, t, o);
-		add_part(p, o, d, &old, extra, nextra, extra[0], NULL);
+		add_part(p, o, d, &old, extra, nextra, inner_extra(extra, nextra), NULL);
 		for (int k = 0; k < o->nqueries; k++)
 			if (o->queries[k] != d)
 			{
