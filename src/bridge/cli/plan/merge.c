@@ -49,7 +49,12 @@
  *
  *			The view's rows stay the defining query's, one each.  Every
  *			relation of every part gets its "affected" line (sync, stream),
- *			through the lineage columns the view shows.
+ *			through the lineage columns the view shows.  A query reads a
+ *			column of the source only when the defining query or a part
+ *			with all its rows provides it (a part with fewer rows holds
+ *			NULL on the others); a column static for a query with fewer
+ *			rows is regular in the merged table (a partition has one
+ *			static value, and its other rows hold NULL).
  *
  * layer: command
  *
@@ -343,9 +348,9 @@ to_one_join(Plan *p, const Query *big, const Query *small, const ARow *e)
 
 /*
  * extends
- *		Whether big is small plus joins (inner or LEFT) to at most one row of other
- *		relations (shape (b) of the header comment); the relations big adds
- *		in *extra.
+ *		Whether big is small plus joins (inner or LEFT) to at most one row
+ *		of other relations (shape (b) of the header comment); the relations
+ *		big adds in *extra.
  */
 static bool
 extends(Plan *p, const Query *big, const Query *small, const ARow ***extra, int *nextra)
