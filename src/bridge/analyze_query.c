@@ -39,14 +39,25 @@
  *	* "aggregate": column ref = first argument when a plain column;
  *	  "aggregate_order"/"aggregate_field" set detail to the expression text
  *	  when the key/value is not a plain column.
+ *	* "equality" op "= ANY" (col = ANY($k), one array parameter) and op
+ *	  "IN" (col IN ($1, $2) or col = $1 OR col = $2, a row per parameter):
+ *	  IN lists, served by the table of the single-value form.
+ *	* A top-level aggregate query (aggregates, GROUP BY) is analyzed as the
+ *	  query of the rows it aggregates (analyze_aggregate.c: the GROUP BY
+ *	  columns ordered, so they become clustering columns), plus "result"
+ *	  rows (per output: op = count/sum/min/max/avg or "column", the column,
+ *	  other_column = its output name in the row query, detail "star" or
+ *	  "distinct"), "result_order" rows (ORDER BY output name, op asc/desc,
+ *	  detail nulls first/last) and "group" rows (other_column per GROUP BY
+ *	  column).
  *	* "param": ord = k and type_name only (param column NULL).
  *	* Every text (filter/order/target detail, sql) is deparsed with an empty
  *	  search_path: names outside pg_catalog are schema-qualified.  The sql
  *	  texts are pg_get_querydef output: several lines, no trailing ";", and
  *	  (as ruleutils does) columns unqualified when the query has a single
  *	  relation; they run as they are.
- *	* Besides the contract's list, also refused (0A000): aggregates without
- *	  GROUP BY at the top level, DISTINCT ON, set-returning functions in the
+ *	* Besides the contract's list, also refused (0A000): top-level
+ *	  aggregates other than those above (analyze_aggregate.c), DISTINCT ON, set-returning functions in the
  *	  select list, a FROM-less SELECT, named joins (JOIN ... AS j), select-
  *	  list subqueries that are not a single aggregate (or are nested, ordered
  *	  or limited), FILTER and WITHIN GROUP aggregates.  Allowed with a
@@ -105,6 +116,9 @@ typedef enum BridgeRowKind
 	BK_AGGREGATE,
 	BK_AGGREGATE_ORDER,
 	BK_AGGREGATE_FIELD,
+	BK_RESULT,
+	BK_RESULT_ORDER,
+	BK_GROUP,
 	BK_SQL,
 	BK_WARNING,
 	BK_COUNT
@@ -113,7 +127,7 @@ typedef enum BridgeRowKind
 static const char *const kind_names[BK_COUNT] = {
 	"param", "relation", "join", "correlation", "equality", "range",
 	"filter", "order", "limit", "target", "aggregate", "aggregate_order",
-	"aggregate_field", "sql", "warning"
+	"aggregate_field", "result", "result_order", "group", "sql", "warning"
 };
 
 #define BRIDGE_NCOLUMNS 14
@@ -497,6 +511,103 @@ add_param_condition(LevelCtx *lc, const BridgeColRef *col, const char *op, int p
 }
 
 /*
+ * param_equality_column
+ *		Whether qual is "column = $k" (either way round) on a column of this
+ *		level: the column in *col, k returned; 0 otherwise.
+ */
+static int
+param_equality_column(LevelCtx *lc, Node *qual, BridgeColRef *col)
+{
+	OpExpr	   *op;
+	char	   *opname;
+
+	if (!IsA(qual, OpExpr) || list_length(((OpExpr *) qual)->args) != 2)
+		return 0;
+	op = (OpExpr *) qual;
+	opname = get_opname(op->opno);
+	if (opname == NULL || strcmp(opname, "=") != 0)
+		return 0;
+	if (param_of(lsecond(op->args)) > 0 && trace_column(lc, linitial(op->args), col) &&
+		col->levelsup == 0)
+		return param_of(lsecond(op->args));
+	if (param_of(linitial(op->args)) > 0 && trace_column(lc, lsecond(op->args), col) &&
+		col->levelsup == 0)
+		return param_of(linitial(op->args));
+	return 0;
+}
+
+/*
+ * add_in_list
+ *		An IN list of parameters on one column: "col = ANY($k)" (one array
+ *		parameter: an "equality" row with op "= ANY"), "col IN ($1, $2)" or
+ *		"col = $1 OR col = $2" (an "equality" row with op "IN" per
+ *		parameter).  The table of the single-value form serves them, the
+ *		target query reading one partition per value.  False when qual is
+ *		none of these.
+ */
+static bool
+add_in_list(LevelCtx *lc, Node *qual)
+{
+	BridgeColRef col;
+	List	   *params = NIL;
+	ListCell   *cell;
+	BridgeRow  *row;
+
+	if (IsA(qual, ScalarArrayOpExpr) && ((ScalarArrayOpExpr *) qual)->useOr)
+	{
+		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) qual;
+		char	   *opname = get_opname(sa->opno);
+		Node	   *right = strip_casts(lsecond(sa->args));
+
+		if (opname == NULL || strcmp(opname, "=") != 0 ||
+			!trace_column(lc, linitial(sa->args), &col) || col.levelsup != 0)
+			return false;
+		if (param_of(right) > 0)
+		{
+			row = add_row(lc->an, BK_EQUALITY, lc->level, 0);
+			set_column(row, &col);
+			row->op = "= ANY";
+			row->param = param_of(right);
+			return true;
+		}
+		if (!IsA(right, ArrayExpr))
+			return false;
+		foreach(cell, ((ArrayExpr *) right)->elements)
+		{
+			if (param_of(lfirst(cell)) == 0)
+				return false;
+			params = lappend_int(params, param_of(lfirst(cell)));
+		}
+	}
+	else if (is_orclause(qual))
+	{
+		BridgeColRef other;
+
+		foreach(cell, ((BoolExpr *) qual)->args)
+		{
+			int			k = param_equality_column(lc, lfirst(cell), cell == list_head(((BoolExpr *) qual)->args) ? &col : &other);
+
+			if (k == 0)
+				return false;
+			if (cell != list_head(((BoolExpr *) qual)->args) &&
+				(other.rtindex != col.rtindex || other.attno != col.attno))
+				return false;
+			params = lappend_int(params, k);
+		}
+	}
+	else
+		return false;
+	foreach(cell, params)
+	{
+		row = add_row(lc->an, BK_EQUALITY, lc->level, 0);
+		set_column(row, &col);
+		row->op = "IN";
+		row->param = lfirst_int(cell);
+	}
+	return true;
+}
+
+/*
  * add_filter
  *		A "filter" row: the condition's text, and its column when it
  *		mentions exactly one.
@@ -615,6 +726,9 @@ classify_conjunct(LevelCtx *lc, Node *qual, JoinExpr *j, Bitmapset *preserved)
 			add_param_condition(lc, &rcol, commute_op(opname), lparam))
 			return;
 	}
+
+	if (paramid > 0 && add_in_list(lc, qual))
+		return;
 
 outer_filter:
 	add_filter(lc, qual);
@@ -989,15 +1103,7 @@ check_top_query(Query *q)
 	if (q->hasWindowFuncs)
 		unsupported("window functions",
 					"Order and limit the rows with ORDER BY and LIMIT, or compute the value in the application.");
-	if (q->groupClause != NIL || q->groupingSets != NIL)
-		unsupported("GROUP BY at the top level",
-					"Aggregate child rows in a scalar subquery of the select list: (SELECT array_agg(c.x ORDER BY c.x) FROM child c WHERE c.parent_id = p.id).");
-	if (q->havingQual != NULL)
-		unsupported("HAVING at the top level",
-					"Filter with WHERE; aggregate child rows in a scalar subquery of the select list.");
-	if (q->hasAggs)
-		unsupported("aggregate functions at the top level",
-					"Aggregate child rows in a scalar subquery of the select list: (SELECT array_agg(c.x ORDER BY c.x) FROM child c WHERE c.parent_id = p.id).");
+	/* GROUP BY, HAVING and aggregates: bridge_ungroup takes them apart */
 	if (q->hasTargetSRFs)
 		unsupported("set-returning functions in the select list",
 					"Join the table the values come from instead.");
@@ -1034,6 +1140,194 @@ check_top_query(Query *q)
 		unsupported("subqueries in LIMIT/OFFSET", "Use a parameter or a constant.");
 }
 
+/* Is (rtindex, attno) among the pairs of the int lists? */
+static bool
+column_in(List *rts, List *atts, int rtindex, int attno)
+{
+	ListCell   *a;
+	ListCell   *b;
+
+	forboth(a, rts, b, atts)
+		if (lfirst_int(a) == rtindex && lfirst_int(b) == attno)
+		return true;
+	return false;
+}
+
+/* The range-table index of the relation aliased alias in q, 0 when none. */
+static int
+relation_index(Query *q, const char *alias)
+{
+	ListCell   *e;
+	int			rt = 0;
+
+	foreach(e, q->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(e);
+
+		rt++;
+		if (rte->rtekind == RTE_RELATION && strcmp(rte->eref->aliasname, alias) == 0)
+			return rt;
+	}
+	return 0;
+}
+
+/*
+ * add_search_targets
+ *		Search and ordering attributes the query does not select ("last
+ *		order of a customer" selects no customer column) are appended to its
+ *		select list as "target" rows with op "search", after the outputs:
+ *		the query table needs them as key columns, the base and lineage SQL
+ *		select them (under the column's name, or alias_column when an
+ *		output has that name), and the answer is still the outputs alone.
+ *		A column that is an output, or equal by an inner join to one, needs
+ *		nothing, nor does a primary-key column (a lineage column already,
+ *		which the mapping makes a hidden key column).
+ */
+static void
+add_search_targets(BridgeAnalysis *an, LevelCtx *lc, Query *q)
+{
+	List	   *rts = NIL;
+	List	   *atts = NIL;
+	ListCell   *cell;
+	int			ord = 0;
+	bool		grew = true;
+
+	foreach(cell, q->targetList)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(cell);
+		BridgeColRef	col;
+
+		if (tle->resjunk)
+			continue;
+		ord++;
+		if (trace_column(lc, (Node *) tle->expr, &col) && col.levelsup == 0)
+		{
+			rts = lappend_int(rts, col.rtindex);
+			atts = lappend_int(atts, col.attno);
+		}
+	}
+	/* columns equal to an output by an inner join count as outputs */
+	while (grew)
+	{
+		grew = false;
+		foreach(cell, an->rows)
+		{
+			BridgeRow  *r = (BridgeRow *) lfirst(cell);
+			int			rt;
+			AttrNumber	att;
+			bool		left_in;
+			bool		right_in;
+
+			if (r->kind != BK_JOIN || r->level != 0 || !r->detail || strcmp(r->detail, "inner") != 0 ||
+				!r->other_alias || !r->other_column || (rt = relation_index(q, r->other_alias)) == 0)
+				continue;
+			att = get_attnum(rt_fetch(rt, q->rtable)->relid, r->other_column);
+			if (att == InvalidAttrNumber)
+				continue;
+			left_in = column_in(rts, atts, r->col.rtindex, r->col.attno);
+			right_in = column_in(rts, atts, rt, att);
+			if (left_in == right_in)
+				continue;
+			rts = lappend_int(rts, left_in ? rt : r->col.rtindex);
+			atts = lappend_int(atts, left_in ? att : r->col.attno);
+			grew = true;
+		}
+	}
+	/* add_row appends to an->rows: walk a copy */
+	foreach(cell, list_copy(an->rows))
+	{
+		BridgeRow  *r = (BridgeRow *) lfirst(cell);
+		RangeTblEntry *rte;
+		Oid			typid;
+		int32		typmod;
+		Oid			collid;
+		char	   *name;
+		ListCell   *o;
+		BridgeRow  *row;
+
+		ListCell   *l;
+		bool		lineage = false;
+
+		if ((r->kind != BK_EQUALITY && r->kind != BK_RANGE && r->kind != BK_ORDER) ||
+			r->level != 0 || r->col.alias == NULL || r->col.rtindex <= 0 ||
+			column_in(rts, atts, r->col.rtindex, r->col.attno))
+			continue;
+		/* a primary-key column is in the lineage SQL already */
+		foreach(l, an->lineage)
+			if (((BridgeLineageColumn *) lfirst(l))->rtindex == r->col.rtindex &&
+				((BridgeLineageColumn *) lfirst(l))->attno == r->col.attno)
+				lineage = true;
+		if (lineage)
+			continue;
+		rte = rt_fetch(r->col.rtindex, q->rtable);
+		get_atttypetypmodcoll(rte->relid, r->col.attno, &typid, &typmod, &collid);
+		name = pstrdup(r->col.column_name);
+		foreach(o, q->targetList)
+			if (!((TargetEntry *) lfirst(o))->resjunk && ((TargetEntry *) lfirst(o))->resname &&
+				strcmp(((TargetEntry *) lfirst(o))->resname, name) == 0)
+				name = psprintf("%s_%s", r->col.alias, r->col.column_name);
+		q->targetList = lappend(q->targetList,
+								makeTargetEntry((Expr *) makeVar(r->col.rtindex, r->col.attno, typid, typmod, collid, 0),
+												list_length(q->targetList) + 1, name, false));
+		rts = lappend_int(rts, r->col.rtindex);
+		atts = lappend_int(atts, r->col.attno);
+		row = add_row(an, BK_TARGET, 0, ++ord);
+		set_column(row, &r->col);
+		row->op = "search";
+		row->name = name;
+		row->col.type_name = format_type_with_typemod(typid, typmod);
+	}
+}
+
+/*
+ * add_results
+ *		The "result" rows of an aggregate query (ord: output position, op:
+ *		the aggregate or "column", the column, other_column: its name in
+ *		the row query, detail "distinct"/"star") and its "result_order"
+ *		rows (name: the output, op: asc/desc, detail: "nulls first"/"nulls
+ *		last"; the target query sorts the groups itself, so both are kept)
+ *		and its "group" rows (other_column: the GROUP BY column's name in
+ *		the row query, in GROUP BY order).
+ */
+static void
+add_results(BridgeAnalysis *an, LevelCtx *lc, BridgeUngrouped *u)
+{
+	ListCell   *cell;
+	int			ord = 0;
+
+	foreach(cell, u->results)
+	{
+		BridgeResult *res = (BridgeResult *) lfirst(cell);
+		BridgeRow  *row = add_row(an, BK_RESULT, 0, res->ord);
+		BridgeColRef	col;
+
+		row->name = res->name;
+		row->op = res->func;
+		if (res->var && trace_column(lc, (Node *) res->var, &col))
+			set_column(row, &col);
+		row->col.type_name = format_type_with_typemod(res->type, res->typmod);
+		row->other_column = res->underlying;
+		row->detail = res->star ? "star" : res->distinct ? "distinct" : NULL;
+	}
+	ord = 0;
+	foreach(cell, u->groups)
+	{
+		BridgeRow  *row = add_row(an, BK_GROUP, 0, ++ord);
+
+		row->other_column = (const char *) lfirst(cell);
+	}
+	ord = 0;
+	foreach(cell, u->order)
+	{
+		BridgeResultOrder *ro = (BridgeResultOrder *) lfirst(cell);
+		BridgeRow  *row = add_row(an, BK_RESULT_ORDER, 0, ++ord);
+
+		row->name = ro->name;
+		row->op = ro->desc ? "desc" : "asc";
+		row->detail = ro->nulls_first ? "nulls first" : "nulls last";
+	}
+}
+
 /*
  * analyze_top
  *		Analyze the top query (level 0) into an.
@@ -1052,8 +1346,20 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 	int			k;
 	BridgeRow  *row;
 	BridgeColRef	col;
+	BridgeUngrouped *ungrouped = NULL;
 
 	check_top_query(q);
+
+	/*
+	 * An aggregate query: the rows it aggregates are analyzed as the query
+	 * (its table stores them), the aggregates become "result" rows.
+	 */
+	if (q->hasAggs || q->groupClause != NIL || q->groupingSets != NIL ||
+		q->havingQual != NULL)
+	{
+		ungrouped = bridge_ungroup(q);
+		q = ungrouped->rows;
+	}
 
 	memset(&lc, 0, sizeof(lc));
 	lc.an = an;
@@ -1160,6 +1466,8 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 		row->col.type_name = format_type_with_typemod(exprType(expr), exprTypmod(expr));
 	}
 
+	add_search_targets(an, &lc, q);
+
 	/* a lineage column must not shadow an output column or another one */
 	foreach(cell, an->lineage)
 	{
@@ -1185,6 +1493,9 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 			add_warning(an, 0, psprintf("lineage column %s is not unique among the output columns: rename the output column or a table alias",
 										lin->name));
 	}
+
+	if (ungrouped != NULL)
+		add_results(an, &lc, ungrouped);
 
 	/* the rewritten texts */
 	row = add_row(an, BK_SQL, 0, 1);

@@ -195,7 +195,8 @@ remap(Query *q, const Table *from, Table *to)
 	for (int o = 0; o < q->ntargets; o++)
 		q->tcol[o] = plan_find_column(to, from->cols[q->tcol[o]].name);
 	for (int k = 0; k < q->nparams; k++)
-		q->puse[k].col = plan_find_column(to, from->cols[q->puse[k].col].name);
+		if (q->puse[k].col >= 0)
+			q->puse[k].col = plan_find_column(to, from->cols[q->puse[k].col].name);
 }
 
 /* ---------------------------------------------------------------- */

@@ -198,6 +198,16 @@ html_tables(StrBuf *sb, Plan *p)
 		Query	   *q = &p->queries[qi];
 		bool		bucketed = q->table->bucket && q->table->bucket->applied;
 
+		if (q->compose)
+		{
+			sb_appendf(sb, "<tr><td>%s</td><td>%s</td><td>%s JOIN %s (composed)</td><td><code>%s</code>; lookups by <code>%s</code></td><td>no: 1 partition and at most %ld lookups</td></tr>\n",
+					   plan_html_escape(q->name), plan_html_escape(q->description ? q->description : ""),
+					   plan_html_escape(q->compose->drive->table->name),
+					   plan_html_escape(q->compose->lookup->table->name),
+					   plan_html_escape(plan_key_text(q->compose->drive->table)),
+					   plan_html_escape(plan_key_text(q->compose->lookup->table)), plan_compose_bound(q));
+			continue;
+		}
 		sb_appendf(sb, "<tr><td>%s</td><td>%s</td><td>%s</td><td><code>%s</code></td><td>%s</td></tr>\n",
 				   plan_html_escape(q->name),
 				   plan_html_escape(q->description ? q->description : ""),
@@ -282,6 +292,18 @@ plan_render(Plan *p, const char *logical_dot, const char *physical_dot,
 				  "the diagrams are in logical.dot and physical.dot. Install Graphviz and run cqlbridge plan again, "
 				  "or draw them with <code>dot -Tsvg logical.dot &gt; logical.svg</code>.</p>\n");
 	html_tables(&sb, p);
+	if (p->nleft > 0)
+	{
+		sb_appendf(&sb, "<h2 id=\"left-out\">Statements left out</h2>\n<p class=\"warn\">%d of the workload's %d statements are not served by this plan: no query table serves them.</p>\n"
+				   "<table>\n<tr><th>query</th><th>line</th><th>rule</th><th>reason</th><th>what would serve it</th></tr>\n",
+				   p->nleft, p->nleft + plan_nworkload(p));
+		for (int i = 0; i < p->nleft; i++)
+			sb_appendf(&sb, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+					   plan_html_escape(p->left[i].name), p->left[i].line, plan_html_escape(p->left[i].rule),
+					   plan_html_escape(p->left[i].reason),
+					   p->left[i].hint ? plan_html_escape(p->left[i].hint) : "");
+		sb_append(&sb, "</table>\n");
+	}
 	{
 		char	  **targets = bridge_malloc(sizeof(char *) * (p->ntables + 1));
 

@@ -384,6 +384,7 @@ derive_keys(Ctx *c)
 	{
 		q->puse[k].col = -1;
 		q->puse[k].op = NULL;
+		q->puse[k].lookup = NULL;
 	}
 
 	/* MR2: equality search attributes -> partition key, in parameter order */
@@ -395,10 +396,16 @@ derive_keys(Ctx *c)
 
 			if (!plan_is_kind(r, "equality") || r->param != k)
 				continue;
-			ci = search_column(c, r, "=");
+			/* "=", or an IN list ("= ANY", "IN"): the single-value form's key */
+			ci = search_column(c, r, (char *) (r->op ? r->op : "="));
 			if (t->cols[ci].kind != COL_PARTITION)
-				set_key(t, ci, COL_PARTITION, bridge_printf("MR2 equality %s.%s = $%d", r->alias, r->column, k));
+				set_key(t, ci, COL_PARTITION, bridge_printf("MR2 equality %s.%s %s $%d", r->alias, r->column,
+															 r->op ? r->op : "=", k));
 		}
+	if (t->npk == 0 && q->nresults > 0)
+		bridge_fatal_hint("Serve it with a counter table or a summary table the stream maintains (cqlbridge builds neither), or compute it from a query that has an equality on a parameter.",
+						  "%s: an aggregate across partitions (no equality predicate on a parameter): a query table serves aggregates within one partition only (MR2)",
+						  plan_query_ref(q));
 	if (t->npk == 0)
 		bridge_fatal_hint("Add an equality search attribute (column = :'param'); it becomes the partition key (MR2).",
 						  "%s: the query has no equality predicate on a parameter, so no partition key: a Cassandra table cannot serve it from one partition",
@@ -429,10 +436,13 @@ derive_keys(Ctx *c)
 			}
 		}
 
+	/* a LIMIT parameter limits the target query's rows: no column */
+	if (q->limit_param > 0 && q->puse[q->limit_param - 1].col < 0)
+		q->puse[q->limit_param - 1].op = "limit";
 	for (int k = 0; k < q->nparams; k++)
-		if (q->puse[k].col < 0)
+		if (q->puse[k].col < 0 && k + 1 != q->limit_param)
 			bridge_fatal_hint("A parameter must be a search attribute: column = :'p' or a range on a column.",
-							  "%s: parameter \"%s\" is not compared with a column by =, <, <=, > or >=",
+							  "%s: parameter \"%s\" is not compared with a column by =, <, <=, > or >=, nor in an IN list or LIMIT",
 							  plan_query_ref(q), q->pnames[k]);
 
 	/* MR4: ordering attributes -> clustering columns with direction */
@@ -484,6 +494,10 @@ derive_keys(Ctx *c)
 		t->cols[ci].desc = desc;
 		next_ck++;
 	}
+
+	/* an aggregate query's answer is ordered by its own ORDER BY */
+	if (q->nresults > 0)
+		q->ordered = q->nrorder > 0;
 
 	/*
 	 * MR5: every top-level relation identified by the key.  All nodes
@@ -631,7 +645,8 @@ order_columns(Table *t, Query *q)
 	for (int o = 0; o < q->ntargets; o++)
 		q->tcol[o] = map[q->tcol[o]];
 	for (int k = 0; k < q->nparams; k++)
-		q->puse[k].col = map[q->puse[k].col];
+		if (q->puse[k].col >= 0)
+			q->puse[k].col = map[q->puse[k].col];
 	free(t->cols);
 	t->cols = sorted;
 	free(map);

@@ -330,12 +330,5 @@ plan_measure(Plan *p)
 		for (int qi = 0; qi < t->nqueries; qi++)
 			check_published(p, t, t->queries[qi]);
 		measure_fanout(p, t);
-		/* for --json (writes.c): the writes the merge saves (merge.c) */
-		{
-			char	   *text;
-
-			t->writes_saved = plan_writes_saved(t, &text);
-			free(text);
-		}
 	}
 }
