@@ -289,8 +289,12 @@ cmd_plan(const BridgeOptions *opts)
 		fprintf(stderr, "cqlbridge plan: %d of %d statements left out (no table can serve them; report.md says why):\n",
 				p.nleft, p.nleft + plan_nworkload(&p));
 		for (int i = 0; i < p.nleft; i++)
+		{
 			fprintf(stderr, "  %s (%s:%d) [%s]: %s\n", p.left[i].name, p.workload_path, p.left[i].line,
 					p.left[i].rule, p.left[i].reason);
+			if (p.left[i].hint)
+				fprintf(stderr, "    HINT:  %s\n", p.left[i].hint);
+		}
 	}
 
 	/* a migration of this keyspace in progress: the plan diff against it */
