@@ -625,6 +625,24 @@ reshape(Table *t)
 /* ---------------------------------------------------------------- */
 
 /*
+ * marker_type
+ *		The type of the marker column made of the joined relation e: its
+ *		first primary-key column's.
+ */
+static const char *
+marker_type(Plan *p, const ARow *e)
+{
+	int			n;
+	char	  **pk = plan_split_idents(e->detail, &n);
+	CatRel	   *cat = plan_catalog_rel(p, e->table);
+
+	for (int k = 0; cat && k < cat->ncols; k++)
+		if (strcmp(cat->cols[k], pk[0]) == 0)
+			return cat->types[k];
+	return "text";
+}
+
+/*
  * add_marker
  *		A regular column of t holding the first primary-key column of the
  *		joined relation e of q (the lineage column, NOT NULL in every row
@@ -635,8 +653,6 @@ add_marker(Plan *p, Table *t, const Query *q, const ARow *e)
 {
 	int			n;
 	char	  **pk = plan_split_idents(e->detail, &n);
-	CatRel	   *cat = plan_catalog_rel(p, e->table);
-	const char *ctype = NULL;
 	const char *fdw = NULL;
 	char	   *nm = bridge_printf("%s_%s", e->table, pk[0]);
 	Column	   *col;
@@ -645,14 +661,11 @@ add_marker(Plan *p, Table *t, const Query *q, const ARow *e)
 		nm = bridge_printf("%s_%s_%s", e->table, e->alias, pk[0]);
 	for (int s = 2; plan_find_column(t, nm) >= 0; s++)
 		nm = bridge_printf("%s_%s_%s_%d", e->table, e->alias, pk[0], s);
-	for (int k = 0; cat && k < cat->ncols; k++)
-		if (strcmp(cat->cols[k], pk[0]) == 0)
-			ctype = cat->types[k];
 	col = &t->cols[plan_add_column(t, nm)];
 	col->shape = SHAPE_HIDDEN;
 	col->alias = e->alias;
 	col->column = pk[0];
-	col->src_type = bridge_strdup(ctype ? ctype : "text");
+	col->src_type = bridge_strdup(marker_type(p, e));
 	col->cql_type = bridge_strdup(plan_require_cql(q, nm, col->src_type, &fdw));
 	col->pg_type = bridge_strdup(fdw);
 	plan_set_mapping(col, plan_type_map(col->src_type, NULL));
@@ -774,6 +787,21 @@ inner_extra(const ARow **extra, int nextra)
 }
 
 /*
+ * mappable_marker
+ *		Whether the marker the joins in extra need (if any) has a CQL type:
+ *		checked before the table changes, so that add_marker cannot fail
+ *		half-way through a merge (plan_derive's errors are caught, and the
+ *		table must stay as it was).
+ */
+static bool
+mappable_marker(Plan *p, const ARow **extra, int nextra)
+{
+	const ARow *e = inner_extra(extra, nextra);
+
+	return !e || plan_pg_to_cql(marker_type(p, e), NULL) != NULL;
+}
+
+/*
  * merge_into
  *		Let o serve q (t: q's own table) when the key, rows and columns
  *		allow it (header comment); whether it does.
@@ -821,9 +849,11 @@ merge_into(Plan *p, Table *o, Query *q, Table *t)
 			add_part(p, o, q, t, like ? like->extra : NULL, like ? like->nextra : 0,
 					 NULL, like ? like->marker : NULL);
 	}
-	else if (extends(p, q, o->def, &extra, &nextra) && outputs_agree(o, q))
+	else if (extends(p, q, o->def, &extra, &nextra) && outputs_agree(o, q) &&
+			 mappable_marker(p, extra, nextra))
 		add_part(p, o, q, t, extra, nextra, inner_extra(extra, nextra), NULL);
-	else if (o->nparts == 0 && extends(p, o->def, q, &extra, &nextra))
+	else if (o->nparts == 0 && extends(p, o->def, q, &extra, &nextra) &&
+			 mappable_marker(p, extra, nextra))
 	{
 		/* q has the rows of o's queries and more: q defines the table */
 		Table		old = *o;
