@@ -36,7 +36,6 @@
 #include "access/stratnum.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_namespace.h"
-#include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -44,6 +43,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
+#include "analyze_int.h"
 #include "analyze_query.h"
 #include "compat.h"
 
@@ -81,23 +81,6 @@ plain_var(Node *node)
 	if (node != NULL && IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
 		return (Var *) node;
 	return NULL;
-}
-
-/* A parameter under implicit casts and relabelings (or node itself). */
-static Node *
-strip_param(Node *node)
-{
-	while (node != NULL)
-	{
-		if (IsA(node, RelabelType))
-			node = (Node *) ((RelabelType *) node)->arg;
-		else if (IsA(node, FuncExpr) && ((FuncExpr *) node)->args != NIL &&
-				 ((FuncExpr *) node)->funcformat != COERCE_EXPLICIT_CALL)
-			node = (Node *) linitial(((FuncExpr *) node)->args);
-		else
-			break;
-	}
-	return node ? node : (Node *) makeNullConst(INT4OID, -1, InvalidOid);
 }
 
 /*
@@ -218,9 +201,9 @@ bridge_ungroup(Query *q)
 				Node	   *l = linitial(((OpExpr *) qual)->args);
 				Node	   *r = lsecond(((OpExpr *) qual)->args);
 
-				if (IsA(strip_param(r), Param))
+				if (bridge_param_of(r) > 0)
 					var = plain_var(l);
-				else if (IsA(strip_param(l), Param))
+				else if (bridge_param_of(l) > 0)
 					var = plain_var(r);
 			}
 			else if (IsA(qual, ScalarArrayOpExpr))

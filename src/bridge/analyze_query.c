@@ -95,34 +95,11 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "analyze_int.h"
 #include "analyze_query.h"
 #include "compat.h"
 
 PG_FUNCTION_INFO_V1(cql_bridge_analyze);
-
-/* Row kinds in output order (the contract's table). */
-typedef enum BridgeRowKind
-{
-	BK_PARAM,
-	BK_RELATION,
-	BK_JOIN,
-	BK_CORRELATION,
-	BK_EQUALITY,
-	BK_RANGE,
-	BK_FILTER,
-	BK_ORDER,
-	BK_LIMIT,
-	BK_TARGET,
-	BK_AGGREGATE,
-	BK_AGGREGATE_ORDER,
-	BK_AGGREGATE_FIELD,
-	BK_RESULT,
-	BK_RESULT_ORDER,
-	BK_GROUP,
-	BK_SQL,
-	BK_WARNING,
-	BK_COUNT
-} BridgeRowKind;
 
 static const char *const kind_names[BK_COUNT] = {
 	"param", "relation", "join", "correlation", "equality", "range",
@@ -131,52 +108,6 @@ static const char *const kind_names[BK_COUNT] = {
 };
 
 #define BRIDGE_NCOLUMNS 14
-
-/* A column reference traced to its base relation. */
-typedef struct BridgeColRef
-{
-	const char *alias;
-	const char *schema_name;
-	const char *table_name;
-	const char *column_name;
-	const char *type_name;
-	int			rtindex;		/* in the range table of its query */
-	AttrNumber	attno;
-	int			levelsup;		/* 0 = the query itself, 1 = its outer query */
-} BridgeColRef;
-
-typedef struct BridgeRow
-{
-	BridgeRowKind kind;
-	int			level;
-	int			ord;
-	int			seq;			/* creation order, the last sort key */
-	BridgeColRef	col;			/* alias .. type_name; alias NULL = none */
-	const char *op;
-	int			param;			/* 0 = NULL */
-	const char *other_alias;
-	const char *other_column;
-	const char *name;
-	const char *detail;
-} BridgeRow;
-
-typedef struct BridgeAnalysis
-{
-	List	   *rows;			/* BridgeRow * */
-	List	   *lineage;		/* BridgeLineageColumn * of level 0 */
-	int			nsublinks;
-} BridgeAnalysis;
-
-/* One query level being walked: the top query or a select-list sublink. */
-typedef struct LevelCtx
-{
-	BridgeAnalysis *an;
-	int			level;
-	Query	   *query;
-	struct LevelCtx *outer;
-	List	   *dpcontext;		/* deparse namespaces, this level first */
-	int			ncorrelations;
-} LevelCtx;
 
 cqlfdw_noreturn static void unsupported(const char *what, const char *hint);
 
@@ -194,36 +125,6 @@ unsupported(const char *what, const char *hint)
 			 errhint("%s", hint)));
 }
 
-/*
- * add_row
- *		A new output row of kind at level.  ord <= 0 takes the next ord of
- *		that (kind, level); rows are kept in creation order (seq) and sorted
- *		only by emit_rows.
- */
-static BridgeRow *
-add_row(BridgeAnalysis *an, BridgeRowKind kind, int level, int ord)
-{
-	BridgeRow  *row = palloc0(sizeof(BridgeRow));
-	ListCell   *lc;
-
-	if (ord <= 0)
-	{
-		ord = 1;
-		foreach(lc, an->rows)
-		{
-			BridgeRow  *other = (BridgeRow *) lfirst(lc);
-
-			if (other->kind == kind && other->level == level)
-				ord++;
-		}
-	}
-	row->kind = kind;
-	row->level = level;
-	row->ord = ord;
-	row->seq = list_length(an->rows);
-	an->rows = lappend(an->rows, row);
-	return row;
-}
 
 /*
  * add_warning
@@ -232,120 +133,15 @@ add_row(BridgeAnalysis *an, BridgeRowKind kind, int level, int ord)
 static void
 add_warning(BridgeAnalysis *an, int level, char *text)
 {
-	BridgeRow  *row = add_row(an, BK_WARNING, level, 0);
+	BridgeRow  *row = bridge_add_row(an, BK_WARNING, level, 0);
 
 	row->detail = text;
 }
 
-/*
- * Casts, relabelings and collations around a column or parameter do not
- * change which column or parameter a condition is about.
- */
-static Node *
-strip_casts(Node *node)
-{
-	for (;;)
-	{
-		if (node == NULL)
-			return NULL;
-		if (IsA(node, RelabelType))
-			node = (Node *) ((RelabelType *) node)->arg;
-		else if (IsA(node, CoerceViaIO))
-			node = (Node *) ((CoerceViaIO *) node)->arg;
-		else if (IsA(node, ArrayCoerceExpr))
-			node = (Node *) ((ArrayCoerceExpr *) node)->arg;
-		else if (IsA(node, CollateExpr))
-			node = (Node *) ((CollateExpr *) node)->arg;
-		else if (IsA(node, FuncExpr) &&
-				 (((FuncExpr *) node)->funcformat == COERCE_IMPLICIT_CAST ||
-				  ((FuncExpr *) node)->funcformat == COERCE_EXPLICIT_CAST) &&
-				 ((FuncExpr *) node)->args != NIL)
-			node = (Node *) linitial(((FuncExpr *) node)->args);
-		else
-			return node;
-	}
-}
 
-/* $k when node is a (cast) external parameter, else 0. */
-static int
-param_of(Node *node)
-{
-	node = strip_casts(node);
-	if (node && IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN)
-		return ((Param *) node)->paramid;
-	return 0;
-}
 
-/* Follow join alias variables of q down to a base relation column. */
-static bool
-trace_var(Query *q, int varno, AttrNumber attno, BridgeColRef *out)
-{
-	RangeTblEntry *rte;
-	Oid			typid;
-	int32		typmod;
-	Oid			collid;
 
-	if (varno < 1 || varno > list_length(q->rtable) || attno <= 0)
-		return false;
-	rte = rt_fetch(varno, q->rtable);
-	if (rte->rtekind == RTE_JOIN)
-	{
-		Node	   *alias;
 
-		if (attno > list_length(rte->joinaliasvars))
-			return false;
-		alias = strip_casts((Node *) list_nth(rte->joinaliasvars, attno - 1));
-		if (alias == NULL || !IsA(alias, Var) || ((Var *) alias)->varlevelsup != 0)
-			return false;
-		return trace_var(q, ((Var *) alias)->varno, ((Var *) alias)->varattno, out);
-	}
-	if (rte->rtekind != RTE_RELATION)
-		return false;
-
-	get_atttypetypmodcoll(rte->relid, attno, &typid, &typmod, &collid);
-	out->alias = rte->eref->aliasname;
-	out->schema_name = get_namespace_name(get_rel_namespace(rte->relid));
-	out->table_name = get_rel_name(rte->relid);
-	out->column_name = get_attname(rte->relid, attno, false);
-	out->type_name = format_type_with_typemod(typid, typmod);
-	out->rtindex = varno;
-	out->attno = attno;
-	return true;
-}
-
-/* Is expr (under casts) a column of this level or of the outer level? */
-static bool
-trace_column(LevelCtx *lc, Node *expr, BridgeColRef *out)
-{
-	Node	   *node = strip_casts(expr);
-	LevelCtx   *target = lc;
-	Var		   *var;
-	Index		up;
-
-	if (node == NULL || !IsA(node, Var))
-		return false;
-	var = (Var *) node;
-	for (up = 0; up < var->varlevelsup; up++)
-	{
-		target = target->outer;
-		if (target == NULL)
-			return false;
-	}
-	memset(out, 0, sizeof(BridgeColRef));
-	out->levelsup = var->varlevelsup;
-	return trace_var(target->query, var->varno, var->varattno, out);
-}
-
-/*
- * set_column
- *		Put a traced column (alias, schema, table, column, type) into the
- *		column fields of row.
- */
-static void
-set_column(BridgeRow *row, const BridgeColRef *col)
-{
-	row->col = *col;
-}
 
 /* Columns of this level an expression mentions (not inside subqueries). */
 typedef struct VarCollect
@@ -374,7 +170,7 @@ collect_columns_walker(Node *node, VarCollect *vc)
 		BridgeColRef	col;
 		ListCell   *lc;
 
-		if (((Var *) node)->varlevelsup != 0 || !trace_column(vc->lc, node, &col))
+		if (((Var *) node)->varlevelsup != 0 || !bridge_trace_column(vc->lc, node, &col))
 		{
 			vc->untraceable = true;
 			return false;
@@ -503,109 +299,14 @@ add_param_condition(LevelCtx *lc, const BridgeColRef *col, const char *op, int p
 		kind = BK_RANGE;
 	else
 		return false;
-	row = add_row(lc->an, kind, lc->level, 0);
-	set_column(row, col);
+	row = bridge_add_row(lc->an, kind, lc->level, 0);
+	bridge_set_column(row, col);
 	row->op = op;
 	row->param = paramid;
 	return true;
 }
 
-/*
- * param_equality_column
- *		Whether qual is "column = $k" (either way round) on a column of this
- *		level: the column in *col, k returned; 0 otherwise.
- */
-static int
-param_equality_column(LevelCtx *lc, Node *qual, BridgeColRef *col)
-{
-	OpExpr	   *op;
-	char	   *opname;
 
-	if (!IsA(qual, OpExpr) || list_length(((OpExpr *) qual)->args) != 2)
-		return 0;
-	op = (OpExpr *) qual;
-	opname = get_opname(op->opno);
-	if (opname == NULL || strcmp(opname, "=") != 0)
-		return 0;
-	if (param_of(lsecond(op->args)) > 0 && trace_column(lc, linitial(op->args), col) &&
-		col->levelsup == 0)
-		return param_of(lsecond(op->args));
-	if (param_of(linitial(op->args)) > 0 && trace_column(lc, lsecond(op->args), col) &&
-		col->levelsup == 0)
-		return param_of(linitial(op->args));
-	return 0;
-}
-
-/*
- * add_in_list
- *		An IN list of parameters on one column: "col = ANY($k)" (one array
- *		parameter: an "equality" row with op "= ANY"), "col IN ($1, $2)" or
- *		"col = $1 OR col = $2" (an "equality" row with op "IN" per
- *		parameter).  The table of the single-value form serves them, the
- *		target query reading one partition per value.  False when qual is
- *		none of these.
- */
-static bool
-add_in_list(LevelCtx *lc, Node *qual)
-{
-	BridgeColRef col;
-	List	   *params = NIL;
-	ListCell   *cell;
-	BridgeRow  *row;
-
-	if (IsA(qual, ScalarArrayOpExpr) && ((ScalarArrayOpExpr *) qual)->useOr)
-	{
-		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) qual;
-		char	   *opname = get_opname(sa->opno);
-		Node	   *right = strip_casts(lsecond(sa->args));
-
-		if (opname == NULL || strcmp(opname, "=") != 0 ||
-			!trace_column(lc, linitial(sa->args), &col) || col.levelsup != 0)
-			return false;
-		if (param_of(right) > 0)
-		{
-			row = add_row(lc->an, BK_EQUALITY, lc->level, 0);
-			set_column(row, &col);
-			row->op = "= ANY";
-			row->param = param_of(right);
-			return true;
-		}
-		if (!IsA(right, ArrayExpr))
-			return false;
-		foreach(cell, ((ArrayExpr *) right)->elements)
-		{
-			if (param_of(lfirst(cell)) == 0)
-				return false;
-			params = lappend_int(params, param_of(lfirst(cell)));
-		}
-	}
-	else if (is_orclause(qual))
-	{
-		BridgeColRef other;
-
-		foreach(cell, ((BoolExpr *) qual)->args)
-		{
-			int			k = param_equality_column(lc, lfirst(cell), cell == list_head(((BoolExpr *) qual)->args) ? &col : &other);
-
-			if (k == 0)
-				return false;
-			if (cell != list_head(((BoolExpr *) qual)->args) &&
-				(other.rtindex != col.rtindex || other.attno != col.attno))
-				return false;
-			params = lappend_int(params, k);
-		}
-	}
-	else
-		return false;
-	foreach(cell, params)
-	{
-		row = add_row(lc->an, BK_EQUALITY, lc->level, 0);
-		set_column(row, &col);
-		row->op = "IN";
-		row->param = lfirst_int(cell);
-	}
-	return true;
-}
 
 /*
  * add_filter
@@ -615,12 +316,12 @@ add_in_list(LevelCtx *lc, Node *qual)
 static void
 add_filter(LevelCtx *lc, Node *qual)
 {
-	BridgeRow  *row = add_row(lc->an, BK_FILTER, lc->level, 0);
+	BridgeRow  *row = bridge_add_row(lc->an, BK_FILTER, lc->level, 0);
 	BridgeColRef	col;
 
 	row->detail = bridge_deparse_expr(qual, lc->dpcontext);
 	if (single_column(lc, qual, &col))
-		set_column(row, &col);
+		bridge_set_column(row, &col);
 }
 
 /*
@@ -669,10 +370,10 @@ classify_conjunct(LevelCtx *lc, Node *qual, JoinExpr *j, Bitmapset *preserved)
 		Node	   *right = (Node *) lsecond(opexpr->args);
 		BridgeColRef	lcol;
 		BridgeColRef	rcol;
-		bool		lis = trace_column(lc, left, &lcol);
-		bool		ris = trace_column(lc, right, &rcol);
-		int			lparam = param_of(left);
-		int			rparam = param_of(right);
+		bool		lis = bridge_trace_column(lc, left, &lcol);
+		bool		ris = bridge_trace_column(lc, right, &rcol);
+		int			lparam = bridge_param_of(left);
+		int			rparam = bridge_param_of(right);
 
 		if (opname == NULL)
 			opname = "?";
@@ -699,8 +400,8 @@ classify_conjunct(LevelCtx *lc, Node *qual, JoinExpr *j, Bitmapset *preserved)
 						second = &lcol;
 					}
 				}
-				row = add_row(lc->an, BK_JOIN, lc->level, 0);
-				set_column(row, first);
+				row = bridge_add_row(lc->an, BK_JOIN, lc->level, 0);
+				bridge_set_column(row, first);
 				row->other_alias = second->alias;
 				row->other_column = second->column_name;
 				row->detail = outer ? "left" : "inner";
@@ -710,9 +411,9 @@ classify_conjunct(LevelCtx *lc, Node *qual, JoinExpr *j, Bitmapset *preserved)
 			{
 				const BridgeColRef *inner = lcol.levelsup == 0 ? &lcol : &rcol;
 				const BridgeColRef *outercol = lcol.levelsup == 0 ? &rcol : &lcol;
-				BridgeRow  *row = add_row(lc->an, BK_CORRELATION, lc->level, 0);
+				BridgeRow  *row = bridge_add_row(lc->an, BK_CORRELATION, lc->level, 0);
 
-				set_column(row, inner);
+				bridge_set_column(row, inner);
 				row->other_alias = outercol->alias;
 				row->other_column = outercol->column_name;
 				lc->ncorrelations++;
@@ -727,7 +428,7 @@ classify_conjunct(LevelCtx *lc, Node *qual, JoinExpr *j, Bitmapset *preserved)
 			return;
 	}
 
-	if (paramid > 0 && add_in_list(lc, qual))
+	if (paramid > 0 && bridge_add_in_list(lc, qual))
 		return;
 
 outer_filter:
@@ -756,7 +457,7 @@ classify_quals(LevelCtx *lc, Node *quals, JoinExpr *j, Bitmapset *preserved)
 static void
 add_relation(LevelCtx *lc, int rtindex, RangeTblEntry *rte, const char *how)
 {
-	BridgeRow  *row = add_row(lc->an, BK_RELATION, lc->level, 0);
+	BridgeRow  *row = bridge_add_row(lc->an, BK_RELATION, lc->level, 0);
 	Relation	rel;
 	Oid			pkoid;
 	const char *qualified;
@@ -978,7 +679,7 @@ add_aggregate_fields(LevelCtx *lc, Aggref *agg, const char *aggname)
 		return;
 	if (list_length(agg->args) != 2)
 		return;
-	value = strip_casts((Node *) ((TargetEntry *) lsecond(agg->args))->expr);
+	value = bridge_strip_casts((Node *) ((TargetEntry *) lsecond(agg->args))->expr);
 	fname = (value && IsA(value, FuncExpr)) ? get_func_name(((FuncExpr *) value)->funcid) : NULL;
 	if (fname == NULL ||
 		(strcmp(fname, "jsonb_build_object") != 0 && strcmp(fname, "json_build_object") != 0) ||
@@ -993,17 +694,17 @@ add_aggregate_fields(LevelCtx *lc, Aggref *agg, const char *aggname)
 	build = (FuncExpr *) value;
 	for (cell = list_head(build->args); cell != NULL; cell = lnext(build->args, lnext(build->args, cell)))
 	{
-		Node	   *key = strip_casts((Node *) lfirst(cell));
+		Node	   *key = bridge_strip_casts((Node *) lfirst(cell));
 		Node	   *val = (Node *) lfirst(lnext(build->args, cell));
-		BridgeRow  *row = add_row(lc->an, BK_AGGREGATE_FIELD, lc->level, ++ord);
+		BridgeRow  *row = bridge_add_row(lc->an, BK_AGGREGATE_FIELD, lc->level, ++ord);
 		BridgeColRef	col;
 
 		if (IsA(key, Const) && !((Const *) key)->constisnull)
 			row->name = const_text((Const *) key);
 		else
 			row->name = bridge_deparse_expr(key, lc->dpcontext);
-		if (trace_column(lc, val, &col) && col.levelsup == 0)
-			set_column(row, &col);
+		if (bridge_trace_column(lc, val, &col) && col.levelsup == 0)
+			bridge_set_column(row, &col);
 		else
 			row->detail = bridge_deparse_expr(val, lc->dpcontext);
 	}
@@ -1054,23 +755,23 @@ analyze_sublink(LevelCtx *outer, SubLink *sublink, int level, int targetord,
 					"Use array_agg, jsonb_agg or jsonb_object_agg with ORDER BY.");
 
 	aggname = get_func_name(agg->aggfnoid);
-	row = add_row(lc.an, BK_AGGREGATE, level, targetord);
+	row = bridge_add_row(lc.an, BK_AGGREGATE, level, targetord);
 	row->op = aggname;
 	if (agg->args != NIL &&
-		trace_column(&lc, (Node *) ((TargetEntry *) linitial(agg->args))->expr, &col) &&
+		bridge_trace_column(&lc, (Node *) ((TargetEntry *) linitial(agg->args))->expr, &col) &&
 		col.levelsup == 0)
-		set_column(row, &col);
+		bridge_set_column(row, &col);
 	row->detail = agg->aggdistinct != NIL ? "distinct" : NULL;
 
 	foreach(cell, agg->aggorder)
 	{
 		SortGroupClause *sgc = (SortGroupClause *) lfirst(cell);
 		TargetEntry *key = get_sortgroupclause_tle(sgc, agg->args);
-		BridgeRow  *orow = add_row(lc.an, BK_AGGREGATE_ORDER, level, ++ord);
+		BridgeRow  *orow = bridge_add_row(lc.an, BK_AGGREGATE_ORDER, level, ++ord);
 
 		orow->op = sort_direction(sgc->sortop);
-		if (trace_column(&lc, (Node *) key->expr, &col) && col.levelsup == 0)
-			set_column(orow, &col);
+		if (bridge_trace_column(&lc, (Node *) key->expr, &col) && col.levelsup == 0)
+			bridge_set_column(orow, &col);
 		else
 			orow->detail = bridge_deparse_expr((Node *) key->expr, lc.dpcontext);
 	}
@@ -1140,193 +841,9 @@ check_top_query(Query *q)
 		unsupported("subqueries in LIMIT/OFFSET", "Use a parameter or a constant.");
 }
 
-/* Is (rtindex, attno) among the pairs of the int lists? */
-static bool
-column_in(List *rts, List *atts, int rtindex, int attno)
-{
-	ListCell   *a;
-	ListCell   *b;
 
-	forboth(a, rts, b, atts)
-		if (lfirst_int(a) == rtindex && lfirst_int(b) == attno)
-		return true;
-	return false;
-}
 
-/* The range-table index of the relation aliased alias in q, 0 when none. */
-static int
-relation_index(Query *q, const char *alias)
-{
-	ListCell   *e;
-	int			rt = 0;
 
-	foreach(e, q->rtable)
-	{
-		RangeTblEntry *rte = (RangeTblEntry *) lfirst(e);
-
-		rt++;
-		if (rte->rtekind == RTE_RELATION && strcmp(rte->eref->aliasname, alias) == 0)
-			return rt;
-	}
-	return 0;
-}
-
-/*
- * add_search_targets
- *		Search and ordering attributes the query does not select ("last
- *		order of a customer" selects no customer column) are appended to its
- *		select list as "target" rows with op "search", after the outputs:
- *		the query table needs them as key columns, the base and lineage SQL
- *		select them (under the column's name, or alias_column when an
- *		output has that name), and the answer is still the outputs alone.
- *		A column that is an output, or equal by an inner join to one, needs
- *		nothing, nor does a primary-key column (a lineage column already,
- *		which the mapping makes a hidden key column).
- */
-static void
-add_search_targets(BridgeAnalysis *an, LevelCtx *lc, Query *q)
-{
-	List	   *rts = NIL;
-	List	   *atts = NIL;
-	ListCell   *cell;
-	int			ord = 0;
-	bool		grew = true;
-
-	foreach(cell, q->targetList)
-	{
-		TargetEntry *tle = (TargetEntry *) lfirst(cell);
-		BridgeColRef	col;
-
-		if (tle->resjunk)
-			continue;
-		ord++;
-		if (trace_column(lc, (Node *) tle->expr, &col) && col.levelsup == 0)
-		{
-			rts = lappend_int(rts, col.rtindex);
-			atts = lappend_int(atts, col.attno);
-		}
-	}
-	/* columns equal to an output by an inner join count as outputs */
-	while (grew)
-	{
-		grew = false;
-		foreach(cell, an->rows)
-		{
-			BridgeRow  *r = (BridgeRow *) lfirst(cell);
-			int			rt;
-			AttrNumber	att;
-			bool		left_in;
-			bool		right_in;
-
-			if (r->kind != BK_JOIN || r->level != 0 || !r->detail || strcmp(r->detail, "inner") != 0 ||
-				!r->other_alias || !r->other_column || (rt = relation_index(q, r->other_alias)) == 0)
-				continue;
-			att = get_attnum(rt_fetch(rt, q->rtable)->relid, r->other_column);
-			if (att == InvalidAttrNumber)
-				continue;
-			left_in = column_in(rts, atts, r->col.rtindex, r->col.attno);
-			right_in = column_in(rts, atts, rt, att);
-			if (left_in == right_in)
-				continue;
-			rts = lappend_int(rts, left_in ? rt : r->col.rtindex);
-			atts = lappend_int(atts, left_in ? att : r->col.attno);
-			grew = true;
-		}
-	}
-	/* add_row appends to an->rows: walk a copy */
-	foreach(cell, list_copy(an->rows))
-	{
-		BridgeRow  *r = (BridgeRow *) lfirst(cell);
-		RangeTblEntry *rte;
-		Oid			typid;
-		int32		typmod;
-		Oid			collid;
-		char	   *name;
-		ListCell   *o;
-		BridgeRow  *row;
-
-		ListCell   *l;
-		bool		lineage = false;
-
-		if ((r->kind != BK_EQUALITY && r->kind != BK_RANGE && r->kind != BK_ORDER) ||
-			r->level != 0 || r->col.alias == NULL || r->col.rtindex <= 0 ||
-			column_in(rts, atts, r->col.rtindex, r->col.attno))
-			continue;
-		/* a primary-key column is in the lineage SQL already */
-		foreach(l, an->lineage)
-			if (((BridgeLineageColumn *) lfirst(l))->rtindex == r->col.rtindex &&
-				((BridgeLineageColumn *) lfirst(l))->attno == r->col.attno)
-				lineage = true;
-		if (lineage)
-			continue;
-		rte = rt_fetch(r->col.rtindex, q->rtable);
-		get_atttypetypmodcoll(rte->relid, r->col.attno, &typid, &typmod, &collid);
-		name = pstrdup(r->col.column_name);
-		foreach(o, q->targetList)
-			if (!((TargetEntry *) lfirst(o))->resjunk && ((TargetEntry *) lfirst(o))->resname &&
-				strcmp(((TargetEntry *) lfirst(o))->resname, name) == 0)
-				name = psprintf("%s_%s", r->col.alias, r->col.column_name);
-		q->targetList = lappend(q->targetList,
-								makeTargetEntry((Expr *) makeVar(r->col.rtindex, r->col.attno, typid, typmod, collid, 0),
-												list_length(q->targetList) + 1, name, false));
-		rts = lappend_int(rts, r->col.rtindex);
-		atts = lappend_int(atts, r->col.attno);
-		row = add_row(an, BK_TARGET, 0, ++ord);
-		set_column(row, &r->col);
-		row->op = "search";
-		row->name = name;
-		row->col.type_name = format_type_with_typemod(typid, typmod);
-	}
-}
-
-/*
- * add_results
- *		The "result" rows of an aggregate query (ord: output position, op:
- *		the aggregate or "column", the column, other_column: its name in
- *		the row query, detail "distinct"/"star") and its "result_order"
- *		rows (name: the output, op: asc/desc, detail: "nulls first"/"nulls
- *		last"; the target query sorts the groups itself, so both are kept)
- *		and its "group" rows (other_column: the GROUP BY column's name in
- *		the row query, in GROUP BY order).
- */
-static void
-add_results(BridgeAnalysis *an, LevelCtx *lc, BridgeUngrouped *u)
-{
-	ListCell   *cell;
-	int			ord = 0;
-
-	foreach(cell, u->results)
-	{
-		BridgeResult *res = (BridgeResult *) lfirst(cell);
-		BridgeRow  *row = add_row(an, BK_RESULT, 0, res->ord);
-		BridgeColRef	col;
-
-		row->name = res->name;
-		row->op = res->func;
-		if (res->var && trace_column(lc, (Node *) res->var, &col))
-			set_column(row, &col);
-		row->col.type_name = format_type_with_typemod(res->type, res->typmod);
-		row->other_column = res->underlying;
-		row->detail = res->star ? "star" : res->distinct ? "distinct" : NULL;
-	}
-	ord = 0;
-	foreach(cell, u->groups)
-	{
-		BridgeRow  *row = add_row(an, BK_GROUP, 0, ++ord);
-
-		row->other_column = (const char *) lfirst(cell);
-	}
-	ord = 0;
-	foreach(cell, u->order)
-	{
-		BridgeResultOrder *ro = (BridgeResultOrder *) lfirst(cell);
-		BridgeRow  *row = add_row(an, BK_RESULT_ORDER, 0, ++ord);
-
-		row->name = ro->name;
-		row->op = ro->desc ? "desc" : "asc";
-		row->detail = ro->nulls_first ? "nulls first" : "nulls last";
-	}
-}
 
 /*
  * analyze_top
@@ -1369,7 +886,7 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 
 	for (k = 1; k <= nparams; k++)
 	{
-		row = add_row(an, BK_PARAM, 0, k);
+		row = bridge_add_row(an, BK_PARAM, 0, k);
 		row->col.type_name = format_type_be(param_types[k - 1]);
 	}
 
@@ -1383,12 +900,12 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 		TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
 		const char *dir = sort_direction(sgc->sortop);
 
-		row = add_row(an, BK_ORDER, 0, ++ord);
+		row = bridge_add_row(an, BK_ORDER, 0, ++ord);
 		row->op = dir;
 		if (!tle->resjunk)
 			row->name = tle->resname;
-		if (trace_column(&lc, (Node *) tle->expr, &col))
-			set_column(row, &col);
+		if (bridge_trace_column(&lc, (Node *) tle->expr, &col))
+			bridge_set_column(row, &col);
 		else
 			row->detail = bridge_deparse_expr((Node *) tle->expr, lc.dpcontext);
 		if (dir == NULL)
@@ -1401,25 +918,25 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 	/* LIMIT */
 	if (q->limitCount != NULL)
 	{
-		Node	   *limit = strip_casts(q->limitCount);
-		int			paramid = param_of(q->limitCount);
+		Node	   *limit = bridge_strip_casts(q->limitCount);
+		int			paramid = bridge_param_of(q->limitCount);
 
 		if (paramid > 0)
 		{
-			row = add_row(an, BK_LIMIT, 0, 1);
+			row = bridge_add_row(an, BK_LIMIT, 0, 1);
 			row->param = paramid;
 		}
 		else if (IsA(limit, Const))
 		{
 			if (!((Const *) limit)->constisnull)
 			{
-				row = add_row(an, BK_LIMIT, 0, 1);
+				row = bridge_add_row(an, BK_LIMIT, 0, 1);
 				row->detail = const_text((Const *) limit);
 			}
 		}
 		else
 		{
-			row = add_row(an, BK_LIMIT, 0, 1);
+			row = bridge_add_row(an, BK_LIMIT, 0, 1);
 			row->detail = bridge_deparse_expr(q->limitCount, lc.dpcontext);
 		}
 	}
@@ -1444,17 +961,17 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 		{
 			int			level = ++an->nsublinks;
 
-			row = add_row(an, BK_TARGET, level, ord);
+			row = bridge_add_row(an, BK_TARGET, level, ord);
 			row->name = tle->resname;
 			row->col.type_name = format_type_with_typemod(exprType(expr), exprTypmod(expr));
 			row->op = "aggregate";
 			analyze_sublink(&lc, (SubLink *) expr, level, ord, tle->resname);
 			continue;
 		}
-		row = add_row(an, BK_TARGET, 0, ord);
-		if (trace_column(&lc, expr, &col))
+		row = bridge_add_row(an, BK_TARGET, 0, ord);
+		if (bridge_trace_column(&lc, expr, &col))
 		{
-			set_column(row, &col);
+			bridge_set_column(row, &col);
 			row->op = "column";
 		}
 		else
@@ -1466,7 +983,7 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 		row->col.type_name = format_type_with_typemod(exprType(expr), exprTypmod(expr));
 	}
 
-	add_search_targets(an, &lc, q);
+	bridge_add_search_targets(an, &lc, q);
 
 	/* a lineage column must not shadow an output column or another one */
 	foreach(cell, an->lineage)
@@ -1495,13 +1012,13 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 	}
 
 	if (ungrouped != NULL)
-		add_results(an, &lc, ungrouped);
+		bridge_add_results(an, &lc, ungrouped);
 
 	/* the rewritten texts */
-	row = add_row(an, BK_SQL, 0, 1);
+	row = bridge_add_row(an, BK_SQL, 0, 1);
 	row->name = "base";
 	row->detail = bridge_rewritten_sql(q, NIL);
-	row = add_row(an, BK_SQL, 0, 2);
+	row = bridge_add_row(an, BK_SQL, 0, 2);
 	row->name = "lineage";
 	row->detail = bridge_rewritten_sql(q, an->lineage);
 }
