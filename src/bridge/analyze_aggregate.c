@@ -49,22 +49,6 @@
 
 static const char *const accepted[] = {"count", "sum", "min", "max", "avg", NULL};
 
-cqlfdw_noreturn static void refuse(const char *what, const char *hint);
-
-/*
- * refuse
- *		Refuse an aggregate construct (SQLSTATE 0A000) the way the rest of
- *		the analysis does.
- */
-static void
-refuse(const char *what, const char *hint)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("cql_bridge_analyze does not support %s", what),
-			 errhint("%s", hint)));
-}
-
 /* The plain column under casts and relabelings, or NULL. */
 static Var *
 plain_var(Node *node)
@@ -147,15 +131,15 @@ bridge_ungroup(Query *q)
 	Index		nextref = 1;
 
 	if (q->groupingSets != NIL)
-		refuse("GROUPING SETS, CUBE or ROLLUP",
+		bridge_unsupported("GROUPING SETS, CUBE or ROLLUP",
 			   "Group by plain columns; a query table stores rows, and the target query groups one partition.");
 	if (q->havingQual != NULL)
-		refuse("HAVING",
+		bridge_unsupported("HAVING",
 			   "Filter the groups in the application, or filter the rows with WHERE.");
 	if (q->distinctClause != NIL)
-		refuse("DISTINCT in an aggregate query", "Remove DISTINCT: the groups are distinct already.");
+		bridge_unsupported("DISTINCT in an aggregate query", "Remove DISTINCT: the groups are distinct already.");
 	if (q->hasSubLinks)
-		refuse("subqueries in an aggregate query",
+		bridge_unsupported("subqueries in an aggregate query",
 			   "Write the subquery as a query of its own.");
 
 	/* GROUP BY: plain columns of the query's relations */
@@ -168,11 +152,11 @@ bridge_ungroup(Query *q)
 		SortGroupClause *copy;
 
 		if (var == NULL)
-			refuse("GROUP BY an expression",
+			bridge_unsupported("GROUP BY an expression",
 				   "Group by plain columns: they become clustering columns of the query table.");
 		rtle = row_column(q, var, &tlist);
 		if (!OidIsValid(sgc->sortop))
-			refuse("GROUP BY a column without a btree ordering",
+			bridge_unsupported("GROUP BY a column without a btree ordering",
 				   "Group by columns Cassandra can order (clustering columns).");
 		u->groups = lappend(u->groups, rtle->resname);
 		/* the row query orders by it: MR4 makes it a clustering column */
@@ -240,15 +224,15 @@ bridge_ungroup(Query *q)
 					get_func_namespace(agg->aggfnoid) == PG_CATALOG_NAMESPACE)
 					ok = true;
 			if (!ok)
-				refuse(psprintf("the aggregate %s() at the top level", fname ? fname : "?"),
+				bridge_unsupported(psprintf("the aggregate %s() at the top level", fname ? fname : "?"),
 					   "Use count, sum, min, max or avg of a column; Cassandra computes those within a partition.");
 			if (agg->aggfilter != NULL)
-				refuse("FILTER on an aggregate", "Put the condition in WHERE.");
+				bridge_unsupported("FILTER on an aggregate", "Put the condition in WHERE.");
 			if (agg->aggorder != NIL)
-				refuse("an ordered aggregate (ORDER BY inside the call)",
+				bridge_unsupported("an ordered aggregate (ORDER BY inside the call)",
 					   "Remove the ORDER BY inside the call.");
 			if (agg->aggkind != AGGKIND_NORMAL)
-				refuse("WITHIN GROUP aggregates", "Use count, sum, min, max or avg of a column.");
+				bridge_unsupported("WITHIN GROUP aggregates", "Use count, sum, min, max or avg of a column.");
 			res->func = fname;
 			res->distinct = agg->aggdistinct != NIL;
 			if (agg->aggstar)
@@ -259,7 +243,7 @@ bridge_ungroup(Query *q)
 
 				if (list_length(agg->args) != 1 ||
 					(var = plain_var((Node *) ((TargetEntry *) linitial(agg->args))->expr)) == NULL)
-					refuse(psprintf("%s() of an expression", fname),
+					bridge_unsupported(psprintf("%s() of an expression", fname),
 						   "Aggregate a plain column: the query table stores columns, and the target query aggregates them.");
 				res->var = var;
 				res->underlying = row_column(q, var, &tlist)->resname;
@@ -272,7 +256,7 @@ bridge_ungroup(Query *q)
 			bool		grouped = false;
 
 			if (var == NULL)
-				refuse("an expression in the select list of an aggregate query",
+				bridge_unsupported("an expression in the select list of an aggregate query",
 					   "Select aggregates of columns (count(*), sum(c), ...) and GROUP BY columns; compute expressions of them in the application.");
 			foreach(g, q->groupClause)
 			{
@@ -283,7 +267,7 @@ bridge_ungroup(Query *q)
 					grouped = true;
 			}
 			if (!grouped)
-				refuse("a column of an aggregate query that is not in GROUP BY",
+				bridge_unsupported("a column of an aggregate query that is not in GROUP BY",
 					   "Group by the column, or aggregate it.");
 			res->func = "column";
 			res->var = var;
@@ -303,7 +287,7 @@ bridge_ungroup(Query *q)
 		int16		strategy;
 
 		if (tle->resjunk)
-			refuse("ORDER BY an expression that is no output column of an aggregate query",
+			bridge_unsupported("ORDER BY an expression that is no output column of an aggregate query",
 				   "Order by an output column (ORDER BY total DESC): the target query sorts the groups of one partition.");
 		ro = palloc0(sizeof(BridgeResultOrder));
 		ro->name = tle->resname;

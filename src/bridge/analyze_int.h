@@ -18,6 +18,7 @@
 #include "nodes/pg_list.h"
 
 #include "analyze_query.h"
+#include "compat.h"
 
 /* Row kinds in output order (the contract's table). */
 typedef enum BridgeRowKind
@@ -91,7 +92,8 @@ typedef struct LevelCtx
 	int			ncorrelations;
 } LevelCtx;
 
-/* analyze_query.c: rows and columns */
+/* analyze_rows.c: refusals, rows and columns */
+cqlfdw_noreturn extern void bridge_unsupported(const char *what, const char *hint);
 extern BridgeRow *bridge_add_row(BridgeAnalysis *an, BridgeRowKind kind, int level, int ord);
 extern void bridge_set_column(BridgeRow *row, const BridgeColRef *col);
 extern bool bridge_trace_column(LevelCtx *lc, Node *expr, BridgeColRef *out);

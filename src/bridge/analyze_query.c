@@ -109,21 +109,6 @@ static const char *const kind_names[BK_COUNT] = {
 
 #define BRIDGE_NCOLUMNS 14
 
-cqlfdw_noreturn static void unsupported(const char *what, const char *hint);
-
-/*
- * unsupported
- *		Refuse a construct the analysis cannot map (SQLSTATE 0A000), with a
- *		hint how to write the query instead.
- */
-static void
-unsupported(const char *what, const char *hint)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("cql_bridge_analyze does not support %s", what),
-			 errhint("%s", hint)));
-}
 
 
 /*
@@ -345,21 +330,21 @@ classify_conjunct(LevelCtx *lc, Node *qual, JoinExpr *j, Bitmapset *preserved)
 			return;
 		}
 		if (lc->level > 0)
-			unsupported("subqueries inside a select-list subquery",
+			bridge_unsupported("subqueries inside a select-list subquery",
 						"Write the condition as a join inside the subquery.");
 		if (j != NULL)
-			unsupported("subqueries in JOIN ... ON",
+			bridge_unsupported("subqueries in JOIN ... ON",
 						"Write the condition in WHERE, as a join or as EXISTS (SELECT 1 FROM ... WHERE ...).");
-		unsupported("subqueries in WHERE other than [NOT] EXISTS",
+		bridge_unsupported("subqueries in WHERE other than [NOT] EXISTS",
 					"Write the condition as a join, or as EXISTS (SELECT 1 FROM ... WHERE ...).");
 	}
 
 	paramid = bridge_first_param(qual);
 	if (paramid > 0 && lc->level > 0)
-		unsupported("parameters in a select-list subquery",
+		bridge_unsupported("parameters in a select-list subquery",
 					"Use parameters only in the top-level WHERE clause (and LIMIT); the subquery is computed for every row of the query table.");
 	if (paramid > 0 && outer)
-		unsupported("parameters in the ON clause of an outer join",
+		bridge_unsupported("parameters in the ON clause of an outer join",
 					"Move the condition on the parameter to the WHERE clause.");
 
 	if (IsA(qual, OpExpr) && list_length(((OpExpr *) qual)->args) == 2)
@@ -522,23 +507,23 @@ walk_from(LevelCtx *lc, Node *node, const char *how)
 				add_relation(lc, rtindex, rte, how);
 				break;
 			case RTE_SUBQUERY:
-				unsupported("subqueries in FROM",
+				bridge_unsupported("subqueries in FROM",
 							"Join the base tables directly; aggregate child rows in a scalar subquery of the select list.");
 				break;
 			case RTE_FUNCTION:
 			case RTE_TABLEFUNC:
-				unsupported("functions in FROM",
+				bridge_unsupported("functions in FROM",
 							"Read from tables only; compute values in the select list.");
 				break;
 			case RTE_VALUES:
-				unsupported("VALUES in FROM", "Read from tables only.");
+				bridge_unsupported("VALUES in FROM", "Read from tables only.");
 				break;
 			case RTE_CTE:
-				unsupported("WITH queries (common table expressions)",
+				bridge_unsupported("WITH queries (common table expressions)",
 							"Write the CTE as a join, or as a scalar subquery in the select list.");
 				break;
 			default:
-				unsupported("this kind of FROM item", "Read from tables only.");
+				bridge_unsupported("this kind of FROM item", "Read from tables only.");
 		}
 	}
 	else if (IsA(node, JoinExpr))
@@ -561,11 +546,11 @@ walk_from(LevelCtx *lc, Node *node, const char *how)
 				preserved = relations_under(j->rarg, NULL);
 				break;
 			default:
-				unsupported("FULL JOIN",
+				bridge_unsupported("FULL JOIN",
 							"Use LEFT JOIN from the table whose rows the query returns.");
 		}
 		if (j->alias != NULL)
-			unsupported("join aliases (JOIN ... AS name)",
+			bridge_unsupported("join aliases (JOIN ... AS name)",
 						"Remove the alias of the join and qualify columns by their table aliases.");
 		walk_from(lc, j->larg, how);
 		walk_from(lc, j->rarg, jt);
@@ -592,7 +577,7 @@ static void
 walk_level(LevelCtx *lc)
 {
 	if (lc->query->jointree == NULL || lc->query->jointree->fromlist == NIL)
-		unsupported("a SELECT without FROM",
+		bridge_unsupported("a SELECT without FROM",
 					"Select the rows of a table: SELECT ... FROM schema.table alias WHERE ...");
 	walk_from(lc, (Node *) lc->query->jointree, "from");
 }
@@ -630,38 +615,38 @@ static void
 check_subquery(Query *sq)
 {
 	if (sq->setOperations != NULL)
-		unsupported("set operations in a select-list subquery",
+		bridge_unsupported("set operations in a select-list subquery",
 					"Aggregate one child table (or a join of tables) per subquery.");
 	if (sq->cteList != NIL)
-		unsupported("WITH queries (common table expressions)",
+		bridge_unsupported("WITH queries (common table expressions)",
 					"Write the CTE as a join.");
 	if (sq->groupClause != NIL || sq->groupingSets != NIL || sq->havingQual != NULL)
-		unsupported("GROUP BY/HAVING in a select-list subquery",
+		bridge_unsupported("GROUP BY/HAVING in a select-list subquery",
 					"Aggregate all child rows of the outer row: (SELECT agg(...) FROM child c WHERE c.parent_id = p.id).");
 	if (sq->hasWindowFuncs)
-		unsupported("window functions", "Order the aggregated values with agg(x ORDER BY y).");
+		bridge_unsupported("window functions", "Order the aggregated values with agg(x ORDER BY y).");
 	if (sq->sortClause != NIL || sq->limitCount != NULL || sq->limitOffset != NULL)
-		unsupported("ORDER BY/LIMIT/OFFSET in a select-list subquery",
+		bridge_unsupported("ORDER BY/LIMIT/OFFSET in a select-list subquery",
 					"Order inside the aggregate: array_agg(x ORDER BY y).");
 	if (sq->distinctClause != NIL)
-		unsupported("DISTINCT in a select-list subquery",
+		bridge_unsupported("DISTINCT in a select-list subquery",
 					"Use the aggregate's DISTINCT: array_agg(DISTINCT x ORDER BY x).");
 	if (sq->hasTargetSRFs)
-		unsupported("set-returning functions in the select list",
+		bridge_unsupported("set-returning functions in the select list",
 					"Aggregate the values instead.");
 	if (sq->rowMarks != NIL)
-		unsupported("FOR UPDATE/FOR SHARE", "Remove the locking clause.");
+		bridge_unsupported("FOR UPDATE/FOR SHARE", "Remove the locking clause.");
 	if (sq->hasSubLinks)
 	{
 		ListCell   *lc;
 
 		foreach(lc, sq->targetList)
 			if (checkExprHasSubLink((Node *) ((TargetEntry *) lfirst(lc))->expr))
-				unsupported("nested select-list subqueries",
+				bridge_unsupported("nested select-list subqueries",
 							"Aggregate one level of child rows per subquery; join further tables inside it.");
 	}
 	if (bridge_first_param((Node *) sq) > 0)
-		unsupported("parameters in a select-list subquery",
+		bridge_unsupported("parameters in a select-list subquery",
 					"Use parameters only in the top-level WHERE clause (and LIMIT); the subquery is computed for every row of the query table.");
 }
 
@@ -744,14 +729,14 @@ analyze_sublink(LevelCtx *outer, SubLink *sublink, int level, int targetord,
 		}
 	}
 	if (tle == NULL || !IsA(tle->expr, Aggref) || ((Aggref *) tle->expr)->agglevelsup != 0)
-		unsupported("select-list subqueries that do not aggregate",
+		bridge_unsupported("select-list subqueries that do not aggregate",
 					"Aggregate the child rows, e.g. (SELECT array_agg(c.x ORDER BY c.x) FROM child c WHERE c.parent_id = p.id); for a single parent row write a JOIN.");
 	agg = (Aggref *) tle->expr;
 	if (agg->aggfilter != NULL)
-		unsupported("FILTER in an aggregate",
+		bridge_unsupported("FILTER in an aggregate",
 					"Move the condition into the WHERE clause of the subquery.");
 	if (agg->aggdirectargs != NIL || AGGKIND_IS_ORDERED_SET(agg->aggkind))
-		unsupported("ordered-set aggregates (WITHIN GROUP)",
+		bridge_unsupported("ordered-set aggregates (WITHIN GROUP)",
 					"Use array_agg, jsonb_agg or jsonb_object_agg with ORDER BY.");
 
 	aggname = get_func_name(agg->aggfnoid);
@@ -791,25 +776,25 @@ check_top_query(Query *q)
 	ListCell   *cell;
 
 	if (q->commandType != CMD_SELECT || q->utilityStmt != NULL)
-		unsupported("statements other than SELECT",
+		bridge_unsupported("statements other than SELECT",
 					"Pass the SELECT statement of one workload query.");
 	if (q->setOperations != NULL)
-		unsupported("set operations (UNION, INTERSECT, EXCEPT)",
+		bridge_unsupported("set operations (UNION, INTERSECT, EXCEPT)",
 					"Analyze each branch as its own query.");
 	if (q->cteList != NIL)
-		unsupported("WITH queries (common table expressions)",
+		bridge_unsupported("WITH queries (common table expressions)",
 					"Write the CTE as a join, or as a scalar subquery in the select list.");
 	if (q->rowMarks != NIL)
-		unsupported("FOR UPDATE/FOR SHARE", "Remove the locking clause.");
+		bridge_unsupported("FOR UPDATE/FOR SHARE", "Remove the locking clause.");
 	if (q->hasWindowFuncs)
-		unsupported("window functions",
+		bridge_unsupported("window functions",
 					"Order and limit the rows with ORDER BY and LIMIT, or compute the value in the application.");
 	/* GROUP BY, HAVING and aggregates: bridge_ungroup takes them apart */
 	if (q->hasTargetSRFs)
-		unsupported("set-returning functions in the select list",
+		bridge_unsupported("set-returning functions in the select list",
 					"Join the table the values come from instead.");
 	if (q->hasDistinctOn)
-		unsupported("DISTINCT ON", "Select the rows with WHERE, ORDER BY and LIMIT.");
+		bridge_unsupported("DISTINCT ON", "Select the rows with WHERE, ORDER BY and LIMIT.");
 
 	foreach(cell, q->targetList)
 	{
@@ -818,27 +803,27 @@ check_top_query(Query *q)
 		if (tle->resjunk)
 		{
 			if (checkExprHasSubLink((Node *) tle->expr))
-				unsupported("subqueries in ORDER BY", "Order by columns of the query's relations.");
+				bridge_unsupported("subqueries in ORDER BY", "Order by columns of the query's relations.");
 			if (bridge_first_param((Node *) tle->expr) > 0)
-				unsupported("parameters in ORDER BY", "Order by columns of the query's relations.");
+				bridge_unsupported("parameters in ORDER BY", "Order by columns of the query's relations.");
 			continue;
 		}
 		if (IsA(tle->expr, SubLink))
 		{
 			if (((SubLink *) tle->expr)->subLinkType != EXPR_SUBLINK)
-				unsupported("subqueries in the select list other than scalar (SELECT aggregate(...) ...)",
+				bridge_unsupported("subqueries in the select list other than scalar (SELECT aggregate(...) ...)",
 							"Write (SELECT array_agg(c.x ORDER BY c.x) FROM child c WHERE c.parent_id = p.id) AS name.");
 			continue;
 		}
 		if (checkExprHasSubLink((Node *) tle->expr))
-			unsupported("a subquery inside a select-list expression",
+			bridge_unsupported("a subquery inside a select-list expression",
 						"Put the subquery alone in the select list: (SELECT agg(...) FROM ... WHERE ...) AS name.");
 		if (bridge_first_param((Node *) tle->expr) > 0)
-			unsupported("parameters in the select list",
+			bridge_unsupported("parameters in the select list",
 						"Select columns; the caller knows the parameter's value.");
 	}
 	if (checkExprHasSubLink(q->limitCount) || checkExprHasSubLink(q->limitOffset))
-		unsupported("subqueries in LIMIT/OFFSET", "Use a parameter or a constant.");
+		bridge_unsupported("subqueries in LIMIT/OFFSET", "Use a parameter or a constant.");
 }
 
 
@@ -1120,17 +1105,17 @@ single_select(const char *sql)
 				 errhint("Pass the SELECT statement of one workload query.")));
 	sel = (SelectStmt *) raw->stmt;
 	if (sel->withClause != NULL)
-		unsupported("WITH queries (common table expressions)",
+		bridge_unsupported("WITH queries (common table expressions)",
 					"Write the CTE as a join, or as a scalar subquery in the select list.");
 	if (sel->op != SETOP_NONE)
-		unsupported("set operations (UNION, INTERSECT, EXCEPT)",
+		bridge_unsupported("set operations (UNION, INTERSECT, EXCEPT)",
 					"Analyze each branch as its own query.");
 	if (sel->valuesLists != NIL)
-		unsupported("VALUES lists", "Select from tables.");
+		bridge_unsupported("VALUES lists", "Select from tables.");
 	if (sel->intoClause != NULL)
-		unsupported("SELECT INTO", "Remove INTO; the query is analyzed, not run.");
+		bridge_unsupported("SELECT INTO", "Remove INTO; the query is analyzed, not run.");
 	if (sel->lockingClause != NIL)
-		unsupported("FOR UPDATE/FOR SHARE", "Remove the locking clause.");
+		bridge_unsupported("FOR UPDATE/FOR SHARE", "Remove the locking clause.");
 	return raw;
 }
 

@@ -25,6 +25,20 @@
 #include "compat.h"
 
 /*
+ * bridge_unsupported
+ *		Refuse a construct the analysis cannot map (SQLSTATE 0A000), with a
+ *		hint how to write the query instead.
+ */
+void
+bridge_unsupported(const char *what, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cql_bridge_analyze does not support %s", what),
+			 errhint("%s", hint)));
+}
+
+/*
  * bridge_add_row
  *		A new output row of kind at level.  ord <= 0 takes the next ord of
  *		that (kind, level); rows are kept in creation order (seq) and sorted

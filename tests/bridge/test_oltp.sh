@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 #
 # tests/bridge/test_oltp.sh - the shapes of a real OLTP workload (issue 40)
-# over tests/bridge/oltp (an order-entry schema and 13 read statements of
+# over tests/bridge/oltp (an order-entry schema and 14 read statements of
 # our own making):
-#   - plan what can be served, report the rest: the one statement no
-#     bounded plan serves (an aggregate across partitions) is left out with
+#   - plan what can be served, report the rest: the two statements no
+#     bounded plan serves (an aggregate across partitions, lookups from
+#     no partition) are left out with
 #     its rule and reason (stderr, report.md, report.html, --json) and
 #     exit status 3; --strict refuses the plan and writes nothing; a
 #     workload of nothing servable is an error
@@ -18,7 +19,8 @@
 #   - a range read joined with per-row lookups: composed of two query
 #     tables (its lookup table shared with the statement that reads stock
 #     by key), the bound on lookups printed, a parameterized nested loop of
-#     single-partition reads
+#     single-partition reads; the same without an equality on the drive is
+#     left out (its lookups would not be bounded)
 #   then apply, every foreign table equal to its source, verify (every
 #     statement, the composition's parts too, the same answers), diff (no
 #     difference); sync installed and the source changed: verify and diff
@@ -39,7 +41,7 @@ FS=${KS}_cql
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin oltp
 
-tap_plan 47
+tap_plan 48
 
 fresh_db "$CQL_HOST"
 qf -f "$HERE/oltp/schema.sql" > /dev/null 2>&1
@@ -57,9 +59,9 @@ rc=$?
 is "$rc" 3 "plan writes the plan and exits 3: a statement was left out"
 [ -f "$GEN/004_verify.sql" ]
 ok $? "the plan directory is written"
-grep -q "^cqlbridge plan: 1 of 13 statements left out" "$WORK/plan.err" &&
+grep -q "^cqlbridge plan: 2 of 14 statements left out" "$WORK/plan.err" &&
 	grep -q "O12_all_orders (.*workload.sql:63) \[MR2\]: an aggregate across partitions" "$WORK/plan.err"
-ok $? "stderr names the statement left out, its line, rule and reason"
+ok $? "stderr names the statements left out, their lines, rules and reasons"
 [ $? -eq 0 ] || diag "$(cat "$WORK/plan.err")"
 grep -q "^## Statements left out" "$GEN/report.md" &&
 	grep -q "^| O12_all_orders | 63 | MR2 | an aggregate across partitions .* | Serve it with a counter table or a summary table" "$GEN/report.md"
@@ -67,7 +69,9 @@ ok $? "report.md has the statement left out, with what would serve it"
 grep -q '<h2 id="left-out">Statements left out</h2>' "$GEN/report.html" && grep -q "<td>O12_all_orders</td>" "$GEN/report.html"
 ok $? "report.html has the section too"
 jq() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$WORK/plan.json" "$1"; }
-is "$(jq "[(l['query'], l['rule']) for l in d['left_out']]")" "[('O12_all_orders', 'MR2')]" "--json lists it under left_out"
+is "$(jq "[(l['query'], l['rule']) for l in d['left_out']]")" "[('O12_all_orders', 'MR2'), ('O14_low_stock_lines', 'MR2')]" "--json lists them under left_out"
+grep -q "O14_low_stock_lines (.*workload.sql:73) \[MR2\]: .*; no composition either: neither relation is read by a partition (an equality on a parameter), so the lookups per call would not be bounded by the parameters" "$WORK/plan.err"
+ok $? "a range joined with lookups whose drive is read by no partition is not composed: the lookups would not be bounded"
 is "$(grep -c '^-- query: ' "$GEN/004_verify.sql")" 14 "004 verifies the 12 served statements and the composition's two parts"
 
 # --- --strict and a workload nothing serves ------------------------------------------------

@@ -69,3 +69,8 @@ SELECT count(*) AS orders FROM oltp.orders o;
 -- description: customers of several warehouses by an IN list of parameters
 -- params: w1 int, w2 int, d int, c int
 SELECT c.c_w_id, c.c_id, c.c_last FROM oltp.customer c WHERE c.c_w_id IN (:'w1'::int, :'w2'::int) AND c.c_d_id = :'d'::int AND c.c_id = :'c'::int;
+
+-- name: O14_low_stock_lines
+-- description: order lines of any district whose stock is low (unbounded lookups)
+-- params: o int, q int
+SELECT ol.ol_o_id, ol.ol_number, s.s_quantity FROM oltp.order_line ol JOIN oltp.stock s ON s.s_w_id = ol.ol_w_id AND s.s_i_id = ol.ol_i_id WHERE ol.ol_o_id >= :'o'::int AND s.s_quantity < :'q'::int;

@@ -263,6 +263,23 @@ condition(const Query *q, Part *part, const ARow *r)
 }
 
 /*
+ * plan_compose_candidate
+ *		Whether q reads more than one relation at the top level, so that a
+ *		composition could answer it (a statement of one relation that no
+ *		table serves is not made servable by one).
+ */
+bool
+plan_compose_candidate(const Query *q)
+{
+	int			n = 0;
+
+	for (int i = 0; i < q->nrows; i++)
+		if (plan_is_kind(&q->rows[i], "relation") && q->rows[i].level == 0)
+			n++;
+	return n > 1;
+}
+
+/*
  * plan_compose
  *		Serve q, which plan_derive refused, by a composition (see the file
  *		comment): its two parts are added to the plan and q->compose says
@@ -275,11 +292,10 @@ plan_compose(Plan *p, Query *q)
 	const ARow *rels[2];
 	int			nrels = 0;
 	int			drive = -1;
+	bool		any_eq = false;
 	Part		parts[2];
 	Compose    *c;
 
-	if (q->nresults > 0)
-		bridge_fatal("an aggregate is composed of no two tables (a composition serves rows)");
 	for (int i = 0; i < q->nrows; i++)
 	{
 		const ARow *r = &q->rows[i];
@@ -304,6 +320,8 @@ plan_compose(Plan *p, Query *q)
 	}
 	if (nrels != 2)
 		bridge_fatal("a composition joins two relations; the statement reads %d", nrels);
+	if (q->nresults > 0)
+		bridge_fatal("an aggregate is not composed (a composition serves rows)");
 
 	/*
 	 * The lookup: a relation whose whole primary key is equal to columns of
@@ -344,11 +362,14 @@ plan_compose(Plan *p, Query *q)
 		for (int i = 0; i < q->nrows; i++)
 			if (plan_is_kind(&q->rows[i], "equality") && plan_streq(q->rows[i].alias, rels[d]->alias))
 				drive_eq = true;
+		any_eq = any_eq || drive_eq;
 		if (keyed && drive_eq)
 			drive = d;
 	}
+	if (drive < 0 && !any_eq)
+		bridge_fatal("neither relation is read by a partition (an equality on a parameter), so the lookups per call would not be bounded by the parameters");
 	if (drive < 0)
-		bridge_fatal("no composition: neither relation is looked up by its whole primary key from the other while the other is read by a partition (an equality on a parameter)");
+		bridge_fatal("neither relation is looked up by its whole primary key from the other, which is read by a partition");
 
 	memset(parts, 0, sizeof(parts));
 	parts[0].rel = rels[drive];
@@ -409,6 +430,9 @@ plan_compose(Plan *p, Query *q)
 		else if (plan_is_kind(r, "equality") || plan_is_kind(r, "range"))
 		{
 			/* a condition on the lookup's rows: checked on the joined rows */
+			if (plan_streq(r->op, "IN"))
+				bridge_fatal("an OR or IN list of parameters on %s.%s (the looked-up relation) is not composed; write it as = ANY",
+							 r->alias, r->column);
 			c->nlcond++;
 			c->lcond = bridge_realloc(c->lcond, sizeof(const ARow *) * c->nlcond);
 			c->lcond[c->nlcond - 1] = r;
@@ -561,8 +585,7 @@ plan_compose_target(const Query *q, const char *drive_ft, const char *lookup_ft)
 		if (plan_streq(r->op, "= ANY"))
 			sb_appendf(&sb, "u.%s = ANY($%d%s)", plan_qi(col->name), r->param, cast);
 		else
-			sb_appendf(&sb, "u.%s %s $%d%s", plan_qi(col->name), plan_streq(r->op, "IN") ? "=" : r->op,
-					   r->param, cast);
+			sb_appendf(&sb, "u.%s %s $%d%s", plan_qi(col->name), r->op, r->param, cast);
 	}
 	for (int i = 0; i < c->norder; i++)
 		sb_appendf(&sb, "%s%s%s", i ? ", " : "\nORDER BY ", side_expr(c, c->order_side[i], c->order_part[i]),

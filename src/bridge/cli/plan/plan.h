@@ -447,6 +447,7 @@ extern char *plan_target_sql(const Query *q, const Table *t, const char *ftable)
 extern void plan_serve(Plan *p);
 
 /* compose.c */
+extern bool plan_compose_candidate(const Query *q);
 extern void plan_compose(Plan *p, Query *q);
 extern void plan_compose_params(Query *q);
 extern char *plan_compose_target(const Query *q, const char *drive_ft, const char *lookup_ft);

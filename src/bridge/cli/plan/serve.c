@@ -149,7 +149,7 @@ plan_serve(Plan *p)
 				bridge_fatal("%s", c.message);
 			/* the warnings of a statement left out do not concern the plan */
 			p->nwarn = nwarn;
-			if (phase == 1 && try_compose(p, q, &why))
+			if (phase == 1 && plan_compose_candidate(q) && try_compose(p, q, &why))
 				continue;
 			failed[i] = true;
 			left_out(p, q, &c, phase == 0 ? "analysis" : "mapping");
