@@ -479,9 +479,10 @@ plan_emit_load(Plan *p)
 	for (int ti = 0; ti < p->ntables; ti++)
 	{
 		Table	   *t = p->tables[ti];
-		const Query *q = t->def;
 		StrBuf		cols;
 		StrBuf		scols;
+		const ARow **rels;
+		int			nrels;
 
 		sb_init(&cols);
 		sb_init(&scols);
@@ -501,11 +502,13 @@ plan_emit_load(Plan *p)
 		for (int i = 0; i < t->npk; i++)
 			sb_appendf(&sb, "%s%s", i ? ", " : "", plan_qi(t->cols[i].name));
 		sb_appendf(&sb, "\n-- rows: %ld\n", t->rows);
-		for (int i = 0; i < q->nrows; i++)
+		/* the defining query's relations, then those merged queries join in */
+		rels = plan_table_relations(t, &nrels);
+		for (int i = 0; i < nrels; i++)
 		{
-			const ARow *r = &q->rows[i];
+			const ARow *r = rels[i];
 
-			if (strcmp(r->kind, "relation") != 0 || !r->detail)
+			if (!r->detail)
 				continue;
 			sb_appendf(&sb, "-- affected: %s.%s (%s) | %s\n", plan_qi(r->schema), plan_qi(r->table),
 					   r->detail, plan_affected_sql(p, t, r, false));

@@ -258,6 +258,24 @@ cmd_plan(const BridgeOptions *opts)
 			printf("  %-36s %s%s\n", q->name, plan_serving_text(q),
 				   q->pub_lost > 0 ? "  (published key LOSSY)" : "");
 		}
+		for (int i = 0; i < p.ntables; i++)
+		{
+			char	   *text;
+			int			saved = plan_writes_saved(p.tables[i], &text);
+
+			if (text)
+			{
+				printf("  %s serves", p.tables[i]->name);
+				for (int k = 0; k < p.tables[i]->nqueries; k++)
+					printf("%s %s", k ? "," : "", p.tables[i]->queries[k]->name);
+				printf(" (merged, %d write%s saved per change):\n", saved, saved == 1 ? "" : "s");
+				/* the relations read by several of them: the writes saved */
+				for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+					if (strstr(line, " instead of "))
+						printf("    %s\n", line);
+				free(text);
+			}
+		}
 		if (p.nprofile > 0)
 		{
 			printf("Cassandra writes per second under the write profile (model.txt explains them):\n");

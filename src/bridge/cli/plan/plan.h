@@ -11,7 +11,9 @@
  *	  typemap.c		PostgreSQL type -> CQL type, stored form, edge checks
  *	  workload.c	read workload.sql, analyze every query, read the catalog
  *	  types.c		output columns -> CQL columns (types, UDT, collections)
- *	  rules.c		mapping rules MR2-MR5, static columns, names, merging
+ *	  merge.c		queries that share a table: compatible keys, the merged
+ *					view (union of columns, to-one joins as LEFT JOINs)
+ *	  rules.c		mapping rules MR2-MR5, static columns, names
  *	  partition.c	the partition-size formulas, key column lists
  *	  buckets.c		a bucket for a wide partition: candidates, choice
  *	  target.c		004's source and target statements of a query
@@ -234,6 +236,8 @@ typedef struct Query
 	char	   *lineage;
 	bool		ordered;
 	struct Table *table;
+	char	   *marker;			/* merged table: column NOT NULL exactly on
+								 * this query's rows; NULL: every row */
 	ParamUse   *puse;
 	/* output columns: per target ord, the table column (UDT: field index) */
 	int			ntargets;
@@ -276,10 +280,16 @@ typedef struct Table
 	int			nqueries;
 	Query	  **queries;
 	Query	   *def;			/* the query whose lineage defines the view */
+	char	   *source;			/* the view's FROM item "q": def's lineage
+								 * SQL, or the merged one (merge.c) */
+	char	   *shape_where;	/* the view's WHERE after "q" ("" or text) */
 	char	   *shaped;			/* SELECT of the target rows + lineage columns */
 	int			nlin;
 	char	  **lin;			/* lineage column names of the view */
 	bool		has_udt;
+	/* queries merged in with a lineage of their own (merge.c) */
+	int			nparts;
+	struct MergePart *parts;
 	int			nwarn;
 	char	  **warnings;
 	/* measured */
@@ -328,6 +338,22 @@ typedef struct BucketChoice
 	double		wide_bytes;
 	long		wide_partitions;
 } BucketChoice;
+
+/*
+ * A query merged into a table whose defining query (Table.def) does not
+ * produce all its columns or rows: its lineage is LEFT JOINed to def's on
+ * def's lineage columns (merge.c).
+ */
+typedef struct MergePart
+{
+	Query	   *q;
+	char	   *marker;			/* column NOT NULL exactly on q's rows, or NULL */
+	int			nextra;
+	const ARow **extra;			/* q's top-level relations that def lacks */
+	char	   *alias;			/* of its lineage in the merged source: p1, p2 */
+	int			nout;
+	char	  **out;			/* the lineage columns it adds to def's */
+} MergePart;
 
 /* Write amplification of one source relation into one table. */
 typedef struct Fanout
@@ -435,9 +461,14 @@ extern bool plan_is_address_part(const char *name, int *idx);
 extern void plan_build_columns(Query *q, Table *t);
 extern void plan_set_mapping(Column *col, const PgTypeMap *m);
 
+/* merge.c */
+extern char *plan_shape_select(const Table *t);
+extern bool plan_merge(Plan *p, Query *q, Table *t);
+extern const ARow **plan_table_relations(const Table *t, int *n);
+extern int	plan_writes_saved(const Table *t, char **text);
+
 /* rules.c */
 extern void plan_derive(Plan *p, Query *q);
-extern char *plan_shape_select(const Table *t);
 
 /* partition.c */
 extern double plan_partition_values(const Table *t, double nr);

@@ -144,6 +144,47 @@ svg_element(const char *svg)
 }
 
 /*
+ * html_merged
+ *		The tables that serve several queries (merge.c): which queries, the
+ *		writes saved per source relation, the row filter of each query
+ *		whose rows are fewer.  Nothing when no table is merged.
+ */
+static void
+html_merged(StrBuf *sb, Plan *p)
+{
+	bool		any = false;
+
+	for (int ti = 0; ti < p->ntables; ti++)
+	{
+		Table	   *t = p->tables[ti];
+		char	   *text;
+		int			saved = plan_writes_saved(t, &text);
+
+		if (!text)
+			continue;
+		if (!any)
+			sb_append(sb, "<h2>Merged tables</h2>\n<table>\n<tr><th>table</th><th>serves</th>"
+					  "<th>writes saved per change</th><th>source relations</th><th>rows read</th></tr>\n");
+		any = true;
+		sb_appendf(sb, "<tr><td>%s</td><td>", plan_html_escape(t->name));
+		for (int k = 0; k < t->nqueries; k++)
+			sb_appendf(sb, "%s%s", k ? ", " : "", plan_html_escape(t->queries[k]->name));
+		sb_appendf(sb, "</td><td>%d</td><td>", saved);
+		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+			sb_appendf(sb, "%s<br>", plan_html_escape(line));
+		sb_append(sb, "</td><td>");
+		for (int k = 0, n = 0; k < t->nqueries; k++)
+			if (t->queries[k]->marker)
+				sb_appendf(sb, "%s%s: <code>%s IS NOT NULL</code>", n++ ? "<br>" : "",
+						   plan_html_escape(t->queries[k]->name), plan_html_escape(t->queries[k]->marker));
+		sb_append(sb, "</td></tr>\n");
+		free(text);
+	}
+	if (any)
+		sb_append(sb, "</table>\n");
+}
+
+/*
  * html_tables
  *		The sizing tables of report.md as HTML: one row per query, one row
  *		per table with its sizes, and the plan's warnings.
@@ -192,6 +233,7 @@ html_tables(StrBuf *sb, Plan *p)
 				   t->max_rows, t->p99_rows, t->mean_rows, t->nv_max, t->bytes_max, t->bytes_total);
 	}
 	sb_append(sb, "</table>\n");
+	html_merged(sb, p);
 
 	for (int ti = 0; ti < p->ntables; ti++)
 		for (int w = 0; w < p->tables[ti]->nwarn; w++)

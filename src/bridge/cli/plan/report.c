@@ -201,6 +201,32 @@ column_note(const Column *c)
 }
 
 /*
+ * merge_lines
+ *		For a table that serves several queries: a line starting with head,
+ *		the writes the merge saves per source relation, and the row filter
+ *		of each query whose rows are fewer than the table's (merge.c), the
+ *		lines after the first starting with indent2.  Nothing for a
+ *		one-query table.
+ */
+static void
+merge_lines(StrBuf *sb, const Table *t, const char *head, const char *indent2)
+{
+	char	   *text;
+	int			saved = plan_writes_saved(t, &text);
+
+	if (!text)
+		return;
+	sb_appendf(sb, "%sone table serves %d queries (%d table write%s saved per change, over the source relations):\n",
+			   head, t->nqueries, saved, saved == 1 ? "" : "s");
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		sb_appendf(sb, "%s%s\n", indent2, line);
+	for (int k = 0; k < t->nqueries; k++)
+		if (t->queries[k]->marker)
+			sb_appendf(sb, "%s%s reads the rows where %s IS NOT NULL (the rows of its inner join)\n",
+					   indent2, t->queries[k]->name, t->queries[k]->marker);
+}
+
+/*
  * notes_lines
  *		model.txt's "types:" lines of t: one per column whose values the
  *		mapping converts (typemap.c), nothing when there is none.
@@ -311,6 +337,7 @@ plan_model_txt(Plan *p)
 		for (int q = 0; q < t->nqueries; q++)
 			sb_appendf(&sb, " %s", t->queries[q]->name);
 		sb_append(&sb, "\n");
+		merge_lines(&sb, t, "  merged: ", "    ");
 		sb_appendf(&sb, "  key: %s\n", plan_key_text(t));
 		for (int i = 0; i < t->ncols; i++)
 		{
@@ -465,7 +492,9 @@ plan_report_md(Plan *p)
 		sb_appendf(&sb, "\n### %s\n\nServes", t->name);
 		for (int q = 0; q < t->nqueries; q++)
 			sb_appendf(&sb, " %s", t->queries[q]->name);
-		sb_appendf(&sb, "; entity %s.\n\n```\n", t->entity);
+		sb_appendf(&sb, "; entity %s.\n\n", t->entity);
+		merge_lines(&sb, t, "Merged: ", "- ");
+		sb_append(&sb, t->nqueries > 1 ? "\n```\n" : "```\n");
 		/* a Chebotko-style box: name, type, marker; widths in characters */
 		{
 			int			wt = widest(t, true);
@@ -581,7 +610,13 @@ plan_json(const Plan *p)
 			sb_append(&sb, ", \"part_of\": ");
 			bridge_json_string(&sb, q->part_of->name);
 		}
-		sb_appendf(&sb, ", \"published_key_rows_lost\": %ld}", q->pub_lost);
+		sb_appendf(&sb, ", \"published_key_rows_lost\": %ld", q->pub_lost);
+		if (q->marker)
+		{
+			sb_append(&sb, ", \"rows_where_not_null\": ");
+			bridge_json_string(&sb, q->marker);
+		}
+		sb_append(&sb, "}");
 	}
 	sb_append(&sb, "\n  ],\n  \"left_out\": [");
 	for (int i = 0; i < p->nleft; i++)
@@ -614,6 +649,19 @@ plan_json(const Plan *p)
 				   t->rows, t->partitions, t->max_rows, t->nv_max, t->bytes_max, t->bytes_total);
 		if (w >= 0)
 			sb_appendf(&sb, ", \"writes_per_second\": %.3f", w);
+		sb_append(&sb, ", \"serves\": [");
+		for (int k = 0; k < t->nqueries; k++)
+		{
+			if (k)
+				sb_append(&sb, ", ");
+			bridge_json_string(&sb, t->queries[k]->name);
+		}
+		{
+			char	   *text;
+
+			sb_appendf(&sb, "], \"writes_saved_per_change\": %d", plan_writes_saved(t, &text));
+			free(text);
+		}
 		sb_append(&sb, ", \"warnings\": [");
 		for (int k = 0; k < t->nwarn; k++)
 		{

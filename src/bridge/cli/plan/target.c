@@ -236,6 +236,9 @@ plan_append_where(StrBuf *sb, const Query *q, const Table *t, const int *pmap)
 		sb_appendf(sb, "t.%s %s $%d%s", plan_qi(c->name), op, pmap ? pmap[k] : k + 1, cast);
 		free(cast);
 	}
+	/* a merged table's rows that the query's inner join drops (merge.c) */
+	if (q->marker)
+		sb_appendf(sb, "%st.%s IS NOT NULL", first ? "\nWHERE " : " AND ", plan_qi(q->marker));
 }
 
 /* The LIMIT of q's target statement: its parameter or constant. */
