@@ -12,6 +12,7 @@
 #   - aggregates within one partition (count, sum, min, max, avg, GROUP BY
 #     a clustering column): the table of the rows, the target pushing the
 #     aggregate down where Cassandra computes the same
+#   - statements that share a key share a table (the union of columns)
 #   - "latest row" lookups with LIMIT 1 and LIMIT $n, searched by a column
 #     the statement does not select
 #   - IN lists (= ANY, IN ($1, $2)) and ORs of equalities: the table of the
@@ -90,6 +91,10 @@ table_of() { jq "[q['table'] for q in d['queries'] if q['query'] == '$1'][0]"; }
 key_of() { awk -v t="table $KS.$1" '$0 == t {on = 1; next} /^table / {on = 0} on && /^  key: / {sub(/^  key: /, ""); print; exit}' "$GEN/model.txt"; }
 target_of() { awk -v n="-- query: $1" '$0 == n {on = 1} on && /^-- target/ {t = 1; next} on && t {print} on && t && /;$/ {exit}' "$GEN/004_verify.sql"; }
 
+is "$(table_of O1_customer) $(table_of O5_last_order)" "$(table_of O2_customer_credit) $(table_of O6_recent_orders)" \
+	"statements with the same key share a table: the customer's two, the latest order's two"
+grep -q "^  customers serves O1_customer, O2_customer_credit (merged, 1 write saved per change):" "$WORK/plan.out"
+ok $? "plan says which statements a merged table serves and the writes saved"
 is "$(key_of "$(table_of O3_order_total)")" "((ol_w_id, ol_d_id, ol_o_id), order_line_ol_number)" \
 	"aggregate within one order: the table of its lines, partitioned by the order"
 target_of O3_order_total | grep -q "^SELECT count(\*) AS lines, sum((t.ol_amount)::numeric(6,2)) AS total, max(t.ol_delivery_d) AS delivered, avg(t.ol_quantity) AS avg_qty, min(t.ol_i_id) AS first_item$"
