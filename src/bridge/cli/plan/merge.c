@@ -656,12 +656,15 @@ add_marker(Plan *p, Table *t, const Query *q, const ARow *e)
 	const char *fdw = NULL;
 	char	   *nm = bridge_printf("%s_%s", e->table, pk[0]);
 	Column	   *col;
+	int			ci;
 
 	if (plan_find_column(t, nm) >= 0)
 		nm = bridge_printf("%s_%s_%s", e->table, e->alias, pk[0]);
 	for (int s = 2; plan_find_column(t, nm) >= 0; s++)
 		nm = bridge_printf("%s_%s_%s_%d", e->table, e->alias, pk[0], s);
-	col = &t->cols[plan_add_column(t, nm)];
+	/* t->cols moves when the column is added: index it afterwards */
+	ci = plan_add_column(t, nm);
+	col = &t->cols[ci];
 	col->shape = SHAPE_HIDDEN;
 	col->alias = e->alias;
 	col->column = pk[0];
