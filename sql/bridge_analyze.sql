@@ -279,8 +279,17 @@ SELECT bridge_error('SELECT h.id FROM hotel_rel.hotel h WHERE h.id = $1', '{text
 SELECT bridge_error('SELEKT 1');
 -- window function, grouping, aggregates at the top level
 SELECT bridge_error('SELECT h.id, row_number() OVER (ORDER BY h.id) FROM hotel_rel.hotel h');
-SELECT bridge_error('SELECT h.city, count(*) FROM hotel_rel.hotel h GROUP BY h.city');
-SELECT bridge_error('SELECT count(*) FROM hotel_rel.hotel h');
+-- top-level aggregates: refused beyond count/sum/min/max/avg of a column
+-- grouped by columns (analyze_aggregate.c)
+SELECT bridge_error('SELECT h.city, count(*) FROM hotel_rel.hotel h GROUP BY h.city HAVING count(*) > 1');
+SELECT bridge_error('SELECT h.city, count(*) FROM hotel_rel.hotel h GROUP BY ROLLUP (h.city)');
+SELECT bridge_error('SELECT sum(r.rate * 2) FROM hotel_rel.room r WHERE r.hotel_id = $1', '{text}');
+SELECT bridge_error('SELECT string_agg(h.name, '','') FROM hotel_rel.hotel h WHERE h.city = $1', '{text}');
+SELECT bridge_error('SELECT count(*) FILTER (WHERE r.rate > 1) FROM hotel_rel.room r WHERE r.hotel_id = $1', '{text}');
+SELECT bridge_error('SELECT r.room_number, count(*) FROM hotel_rel.room r WHERE r.hotel_id = $1 GROUP BY r.hotel_id', '{text}');
+SELECT bridge_error('SELECT sum(r.rate) + 1 FROM hotel_rel.room r WHERE r.hotel_id = $1', '{text}');
+SELECT bridge_error('SELECT count(*) FROM hotel_rel.room r WHERE r.hotel_id = $1 ORDER BY max(r.rate)', '{text}');
+SELECT bridge_error('SELECT lower(h.city), count(*) FROM hotel_rel.hotel h GROUP BY lower(h.city)');
 SELECT bridge_error('SELECT DISTINCT ON (h.city) h.city, h.id FROM hotel_rel.hotel h');
 SELECT bridge_error('SELECT generate_series(1, 3) FROM hotel_rel.hotel h');
 -- joins
@@ -297,6 +306,21 @@ SELECT bridge_error('SELECT h.id, coalesce((SELECT max(r.rate) FROM hotel_rel.ro
 SELECT bridge_error('SELECT h.id, (SELECT count(*) FILTER (WHERE r.rate > 100) FROM hotel_rel.room r WHERE r.hotel_id = h.id) FROM hotel_rel.hotel h');
 SELECT bridge_error('SELECT h.id FROM hotel_rel.hotel h ORDER BY (SELECT 1)');
 SELECT bridge_error('SELECT 1');
+-- a top-level aggregate: the rows it aggregates (targets, the GROUP BY
+-- column ordered, the searched column selected too), and what it
+-- computes of them (result, result_order, group)
+SELECT kind, ord, alias, column_name, type_name, op, param, other_column, name, detail
+FROM cql_bridge_analyze('SELECT r.room_number, count(*) AS n, sum(r.rate) AS total, max(r.rate) AS top, avg(r.rate) AS mean, count(DISTINCT r.rate) AS rates FROM hotel_rel.room r WHERE r.hotel_id = $1 GROUP BY r.room_number ORDER BY total DESC, r.room_number', '{text}')
+ORDER BY kind, ord;
+SELECT detail FROM cql_bridge_analyze('SELECT count(*) AS n FROM hotel_rel.room r WHERE r.hotel_id = $1', '{text}') WHERE name = 'base';
+
+-- IN lists and ORs of equalities on parameters; a LIMIT parameter; a
+-- searched column the query does not select
+SELECT kind, ord, alias, column_name, op, param, name
+FROM cql_bridge_analyze('SELECT h.name FROM hotel_rel.hotel h WHERE h.id = ANY ($1) AND (h.city = $2 OR h.city = $3) AND h.state_or_province IN ($4, $5) ORDER BY h.name LIMIT $6', '{text[],text,text,text,text,bigint}')
+WHERE kind IN ('equality', 'filter', 'limit', 'target')
+ORDER BY kind, ord;
+
 -- an error leaves the caller's search_path alone (the function deparses
 -- with an empty one)
 SHOW search_path;
@@ -308,3 +332,4 @@ SET client_min_messages = warning;
 DROP SCHEMA video_rel CASCADE;
 DROP SCHEMA hotel_rel CASCADE;
 RESET client_min_messages;
+

@@ -39,14 +39,25 @@
  *	* "aggregate": column ref = first argument when a plain column;
  *	  "aggregate_order"/"aggregate_field" set detail to the expression text
  *	  when the key/value is not a plain column.
+ *	* "equality" op "= ANY" (col = ANY($k), one array parameter) and op
+ *	  "IN" (col IN ($1, $2) or col = $1 OR col = $2, a row per parameter):
+ *	  IN lists, served by the table of the single-value form.
+ *	* A top-level aggregate query (aggregates, GROUP BY) is analyzed as the
+ *	  query of the rows it aggregates (analyze_aggregate.c: the GROUP BY
+ *	  columns ordered, so they become clustering columns), plus "result"
+ *	  rows (per output: op = count/sum/min/max/avg or "column", the column,
+ *	  other_column = its output name in the row query, detail "star" or
+ *	  "distinct"), "result_order" rows (ORDER BY output name, op asc/desc,
+ *	  detail nulls first/last) and "group" rows (other_column per GROUP BY
+ *	  column).
  *	* "param": ord = k and type_name only (param column NULL).
  *	* Every text (filter/order/target detail, sql) is deparsed with an empty
  *	  search_path: names outside pg_catalog are schema-qualified.  The sql
  *	  texts are pg_get_querydef output: several lines, no trailing ";", and
  *	  (as ruleutils does) columns unqualified when the query has a single
  *	  relation; they run as they are.
- *	* Besides the contract's list, also refused (0A000): aggregates without
- *	  GROUP BY at the top level, DISTINCT ON, set-returning functions in the
+ *	* Besides the contract's list, also refused (0A000): top-level
+ *	  aggregates other than those above (analyze_aggregate.c), DISTINCT ON, set-returning functions in the
  *	  select list, a FROM-less SELECT, named joins (JOIN ... AS j), select-
  *	  list subqueries that are not a single aggregate (or are nested, ordered
  *	  or limited), FILTER and WITHIN GROUP aggregates.  Allowed with a
@@ -84,132 +95,21 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "analyze_int.h"
 #include "analyze_query.h"
 #include "compat.h"
 
 PG_FUNCTION_INFO_V1(cql_bridge_analyze);
 
-/* Row kinds in output order (the contract's table). */
-typedef enum BridgeRowKind
-{
-	BK_PARAM,
-	BK_RELATION,
-	BK_JOIN,
-	BK_CORRELATION,
-	BK_EQUALITY,
-	BK_RANGE,
-	BK_FILTER,
-	BK_ORDER,
-	BK_LIMIT,
-	BK_TARGET,
-	BK_AGGREGATE,
-	BK_AGGREGATE_ORDER,
-	BK_AGGREGATE_FIELD,
-	BK_SQL,
-	BK_WARNING,
-	BK_COUNT
-} BridgeRowKind;
-
 static const char *const kind_names[BK_COUNT] = {
 	"param", "relation", "join", "correlation", "equality", "range",
 	"filter", "order", "limit", "target", "aggregate", "aggregate_order",
-	"aggregate_field", "sql", "warning"
+	"aggregate_field", "result", "result_order", "group", "sql", "warning"
 };
 
 #define BRIDGE_NCOLUMNS 14
 
-/* A column reference traced to its base relation. */
-typedef struct BridgeColRef
-{
-	const char *alias;
-	const char *schema_name;
-	const char *table_name;
-	const char *column_name;
-	const char *type_name;
-	int			rtindex;		/* in the range table of its query */
-	AttrNumber	attno;
-	int			levelsup;		/* 0 = the query itself, 1 = its outer query */
-} BridgeColRef;
 
-typedef struct BridgeRow
-{
-	BridgeRowKind kind;
-	int			level;
-	int			ord;
-	int			seq;			/* creation order, the last sort key */
-	BridgeColRef	col;			/* alias .. type_name; alias NULL = none */
-	const char *op;
-	int			param;			/* 0 = NULL */
-	const char *other_alias;
-	const char *other_column;
-	const char *name;
-	const char *detail;
-} BridgeRow;
-
-typedef struct BridgeAnalysis
-{
-	List	   *rows;			/* BridgeRow * */
-	List	   *lineage;		/* BridgeLineageColumn * of level 0 */
-	int			nsublinks;
-} BridgeAnalysis;
-
-/* One query level being walked: the top query or a select-list sublink. */
-typedef struct LevelCtx
-{
-	BridgeAnalysis *an;
-	int			level;
-	Query	   *query;
-	struct LevelCtx *outer;
-	List	   *dpcontext;		/* deparse namespaces, this level first */
-	int			ncorrelations;
-} LevelCtx;
-
-cqlfdw_noreturn static void unsupported(const char *what, const char *hint);
-
-/*
- * unsupported
- *		Refuse a construct the analysis cannot map (SQLSTATE 0A000), with a
- *		hint how to write the query instead.
- */
-static void
-unsupported(const char *what, const char *hint)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("cql_bridge_analyze does not support %s", what),
-			 errhint("%s", hint)));
-}
-
-/*
- * add_row
- *		A new output row of kind at level.  ord <= 0 takes the next ord of
- *		that (kind, level); rows are kept in creation order (seq) and sorted
- *		only by emit_rows.
- */
-static BridgeRow *
-add_row(BridgeAnalysis *an, BridgeRowKind kind, int level, int ord)
-{
-	BridgeRow  *row = palloc0(sizeof(BridgeRow));
-	ListCell   *lc;
-
-	if (ord <= 0)
-	{
-		ord = 1;
-		foreach(lc, an->rows)
-		{
-			BridgeRow  *other = (BridgeRow *) lfirst(lc);
-
-			if (other->kind == kind && other->level == level)
-				ord++;
-		}
-	}
-	row->kind = kind;
-	row->level = level;
-	row->ord = ord;
-	row->seq = list_length(an->rows);
-	an->rows = lappend(an->rows, row);
-	return row;
-}
 
 /*
  * add_warning
@@ -218,120 +118,15 @@ add_row(BridgeAnalysis *an, BridgeRowKind kind, int level, int ord)
 static void
 add_warning(BridgeAnalysis *an, int level, char *text)
 {
-	BridgeRow  *row = add_row(an, BK_WARNING, level, 0);
+	BridgeRow  *row = bridge_add_row(an, BK_WARNING, level, 0);
 
 	row->detail = text;
 }
 
-/*
- * Casts, relabelings and collations around a column or parameter do not
- * change which column or parameter a condition is about.
- */
-static Node *
-strip_casts(Node *node)
-{
-	for (;;)
-	{
-		if (node == NULL)
-			return NULL;
-		if (IsA(node, RelabelType))
-			node = (Node *) ((RelabelType *) node)->arg;
-		else if (IsA(node, CoerceViaIO))
-			node = (Node *) ((CoerceViaIO *) node)->arg;
-		else if (IsA(node, ArrayCoerceExpr))
-			node = (Node *) ((ArrayCoerceExpr *) node)->arg;
-		else if (IsA(node, CollateExpr))
-			node = (Node *) ((CollateExpr *) node)->arg;
-		else if (IsA(node, FuncExpr) &&
-				 (((FuncExpr *) node)->funcformat == COERCE_IMPLICIT_CAST ||
-				  ((FuncExpr *) node)->funcformat == COERCE_EXPLICIT_CAST) &&
-				 ((FuncExpr *) node)->args != NIL)
-			node = (Node *) linitial(((FuncExpr *) node)->args);
-		else
-			return node;
-	}
-}
 
-/* $k when node is a (cast) external parameter, else 0. */
-static int
-param_of(Node *node)
-{
-	node = strip_casts(node);
-	if (node && IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN)
-		return ((Param *) node)->paramid;
-	return 0;
-}
 
-/* Follow join alias variables of q down to a base relation column. */
-static bool
-trace_var(Query *q, int varno, AttrNumber attno, BridgeColRef *out)
-{
-	RangeTblEntry *rte;
-	Oid			typid;
-	int32		typmod;
-	Oid			collid;
 
-	if (varno < 1 || varno > list_length(q->rtable) || attno <= 0)
-		return false;
-	rte = rt_fetch(varno, q->rtable);
-	if (rte->rtekind == RTE_JOIN)
-	{
-		Node	   *alias;
 
-		if (attno > list_length(rte->joinaliasvars))
-			return false;
-		alias = strip_casts((Node *) list_nth(rte->joinaliasvars, attno - 1));
-		if (alias == NULL || !IsA(alias, Var) || ((Var *) alias)->varlevelsup != 0)
-			return false;
-		return trace_var(q, ((Var *) alias)->varno, ((Var *) alias)->varattno, out);
-	}
-	if (rte->rtekind != RTE_RELATION)
-		return false;
-
-	get_atttypetypmodcoll(rte->relid, attno, &typid, &typmod, &collid);
-	out->alias = rte->eref->aliasname;
-	out->schema_name = get_namespace_name(get_rel_namespace(rte->relid));
-	out->table_name = get_rel_name(rte->relid);
-	out->column_name = get_attname(rte->relid, attno, false);
-	out->type_name = format_type_with_typemod(typid, typmod);
-	out->rtindex = varno;
-	out->attno = attno;
-	return true;
-}
-
-/* Is expr (under casts) a column of this level or of the outer level? */
-static bool
-trace_column(LevelCtx *lc, Node *expr, BridgeColRef *out)
-{
-	Node	   *node = strip_casts(expr);
-	LevelCtx   *target = lc;
-	Var		   *var;
-	Index		up;
-
-	if (node == NULL || !IsA(node, Var))
-		return false;
-	var = (Var *) node;
-	for (up = 0; up < var->varlevelsup; up++)
-	{
-		target = target->outer;
-		if (target == NULL)
-			return false;
-	}
-	memset(out, 0, sizeof(BridgeColRef));
-	out->levelsup = var->varlevelsup;
-	return trace_var(target->query, var->varno, var->varattno, out);
-}
-
-/*
- * set_column
- *		Put a traced column (alias, schema, table, column, type) into the
- *		column fields of row.
- */
-static void
-set_column(BridgeRow *row, const BridgeColRef *col)
-{
-	row->col = *col;
-}
 
 /* Columns of this level an expression mentions (not inside subqueries). */
 typedef struct VarCollect
@@ -360,7 +155,7 @@ collect_columns_walker(Node *node, VarCollect *vc)
 		BridgeColRef	col;
 		ListCell   *lc;
 
-		if (((Var *) node)->varlevelsup != 0 || !trace_column(vc->lc, node, &col))
+		if (((Var *) node)->varlevelsup != 0 || !bridge_trace_column(vc->lc, node, &col))
 		{
 			vc->untraceable = true;
 			return false;
@@ -489,12 +284,14 @@ add_param_condition(LevelCtx *lc, const BridgeColRef *col, const char *op, int p
 		kind = BK_RANGE;
 	else
 		return false;
-	row = add_row(lc->an, kind, lc->level, 0);
-	set_column(row, col);
+	row = bridge_add_row(lc->an, kind, lc->level, 0);
+	bridge_set_column(row, col);
 	row->op = op;
 	row->param = paramid;
 	return true;
 }
+
+
 
 /*
  * add_filter
@@ -504,12 +301,12 @@ add_param_condition(LevelCtx *lc, const BridgeColRef *col, const char *op, int p
 static void
 add_filter(LevelCtx *lc, Node *qual)
 {
-	BridgeRow  *row = add_row(lc->an, BK_FILTER, lc->level, 0);
+	BridgeRow  *row = bridge_add_row(lc->an, BK_FILTER, lc->level, 0);
 	BridgeColRef	col;
 
 	row->detail = bridge_deparse_expr(qual, lc->dpcontext);
 	if (single_column(lc, qual, &col))
-		set_column(row, &col);
+		bridge_set_column(row, &col);
 }
 
 /*
@@ -533,21 +330,21 @@ classify_conjunct(LevelCtx *lc, Node *qual, JoinExpr *j, Bitmapset *preserved)
 			return;
 		}
 		if (lc->level > 0)
-			unsupported("subqueries inside a select-list subquery",
+			bridge_unsupported("subqueries inside a select-list subquery",
 						"Write the condition as a join inside the subquery.");
 		if (j != NULL)
-			unsupported("subqueries in JOIN ... ON",
+			bridge_unsupported("subqueries in JOIN ... ON",
 						"Write the condition in WHERE, as a join or as EXISTS (SELECT 1 FROM ... WHERE ...).");
-		unsupported("subqueries in WHERE other than [NOT] EXISTS",
+		bridge_unsupported("subqueries in WHERE other than [NOT] EXISTS",
 					"Write the condition as a join, or as EXISTS (SELECT 1 FROM ... WHERE ...).");
 	}
 
 	paramid = bridge_first_param(qual);
 	if (paramid > 0 && lc->level > 0)
-		unsupported("parameters in a select-list subquery",
+		bridge_unsupported("parameters in a select-list subquery",
 					"Use parameters only in the top-level WHERE clause (and LIMIT); the subquery is computed for every row of the query table.");
 	if (paramid > 0 && outer)
-		unsupported("parameters in the ON clause of an outer join",
+		bridge_unsupported("parameters in the ON clause of an outer join",
 					"Move the condition on the parameter to the WHERE clause.");
 
 	if (IsA(qual, OpExpr) && list_length(((OpExpr *) qual)->args) == 2)
@@ -558,10 +355,10 @@ classify_conjunct(LevelCtx *lc, Node *qual, JoinExpr *j, Bitmapset *preserved)
 		Node	   *right = (Node *) lsecond(opexpr->args);
 		BridgeColRef	lcol;
 		BridgeColRef	rcol;
-		bool		lis = trace_column(lc, left, &lcol);
-		bool		ris = trace_column(lc, right, &rcol);
-		int			lparam = param_of(left);
-		int			rparam = param_of(right);
+		bool		lis = bridge_trace_column(lc, left, &lcol);
+		bool		ris = bridge_trace_column(lc, right, &rcol);
+		int			lparam = bridge_param_of(left);
+		int			rparam = bridge_param_of(right);
 
 		if (opname == NULL)
 			opname = "?";
@@ -588,8 +385,8 @@ classify_conjunct(LevelCtx *lc, Node *qual, JoinExpr *j, Bitmapset *preserved)
 						second = &lcol;
 					}
 				}
-				row = add_row(lc->an, BK_JOIN, lc->level, 0);
-				set_column(row, first);
+				row = bridge_add_row(lc->an, BK_JOIN, lc->level, 0);
+				bridge_set_column(row, first);
 				row->other_alias = second->alias;
 				row->other_column = second->column_name;
 				row->detail = outer ? "left" : "inner";
@@ -599,9 +396,9 @@ classify_conjunct(LevelCtx *lc, Node *qual, JoinExpr *j, Bitmapset *preserved)
 			{
 				const BridgeColRef *inner = lcol.levelsup == 0 ? &lcol : &rcol;
 				const BridgeColRef *outercol = lcol.levelsup == 0 ? &rcol : &lcol;
-				BridgeRow  *row = add_row(lc->an, BK_CORRELATION, lc->level, 0);
+				BridgeRow  *row = bridge_add_row(lc->an, BK_CORRELATION, lc->level, 0);
 
-				set_column(row, inner);
+				bridge_set_column(row, inner);
 				row->other_alias = outercol->alias;
 				row->other_column = outercol->column_name;
 				lc->ncorrelations++;
@@ -615,6 +412,9 @@ classify_conjunct(LevelCtx *lc, Node *qual, JoinExpr *j, Bitmapset *preserved)
 			add_param_condition(lc, &rcol, commute_op(opname), lparam))
 			return;
 	}
+
+	if (paramid > 0 && bridge_add_in_list(lc, qual))
+		return;
 
 outer_filter:
 	add_filter(lc, qual);
@@ -642,7 +442,7 @@ classify_quals(LevelCtx *lc, Node *quals, JoinExpr *j, Bitmapset *preserved)
 static void
 add_relation(LevelCtx *lc, int rtindex, RangeTblEntry *rte, const char *how)
 {
-	BridgeRow  *row = add_row(lc->an, BK_RELATION, lc->level, 0);
+	BridgeRow  *row = bridge_add_row(lc->an, BK_RELATION, lc->level, 0);
 	Relation	rel;
 	Oid			pkoid;
 	const char *qualified;
@@ -707,23 +507,23 @@ walk_from(LevelCtx *lc, Node *node, const char *how)
 				add_relation(lc, rtindex, rte, how);
 				break;
 			case RTE_SUBQUERY:
-				unsupported("subqueries in FROM",
+				bridge_unsupported("subqueries in FROM",
 							"Join the base tables directly; aggregate child rows in a scalar subquery of the select list.");
 				break;
 			case RTE_FUNCTION:
 			case RTE_TABLEFUNC:
-				unsupported("functions in FROM",
+				bridge_unsupported("functions in FROM",
 							"Read from tables only; compute values in the select list.");
 				break;
 			case RTE_VALUES:
-				unsupported("VALUES in FROM", "Read from tables only.");
+				bridge_unsupported("VALUES in FROM", "Read from tables only.");
 				break;
 			case RTE_CTE:
-				unsupported("WITH queries (common table expressions)",
+				bridge_unsupported("WITH queries (common table expressions)",
 							"Write the CTE as a join, or as a scalar subquery in the select list.");
 				break;
 			default:
-				unsupported("this kind of FROM item", "Read from tables only.");
+				bridge_unsupported("this kind of FROM item", "Read from tables only.");
 		}
 	}
 	else if (IsA(node, JoinExpr))
@@ -746,11 +546,11 @@ walk_from(LevelCtx *lc, Node *node, const char *how)
 				preserved = relations_under(j->rarg, NULL);
 				break;
 			default:
-				unsupported("FULL JOIN",
+				bridge_unsupported("FULL JOIN",
 							"Use LEFT JOIN from the table whose rows the query returns.");
 		}
 		if (j->alias != NULL)
-			unsupported("join aliases (JOIN ... AS name)",
+			bridge_unsupported("join aliases (JOIN ... AS name)",
 						"Remove the alias of the join and qualify columns by their table aliases.");
 		walk_from(lc, j->larg, how);
 		walk_from(lc, j->rarg, jt);
@@ -777,7 +577,7 @@ static void
 walk_level(LevelCtx *lc)
 {
 	if (lc->query->jointree == NULL || lc->query->jointree->fromlist == NIL)
-		unsupported("a SELECT without FROM",
+		bridge_unsupported("a SELECT without FROM",
 					"Select the rows of a table: SELECT ... FROM schema.table alias WHERE ...");
 	walk_from(lc, (Node *) lc->query->jointree, "from");
 }
@@ -815,38 +615,38 @@ static void
 check_subquery(Query *sq)
 {
 	if (sq->setOperations != NULL)
-		unsupported("set operations in a select-list subquery",
+		bridge_unsupported("set operations in a select-list subquery",
 					"Aggregate one child table (or a join of tables) per subquery.");
 	if (sq->cteList != NIL)
-		unsupported("WITH queries (common table expressions)",
+		bridge_unsupported("WITH queries (common table expressions)",
 					"Write the CTE as a join.");
 	if (sq->groupClause != NIL || sq->groupingSets != NIL || sq->havingQual != NULL)
-		unsupported("GROUP BY/HAVING in a select-list subquery",
+		bridge_unsupported("GROUP BY/HAVING in a select-list subquery",
 					"Aggregate all child rows of the outer row: (SELECT agg(...) FROM child c WHERE c.parent_id = p.id).");
 	if (sq->hasWindowFuncs)
-		unsupported("window functions", "Order the aggregated values with agg(x ORDER BY y).");
+		bridge_unsupported("window functions", "Order the aggregated values with agg(x ORDER BY y).");
 	if (sq->sortClause != NIL || sq->limitCount != NULL || sq->limitOffset != NULL)
-		unsupported("ORDER BY/LIMIT/OFFSET in a select-list subquery",
+		bridge_unsupported("ORDER BY/LIMIT/OFFSET in a select-list subquery",
 					"Order inside the aggregate: array_agg(x ORDER BY y).");
 	if (sq->distinctClause != NIL)
-		unsupported("DISTINCT in a select-list subquery",
+		bridge_unsupported("DISTINCT in a select-list subquery",
 					"Use the aggregate's DISTINCT: array_agg(DISTINCT x ORDER BY x).");
 	if (sq->hasTargetSRFs)
-		unsupported("set-returning functions in the select list",
+		bridge_unsupported("set-returning functions in the select list",
 					"Aggregate the values instead.");
 	if (sq->rowMarks != NIL)
-		unsupported("FOR UPDATE/FOR SHARE", "Remove the locking clause.");
+		bridge_unsupported("FOR UPDATE/FOR SHARE", "Remove the locking clause.");
 	if (sq->hasSubLinks)
 	{
 		ListCell   *lc;
 
 		foreach(lc, sq->targetList)
 			if (checkExprHasSubLink((Node *) ((TargetEntry *) lfirst(lc))->expr))
-				unsupported("nested select-list subqueries",
+				bridge_unsupported("nested select-list subqueries",
 							"Aggregate one level of child rows per subquery; join further tables inside it.");
 	}
 	if (bridge_first_param((Node *) sq) > 0)
-		unsupported("parameters in a select-list subquery",
+		bridge_unsupported("parameters in a select-list subquery",
 					"Use parameters only in the top-level WHERE clause (and LIMIT); the subquery is computed for every row of the query table.");
 }
 
@@ -864,7 +664,7 @@ add_aggregate_fields(LevelCtx *lc, Aggref *agg, const char *aggname)
 		return;
 	if (list_length(agg->args) != 2)
 		return;
-	value = strip_casts((Node *) ((TargetEntry *) lsecond(agg->args))->expr);
+	value = bridge_strip_casts((Node *) ((TargetEntry *) lsecond(agg->args))->expr);
 	fname = (value && IsA(value, FuncExpr)) ? get_func_name(((FuncExpr *) value)->funcid) : NULL;
 	if (fname == NULL ||
 		(strcmp(fname, "jsonb_build_object") != 0 && strcmp(fname, "json_build_object") != 0) ||
@@ -879,17 +679,17 @@ add_aggregate_fields(LevelCtx *lc, Aggref *agg, const char *aggname)
 	build = (FuncExpr *) value;
 	for (cell = list_head(build->args); cell != NULL; cell = lnext(build->args, lnext(build->args, cell)))
 	{
-		Node	   *key = strip_casts((Node *) lfirst(cell));
+		Node	   *key = bridge_strip_casts((Node *) lfirst(cell));
 		Node	   *val = (Node *) lfirst(lnext(build->args, cell));
-		BridgeRow  *row = add_row(lc->an, BK_AGGREGATE_FIELD, lc->level, ++ord);
+		BridgeRow  *row = bridge_add_row(lc->an, BK_AGGREGATE_FIELD, lc->level, ++ord);
 		BridgeColRef	col;
 
 		if (IsA(key, Const) && !((Const *) key)->constisnull)
 			row->name = const_text((Const *) key);
 		else
 			row->name = bridge_deparse_expr(key, lc->dpcontext);
-		if (trace_column(lc, val, &col) && col.levelsup == 0)
-			set_column(row, &col);
+		if (bridge_trace_column(lc, val, &col) && col.levelsup == 0)
+			bridge_set_column(row, &col);
 		else
 			row->detail = bridge_deparse_expr(val, lc->dpcontext);
 	}
@@ -929,34 +729,34 @@ analyze_sublink(LevelCtx *outer, SubLink *sublink, int level, int targetord,
 		}
 	}
 	if (tle == NULL || !IsA(tle->expr, Aggref) || ((Aggref *) tle->expr)->agglevelsup != 0)
-		unsupported("select-list subqueries that do not aggregate",
+		bridge_unsupported("select-list subqueries that do not aggregate",
 					"Aggregate the child rows, e.g. (SELECT array_agg(c.x ORDER BY c.x) FROM child c WHERE c.parent_id = p.id); for a single parent row write a JOIN.");
 	agg = (Aggref *) tle->expr;
 	if (agg->aggfilter != NULL)
-		unsupported("FILTER in an aggregate",
+		bridge_unsupported("FILTER in an aggregate",
 					"Move the condition into the WHERE clause of the subquery.");
 	if (agg->aggdirectargs != NIL || AGGKIND_IS_ORDERED_SET(agg->aggkind))
-		unsupported("ordered-set aggregates (WITHIN GROUP)",
+		bridge_unsupported("ordered-set aggregates (WITHIN GROUP)",
 					"Use array_agg, jsonb_agg or jsonb_object_agg with ORDER BY.");
 
 	aggname = get_func_name(agg->aggfnoid);
-	row = add_row(lc.an, BK_AGGREGATE, level, targetord);
+	row = bridge_add_row(lc.an, BK_AGGREGATE, level, targetord);
 	row->op = aggname;
 	if (agg->args != NIL &&
-		trace_column(&lc, (Node *) ((TargetEntry *) linitial(agg->args))->expr, &col) &&
+		bridge_trace_column(&lc, (Node *) ((TargetEntry *) linitial(agg->args))->expr, &col) &&
 		col.levelsup == 0)
-		set_column(row, &col);
+		bridge_set_column(row, &col);
 	row->detail = agg->aggdistinct != NIL ? "distinct" : NULL;
 
 	foreach(cell, agg->aggorder)
 	{
 		SortGroupClause *sgc = (SortGroupClause *) lfirst(cell);
 		TargetEntry *key = get_sortgroupclause_tle(sgc, agg->args);
-		BridgeRow  *orow = add_row(lc.an, BK_AGGREGATE_ORDER, level, ++ord);
+		BridgeRow  *orow = bridge_add_row(lc.an, BK_AGGREGATE_ORDER, level, ++ord);
 
 		orow->op = sort_direction(sgc->sortop);
-		if (trace_column(&lc, (Node *) key->expr, &col) && col.levelsup == 0)
-			set_column(orow, &col);
+		if (bridge_trace_column(&lc, (Node *) key->expr, &col) && col.levelsup == 0)
+			bridge_set_column(orow, &col);
 		else
 			orow->detail = bridge_deparse_expr((Node *) key->expr, lc.dpcontext);
 	}
@@ -976,33 +776,25 @@ check_top_query(Query *q)
 	ListCell   *cell;
 
 	if (q->commandType != CMD_SELECT || q->utilityStmt != NULL)
-		unsupported("statements other than SELECT",
+		bridge_unsupported("statements other than SELECT",
 					"Pass the SELECT statement of one workload query.");
 	if (q->setOperations != NULL)
-		unsupported("set operations (UNION, INTERSECT, EXCEPT)",
+		bridge_unsupported("set operations (UNION, INTERSECT, EXCEPT)",
 					"Analyze each branch as its own query.");
 	if (q->cteList != NIL)
-		unsupported("WITH queries (common table expressions)",
+		bridge_unsupported("WITH queries (common table expressions)",
 					"Write the CTE as a join, or as a scalar subquery in the select list.");
 	if (q->rowMarks != NIL)
-		unsupported("FOR UPDATE/FOR SHARE", "Remove the locking clause.");
+		bridge_unsupported("FOR UPDATE/FOR SHARE", "Remove the locking clause.");
 	if (q->hasWindowFuncs)
-		unsupported("window functions",
+		bridge_unsupported("window functions",
 					"Order and limit the rows with ORDER BY and LIMIT, or compute the value in the application.");
-	if (q->groupClause != NIL || q->groupingSets != NIL)
-		unsupported("GROUP BY at the top level",
-					"Aggregate child rows in a scalar subquery of the select list: (SELECT array_agg(c.x ORDER BY c.x) FROM child c WHERE c.parent_id = p.id).");
-	if (q->havingQual != NULL)
-		unsupported("HAVING at the top level",
-					"Filter with WHERE; aggregate child rows in a scalar subquery of the select list.");
-	if (q->hasAggs)
-		unsupported("aggregate functions at the top level",
-					"Aggregate child rows in a scalar subquery of the select list: (SELECT array_agg(c.x ORDER BY c.x) FROM child c WHERE c.parent_id = p.id).");
+	/* GROUP BY, HAVING and aggregates: bridge_ungroup takes them apart */
 	if (q->hasTargetSRFs)
-		unsupported("set-returning functions in the select list",
+		bridge_unsupported("set-returning functions in the select list",
 					"Join the table the values come from instead.");
 	if (q->hasDistinctOn)
-		unsupported("DISTINCT ON", "Select the rows with WHERE, ORDER BY and LIMIT.");
+		bridge_unsupported("DISTINCT ON", "Select the rows with WHERE, ORDER BY and LIMIT.");
 
 	foreach(cell, q->targetList)
 	{
@@ -1011,28 +803,32 @@ check_top_query(Query *q)
 		if (tle->resjunk)
 		{
 			if (checkExprHasSubLink((Node *) tle->expr))
-				unsupported("subqueries in ORDER BY", "Order by columns of the query's relations.");
+				bridge_unsupported("subqueries in ORDER BY", "Order by columns of the query's relations.");
 			if (bridge_first_param((Node *) tle->expr) > 0)
-				unsupported("parameters in ORDER BY", "Order by columns of the query's relations.");
+				bridge_unsupported("parameters in ORDER BY", "Order by columns of the query's relations.");
 			continue;
 		}
 		if (IsA(tle->expr, SubLink))
 		{
 			if (((SubLink *) tle->expr)->subLinkType != EXPR_SUBLINK)
-				unsupported("subqueries in the select list other than scalar (SELECT aggregate(...) ...)",
+				bridge_unsupported("subqueries in the select list other than scalar (SELECT aggregate(...) ...)",
 							"Write (SELECT array_agg(c.x ORDER BY c.x) FROM child c WHERE c.parent_id = p.id) AS name.");
 			continue;
 		}
 		if (checkExprHasSubLink((Node *) tle->expr))
-			unsupported("a subquery inside a select-list expression",
+			bridge_unsupported("a subquery inside a select-list expression",
 						"Put the subquery alone in the select list: (SELECT agg(...) FROM ... WHERE ...) AS name.");
 		if (bridge_first_param((Node *) tle->expr) > 0)
-			unsupported("parameters in the select list",
+			bridge_unsupported("parameters in the select list",
 						"Select columns; the caller knows the parameter's value.");
 	}
 	if (checkExprHasSubLink(q->limitCount) || checkExprHasSubLink(q->limitOffset))
-		unsupported("subqueries in LIMIT/OFFSET", "Use a parameter or a constant.");
+		bridge_unsupported("subqueries in LIMIT/OFFSET", "Use a parameter or a constant.");
 }
+
+
+
+
 
 /*
  * analyze_top
@@ -1052,8 +848,20 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 	int			k;
 	BridgeRow  *row;
 	BridgeColRef	col;
+	BridgeUngrouped *ungrouped = NULL;
 
 	check_top_query(q);
+
+	/*
+	 * An aggregate query: the rows it aggregates are analyzed as the query
+	 * (its table stores them), the aggregates become "result" rows.
+	 */
+	if (q->hasAggs || q->groupClause != NIL || q->groupingSets != NIL ||
+		q->havingQual != NULL)
+	{
+		ungrouped = bridge_ungroup(q);
+		q = ungrouped->rows;
+	}
 
 	memset(&lc, 0, sizeof(lc));
 	lc.an = an;
@@ -1063,7 +871,7 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 
 	for (k = 1; k <= nparams; k++)
 	{
-		row = add_row(an, BK_PARAM, 0, k);
+		row = bridge_add_row(an, BK_PARAM, 0, k);
 		row->col.type_name = format_type_be(param_types[k - 1]);
 	}
 
@@ -1077,12 +885,12 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 		TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
 		const char *dir = sort_direction(sgc->sortop);
 
-		row = add_row(an, BK_ORDER, 0, ++ord);
+		row = bridge_add_row(an, BK_ORDER, 0, ++ord);
 		row->op = dir;
 		if (!tle->resjunk)
 			row->name = tle->resname;
-		if (trace_column(&lc, (Node *) tle->expr, &col))
-			set_column(row, &col);
+		if (bridge_trace_column(&lc, (Node *) tle->expr, &col))
+			bridge_set_column(row, &col);
 		else
 			row->detail = bridge_deparse_expr((Node *) tle->expr, lc.dpcontext);
 		if (dir == NULL)
@@ -1095,25 +903,25 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 	/* LIMIT */
 	if (q->limitCount != NULL)
 	{
-		Node	   *limit = strip_casts(q->limitCount);
-		int			paramid = param_of(q->limitCount);
+		Node	   *limit = bridge_strip_casts(q->limitCount);
+		int			paramid = bridge_param_of(q->limitCount);
 
 		if (paramid > 0)
 		{
-			row = add_row(an, BK_LIMIT, 0, 1);
+			row = bridge_add_row(an, BK_LIMIT, 0, 1);
 			row->param = paramid;
 		}
 		else if (IsA(limit, Const))
 		{
 			if (!((Const *) limit)->constisnull)
 			{
-				row = add_row(an, BK_LIMIT, 0, 1);
+				row = bridge_add_row(an, BK_LIMIT, 0, 1);
 				row->detail = const_text((Const *) limit);
 			}
 		}
 		else
 		{
-			row = add_row(an, BK_LIMIT, 0, 1);
+			row = bridge_add_row(an, BK_LIMIT, 0, 1);
 			row->detail = bridge_deparse_expr(q->limitCount, lc.dpcontext);
 		}
 	}
@@ -1138,17 +946,17 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 		{
 			int			level = ++an->nsublinks;
 
-			row = add_row(an, BK_TARGET, level, ord);
+			row = bridge_add_row(an, BK_TARGET, level, ord);
 			row->name = tle->resname;
 			row->col.type_name = format_type_with_typemod(exprType(expr), exprTypmod(expr));
 			row->op = "aggregate";
 			analyze_sublink(&lc, (SubLink *) expr, level, ord, tle->resname);
 			continue;
 		}
-		row = add_row(an, BK_TARGET, 0, ord);
-		if (trace_column(&lc, expr, &col))
+		row = bridge_add_row(an, BK_TARGET, 0, ord);
+		if (bridge_trace_column(&lc, expr, &col))
 		{
-			set_column(row, &col);
+			bridge_set_column(row, &col);
 			row->op = "column";
 		}
 		else
@@ -1159,6 +967,8 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 		row->name = tle->resname;
 		row->col.type_name = format_type_with_typemod(exprType(expr), exprTypmod(expr));
 	}
+
+	bridge_add_search_targets(an, &lc, q);
 
 	/* a lineage column must not shadow an output column or another one */
 	foreach(cell, an->lineage)
@@ -1186,11 +996,14 @@ analyze_top(BridgeAnalysis *an, Query *q, int nparams, Oid *param_types)
 										lin->name));
 	}
 
+	if (ungrouped != NULL)
+		bridge_add_results(an, &lc, ungrouped);
+
 	/* the rewritten texts */
-	row = add_row(an, BK_SQL, 0, 1);
+	row = bridge_add_row(an, BK_SQL, 0, 1);
 	row->name = "base";
 	row->detail = bridge_rewritten_sql(q, NIL);
-	row = add_row(an, BK_SQL, 0, 2);
+	row = bridge_add_row(an, BK_SQL, 0, 2);
 	row->name = "lineage";
 	row->detail = bridge_rewritten_sql(q, an->lineage);
 }
@@ -1292,17 +1105,17 @@ single_select(const char *sql)
 				 errhint("Pass the SELECT statement of one workload query.")));
 	sel = (SelectStmt *) raw->stmt;
 	if (sel->withClause != NULL)
-		unsupported("WITH queries (common table expressions)",
+		bridge_unsupported("WITH queries (common table expressions)",
 					"Write the CTE as a join, or as a scalar subquery in the select list.");
 	if (sel->op != SETOP_NONE)
-		unsupported("set operations (UNION, INTERSECT, EXCEPT)",
+		bridge_unsupported("set operations (UNION, INTERSECT, EXCEPT)",
 					"Analyze each branch as its own query.");
 	if (sel->valuesLists != NIL)
-		unsupported("VALUES lists", "Select from tables.");
+		bridge_unsupported("VALUES lists", "Select from tables.");
 	if (sel->intoClause != NULL)
-		unsupported("SELECT INTO", "Remove INTO; the query is analyzed, not run.");
+		bridge_unsupported("SELECT INTO", "Remove INTO; the query is analyzed, not run.");
 	if (sel->lockingClause != NIL)
-		unsupported("FOR UPDATE/FOR SHARE", "Remove the locking clause.");
+		bridge_unsupported("FOR UPDATE/FOR SHARE", "Remove the locking clause.");
 	return raw;
 }
 

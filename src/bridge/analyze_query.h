@@ -43,4 +43,41 @@ extern int	bridge_first_param(Node *node);
  */
 extern char *bridge_rewritten_sql(Query *query, List *lineage);
 
+/* One output of a top-level aggregate query (analyze_aggregate.c). */
+typedef struct BridgeResult
+{
+	int			ord;			/* output position */
+	const char *name;			/* output name */
+	const char *func;			/* count, sum, min, max, avg; "column": grouped */
+	bool		star;			/* count(*) */
+	bool		distinct;		/* agg(DISTINCT col) */
+	Var		   *var;			/* the column (NULL for count(*)) */
+	const char *underlying;		/* its output name in the row query */
+	Oid			type;			/* the output's type */
+	int32		typmod;
+} BridgeResult;
+
+/* One ORDER BY key of an aggregate query: an output column. */
+typedef struct BridgeResultOrder
+{
+	const char *name;
+	bool		desc;
+	bool		nulls_first;
+} BridgeResultOrder;
+
+/* An aggregate query taken apart (analyze_aggregate.c). */
+typedef struct BridgeUngrouped
+{
+	Query	   *rows;			/* the query of the aggregated rows */
+	List	   *results;		/* BridgeResult *, in output order */
+	List	   *groups;			/* underlying names of the GROUP BY columns */
+	List	   *order;			/* BridgeResultOrder * */
+} BridgeUngrouped;
+
+/*
+ * The rows a top-level aggregate query aggregates and what it computes of
+ * them; refuses (0A000) what a partition's aggregate cannot compute.
+ */
+extern BridgeUngrouped *bridge_ungroup(Query *q);
+
 #endif							/* CQL_BRIDGE_ANALYZE_QUERY_H */

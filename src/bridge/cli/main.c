@@ -55,6 +55,7 @@ enum
 	OPT_MAX_BYTES,
 	OPT_GROWTH,
 	OPT_NO_BUCKET,
+	OPT_STRICT,
 	OPT_CHUNKS,
 	OPT_BATCH_ROWS,
 	OPT_RESTART,
@@ -136,6 +137,8 @@ static const Command commands[] = {
 		"  --growth=FACTOR          a wide table's bucket must hold FACTOR times the\n"
 		"                           widest bucket measured on the data (default: 2)\n"
 		"  --no-bucket              keep wide tables unbucketed (with a warning)\n"
+		"  --strict                 all or nothing: a statement no table can serve is an\n"
+		"                           error (default: left out and reported, exit status 3)\n"
 		"  -o, --output=DIR         directory to write model.txt, report.md, 001-005\n"
 		"  --json=FILE              also write the plan's report as JSON to FILE\n"
 		"                           (- for stdout: the rest goes to stderr)\n",
@@ -494,6 +497,7 @@ main(int argc, char **argv)
 		{"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
 		{"growth", required_argument, NULL, OPT_GROWTH},
 		{"no-bucket", no_argument, NULL, OPT_NO_BUCKET},
+		{"strict", no_argument, NULL, OPT_STRICT},
 		{"chunks", required_argument, NULL, OPT_CHUNKS},
 		{"batch-rows", required_argument, NULL, OPT_BATCH_ROWS},
 		{"restart", no_argument, NULL, OPT_RESTART},
@@ -692,6 +696,10 @@ main(int argc, char **argv)
 			case OPT_NO_BUCKET:
 				ONLY_FOR("plan");
 				opts.no_bucket = true;
+				break;
+			case OPT_STRICT:
+				ONLY_FOR("plan");
+				opts.strict = true;
 				break;
 			case OPT_CHUNKS:
 				ONLY_FOR("apply");

@@ -65,7 +65,7 @@ cd "$TMP"
 pgbench -n -M prepared -c "$CLIENTS" -T "$SECONDS_" $defs \
 	-f q1.sql@10 -f q2.sql@15 -f q3.sql@10 -f q4.sql@20 -f q5.sql@10 -f q6.sql@10 \
 	-f q7.sql@5 -f q8.sql@5 -f q9.sql@10 \
-	-f u_like.sql@2 -f u_or.sql@1 -f u_lower.sql@2 -f u_count.sql@2 -f u_in2.sql@2 -f u_in3.sql@2 \
+	-f u_like.sql@2 -f u_or.sql@1 -f u_lower.sql@2 -f u_count.sql@2 -f u_latest.sql@2 -f u_in2.sql@2 -f u_in3.sql@2 \
 	-f w_avail.sql@8 -f w_res.sql@4 -f w_guest.sql@2 "$DB"
 # shellcheck disable=SC2086
 pgbench -n -M simple -t 20 $defs -f q9_simple.sql "$DB"

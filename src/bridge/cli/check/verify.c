@@ -12,7 +12,8 @@
  * lists.  EXPLAIN of the target shows the FDW's "Access:" line: a query
  * marked "single_partition: true" must be served by one partition; one
  * marked "buckets: ..." (a bucketed table) by the buckets cql_fdw
- * enumerates, never a scan.  The partitions each sample reads (from the
+ * enumerates, one marked "in_list: true" by a read per value, never a
+ * scan.  The partitions each sample reads (from the
  * Access line) are reported per query.
  * Latency is the median over the samples of one execution on each side
  * (prepared statements, so planning is not counted).
@@ -49,6 +50,8 @@ typedef struct QueryResult
 	bool		pass;
 	bool		single_expected;
 	const char *buckets;		/* "buckets: " of a bucketed table, or NULL */
+	bool		in_list;		/* "in_list: true": a read per value of an IN list */
+	bool		composed;		/* "composed: true": partition reads joined */
 	char	   *access;
 	long		parts_min;		/* partitions read per sample (-1: unknown) */
 	long		parts_max;
@@ -244,6 +247,28 @@ access_partitions(const char *access)
 	return -1;
 }
 
+/*
+ * partition_reads
+ *		Whether every scan of an access text ("single partition; 3
+ *		partitions", one item per foreign scan) reads partitions, none a
+ *		token range or the whole table.
+ */
+static bool
+partition_reads(const char *access)
+{
+	const char *a = access;
+
+	while (a && *a)
+	{
+		if (access_partitions(a) < 0)
+			return false;
+		a = strstr(a, "; ");
+		if (a)
+			a += 2;
+	}
+	return strcmp(access, "-") != 0;
+}
+
 /* "Access: ..." lines of EXPLAIN of the target; "-" when there is none */
 static char *
 explain_access(PGconn *conn, const char *qname, const char *target_sql,
@@ -355,6 +380,13 @@ compare_rows(QueryResult *qr, const char *params_text, Rows *src, Rows *tgt, boo
 	return true;
 }
 
+/* A metadata value "true". */
+static bool
+meta_true(const char *v)
+{
+	return v != NULL && strcmp(v, "true") == 0;
+}
+
 /*
  * verify_query
  *		Verify one query block of 004: draw opts->samples parameter rows
@@ -391,6 +423,8 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 	qr->pass = true;
 	qr->single_expected = single_meta && strcmp(single_meta, "true") == 0;
 	qr->buckets = bridge_block_get(b, "buckets");
+	qr->in_list = meta_true(bridge_block_get(b, "in_list"));
+	qr->composed = meta_true(bridge_block_get(b, "composed"));
 	qr->parts_min = -1;
 	qr->parts_max = -1;
 	sb_init(&qr->diff);
@@ -510,6 +544,18 @@ verify_query(PGconn *conn, const BridgeOptions *opts, const BridgeBlockFile *f,
 					qr->parts_min = n;
 				if (n > qr->parts_max)
 					qr->parts_max = n;
+			}
+			if (qr->composed && !partition_reads(access) && qr->pass)
+			{
+				qr->pass = false;
+				sb_appendf(&qr->diff, "  expected partition reads (the drive's partition, one lookup per row) for %s, EXPLAIN shows \"Access: %s\"\n",
+						   ptext.data, access);
+			}
+			if (qr->in_list && n < 0 && qr->pass)
+			{
+				qr->pass = false;
+				sb_appendf(&qr->diff, "  expected a read of the IN list's partitions for %s, EXPLAIN shows \"Access: %s\"\n",
+						   ptext.data, access);
 			}
 			if (qr->buckets && n != 1 && strstr(access, "buckets of") == NULL && qr->pass)
 			{

@@ -31,11 +31,41 @@
 /*
  * vfatal
  *		Print "cqlbridge: " + the message (and a "HINT:  ..." line when hint
- *		is given) to stderr, after what stdout holds, and exit with status 1.
+ *		is given) to stderr, after what stdout holds, and exit with status 2;
+ *		or, with a catcher set, hand them to it.
  */
+BridgeCatch *bridge_catcher = NULL;
+
+/*
+ * bridge_throw
+ *		Hand an error to the catcher set (bridge_catcher, which is cleared:
+ *		an error while handling one ends the command).
+ */
+void
+bridge_throw(char *message, char *hint)
+{
+	BridgeCatch *c = bridge_catcher;
+
+	bridge_catcher = NULL;
+	c->message = message;
+	c->hint = hint;
+	longjmp(c->jump, 1);
+}
+
 static __attribute__((noreturn)) void
 vfatal(const char *hint, const char *fmt, va_list ap)
 {
+	if (bridge_catcher != NULL)
+	{
+		BridgeCatch *c = bridge_catcher;
+		char	   *msg;
+
+		/* an error while formatting it (out of memory) is not caught */
+		bridge_catcher = NULL;
+		msg = bridge_vprintf(fmt, ap);
+		bridge_catcher = c;
+		bridge_throw(msg, hint ? bridge_strdup(hint) : NULL);
+	}
 	fflush(stdout);
 	fputs("cqlbridge: ", stderr);
 	vfprintf(stderr, fmt, ap);

@@ -22,6 +22,7 @@
 #ifndef CQLBRIDGE_COMMON_H
 #define CQLBRIDGE_COMMON_H
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -53,6 +54,7 @@ typedef struct BridgeOptions
 	long		max_bytes;		/* --max-bytes per partition (default 100 MB) */
 	double		growth;			/* --growth: headroom of a bucket (default 2) */
 	bool		no_bucket;		/* --no-bucket: keep wide tables unbucketed */
+	bool		strict;			/* --strict: plan all statements or nothing */
 
 	/* apply */
 	int			chunks;			/* --chunks (0 = stream each table) */
@@ -111,6 +113,26 @@ typedef struct BridgeOptions
 #define BRIDGE_EXIT_ERROR	2
 /* a usage error is an error */
 #define BRIDGE_EXIT_USAGE	BRIDGE_EXIT_ERROR
+/* plan: the plan was written without some statements (--strict: 2) */
+#define BRIDGE_EXIT_PARTIAL 3
+
+/*
+ * A catcher of errors: while bridge_catcher points to one, an error that
+ * would end the command (bridge_fatal, a failed bridge_exec) is kept in
+ * it, unprinted, and control returns to its setjmp with 1.  plan catches
+ * the errors of one statement so that the others are still planned.
+ */
+typedef struct BridgeCatch
+{
+	jmp_buf		jump;
+	char	   *message;		/* without "cqlbridge: " */
+	char	   *hint;			/* or NULL */
+} BridgeCatch;
+
+extern BridgeCatch *bridge_catcher;
+
+/* Raise a caught error: fill the catcher and jump (never returns). */
+extern void bridge_throw(char *message, char *hint) __attribute__((noreturn));
 
 /* Print "cqlbridge: " + message + newline to stderr and exit(2). */
 extern void bridge_fatal(const char *fmt,...) __attribute__((format(printf, 1, 2), noreturn));

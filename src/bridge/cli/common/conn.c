@@ -251,6 +251,8 @@ bridge_connect(const BridgeOptions *opts)
  *		DETAIL, HINT and CONTEXT.  A statement cancelled by Ctrl-C exits
  *		here with the interruption's message instead, so it is not reported
  *		as a failure.  res may be NULL (out of memory, lost connection).
+ *		With a catcher set (bridge_catcher), the failure is handed to it
+ *		instead of being printed.
  */
 static void
 report_failure(PGconn *conn, const PGresult *res, const char *what, const char *script)
@@ -263,6 +265,11 @@ report_failure(PGconn *conn, const PGresult *res, const char *what, const char *
 	const char *pos = res && script ? PQresultErrorField(res, PG_DIAG_STATEMENT_POSITION) : NULL;
 
 	bridge_check_interrupt(NULL);
+	if (bridge_catcher != NULL && script == NULL)
+		bridge_throw(bridge_printf("%s failed: %s%s%s%s%s%s", what, msg ? msg : PQerrorMessage(conn),
+								   state ? " (SQLSTATE " : "", state ? state : "", state ? ")" : "",
+								   detail ? "; " : "", detail ? detail : ""),
+					 hint ? bridge_strdup(hint) : NULL);
 	fflush(stdout);
 	fprintf(stderr, "cqlbridge: %s failed: %s", what,
 			msg ? msg : PQerrorMessage(conn));

@@ -30,14 +30,18 @@
 
 /*
  * run_plan_rules
- *		In the child: plan's steps up to the mapping, on the one-block
- *		workload file path.  Returns only when plan accepts it.
+ *		In the child: plan's steps up to the mapping (plan_serve: a table,
+ *		or a composition of two), on the one-block workload file path.
+ *		Returns only when plan serves it.
  */
 static void
 run_plan_rules(const BridgeOptions *opts, const char *path)
 {
 	Plan		p;
+	BridgeOptions strict = *opts;
 
+	/* --strict: the statement's failure ends the child with its reason */
+	strict.strict = true;
 	memset(&p, 0, sizeof(p));
 	p.opts = opts;
 	p.cat.schema = bridge_strdup(opts->source_schema);
@@ -48,10 +52,9 @@ run_plan_rules(const BridgeOptions *opts, const char *path)
 	plan_read_workload(&p);
 	p.conn = bridge_connect(opts);
 	plan_read_catalog(&p);
-	for (int i = 0; i < p.nqueries; i++)
-		plan_analyze(&p, &p.queries[i]);
-	for (int i = 0; i < p.nqueries; i++)
-		plan_derive(&p, &p.queries[i]);
+	/* served, composed of two tables, or left out with plan's reason */
+	p.opts = &strict;
+	plan_serve(&p);
 	PQfinish(p.conn);
 }
 

@@ -116,7 +116,8 @@ unique_param(DraftStmt *s, int k, const char *base)
  * name_params
  *		Every parameter named after the column it is compared with
  *		(cql_bridge_analyze's equality and range rows: "g.last_name = $1"
- *		-> last_name; a range's bounds get _from / _to), the query's entity
+ *		-> last_name; a range's bounds get _from / _to; a LIMIT parameter is
+ *		row_limit), the query's entity
  *		(its first relation) and its name Q<rank>_<entity>_by_<columns>.
  *		false with s->reason when the analysis refuses the statement.
  */
@@ -128,6 +129,7 @@ name_params(PGconn *conn, const char *ext, const char *schema, DraftStmt *s, int
 	StrBuf		by;
 	const char *params[2];
 	PGresult   *res;
+	int			limit_param = 0;
 
 	sb_init(&types);
 	sb_append(&types, bridge_text_array(s->ptypes, s->nparams));
@@ -165,6 +167,13 @@ name_params(PGconn *conn, const char *ext, const char *schema, DraftStmt *s, int
 
 			s->pnames[k - 1] = unique_param(s, k - 1, base);
 		}
+		/* LIMIT $k (pg_stat_statements turns LIMIT 1 into one) */
+		if (strcmp(kind, "limit") == 0 && k >= 1 && k <= s->nparams &&
+			strcmp(s->pnames[k - 1], bridge_printf("p%d", k)) == 0)
+		{
+			s->pnames[k - 1] = unique_param(s, k - 1, "row_limit");
+			limit_param = k;
+		}
 	}
 	PQclear(res);
 
@@ -173,6 +182,9 @@ name_params(PGconn *conn, const char *ext, const char *schema, DraftStmt *s, int
 	{
 		char	   *col = bridge_strdup(s->pnames[k]);
 		size_t		n = strlen(col);
+
+		if (k + 1 == limit_param)
+			continue;			/* the name says what it searches by */
 
 		/* date_from, date_to -> date once */
 		if (n > 5 && strcmp(col + n - 5, "_from") == 0)

@@ -90,7 +90,7 @@ fed_params(const Query *a, const Query *b)
 	int			n = 0;
 
 	for (int i = 0; i < b->nparams; i++)
-		for (int j = 0; j < a->ntargets; j++)
+		for (int j = 0; j < a->nvisible; j++)
 			if (a->tnames[j] && strcmp(b->pnames[i], a->tnames[j]) == 0)
 			{
 				n++;

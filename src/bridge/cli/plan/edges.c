@@ -168,7 +168,7 @@ plan_check_edges(Plan *p, Table *t)
 		free(edge_of);
 		return;
 	}
-	sb_appendf(&sb, " FROM (%s) q", t->def->lineage);
+	sb_appendf(&sb, " FROM (%s) q", t->source);
 	res = bridge_exec(p->conn, bridge_printf("counting the edge values of %s", t->name), sb.data, 0, NULL);
 	for (int k = 0; k < nexpr; k++)
 	{

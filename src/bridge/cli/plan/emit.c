@@ -479,9 +479,10 @@ plan_emit_load(Plan *p)
 	for (int ti = 0; ti < p->ntables; ti++)
 	{
 		Table	   *t = p->tables[ti];
-		const Query *q = t->def;
 		StrBuf		cols;
 		StrBuf		scols;
+		const ARow **rels;
+		int			nrels;
 
 		sb_init(&cols);
 		sb_init(&scols);
@@ -501,11 +502,13 @@ plan_emit_load(Plan *p)
 		for (int i = 0; i < t->npk; i++)
 			sb_appendf(&sb, "%s%s", i ? ", " : "", plan_qi(t->cols[i].name));
 		sb_appendf(&sb, "\n-- rows: %ld\n", t->rows);
-		for (int i = 0; i < q->nrows; i++)
+		/* the defining query's relations, then those merged queries join in */
+		rels = plan_table_relations(t, &nrels);
+		for (int i = 0; i < nrels; i++)
 		{
-			const ARow *r = &q->rows[i];
+			const ARow *r = rels[i];
 
-			if (strcmp(r->kind, "relation") != 0 || !r->detail)
+			if (!r->detail)
 				continue;
 			sb_appendf(&sb, "-- affected: %s.%s (%s) | %s\n", plan_qi(r->schema), plan_qi(r->table),
 					   r->detail, plan_affected_sql(p, t, r, false));
@@ -523,35 +526,6 @@ plan_emit_load(Plan *p)
 /* ---------------------------------------------------------------- */
 /* 004_verify.sql													*/
 /* ---------------------------------------------------------------- */
-
-/*
- * param_cast
- *		"::type" when parameter k of q, compared with column c of the target
- *		in 004's target statement, is declared of another type than c's: the
- *		source query casts it (o.status = :'status'::shop.order_status with
- *		status declared text), so the target must too, or "t.status = $1"
- *		does not prepare.  The column's type without its modifier: a
- *		numeric(8,2) cast would round the parameter.  "" when they agree.
- */
-static char *
-param_cast(const Query *q, int k, const Column *c)
-{
-	size_t		n;
-
-	if (q->pfmt == NULL || q->pfmt[k] == NULL || c->pg_type == NULL)
-		return bridge_strdup("");
-	n = strcspn(c->pg_type, "(");
-	if (strlen(q->pfmt[k]) == n && strncmp(q->pfmt[k], c->pg_type, n) == 0)
-		return bridge_strdup("");
-	if (c->pg_type[n] == '(')
-	{
-		const char *close = strchr(c->pg_type + n, ')');
-
-		/* "timestamp(3) with time zone": the words after the modifier */
-		return bridge_printf("::%.*s%s", (int) n, c->pg_type, close ? close + 1 : "");
-	}
-	return bridge_printf("::%s", c->pg_type);
-}
 
 /*
  * is_lower_op
@@ -586,6 +560,9 @@ source_sample_columns(const Query *q, const Table *t)
 	{
 		const ARow *r = NULL;
 		int			ci = q->puse[k].col;
+
+		if (ci < 0)
+			continue;			/* LIMIT */
 
 		for (int i = 0; i < q->nrows && r == NULL; i++)
 			if (q->rows[i].level == 0 && q->rows[i].param == k + 1 &&
@@ -625,42 +602,14 @@ source_sample_columns(const Query *q, const Table *t)
 	return sql;
 }
 
-/*
- * verify_source
- *		The source statement of 004: the workload query, or, when an output
- *		column is stored converted in its own type (a timestamp at the
- *		millisecond, an empty array as NULL), the query's answers at the
- *		stored precision: "SELECT <stored values> FROM (<query>) s", the
- *		rows in the query's order.  verify then compares like with like.
- */
-static char *
-verify_source(const Query *q, const Table *t)
+/* Whether a parameter of q is an IN list ("= ANY" or "IN"). */
+static bool
+query_in_list(const Query *q)
 {
-	StrBuf		sb;
-	bool		any = false;
-
-	for (int o = 0; o < q->ntargets; o++)
-		if (q->tfield[o] < 0 && t->cols[q->tcol[o]].store != STORE_AS_IS &&
-			(t->cols[q->tcol[o]].shape == SHAPE_PLAIN || t->cols[q->tcol[o]].shape == SHAPE_COLLECTION) &&
-			strcmp(plan_store_expr(t->cols[q->tcol[o]].store, "x", true), "x") != 0)
-			any = true;
-	if (!any)
-		return bridge_strdup(q->sql);
-	sb_init(&sb);
-	sb_append(&sb, "SELECT ");
-	for (int o = 0; o < q->ntargets; o++)
-	{
-		const Column *c = &t->cols[q->tcol[o]];
-		char	   *ref = bridge_printf("s.%s", plan_qi(q->tnames[o]));
-		char	   *e = q->tfield[o] < 0 && (c->shape == SHAPE_PLAIN || c->shape == SHAPE_COLLECTION)
-			? plan_store_expr(c->store, ref, true) : ref;
-
-		sb_appendf(&sb, "%s%s", o ? ", " : "", e);
-		if (strcmp(e, ref) != 0)
-			sb_appendf(&sb, " AS %s", plan_qi(q->tnames[o]));
-	}
-	sb_appendf(&sb, " FROM (%s) s", q->sql);
-	return sb.data;
+	for (int k = 0; k < q->nparams; k++)
+		if (q->puse[k].op && (strcmp(q->puse[k].op, "= ANY") == 0 || strcmp(q->puse[k].op, "IN") == 0))
+			return true;
+	return false;
 }
 
 /*
@@ -700,10 +649,24 @@ plan_emit_verify(Plan *p)
 		 * table's query reads the buckets its range covers (or all hash
 		 * buckets), which cql_fdw enumerates.
 		 */
-		if (t->bucket && t->bucket->applied)
+		if (q->compose)
+		{
+			/* the drive's partition, then one lookup partition per row */
+			sb_append(&sb, "-- single_partition: false\n");
+			sb_append(&sb, "-- composed: true\n");
+			sb_appendf(&sb, "-- lookup_table: %s.%s\n", p->keyspace, q->compose->lookup->table->name);
+			sb_appendf(&sb, "-- lookups: at most %ld per call\n", plan_compose_bound(q));
+		}
+		else if (t->bucket && t->bucket->applied)
 		{
 			sb_append(&sb, "-- single_partition: false\n");
 			sb_appendf(&sb, "-- buckets: %s\n", plan_bucket_text(t));
+		}
+		else if (query_in_list(q))
+		{
+			/* an IN list on a key column: one partition per value */
+			sb_append(&sb, "-- single_partition: false\n");
+			sb_append(&sb, "-- in_list: true\n");
 		}
 		else
 			sb_append(&sb, "-- single_partition: true\n");
@@ -719,9 +682,28 @@ plan_emit_verify(Plan *p)
 		for (int k = 0; k < q->nparams; k++)
 		{
 			int			ci = q->puse[k].col;
-			Column	   *c = &t->cols[ci];
-			char	   *d = bridge_printf("d.%s", plan_qi(c->name));
+			Column	   *c;
+			char	   *d;
 			bool		has_lower = false;
+
+			/*
+			 * A condition on a composition's lookup rows: the median of the
+			 * looked-up column, so about half of the lookups pass it.
+			 */
+			if (ci < 0 && q->puse[k].lookup)
+			{
+				sb_appendf(&sel, "%s(SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY v.%s) FROM %s v)",
+						   k ? ", " : "", plan_qi(q->puse[k].lookup), view_name(p, q->compose->lookup->table));
+				continue;
+			}
+			/* a LIMIT parameter: a few rows, so their order is compared */
+			if (ci < 0)
+			{
+				sb_appendf(&sel, "%s3", k ? ", " : "");
+				continue;
+			}
+			c = &t->cols[ci];
+			d = bridge_printf("d.%s", plan_qi(c->name));
 
 			if (!used[ci])
 			{
@@ -733,7 +715,10 @@ plan_emit_verify(Plan *p)
 			for (int j = 0; j < q->nparams; j++)
 				if (q->puse[j].col == ci && is_lower_op(q->puse[j].op))
 					has_lower = true;
-			if (strcmp(q->puse[k].op, "=") == 0 || is_lower_op(q->puse[k].op) || !has_lower)
+			if (strcmp(q->puse[k].op, "= ANY") == 0)
+				sb_appendf(&sel, "%sARRAY[%s]", k ? ", " : "", d);
+			else if (strcmp(q->puse[k].op, "=") == 0 || strcmp(q->puse[k].op, "IN") == 0 ||
+					 is_lower_op(q->puse[k].op) || !has_lower)
 				sb_appendf(&sel, "%s%s", k ? ", " : "", d);
 			else if (strcmp(c->cql_type, "date") == 0 || strcmp(c->cql_type, "smallint") == 0 ||
 					 strcmp(c->cql_type, "int") == 0 || strcmp(c->cql_type, "bigint") == 0)
@@ -764,62 +749,13 @@ plan_emit_verify(Plan *p)
 			free(src_dist);
 		}
 		sb_append(&sb, "-- source\n");
-		sb_appendf(&sb, "%s;\n", verify_source(q, t));
+		sb_appendf(&sb, "%s;\n", q->compose ? plan_compose_source(q) : plan_source_sql(q, t));
 
-		/* target: the output columns under their names, UDT parts expanded */
-		sb_append(&sb, "-- target\nSELECT ");
-		for (int o = 0; o < q->ntargets; o++)
-		{
-			Column	   *c = &t->cols[q->tcol[o]];
-			char	   *nm = plan_qi(q->tnames[o]);
-
-			if (o)
-				sb_append(&sb, ", ");
-			if (q->tfield[o] >= 0)
-				sb_appendf(&sb, "(t.%s->>'%s')::%s AS %s", plan_qi(c->name), c->fields[q->tfield[o]],
-						   c->field_types[q->tfield[o]], nm);
-			else if (strncmp(c->cql_type, "set<", 4) == 0)
-
-				/*
-				 * Cassandra returns a set in byte order of its elements; the
-				 * workload orders them by the database collation, as SQL does
-				 * (array_agg(DISTINCT x ORDER BY x)).  Sort them the same way.
-				 */
-				sb_appendf(&sb, "CASE WHEN t.%s IS NULL THEN NULL ELSE ARRAY(SELECT e FROM unnest(t.%s) e ORDER BY e) END AS %s",
-						   plan_qi(c->name), plan_qi(c->name), nm);
-			else if (c->src_type && strcmp(c->src_type, c->pg_type) != 0)
-				sb_appendf(&sb, "(t.%s)::%s AS %s", plan_qi(c->name), c->src_type, nm);
-			else if (strcmp(c->name, q->tnames[o]) != 0)
-				sb_appendf(&sb, "t.%s AS %s", plan_qi(c->name), nm);
-			else
-				sb_appendf(&sb, "t.%s", nm);
-		}
-		sb_appendf(&sb, "\nFROM %s t\nWHERE ", ftable(p, t));
-		for (int k = 0; k < q->nparams; k++)
-		{
-			const Column *c = &t->cols[q->puse[k].col];
-			char	   *cast = param_cast(q, k, c);
-
-			sb_appendf(&sb, "%st.%s %s $%d%s", k ? " AND " : "", plan_qi(c->name),
-					   q->puse[k].op, k + 1, cast);
-			free(cast);
-		}
-		if (q->ordered && t->nck > 0)
-		{
-			sb_append(&sb, "\nORDER BY ");
-			for (int i = t->npk; i < t->npk + t->nck; i++)
-				sb_appendf(&sb, "%st.%s%s", i > t->npk ? ", " : "", plan_qi(t->cols[i].name),
-						   t->cols[i].desc ? " DESC" : "");
-		}
-		for (int i = 0; i < q->nrows; i++)
-			if (strcmp(q->rows[i].kind, "limit") == 0 && q->rows[i].level == 0)
-			{
-				if (q->rows[i].param > 0)
-					sb_appendf(&sb, "\nLIMIT $%d", q->rows[i].param);
-				else if (q->rows[i].detail)
-					sb_appendf(&sb, "\nLIMIT %s", q->rows[i].detail);
-			}
-		sb_append(&sb, ";\n");
+		if (q->compose)
+			sb_appendf(&sb, "-- target\n%s;\n",
+					   plan_compose_target(q, ftable(p, t), ftable(p, q->compose->lookup->table)));
+		else
+			sb_appendf(&sb, "-- target\n%s;\n", plan_target_sql(q, t, ftable(p, t)));
 		free(used);
 	}
 	return sb.data;

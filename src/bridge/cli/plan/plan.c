@@ -149,8 +149,8 @@ current_umask(void)
  *		"cqlbridge plan": read the workload and the catalog, analyze and map
  *		every query to a table, measure the tables on the data, and write
  *		the generated files into a temporary directory renamed over DIR, so
- *		DIR is either the old plan or the whole new one.  Returns 0;
- *		failures exit.
+ *		DIR is either the old plan or the whole new one.  Returns 0, or 3
+ *		when statements were left out (plan_serve); failures exit.
  */
 int
 cmd_plan(const BridgeOptions *opts)
@@ -185,10 +185,7 @@ cmd_plan(const BridgeOptions *opts)
 	PQclear(bridge_exec(p.conn, "setting TimeZone", "SET TimeZone = 'UTC'", 0, NULL));
 	plan_types_init(p.conn);
 	plan_read_catalog(&p);
-	for (int i = 0; i < p.nqueries; i++)
-		plan_analyze(&p, &p.queries[i]);
-	for (int i = 0; i < p.nqueries; i++)
-		plan_derive(&p, &p.queries[i]);
+	plan_serve(&p);
 	plan_measure(&p);
 
 	files[0] = plan_model_txt(&p);
@@ -253,13 +250,31 @@ cmd_plan(const BridgeOptions *opts)
 		bridge_write_output(opts->json, plan_json(&p));
 	if (!opts->quiet)
 	{
-		printf("cqlbridge plan: %d queries, %d tables written to %s\n", p.nqueries, p.ntables, dir);
+		printf("cqlbridge plan: %d queries, %d tables written to %s\n", plan_nworkload(&p), p.ntables, dir);
 		for (int i = 0; i < p.nqueries; i++)
 		{
 			Query	   *q = &p.queries[i];
 
-			printf("  %-36s %s %s%s\n", q->name, q->table->name, plan_key_text(q->table),
+			printf("  %-36s %s%s\n", q->name, plan_serving_text(q),
 				   q->pub_lost > 0 ? "  (published key LOSSY)" : "");
+		}
+		for (int i = 0; i < p.ntables; i++)
+		{
+			char	   *text;
+			int			saved = plan_writes_saved(p.tables[i], &text);
+
+			if (text)
+			{
+				printf("  %s serves", p.tables[i]->name);
+				for (int k = 0; k < p.tables[i]->nqueries; k++)
+					printf("%s %s", k ? "," : "", p.tables[i]->queries[k]->name);
+				printf(" (merged, %d write%s saved per change):\n", saved, saved == 1 ? "" : "s");
+				/* the relations read by several of them: the writes saved */
+				for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+					if (strstr(line, " instead of "))
+						printf("    %s\n", line);
+				free(text);
+			}
 		}
 		if (p.nprofile > 0)
 		{
@@ -268,10 +283,23 @@ cmd_plan(const BridgeOptions *opts)
 				printf("  %-36s %.3f/s\n", p.tables[i]->name, plan_table_writes(&p, p.tables[i]));
 		}
 	}
+	if (p.nleft > 0)
+	{
+		fflush(stdout);
+		fprintf(stderr, "cqlbridge plan: %d of %d statements left out (no table can serve them; report.md says why):\n",
+				p.nleft, p.nleft + plan_nworkload(&p));
+		for (int i = 0; i < p.nleft; i++)
+		{
+			fprintf(stderr, "  %s (%s:%d) [%s]: %s\n", p.left[i].name, p.workload_path, p.left[i].line,
+					p.left[i].rule, p.left[i].reason);
+			if (p.left[i].hint)
+				fprintf(stderr, "    HINT:  %s\n", p.left[i].hint);
+		}
+	}
 
 	/* a migration of this keyspace in progress: the plan diff against it */
 	p.conn = bridge_connect(opts);
 	cap_tables_report(p.conn, dir, opts->quiet);
 	PQfinish(p.conn);
-	return 0;
+	return p.nleft > 0 ? BRIDGE_EXIT_PARTIAL : BRIDGE_EXIT_SUCCESS;
 }

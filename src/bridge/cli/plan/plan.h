@@ -11,15 +11,19 @@
  *	  typemap.c		PostgreSQL type -> CQL type, stored form, edge checks
  *	  workload.c	read workload.sql, analyze every query, read the catalog
  *	  types.c		output columns -> CQL columns (types, UDT, collections)
- *	  rules.c		mapping rules MR2-MR5, static columns, names, merging
+ *	  merge.c		queries that share a table: compatible keys, the merged
+ *					view (union of columns, to-one joins as LEFT JOINs)
+ *	  rules.c		mapping rules MR2-MR5, static columns, names
  *	  partition.c	the partition-size formulas, key column lists
  *	  buckets.c		a bucket for a wide partition: candidates, choice
+ *	  target.c		004's source and target statements of a query
+ *	  compose.c		composed answers: a partition read joined to lookups
+ *	  serve.c		every statement on its own: served, composed or left out
  *	  emit.c		001_schema.cql ... 004_verify.sql
  *	  edges.c		edge values and sub-millisecond digits counted on the data
  *	  sizing.c		measurements on the data (sizes, MR5 checks, fan-out)
- *	  writes.c		the write profile: Cassandra writes/s per table; the
- *					plan as JSON (--json)
- *	  report.c		model.txt and report.md
+ *	  writes.c		the write profile: Cassandra writes/s per table
+ *	  report.c		model.txt, report.md and the plan as JSON (--json)
  *	  diagram.c		logical.dot and physical.dot (Chebotko diagrams)
  *	  render_checks.c	report.html's Verification section (verify and
  *					diff draw it again after each run: checks_html.h)
@@ -170,9 +174,48 @@ struct Table;
 /* What a query parameter is bound to in the serving table. */
 typedef struct ParamUse
 {
-	int			col;			/* column index in the table */
-	char	   *op;				/* "=", "<", "<=", ">", ">=" */
+	int			col;			/* column index in the table; -1: none */
+	char	   *op;				/* "=", "<", "<=", ">", ">=", "= ANY", "IN";
+								 * "limit"; "lookup" (compose.c) */
+	const char *lookup;			/* "lookup": the lookup table's column */
 } ParamUse;
+
+struct Query;
+struct PartCol;
+
+/* How a composed query is answered (compose.c). */
+typedef struct Compose
+{
+	struct Query *drive;		/* the partition read: a query of the plan */
+	struct Query *lookup;		/* the lookups by key: a query of the plan */
+	int		   *drive_orig;		/* per drive parameter: the statement's $k */
+	int			njoin;			/* the lookup's key = the drive's columns */
+	char	  **join_drive;		/* output names of the drive ... */
+	char	  **join_lookup;	/* ... and of the lookup */
+	int			nout;			/* the statement's outputs (and searches) */
+	int		   *out_side;		/* 0 drive, 1 lookup; -1/-2: search only */
+	char	  **out_name;
+	char	  **out_part;		/* the part's output name */
+	int			nlcond;			/* conditions checked on the lookup's rows */
+	const ARow **lcond;
+	int			norder;
+	int		   *order_side;
+	char	  **order_part;
+	bool	   *order_desc;
+	int			nlookup_cols;
+	struct PartCol *lookup_cols;
+} Compose;
+
+/* One output of a top-level aggregate query ("result" rows). */
+typedef struct QResult
+{
+	char	   *name;			/* output name */
+	char	   *func;			/* count, sum, min, max, avg; "column" */
+	char	   *under;			/* the column's output name in the row query */
+	bool		star;			/* count(*) */
+	bool		distinct;
+	char	   *type;			/* the output's type */
+} QResult;
 
 typedef struct Query
 {
@@ -193,12 +236,29 @@ typedef struct Query
 	char	   *lineage;
 	bool		ordered;
 	struct Table *table;
+	char	   *marker;			/* merged table: column NOT NULL exactly on
+								 * this query's rows; NULL: every row */
 	ParamUse   *puse;
 	/* output columns: per target ord, the table column (UDT: field index) */
 	int			ntargets;
+	int			nvisible;		/* the answer's: the first nvisible targets */
 	char	  **tnames;
 	int		   *tcol;
 	int		   *tfield;			/* -1 or the UDT field */
+	/*
+	 * A top-level aggregate query: its rows are the outputs above (the
+	 * table stores them), these are what it computes of them.
+	 */
+	int			nresults;		/* 0: no aggregate query */
+	QResult    *results;
+	int			ngroups;
+	char	  **groups;			/* GROUP BY columns (row query names) */
+	int			nrorder;
+	char	  **rorder;			/* ORDER BY outputs: "name" DESC NULLS ... */
+	int			limit_param;	/* $k of LIMIT, 0: none */
+	/* a composed answer (compose.c), or a part of one */
+	Compose    *compose;
+	struct Query *part_of;
 	/* MR5 check of the published key on the data */
 	bool		pub_checked;
 	char	   *pub_error;		/* published key not expressible */
@@ -220,10 +280,16 @@ typedef struct Table
 	int			nqueries;
 	Query	  **queries;
 	Query	   *def;			/* the query whose lineage defines the view */
+	char	   *source;			/* the view's FROM item "q": def's lineage
+								 * SQL, or the merged one (merge.c) */
+	char	   *shape_where;	/* the view's WHERE after "q" ("" or text) */
 	char	   *shaped;			/* SELECT of the target rows + lineage columns */
 	int			nlin;
 	char	  **lin;			/* lineage column names of the view */
 	bool		has_udt;
+	/* queries merged in with a lineage of their own (merge.c) */
+	int			nparts;
+	struct MergePart *parts;
 	int			nwarn;
 	char	  **warnings;
 	/* measured */
@@ -273,6 +339,22 @@ typedef struct BucketChoice
 	long		wide_partitions;
 } BucketChoice;
 
+/*
+ * A query merged into a table whose defining query (Table.def) does not
+ * produce all its columns or rows: its lineage is LEFT JOINed to def's on
+ * def's lineage columns (merge.c).
+ */
+typedef struct MergePart
+{
+	Query	   *q;
+	char	   *marker;			/* column NOT NULL exactly on q's rows, or NULL */
+	int			nextra;
+	const ARow **extra;			/* q's top-level relations that def lacks */
+	char	   *alias;			/* of its lineage in the merged source: p1, p2 */
+	int			nout;
+	char	  **out;			/* the lineage columns it adds to def's */
+} MergePart;
+
 /* Write amplification of one source relation into one table. */
 typedef struct Fanout
 {
@@ -281,6 +363,17 @@ typedef struct Fanout
 	long		max_rows;
 	double		mean_rows;
 } Fanout;
+
+/* A workload statement no table can serve: left out of the plan. */
+typedef struct LeftOut
+{
+	char	   *name;			/* the query's name */
+	int			line;			/* its block's line in the workload */
+	char	   *rule;			/* what refused it: "analysis", "MR2", ... */
+	char	   *reason;			/* the error, without the query reference */
+	char	   *hint;			/* what would serve it, or NULL */
+	char	   *compose_why;	/* why no composition serves it, or NULL */
+} LeftOut;
 
 typedef struct Plan
 {
@@ -293,6 +386,7 @@ typedef struct Plan
 	char	   *ext_schema;		/* schema of cql_fdw (its bucket functions) */
 	Catalog		cat;
 	int			nqueries;
+	int			qcap;			/* room in queries (parts of compositions) */
 	Query	   *queries;
 	int			ntables;
 	Table	  **tables;
@@ -300,6 +394,8 @@ typedef struct Plan
 	Fanout	   *fan;
 	int			nwarn;
 	char	  **warnings;		/* plan-wide warnings (analysis warnings...) */
+	int			nleft;
+	LeftOut    *left;			/* statements left out, in workload order */
 	/* write profile of the workload's header (writes.c) */
 	int			nprofile;
 	char	  **prof_rel;		/* schema.table, unquoted */
@@ -323,6 +419,8 @@ extern int	plan_find_column(Table *t, const char *name);
 extern char *plan_plural(const char *name);
 extern void plan_parse_key(const char *text, int *n, char ***cols, int *npk);
 extern char *plan_qi(const char *ident);
+extern int	plan_nworkload(const Plan *p);
+extern char *plan_serving_text(const Query *q);
 extern char *plan_key_text(const Table *t);
 extern long plan_lval(PGresult *res, int r, int c);
 
@@ -338,6 +436,24 @@ extern void plan_types_init(PGconn *conn);
 extern const PgTypeMap *plan_type_map(const char *pgtype, const char **why);
 extern char *plan_store_expr(StoreKind store, const char *ref, bool same_type);
 
+/* target.c */
+extern char *plan_param_cast(const char *declared, const Column *c, bool array);
+extern void plan_append_where(StrBuf *sb, const Query *q, const Table *t, const int *pmap);
+extern void plan_append_limit(StrBuf *sb, const Query *q);
+extern char *plan_source_sql(const Query *q, const Table *t);
+extern char *plan_target_sql(const Query *q, const Table *t, const char *ftable);
+
+/* serve.c */
+extern void plan_serve(Plan *p);
+
+/* compose.c */
+extern bool plan_compose_candidate(const Query *q);
+extern void plan_compose(Plan *p, Query *q);
+extern void plan_compose_params(Query *q);
+extern char *plan_compose_target(const Query *q, const char *drive_ft, const char *lookup_ft);
+extern char *plan_compose_source(const Query *q);
+extern long plan_compose_bound(const Query *q);
+
 /* types.c */
 extern const char *plan_pg_to_cql(const char *pgtype, const char **fdwtype);
 extern const char *plan_require_cql(const Query *q, const char *what, const char *pgtype, const char **fdw);
@@ -345,9 +461,14 @@ extern bool plan_is_address_part(const char *name, int *idx);
 extern void plan_build_columns(Query *q, Table *t);
 extern void plan_set_mapping(Column *col, const PgTypeMap *m);
 
+/* merge.c */
+extern char *plan_shape_select(const Table *t);
+extern bool plan_merge(Plan *p, Query *q, Table *t);
+extern const ARow **plan_table_relations(const Table *t, int *n);
+extern int	plan_writes_saved(const Table *t, char **text);
+
 /* rules.c */
 extern void plan_derive(Plan *p, Query *q);
-extern char *plan_shape_select(const Table *t);
 
 /* partition.c */
 extern double plan_partition_values(const Table *t, double nr);
@@ -377,9 +498,9 @@ extern void plan_measure(Plan *p);
 extern void plan_read_write_profile(Plan *p, const char *path, const char *header);
 extern void plan_write_profile_text(StrBuf *sb, const Plan *p, bool md);
 extern double plan_table_writes(const Plan *p, const Table *t);
-extern char *plan_json(const Plan *p);
 
 /* report.c */
+extern char *plan_json(const Plan *p);
 extern char *plan_model_txt(Plan *p);
 extern char *plan_report_md(Plan *p);
 extern const char *plan_column_marker(const Column *c);

@@ -144,6 +144,47 @@ svg_element(const char *svg)
 }
 
 /*
+ * html_merged
+ *		The tables that serve several queries (merge.c): which queries, the
+ *		writes saved per source relation, the row filter of each query
+ *		whose rows are fewer.  Nothing when no table is merged.
+ */
+static void
+html_merged(StrBuf *sb, Plan *p)
+{
+	bool		any = false;
+
+	for (int ti = 0; ti < p->ntables; ti++)
+	{
+		Table	   *t = p->tables[ti];
+		char	   *text;
+		int			saved = plan_writes_saved(t, &text);
+
+		if (!text)
+			continue;
+		if (!any)
+			sb_append(sb, "<h2>Merged tables</h2>\n<table>\n<tr><th>table</th><th>serves</th>"
+					  "<th>writes saved per change</th><th>source relations</th><th>rows read</th></tr>\n");
+		any = true;
+		sb_appendf(sb, "<tr><td>%s</td><td>", plan_html_escape(t->name));
+		for (int k = 0; k < t->nqueries; k++)
+			sb_appendf(sb, "%s%s", k ? ", " : "", plan_html_escape(t->queries[k]->name));
+		sb_appendf(sb, "</td><td>%d</td><td>", saved);
+		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+			sb_appendf(sb, "%s<br>", plan_html_escape(line));
+		sb_append(sb, "</td><td>");
+		for (int k = 0, n = 0; k < t->nqueries; k++)
+			if (t->queries[k]->marker)
+				sb_appendf(sb, "%s%s: <code>%s IS NOT NULL</code>", n++ ? "<br>" : "",
+						   plan_html_escape(t->queries[k]->name), plan_html_escape(t->queries[k]->marker));
+		sb_append(sb, "</td></tr>\n");
+		free(text);
+	}
+	if (any)
+		sb_append(sb, "</table>\n");
+}
+
+/*
  * html_tables
  *		The sizing tables of report.md as HTML: one row per query, one row
  *		per table with its sizes, and the plan's warnings.
@@ -157,6 +198,16 @@ html_tables(StrBuf *sb, Plan *p)
 		Query	   *q = &p->queries[qi];
 		bool		bucketed = q->table->bucket && q->table->bucket->applied;
 
+		if (q->compose)
+		{
+			sb_appendf(sb, "<tr><td>%s</td><td>%s</td><td>%s JOIN %s (composed)</td><td><code>%s</code>; lookups by <code>%s</code></td><td>no: 1 partition and at most %ld lookups</td></tr>\n",
+					   plan_html_escape(q->name), plan_html_escape(q->description ? q->description : ""),
+					   plan_html_escape(q->compose->drive->table->name),
+					   plan_html_escape(q->compose->lookup->table->name),
+					   plan_html_escape(plan_key_text(q->compose->drive->table)),
+					   plan_html_escape(plan_key_text(q->compose->lookup->table)), plan_compose_bound(q));
+			continue;
+		}
 		sb_appendf(sb, "<tr><td>%s</td><td>%s</td><td>%s</td><td><code>%s</code></td><td>%s</td></tr>\n",
 				   plan_html_escape(q->name),
 				   plan_html_escape(q->description ? q->description : ""),
@@ -182,6 +233,7 @@ html_tables(StrBuf *sb, Plan *p)
 				   t->max_rows, t->p99_rows, t->mean_rows, t->nv_max, t->bytes_max, t->bytes_total);
 	}
 	sb_append(sb, "</table>\n");
+	html_merged(sb, p);
 
 	for (int ti = 0; ti < p->ntables; ti++)
 		for (int w = 0; w < p->tables[ti]->nwarn; w++)
@@ -240,6 +292,18 @@ plan_render(Plan *p, const char *logical_dot, const char *physical_dot,
 				  "the diagrams are in logical.dot and physical.dot. Install Graphviz and run cqlbridge plan again, "
 				  "or draw them with <code>dot -Tsvg logical.dot &gt; logical.svg</code>.</p>\n");
 	html_tables(&sb, p);
+	if (p->nleft > 0)
+	{
+		sb_appendf(&sb, "<h2 id=\"left-out\">Statements left out</h2>\n<p class=\"warn\">%d of the workload's %d statements are not served by this plan: no query table serves them.</p>\n"
+				   "<table>\n<tr><th>query</th><th>line</th><th>rule</th><th>reason</th><th>what would serve it</th></tr>\n",
+				   p->nleft, p->nleft + plan_nworkload(p));
+		for (int i = 0; i < p->nleft; i++)
+			sb_appendf(&sb, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+					   plan_html_escape(p->left[i].name), p->left[i].line, plan_html_escape(p->left[i].rule),
+					   plan_html_escape(p->left[i].reason),
+					   p->left[i].hint ? plan_html_escape(p->left[i].hint) : "");
+		sb_append(&sb, "</table>\n");
+	}
 	{
 		char	  **targets = bridge_malloc(sizeof(char *) * (p->ntables + 1));
 

@@ -201,6 +201,32 @@ column_note(const Column *c)
 }
 
 /*
+ * merge_lines
+ *		For a table that serves several queries: a line starting with head,
+ *		the writes the merge saves per source relation, and the row filter
+ *		of each query whose rows are fewer than the table's (merge.c), the
+ *		lines after the first starting with indent2.  Nothing for a
+ *		one-query table.
+ */
+static void
+merge_lines(StrBuf *sb, const Table *t, const char *head, const char *indent2)
+{
+	char	   *text;
+	int			saved = plan_writes_saved(t, &text);
+
+	if (!text)
+		return;
+	sb_appendf(sb, "%sone table serves %d queries (%d table write%s saved per change, over the source relations):\n",
+			   head, t->nqueries, saved, saved == 1 ? "" : "s");
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		sb_appendf(sb, "%s%s\n", indent2, line);
+	for (int k = 0; k < t->nqueries; k++)
+		if (t->queries[k]->marker)
+			sb_appendf(sb, "%s%s reads the rows where %s IS NOT NULL (the rows of its inner join)\n",
+					   indent2, t->queries[k]->name, t->queries[k]->marker);
+}
+
+/*
  * notes_lines
  *		model.txt's "types:" lines of t: one per column whose values the
  *		mapping converts (typemap.c), nothing when there is none.
@@ -221,6 +247,63 @@ notes_lines(StrBuf *sb, const Table *t, const char *indent, const char *indent2)
 		any = true;
 		sb_appendf(sb, "%s%s: %s\n", indent2, t->cols[i].name, n);
 		free(n);
+	}
+}
+
+/*
+ * plan_serving_text
+ *		How q is served, in one line: "<table> <key>", or for a composed
+ *		answer "<drive> <key> JOIN <lookup> <key> (at most N lookups per
+ *		call)" (allocated).
+ */
+char *
+plan_serving_text(const Query *q)
+{
+	if (q->compose)
+		return bridge_printf("%s %s JOIN %s %s (composed: at most %ld lookups per call)",
+							 q->compose->drive->table->name, plan_key_text(q->compose->drive->table),
+							 q->compose->lookup->table->name, plan_key_text(q->compose->lookup->table),
+							 plan_compose_bound(q));
+	return bridge_printf("%s %s%s", q->table->name, plan_key_text(q->table),
+						 q->part_of ? bridge_printf("  (part of %s)", q->part_of->name) : "");
+}
+
+/*
+ * composed_lines
+ *		The composed answers of the plan (compose.c), for model.txt (md
+ *		false) or report.md: per statement its two tables, the join, the
+ *		conditions checked on the joined rows and the bound on the lookups
+ *		one call makes.
+ */
+static void
+composed_lines(StrBuf *sb, const Plan *p, bool md)
+{
+	bool		any = false;
+
+	for (int i = 0; i < p->nqueries; i++)
+	{
+		const Query *q = &p->queries[i];
+		const Compose *c = q->compose;
+
+		if (!c)
+			continue;
+		if (!any)
+			sb_append(sb, md ? "\n## Composed answers\n\nNo single query table serves these statements; each reads one partition of its drive table, "
+					  "then looks every row's partner up by its full key in the lookup table (cql_fdw: a parameterized nested loop, one "
+					  "single-partition read per row). Both parts are queries of the plan (verified on their own), and the statement is "
+					  "verified against its source.\n\n| query | drive (partition read) | lookup (by key) | lookups per call |\n|---|---|---|---|\n"
+					  : "\ncomposed answers (a partition read joined to lookups by key):\n");
+		any = true;
+		if (md)
+			sb_appendf(sb, "| %s | %s `%s` | %s `%s` | at most %ld (%s) |\n", q->name,
+					   c->drive->table->name, plan_key_text(c->drive->table),
+					   c->lookup->table->name, plan_key_text(c->lookup->table), plan_compose_bound(q),
+					   c->nlcond > 0 ? "the widest drive partition measured; conditions on the lookup's rows are checked after the join"
+					   : "the widest drive partition measured, or the LIMIT");
+		else
+			sb_appendf(sb, "  %s: %s %s JOIN %s %s; at most %ld lookups per call\n", q->name,
+					   c->drive->table->name, plan_key_text(c->drive->table),
+					   c->lookup->table->name, plan_key_text(c->lookup->table), plan_compose_bound(q));
 	}
 }
 
@@ -254,6 +337,7 @@ plan_model_txt(Plan *p)
 		for (int q = 0; q < t->nqueries; q++)
 			sb_appendf(&sb, " %s", t->queries[q]->name);
 		sb_append(&sb, "\n");
+		merge_lines(&sb, t, "  merged: ", "    ");
 		sb_appendf(&sb, "  key: %s\n", plan_key_text(t));
 		for (int i = 0; i < t->ncols; i++)
 		{
@@ -284,6 +368,14 @@ plan_model_txt(Plan *p)
 		}
 		if (t->bucket)
 			bucket_lines(&sb, p, t, false);
+	}
+	composed_lines(&sb, p, false);
+	if (p->nleft > 0)
+	{
+		sb_append(&sb, "\nleft out (no table serves them):\n");
+		for (int i = 0; i < p->nleft; i++)
+			sb_appendf(&sb, "  %s [%s]: %s%s%s\n", p->left[i].name, p->left[i].rule, p->left[i].reason,
+					   p->left[i].hint ? "\n    hint: " : "", p->left[i].hint ? p->left[i].hint : "");
 	}
 	plan_write_profile_text(&sb, p, false);
 	if (p->nwarn > 0)
@@ -352,13 +444,31 @@ plan_report_md(Plan *p)
 			pub = bridge_printf("%s: **LOSSY**, %ld of %ld rows lost", q->published_key, q->pub_lost, q->pub_rows);
 		else
 			pub = bridge_printf("%s: unique (%ld rows)", q->published_key, q->pub_rows);
-		sb_appendf(&sb, "| %s | %s | %s | %s | %s |\n", q->name, q->table->name,
-				   plan_key_text(q->table),
-				   q->table->bucket && q->table->bucket->applied
-				   ? bridge_printf("no: buckets %s", plan_bucket_text(q->table)) : "yes",
-				   md_escape(pub));
+		if (q->compose)
+			sb_appendf(&sb, "| %s | %s JOIN %s (composed) | %s; lookups by %s | no: 1 partition and at most %ld lookups | %s |\n",
+					   q->name, q->compose->drive->table->name, q->compose->lookup->table->name,
+					   plan_key_text(q->compose->drive->table), plan_key_text(q->compose->lookup->table),
+					   plan_compose_bound(q), md_escape(pub));
+		else
+			sb_appendf(&sb, "| %s | %s | %s | %s | %s |\n", q->name, q->table->name,
+					   plan_key_text(q->table),
+					   q->table->bucket && q->table->bucket->applied
+					   ? bridge_printf("no: buckets %s", plan_bucket_text(q->table)) : "yes",
+					   md_escape(pub));
 	}
+	composed_lines(&sb, p, true);
 
+	if (p->nleft > 0)
+	{
+		sb_appendf(&sb, "\n## Statements left out\n\n%d of the workload's %d statements are not served by this plan: no query table serves them. "
+				   "The plan covers the others (exit status 3; `--strict` refuses the plan instead).\n\n"
+				   "| query | line | rule | reason | what would serve it |\n|---|---:|---|---|---|\n",
+				   p->nleft, p->nleft + plan_nworkload(p));
+		for (int i = 0; i < p->nleft; i++)
+			sb_appendf(&sb, "| %s | %d | %s | %s | %s |\n", md_escape(p->left[i].name), p->left[i].line,
+					   p->left[i].rule, md_escape(p->left[i].reason),
+					   p->left[i].hint ? md_escape(p->left[i].hint) : "");
+	}
 	sb_append(&sb, "\n## Tables\n\n| table | rows | partitions | rows/partition max | p99 | mean | Nv max | bytes/partition max | total bytes (×RF) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int ti = 0; ti < p->ntables; ti++)
 	{
@@ -382,7 +492,9 @@ plan_report_md(Plan *p)
 		sb_appendf(&sb, "\n### %s\n\nServes", t->name);
 		for (int q = 0; q < t->nqueries; q++)
 			sb_appendf(&sb, " %s", t->queries[q]->name);
-		sb_appendf(&sb, "; entity %s.\n\n```\n", t->entity);
+		sb_appendf(&sb, "; entity %s.\n\n", t->entity);
+		merge_lines(&sb, t, "Merged: ", "- ");
+		sb_append(&sb, t->nqueries > 1 ? "\n```\n" : "```\n");
 		/* a Chebotko-style box: name, type, marker; widths in characters */
 		{
 			int			wt = widest(t, true);
@@ -457,5 +569,108 @@ plan_report_md(Plan *p)
 		for (int w = 0; w < p->nwarn; w++)
 			sb_appendf(&sb, "- %s\n", p->warnings[w]);
 	}
+	return sb.data;
+}
+
+/*
+ * plan_json
+ *		--json FILE of plan: the queries and their tables, every table's
+ *		key, sizes, warnings and (with a write profile) writes per second,
+ *		for tools that read the plan rather than model.txt.
+ */
+char *
+plan_json(const Plan *p)
+{
+	StrBuf		sb;
+
+	sb_init(&sb);
+	sb_append(&sb, "{\n  \"command\": \"plan\",\n  \"keyspace\": ");
+	bridge_json_string(&sb, p->keyspace);
+	sb_append(&sb, ",\n  \"schema\": ");
+	bridge_json_string(&sb, p->cat.schema);
+	sb_appendf(&sb, ",\n  \"replication_factor\": %d,\n  \"queries\": [", p->opts->replication_factor);
+	for (int i = 0; i < p->nqueries; i++)
+	{
+		const Query *q = &p->queries[i];
+
+		sb_append(&sb, i ? ",\n    {\"query\": " : "\n    {\"query\": ");
+		bridge_json_string(&sb, q->name);
+		sb_append(&sb, ", \"table\": ");
+		bridge_json_string(&sb, q->table->name);
+		if (q->compose)
+		{
+			sb_append(&sb, ", \"composed\": {\"drive\": ");
+			bridge_json_string(&sb, q->compose->drive->table->name);
+			sb_append(&sb, ", \"lookup\": ");
+			bridge_json_string(&sb, q->compose->lookup->table->name);
+			sb_appendf(&sb, ", \"lookups_max\": %ld}", plan_compose_bound(q));
+		}
+		if (q->part_of)
+		{
+			sb_append(&sb, ", \"part_of\": ");
+			bridge_json_string(&sb, q->part_of->name);
+		}
+		sb_appendf(&sb, ", \"published_key_rows_lost\": %ld", q->pub_lost);
+		if (q->marker)
+		{
+			sb_append(&sb, ", \"rows_where_not_null\": ");
+			bridge_json_string(&sb, q->marker);
+		}
+		sb_append(&sb, "}");
+	}
+	sb_append(&sb, "\n  ],\n  \"left_out\": [");
+	for (int i = 0; i < p->nleft; i++)
+	{
+		sb_append(&sb, i ? ",\n    {\"query\": " : "\n    {\"query\": ");
+		bridge_json_string(&sb, p->left[i].name);
+		sb_appendf(&sb, ", \"line\": %d, \"rule\": ", p->left[i].line);
+		bridge_json_string(&sb, p->left[i].rule);
+		sb_append(&sb, ", \"reason\": ");
+		bridge_json_string(&sb, p->left[i].reason);
+		sb_append(&sb, ", \"hint\": ");
+		if (p->left[i].hint)
+			bridge_json_string(&sb, p->left[i].hint);
+		else
+			sb_append(&sb, "null");
+		sb_append(&sb, "}");
+	}
+	sb_append(&sb, p->nleft ? "\n  ],\n  \"tables\": [" : "],\n  \"tables\": [");
+	for (int i = 0; i < p->ntables; i++)
+	{
+		const Table *t = p->tables[i];
+		double		w = plan_table_writes(p, t);
+
+		sb_append(&sb, i ? ",\n    {\"table\": " : "\n    {\"table\": ");
+		bridge_json_string(&sb, t->name);
+		sb_append(&sb, ", \"key\": ");
+		bridge_json_string(&sb, plan_key_text(t));
+		sb_appendf(&sb, ", \"rows\": %ld, \"partitions\": %ld, \"rows_per_partition_max\": %ld, "
+				   "\"values_per_partition_max\": %.0f, \"bytes_per_partition_max\": %.0f, \"bytes_total\": %.0f",
+				   t->rows, t->partitions, t->max_rows, t->nv_max, t->bytes_max, t->bytes_total);
+		if (w >= 0)
+			sb_appendf(&sb, ", \"writes_per_second\": %.3f", w);
+		sb_append(&sb, ", \"serves\": [");
+		for (int k = 0; k < t->nqueries; k++)
+		{
+			if (k)
+				sb_append(&sb, ", ");
+			bridge_json_string(&sb, t->queries[k]->name);
+		}
+		{
+			char	   *text;
+
+			sb_appendf(&sb, "], \"writes_saved_per_change\": %d", plan_writes_saved(t, &text));
+			free(text);
+		}
+		sb_append(&sb, ", \"warnings\": [");
+		for (int k = 0; k < t->nwarn; k++)
+		{
+			if (k)
+				sb_append(&sb, ", ");
+			bridge_json_string(&sb, t->warnings[k]);
+		}
+		sb_append(&sb, "]}");
+	}
+	sb_append(&sb, "\n  ]\n}\n");
 	return sb.data;
 }

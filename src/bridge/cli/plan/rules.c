@@ -3,7 +3,8 @@
  * rules.c
  *	  The mapping rules of query-first modeling (Chebotko et al.), applied
  *	  to one analyzed workload query: the serving table's partition key,
- *	  clustering columns, static columns, CQL types, name and view shape.
+ *	  clustering columns, static columns, CQL types, name and view shape
+ *	  (merge.c then lets a planned table serve it when the keys agree).
  *
  * Rules, as implemented here (every decision is also written to
  * model.txt with the rule that made it):
@@ -48,10 +49,8 @@
  *		output columns come from (ties: FROM order); a table keyed by
  *		exactly its entity's primary key without clustering is just
  *		<entity>s (the docs' "hotels", "guests"); a clash gets _2, _3...
- *	merge	A query whose key (partition key as a set, clustering in order)
- *		and rows (FROM/WHERE of the base SQL) equal those of a planned
- *		table, and whose columns are a subset of it or a superset, shares
- *		that table (the larger column set wins).
+ *	merge	merge.c: a query whose key equals a planned table's and whose
+ *		rows the table holds or can tell apart shares that table.
  *
  * layer: command
  *
@@ -385,6 +384,7 @@ derive_keys(Ctx *c)
 	{
 		q->puse[k].col = -1;
 		q->puse[k].op = NULL;
+		q->puse[k].lookup = NULL;
 	}
 
 	/* MR2: equality search attributes -> partition key, in parameter order */
@@ -396,10 +396,16 @@ derive_keys(Ctx *c)
 
 			if (!plan_is_kind(r, "equality") || r->param != k)
 				continue;
-			ci = search_column(c, r, "=");
+			/* "=", or an IN list ("= ANY", "IN"): the single-value form's key */
+			ci = search_column(c, r, (char *) (r->op ? r->op : "="));
 			if (t->cols[ci].kind != COL_PARTITION)
-				set_key(t, ci, COL_PARTITION, bridge_printf("MR2 equality %s.%s = $%d", r->alias, r->column, k));
+				set_key(t, ci, COL_PARTITION, bridge_printf("MR2 equality %s.%s %s $%d", r->alias, r->column,
+															 r->op ? r->op : "=", k));
 		}
+	if (t->npk == 0 && q->nresults > 0)
+		bridge_fatal_hint("Serve it with a counter table or a summary table the stream maintains (cqlbridge builds neither), or compute it from a query that has an equality on a parameter.",
+						  "%s: an aggregate across partitions (no equality predicate on a parameter): a query table serves aggregates within one partition only (MR2)",
+						  plan_query_ref(q));
 	if (t->npk == 0)
 		bridge_fatal_hint("Add an equality search attribute (column = :'param'); it becomes the partition key (MR2).",
 						  "%s: the query has no equality predicate on a parameter, so no partition key: a Cassandra table cannot serve it from one partition",
@@ -430,10 +436,13 @@ derive_keys(Ctx *c)
 			}
 		}
 
+	/* a LIMIT parameter limits the target query's rows: no column */
+	if (q->limit_param > 0 && q->puse[q->limit_param - 1].col < 0)
+		q->puse[q->limit_param - 1].op = "limit";
 	for (int k = 0; k < q->nparams; k++)
-		if (q->puse[k].col < 0)
+		if (q->puse[k].col < 0 && k + 1 != q->limit_param)
 			bridge_fatal_hint("A parameter must be a search attribute: column = :'p' or a range on a column.",
-							  "%s: parameter \"%s\" is not compared with a column by =, <, <=, > or >=",
+							  "%s: parameter \"%s\" is not compared with a column by =, <, <=, > or >=, nor in an IN list or LIMIT",
 							  plan_query_ref(q), q->pnames[k]);
 
 	/* MR4: ordering attributes -> clustering columns with direction */
@@ -485,6 +494,10 @@ derive_keys(Ctx *c)
 		t->cols[ci].desc = desc;
 		next_ck++;
 	}
+
+	/* an aggregate query's answer is ordered by its own ORDER BY */
+	if (q->nresults > 0)
+		q->ordered = q->nrorder > 0;
 
 	/*
 	 * MR5: every top-level relation identified by the key.  All nodes
@@ -632,41 +645,11 @@ order_columns(Table *t, Query *q)
 	for (int o = 0; o < q->ntargets; o++)
 		q->tcol[o] = map[q->tcol[o]];
 	for (int k = 0; k < q->nparams; k++)
-		q->puse[k].col = map[q->puse[k].col];
+		if (q->puse[k].col >= 0)
+			q->puse[k].col = map[q->puse[k].col];
 	free(t->cols);
 	t->cols = sorted;
 	free(map);
-}
-
-/*
- * plan_shape_select
- *		"SELECT <columns>, <lineage columns>" of a table's shaped query:
- *		every column's expression over the lineage query q under the
- *		column's name.  A bucket column added after the derivation
- *		(buckets.c) rebuilds the list with it.
- */
-char *
-plan_shape_select(const Table *t)
-{
-	StrBuf		sb;
-
-	sb_init(&sb);
-	sb_append(&sb, "SELECT ");
-	for (int i = 0; i < t->ncols; i++)
-	{
-		Column	   *col = &t->cols[i];
-		char	   *qn = plan_qi(col->name);
-		/* the value Cassandra stores (typemap.c): the view is the stored value */
-		char	   *e = plan_store_expr(col->store, col->expr, false);
-
-		if (strcmp(e, bridge_printf("q.%s", qn)) == 0)
-			sb_appendf(&sb, "%s%s", i ? ", " : "", e);
-		else
-			sb_appendf(&sb, "%s%s AS %s", i ? ", " : "", e, qn);
-	}
-	for (int i = 0; i < t->nlin; i++)
-		sb_appendf(&sb, ", q.%s", plan_qi(t->lin[i]));
-	return sb.data;
 }
 
 /*
@@ -701,8 +684,6 @@ build_shape(Ctx *c)
 		}
 	}
 	sb_init(&sb);
-	sb_append(&sb, plan_shape_select(t));
-	sb_appendf(&sb, "\nFROM (%s) q", q->lineage);
 	for (int i = 0; i < t->ncols; i++)
 	{
 		Column	   *col = &t->cols[i];
@@ -710,7 +691,9 @@ build_shape(Ctx *c)
 		if (outer_joined_clustering(c, col))
 			sb_appendf(&sb, "%s%s IS NOT NULL", nnull++ ? " AND " : "\nWHERE ", col->expr);
 	}
-	t->shaped = sb.data;
+	t->source = q->lineage;
+	t->shape_where = sb.data;
+	t->shaped = bridge_printf("%s\nFROM (%s) q%s", plan_shape_select(t), t->source, t->shape_where);
 }
 
 /*
@@ -867,87 +850,10 @@ table_name(Ctx *c)
 }
 
 /*
- * Merging (one table for queries with the same key): the rows a query
- * produces are fixed by its FROM and WHERE (the base SQL without the
- * select list; deparsed by the same function, so equal text means equal
- * rows), and table a can serve query b when a has b's key and every
- * column of b with the same type, kind and source.
- */
-static const char *
-from_part(const char *base)
-{
-	const char *f = strstr(base, "\n   FROM ");
-
-	return f ? f : base;
-}
-
-/*
- * same_column
- *		Whether two columns have the same name, type, kind, position, order
- *		and source.
- */
-static bool
-same_column(const Column *x, const Column *y)
-{
-	return strcmp(x->name, y->name) == 0 && strcmp(x->cql_type, y->cql_type) == 0 &&
-		x->kind == y->kind && x->position == y->position && x->desc == y->desc &&
-		strcmp(x->source, y->source) == 0;
-}
-
-/*
- * covers
- *		Whether table a can serve b's query: the same key and every column
- *		of b in a (see the merging comment above).
- */
-static bool
-covers(const Table *a, const Table *b)
-{
-	if (a->npk != b->npk || a->nck != b->nck || a->ncols < b->ncols)
-		return false;
-	/* clustering: same columns in the same order */
-	for (int i = a->npk; i < a->npk + a->nck; i++)
-		if (!same_column(&a->cols[i], &b->cols[i]))
-			return false;
-
-	/*
-	 * partition key: the same set (MR2 takes the parameter order, which
-	 * means nothing to Cassandra: a partition is found by all its columns)
-	 */
-	for (int j = 0; j < b->ncols; j++)
-	{
-		int			i = plan_find_column((Table *) a, b->cols[j].name);
-		const Column *x = i >= 0 ? &a->cols[i] : NULL;
-		const Column *y = &b->cols[j];
-
-		if (!x)
-			return false;
-		if (y->kind == COL_PARTITION)
-		{
-			if (x->kind != COL_PARTITION || strcmp(x->cql_type, y->cql_type) != 0 ||
-				strcmp(x->source, y->source) != 0)
-				return false;
-		}
-		else if (!same_column(x, y))
-			return false;
-	}
-	return true;
-}
-
-/* column indexes of a query's output and parameters: from one table to another */
-static void
-remap(Query *q, const Table *from, Table *to)
-{
-	for (int o = 0; o < q->ntargets; o++)
-		q->tcol[o] = plan_find_column(to, from->cols[q->tcol[o]].name);
-	for (int k = 0; k < q->nparams; k++)
-		q->puse[k].col = plan_find_column(to, from->cols[q->puse[k].col].name);
-}
-
-/*
  * plan_derive
  *		Build the serving table of one analyzed query and add it to the
- *		plan, or merge it into an existing table with the same key and rows
- *		when one of the two has all the columns of the other.
+ *		plan, or let a planned table with a compatible key serve it too
+ *		(merge.c).
  */
 void
 plan_derive(Plan *p, Query *q)
@@ -1012,35 +918,9 @@ plan_derive(Plan *p, Query *q)
 	t->name = table_name(&c);
 	t->def = q;
 
-	for (int i = 0; i < p->ntables; i++)
-	{
-		Table	   *o = p->tables[i];
-		bool		o_covers = covers(o, t);
-
-		if ((!o_covers && !covers(t, o)) || strcmp(from_part(o->def->base), from_part(q->base)) != 0)
-			continue;
-		if (o_covers)
-			remap(q, t, o);
-		else
-		{
-			/* the new query has more columns: its view defines the table */
-			for (int k = 0; k < o->nqueries; k++)
-				remap(o->queries[k], o, t);
-			o->cols = t->cols;
-			o->ncols = t->ncols;
-			o->shaped = t->shaped;
-			o->nlin = t->nlin;
-			o->lin = t->lin;
-			o->has_udt = t->has_udt;
-			o->def = q;
-		}
-		o->queries = bridge_realloc(o->queries, sizeof(Query *) * (o->nqueries + 1));
-		o->queries[o->nqueries++] = q;
-		for (int w = 0; w < t->nwarn; w++)
-			plan_table_warn(o, "%s", t->warnings[w]);
-		q->table = o;
+	/* a table with the same key can serve it (merge.c) */
+	if (plan_merge(p, q, t))
 		return;
-	}
 	/* a name collision: suffix _2, _3 ... */
 	{
 		char	   *base = t->name;

@@ -120,11 +120,12 @@ add_fanout(Plan *p, const char *relation, const char *table, long mx, double mea
 static void
 measure_fanout(Plan *p, Table *t)
 {
-	Query	   *q = t->def;
+	int			nrels;
+	const ARow **rels = plan_table_relations(t, &nrels);
 
-	for (int i = 0; i < q->nrows; i++)
+	for (int i = 0; i < nrels; i++)
 	{
-		const ARow *r = &q->rows[i];
+		const ARow *r = rels[i];
 		char	   *sql;
 		char	  **pk;
 		int			npk;
@@ -219,7 +220,7 @@ check_published(Plan *p, Table *t, Query *q)
 		sb_appendf(&sb, "%sv.%s", i ? ", " : "", plan_qi(q->pubk_cols[i]));
 	}
 	q->pub_checked = true;
-	if (same_column_set(t, q))
+	if (same_column_set(t, q) && !q->marker)
 	{
 		/* the derived key's count answers it: no second pass over the data */
 		q->pub_rows = t->rows;
@@ -227,8 +228,10 @@ check_published(Plan *p, Table *t, Query *q)
 	}
 	else
 	{
+		/* a merged table's rows that are q's (merge.c) */
 		res = run(p, bridge_printf("checking the published key of %s", q->name),
-				  bridge_printf("SELECT count(*), count(DISTINCT ROW(%s)) FROM (%s) v", sb.data, t->shaped));
+				  bridge_printf("SELECT count(*), count(DISTINCT ROW(%s)) FROM (%s) v%s", sb.data, t->shaped,
+								q->marker ? bridge_printf(" WHERE v.%s IS NOT NULL", plan_qi(q->marker)) : ""));
 		q->pub_rows = plan_lval(res, 0, 0);
 		q->pub_lost = q->pub_rows - plan_lval(res, 0, 1);
 		PQclear(res);

@@ -284,6 +284,7 @@ plan_build_columns(Query *q, Table *t)
 		if (plan_is_kind(&q->rows[i], "target") && q->rows[i].ord > maxord)
 			maxord = q->rows[i].ord;
 	q->ntargets = maxord;
+	q->nvisible = maxord;		/* the "search" targets follow the outputs */
 	q->tnames = bridge_malloc(sizeof(char *) * (maxord + 1));
 	q->tcol = bridge_malloc(sizeof(int) * (maxord + 1));
 	q->tfield = bridge_malloc(sizeof(int) * (maxord + 1));
@@ -304,6 +305,8 @@ plan_build_columns(Query *q, Table *t)
 								  "%s: output column name \"%s\" is used twice", plan_query_ref(q), tg->name);
 		q->tnames[o - 1] = tg->name;
 		q->tfield[o - 1] = -1;
+		if (plan_streq(tg->op, "search") && q->nvisible >= o)
+			q->nvisible = o - 1;
 
 		if (plan_streq(tg->op, "aggregate"))
 		{
@@ -386,7 +389,7 @@ plan_build_columns(Query *q, Table *t)
 			col->pg_type = bridge_strdup(fdw);
 			plan_set_mapping(col, plan_type_map(col->src_type, NULL));
 			col->expr = bridge_printf("q.%s", plan_qi(tg->name));
-			if (plan_streq(tg->op, "column") && tg->alias)
+			if ((plan_streq(tg->op, "column") || plan_streq(tg->op, "search")) && tg->alias)
 			{
 				col->alias = tg->alias;
 				col->column = tg->column;

@@ -330,3 +330,19 @@ plan_lval(PGresult *res, int r, int c)
 {
 	return PQgetisnull(res, r, c) ? 0 : atol(PQgetvalue(res, r, c));
 }
+
+/*
+ * plan_nworkload
+ *		The plan's workload statements: its queries without the parts of
+ *		composed answers (compose.c).
+ */
+int
+plan_nworkload(const Plan *p)
+{
+	int			n = 0;
+
+	for (int i = 0; i < p->nqueries; i++)
+		if (p->queries[i].part_of == NULL)
+			n++;
+	return n;
+}

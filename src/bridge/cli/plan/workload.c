@@ -376,8 +376,10 @@ plan_read_workload(Plan *p)
 	if (f->nblocks == 0)
 		bridge_fatal("%s: no query blocks (\"-- name:\" ...) found", p->workload_path);
 	p->nqueries = f->nblocks;
-	p->queries = bridge_malloc(sizeof(Query) * f->nblocks);
-	memset(p->queries, 0, sizeof(Query) * f->nblocks);
+	/* room for the two parts of every query that may be composed */
+	p->qcap = 3 * f->nblocks;
+	p->queries = bridge_malloc(sizeof(Query) * p->qcap);
+	memset(p->queries, 0, sizeof(Query) * p->qcap);
 	for (int i = 0; i < f->nblocks; i++)
 	{
 		BridgeBlock *b = &f->blocks[i];
@@ -417,6 +419,46 @@ plan_query_ref(const Query *q)
 
 	snprintf(buf, sizeof(buf), "query %s (%s:%d)", q->name ? q->name : "?", workload_file, q->line);
 	return buf;
+}
+
+/*
+ * read_result_row
+ *		Keep what an analysis row says of an aggregate query ("result",
+ *		"group", "result_order") and of a LIMIT parameter in q.
+ */
+static void
+read_result_row(Query *q, const ARow *r)
+{
+	if (plan_is_kind(r, "limit") && r->level == 0 && r->param > 0)
+		q->limit_param = r->param;
+	else if (plan_is_kind(r, "result"))
+	{
+		QResult    *res;
+
+		q->results = bridge_realloc(q->results, sizeof(QResult) * (q->nresults + 1));
+		res = &q->results[q->nresults++];
+		memset(res, 0, sizeof(QResult));
+		res->name = r->name;
+		res->func = r->op;
+		res->under = r->other_column;
+		res->star = plan_streq(r->detail, "star");
+		res->distinct = plan_streq(r->detail, "distinct");
+		res->type = r->type;
+		if (!res->name || !res->func || (!res->star && !res->under))
+			bridge_fatal("%s: cql_bridge_analyze returned an incomplete result row", plan_query_ref(q));
+	}
+	else if (plan_is_kind(r, "group") && r->other_column)
+	{
+		q->groups = bridge_realloc(q->groups, sizeof(char *) * (q->ngroups + 1));
+		q->groups[q->ngroups++] = r->other_column;
+	}
+	else if (plan_is_kind(r, "result_order") && r->name)
+	{
+		q->rorder = bridge_realloc(q->rorder, sizeof(char *) * (q->nrorder + 1));
+		q->rorder[q->nrorder++] = bridge_printf("%s %s %s", plan_qi(r->name),
+												plan_streq(r->op, "desc") ? "DESC" : "ASC",
+												plan_streq(r->detail, "nulls first") ? "NULLS FIRST" : "NULLS LAST");
+	}
 }
 
 /*
@@ -486,6 +528,7 @@ plan_analyze(Plan *p, Query *q)
 			relation_keys(p, q, r);
 		}
 		check_row_names(q, r);
+		read_result_row(q, r);
 	}
 	PQclear(res);
 	if (!q->base || !q->lineage)
