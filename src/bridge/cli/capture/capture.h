@@ -101,6 +101,8 @@ typedef struct CapMessage
 	unsigned int relid;			/* I/U/D */
 	CapRelation rel;			/* RELATION */
 	bool		has_old;		/* U/D: an old tuple (K or O) */
+	bool		old_full;		/* it is O (every column), not K (the key
+								 * columns; the others null) */
 	CapTuple	oldt;
 	CapTuple	newt;			/* I/U */
 	int			ntrunc;			/* TRUNCATE */

@@ -775,7 +775,8 @@ cap_direct_change(CapPlan *p, int source, const CapMessage *m, char *err, size_t
 		r = row_of(d, newkey);
 		if (prev == NULL)
 			prev = last_state(r);
-		state = state_of(s, &m->newt, prev, m->has_old ? &m->oldt : NULL);
+		/* a K tuple's other columns are nulls, not the old values */
+		state = state_of(s, &m->newt, prev, m->old_full ? &m->oldt : NULL);
 		if (state == NULL)
 		{
 			/* an unchanged TOASTed value nobody gave: recompute this row */

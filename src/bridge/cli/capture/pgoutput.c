@@ -243,6 +243,7 @@ cap_decode(const char *buf, int len, CapMessage *m, char *err, size_t errlen)
 				if (k == 'K' || k == 'O')
 				{
 					m->has_old = true;
+					m->old_full = k == 'O';
 					get_tuple(&r, &m->oldt);
 					k = (char) get8(&r);
 				}
@@ -261,6 +262,7 @@ cap_decode(const char *buf, int len, CapMessage *m, char *err, size_t errlen)
 				if (k != 'K' && k != 'O')
 					r.bad = true;
 				m->has_old = true;
+				m->old_full = k == 'O';
 				get_tuple(&r, &m->oldt);
 				break;
 			}
