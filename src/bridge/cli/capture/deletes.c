@@ -54,7 +54,9 @@ delete_block(const CapTable *t, PGresult *res, int ncols)
 			sb_free(&sb);
 			return NULL;
 		}
-		sb_appendf(&sb, "%s%s%s%s::%s[]", k ? ", " : "", tag, lit, tag, t->key_types[k]);
+		/* an array key (a frozen collection) is cast per row: no [][] */
+		sb_appendf(&sb, "%s%s%s%s::%s[]", k ? ", " : "", tag, lit, tag,
+				   strchr(t->key_types[k], '[') ? "text" : t->key_types[k]);
 		free(lit);
 	}
 	sb_append(&sb, ") AS u(");
@@ -62,7 +64,9 @@ delete_block(const CapTable *t, PGresult *res, int ncols)
 		sb_appendf(&sb, "%sc%d", k ? ", " : "", k + 1);
 	sb_appendf(&sb, ") LOOP DELETE FROM %s t WHERE ", t->foreign_table);
 	for (int k = 0; k < ncols; k++)
-		sb_appendf(&sb, "%st.%s = r.c%d", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1);
+		sb_appendf(&sb, "%st.%s = r.c%d%s%s", k ? " AND " : "", bridge_quote_ident(t->key[k]), k + 1,
+				   strchr(t->key_types[k], '[') ? "::" : "",
+				   strchr(t->key_types[k], '[') ? t->key_types[k] : "");
 	sb_append(&sb, "; END LOOP; SET LOCAL cql_fdw.write_mode TO DEFAULT; "
 			  "PERFORM pg_catalog.set_config('plan_cache_mode', m, true); END $cqlbridge_d$");
 	free(vals);
