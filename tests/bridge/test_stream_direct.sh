@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 #
 # tests/bridge/test_stream_direct.sh - the stream's tables applied from the
-# change itself (issue 42), over tests/bridge/direct: two tables that
+# change itself (issue 42), over tests/bridge/direct: three tables that
 # project one relation row by row (every column of many types; a filter on
-# the row and a key that moves with a column) and one that joins (it keeps
-# recomputing).
+# the row and a key that moves with a column; enum, timestamp and uuid key
+# columns) and one that joins (it keeps recomputing).
 #   1. the stream says which tables it applies directly and which it
 #      recomputes
 #   2. a randomized write mix (pgbench, two clients: inserts, updates of
@@ -80,10 +80,10 @@ diff_clean()
 	ok $? "$1: cqlbridge diff finds no difference" || diag "$(cat "$WORK/diff.out")"
 }
 
-plan_into dx "$HERE/direct/workload.sql" "plan of the direct workload (two projections, a join)"
+plan_into dx "$HERE/direct/workload.sql" "plan of the direct workload (three projections, a join)"
 "$CQLBRIDGE" apply -q --no-load "$GEN" > "$WORK/apply.out" 2>&1 || bail "apply failed: $(cat "$WORK/apply.out")"
 load_targets "$GEN"
-[ "${#FTS[@]}" -eq 3 ] || bail "the plan has ${#FTS[@]} target tables, the test counts 3"
+[ "${#FTS[@]}" -eq 4 ] || bail "the plan has ${#FTS[@]} target tables, the test counts 4"
 mapfile -t DIRECT_VIEWS < <(for i in "${!TABLES[@]}"; do
 	case ${TABLES[$i]} in *pets*) ;; *) echo "${VIEWS[$i]}" ;; esac
 done)
@@ -92,9 +92,9 @@ done)
 stream_start "$WORK/stream.log"
 wait_stream_phase "$KS" streaming && stream_caught_up "$KS"
 setup_step $? "the stream loaded and caught up" || diag "$(tail -5 "$WORK/stream.log")"
-grep -q "applied from the change itself: $KS.items, $KS.items_by_grp (with its lineage table)$" "$WORK/stream.log" &&
+grep -q "applied from the change itself: $KS.items, $KS.items_by_grp (with its lineage table), $KS.items_by_kind (with its lineage table)$" "$WORK/stream.log" &&
 	grep -q "recomputed from the source: $KS.pets_by_owner_name (it reads more than one relation)" "$WORK/stream.log"
-ok $? "the stream applies the two projections directly and recomputes the join" ||
+ok $? "the stream applies the three projections directly and recomputes the join" ||
 	diag "$(grep -E 'applied|recomputed' "$WORK/stream.log")"
 
 # --- 2. the write mix --------------------------------------------------------------

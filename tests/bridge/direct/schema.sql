@@ -3,8 +3,9 @@
 --	  A small source schema for tests/bridge/test_stream_direct.sh (the
 --	  stream's tables applied from the change itself, issue 42): items of
 --	  many types (timestamps with microseconds, money, json, jsonb, arrays,
---	  an enum, a uuid, an interval, a TOASTed note), which two query tables
---	  project row by row; owners and pets, which one table joins (it keeps
+--	  an enum, a uuid, an interval, a TOASTed note), which three query
+--	  tables project row by row (one keyed by an enum, a timestamp and a
+--	  uuid: kind, made, ref); owners and pets, which one table joins (it keeps
 --	  recomputing).  dx.mix(n) makes n random changes in one transaction.
 --
 CREATE SCHEMA dx;
@@ -25,7 +26,10 @@ CREATE TABLE dx.item (
 	uid			uuid,
 	span		interval,
 	flag		boolean NOT NULL DEFAULT true,
-	note		text
+	note		text,
+	kind		dx.mood NOT NULL,
+	made		timestamptz NOT NULL,
+	ref			uuid NOT NULL
 );
 -- out of line without compression: a long note is TOASTed
 ALTER TABLE dx.item ALTER COLUMN note SET STORAGE EXTERNAL;
@@ -55,7 +59,10 @@ SELECT ROW(k, 1 + floor(random() * 4)::int,
 		   CASE WHEN random() < 0.15 THEN NULL ELSE gen_random_uuid() END,
 		   CASE WHEN random() < 0.15 THEN NULL ELSE make_interval(secs => round((random() * 100000)::numeric, 6)::float8) END,
 		   random() < 0.7,
-		   CASE WHEN random() < 0.15 THEN NULL ELSE 'note ' || k END)::dx.item
+		   CASE WHEN random() < 0.15 THEN NULL ELSE 'note ' || k END,
+		   (ARRAY['calm', 'busy', 'odd'])[1 + floor(random() * 3)::int]::dx.mood,
+		   clock_timestamp() - random() * interval '30 days',
+		   gen_random_uuid())::dx.item
 $$;
 
 -- n random changes of items c*60+1..c*60+60 (and of pets c*10+1..c*10+10)
@@ -78,7 +85,8 @@ BEGIN
 				tags = excluded.tags, flag = excluded.flag, doc = excluded.doc, cost = excluded.cost;
 		ELSIF op < 0.55 THEN
 			UPDATE dx.item SET grp = r.grp, name = r.name, seen = r.seen, born = r.born, meta = r.meta,
-				nums = r.nums, mood = r.mood, uid = r.uid, span = r.span, flag = NOT flag
+				nums = r.nums, mood = r.mood, uid = r.uid, span = r.span, flag = NOT flag,
+				kind = r.kind, made = CASE WHEN random() < 0.5 THEN r.made ELSE made END
 			WHERE id IN (k, k + 1000);
 		ELSIF op < 0.65 THEN
 			UPDATE dx.item SET id = id + 1000 WHERE id = k AND NOT EXISTS (SELECT 1 FROM dx.item WHERE id = k + 1000);

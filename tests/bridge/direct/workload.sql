@@ -1,10 +1,11 @@
 --
 -- tests/bridge/direct/workload.sql
---	  Three queries over direct/schema.sql for test_stream_direct.sh: an
+--	  Four queries over direct/schema.sql for test_stream_direct.sh: an
 --	  item by id (every column: a row-by-row projection of one relation);
 --	  the flagged items of a group (a filter on the row, and a key that
 --	  moves with the group); the pets of an owner by name (a join: it is
---	  recomputed).
+--	  recomputed); the items of a kind (an enum, a timestamp cut to
+--	  milliseconds and a uuid in the key).
 --
 
 -- name: Q1_item_by_id
@@ -38,3 +39,13 @@ FROM dx.pet p
 JOIN dx.owner o ON o.owner_id = p.owner_id
 WHERE o.name = :'owner_name'
 ORDER BY p.pet_id;
+
+-- name: Q4_items_by_kind
+-- description: the items of a kind, newest first (enum, timestamp and uuid key columns)
+-- params: kind dx.mood
+-- target: dx.items_by_kind
+-- published_key: ((kind), made, ref, id)
+SELECT i.kind, i.made, i.ref, i.id, i.name
+FROM dx.item i
+WHERE i.kind = :'kind'::dx.mood
+ORDER BY i.made DESC, i.ref, i.id;
