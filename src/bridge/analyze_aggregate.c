@@ -48,10 +48,14 @@
 
 static const char *const accepted[] = {"count", "sum", "min", "max", "avg", NULL};
 
-/* The plain column under casts and relabelings, or NULL. */
+/*
+ * The plain column under casts and relabelings (a grouped column of
+ * PostgreSQL 18: the column it stands for), or NULL.
+ */
 static Var *
-plain_var(Node *node)
+plain_var(Query *q, Node *node)
 {
+	node = cqlfdw_group_expr(q, node);
 	while (node != NULL)
 	{
 		if (IsA(node, RelabelType))
@@ -146,7 +150,7 @@ bridge_ungroup(Query *q)
 	{
 		SortGroupClause *sgc = (SortGroupClause *) lfirst(lc);
 		TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
-		Var		   *var = plain_var((Node *) tle->expr);
+		Var		   *var = plain_var(q, (Node *) tle->expr);
 		TargetEntry *rtle;
 		SortGroupClause *copy;
 
@@ -185,12 +189,12 @@ bridge_ungroup(Query *q)
 				Node	   *r = lsecond(((OpExpr *) qual)->args);
 
 				if (bridge_param_of(r) > 0)
-					var = plain_var(l);
+					var = plain_var(q, l);
 				else if (bridge_param_of(l) > 0)
-					var = plain_var(r);
+					var = plain_var(q, r);
 			}
 			else if (IsA(qual, ScalarArrayOpExpr))
-				var = plain_var(linitial(((ScalarArrayOpExpr *) qual)->args));
+				var = plain_var(q, linitial(((ScalarArrayOpExpr *) qual)->args));
 			if (var != NULL)
 				(void) row_column(q, var, &tlist);
 		}
@@ -241,7 +245,7 @@ bridge_ungroup(Query *q)
 				Var		   *var;
 
 				if (list_length(agg->args) != 1 ||
-					(var = plain_var((Node *) ((TargetEntry *) linitial(agg->args))->expr)) == NULL)
+					(var = plain_var(q, (Node *) ((TargetEntry *) linitial(agg->args))->expr)) == NULL)
 					bridge_unsupported(psprintf("%s() of an expression", fname),
 						   "Aggregate a plain column: the query table stores columns, and the target query aggregates them.");
 				res->var = var;
@@ -250,7 +254,7 @@ bridge_ungroup(Query *q)
 		}
 		else
 		{
-			Var		   *var = plain_var(expr);
+			Var		   *var = plain_var(q, expr);
 			ListCell   *g;
 			bool		grouped = false;
 
@@ -260,7 +264,7 @@ bridge_ungroup(Query *q)
 			foreach(g, q->groupClause)
 			{
 				TargetEntry *gt = get_sortgroupclause_tle((SortGroupClause *) lfirst(g), q->targetList);
-				Var		   *gv = plain_var((Node *) gt->expr);
+				Var		   *gv = plain_var(q, (Node *) gt->expr);
 
 				if (gv && gv->varno == var->varno && gv->varattno == var->varattno)
 					grouped = true;

@@ -184,6 +184,26 @@ cqlfdw_planner_inserted_cols(PlannerInfo *root, RangeTblEntry *rte)
 #define cqlfdw_pathkey_is_asc(pk) ((pk)->pk_strategy == BTLessStrategyNumber)
 #endif
 
+/*
+ * The grouping expression a Var of an aggregate query stands for: from
+ * PostgreSQL 18 on, the parser makes a grouped column in the select list or
+ * ORDER BY a Var of the query's RTE_GROUP entry; node itself otherwise.
+ */
+static inline Node *
+cqlfdw_group_expr(Query *q, Node *node)
+{
+#if PG_VERSION_NUM >= 180000
+	if (node != NULL && IsA(node, Var) && ((Var *) node)->varlevelsup == 0 && q->hasGroupRTE)
+	{
+		RangeTblEntry *rte = rt_fetch(((Var *) node)->varno, q->rtable);
+
+		if (rte->rtekind == RTE_GROUP)
+			return (Node *) list_nth(rte->groupexprs, ((Var *) node)->varattno - 1);
+	}
+#endif
+	return node;
+}
+
 /* true and *desc set for a btree ordering operator, false for others */
 static inline bool
 cqlfdw_ordering_op_is_desc(Oid sortop, bool *desc)

@@ -25,7 +25,9 @@
 #   then apply, every foreign table equal to its source, verify (every
 #     statement, the composition's parts too, the same answers), diff (no
 #     difference); sync installed and the source changed: verify and diff
-#     again.
+#     again; and the same plan in a second keyspace kept current by the
+#     stream while pgbench writes (oltp/mix.pgbench: key moves, deletes,
+#     re-inserts): verify and diff.
 #
 # Environment: PGHOST/PGPORT/PGUSER (superuser), CQL_HOST, CQLBRIDGE.
 # Output: TAP.
@@ -39,10 +41,12 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DB=bridge_oltp
 KS=bridge_oltp
 FS=${KS}_cql
-BRIDGE_KEYSPACES=("$KS")
+KS2=bridge_oltps
+BRIDGE_KEYSPACES=("$KS" "$KS2")
 bridge_begin oltp
+stream_suite
 
-tap_plan 48
+tap_plan 54
 
 fresh_db "$CQL_HOST"
 qf -f "$HERE/oltp/schema.sql" > /dev/null 2>&1
@@ -174,3 +178,28 @@ ok $? "diff after the writes: no differences"
 t3=$(target_of O3_order_total | sed 's/\$1/1/; s/\$2/2/; s/\$3/361/')
 is "$(q "SELECT lines || ' ' || total FROM (${t3%;}) x" 2>&1)" "2 13.84" \
 	"the new order's total through O3's target: 2 lines, 13.84"
+
+# --- the stream keeps the same plan current in a second keyspace ---------------------------
+GEN2=$WORK/gen2
+"$CQLBRIDGE" plan -q --schema oltp --workload "$HERE/oltp/workload.sql" --keyspace "$KS2" \
+	--foreign-schema "${KS2}_cql" --server cqlbridge --replication-factor 1 -o "$GEN2" > /dev/null 2>&1
+[ $? -eq 3 ] && "$CQLBRIDGE" apply -q --no-load "$GEN2" > "$WORK/apply2.out" 2>&1
+ok $? "the plan again in keyspace $KS2, its tables created empty" || diag "$(cat "$WORK/apply2.out")"
+"$CQLBRIDGE" stream --flush-interval 100 "$GEN2" > "$WORK/stream.log" 2>&1 &
+SPID=$!
+wait_stream_phase "$KS2" streaming
+ok $? "the stream loads the tables and streams" || diag "$(tail -5 "$WORK/stream.log")"
+"$PGBENCH" -n -c 2 -T 5 -f "$HERE/oltp/mix.pgbench" "$DB" > "$WORK/mix.out" 2>&1
+grep -q "number of failed transactions: 0 " "$WORK/mix.out"
+ok $? "pgbench writes for 5 s (key moves, deletes, re-inserts), no transaction failed"
+stream_caught_up "$KS2"
+ok $? "the stream catches up"
+"$CQLBRIDGE" diff "$GEN2" > "$WORK/diff3.out" 2>&1
+ok $? "diff of the streamed keyspace: no differences (merged, aggregated, composed tables)"
+[ $? -eq 0 ] || diag "$(tail -15 "$WORK/diff3.out")"
+"$CQLBRIDGE" verify --samples 6 "$GEN2" > "$WORK/verify3.out" 2>&1
+ok $? "verify of the streamed keyspace: the same answers"
+[ $? -eq 0 ] || diag "$(tail -25 "$WORK/verify3.out")"
+kill -INT "$SPID" 2> /dev/null
+stream_exit 30
+"$CQLBRIDGE" stream -q --drop "$GEN2" > /dev/null 2>&1
