@@ -87,13 +87,14 @@ declare -A PG_EXTRA_SUITES=([18]="pg_regress pgtap bridge" [16]="pg_regress brid
 # workload (cql_bridge_analyze, plan: test_plan's golden files), apply's
 # cursor rows and verify (test_bridge_e2e), logical decoding and the slot's
 # snapshot (test_stream), pg_stat_statements' normalized texts (18 squashes
-# IN lists: test_workload), the I/O of the application types
+# IN lists: test_workload), aggregate queries (18 makes grouped columns
+# Vars of a GROUP entry: test_oltp), the I/O of the application types
 # (test_app_data) and cql_token (test_diff).  The CLI, the bucket, video,
 # naming, report and TLS suites exercise the same server code again, and
 # run on 15 only.  On 16 the change stream, under DDL, re-planned and
 # applied from the change itself (test_stream_direct: the text of the
 # decoded values).
-declare -A BRIDGE_ONLY=([18]="test_plan.sh test_bridge_e2e.sh test_stream.sh test_stream_ddl.sh test_stream_replan.sh test_stream_direct.sh test_workload.sh test_app_data.sh test_diff.sh" [16]="test_stream.sh test_stream_ddl.sh test_stream_replan.sh test_stream_direct.sh")
+declare -A BRIDGE_ONLY=([18]="test_plan.sh test_bridge_e2e.sh test_stream.sh test_stream_ddl.sh test_stream_replan.sh test_stream_direct.sh test_workload.sh test_app_data.sh test_diff.sh test_oltp.sh" [16]="test_stream.sh test_stream_ddl.sh test_stream_replan.sh test_stream_direct.sh")
 # pg_regress tests left out on a version, and why.  bigscan (a 500,000-row
 # load and scan, minutes) and parallel_scan exercise code with no
 # version-dependent path (src/include/compat.h has none for the bulk write
