@@ -538,11 +538,8 @@ static char *
 side_expr(const Compose *c, int side, const char *partname)
 {
 	const Query *pq = side == 0 ? c->drive : c->lookup;
-	const Column *col = &pq->table->cols[part_table_column(pq, partname)];
 
-	if (col->src_type && col->pg_type && strcmp(col->src_type, col->pg_type) != 0)
-		return bridge_printf("(%s.%s)::%s", side == 0 ? "t" : "u", plan_qi(col->name), col->src_type);
-	return bridge_printf("%s.%s", side == 0 ? "t" : "u", plan_qi(col->name));
+	return plan_column_ref(side == 0 ? "t" : "u", &pq->table->cols[part_table_column(pq, partname)]);
 }
 
 /*
@@ -620,8 +617,7 @@ plan_compose_source(const Query *q)
 		pq = c->out_side[i] == 0 ? c->drive : c->lookup;
 		col = &pq->table->cols[part_table_column(pq, c->out_part[i])];
 		ref = bridge_printf("s.%s", plan_qi(c->out_name[i]));
-		if (col->store != STORE_AS_IS && col->shape == SHAPE_PLAIN &&
-			strcmp(plan_store_expr(col->store, "x", true), "x") != 0)
+		if (plan_stored_converted(col))
 		{
 			sb_appendf(&sb, "%s%s AS %s", n++ ? ", " : "", plan_store_expr(col->store, ref, true),
 					   plan_qi(c->out_name[i]));

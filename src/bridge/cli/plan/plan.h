@@ -438,6 +438,8 @@ extern char *plan_store_expr(StoreKind store, const char *ref, bool same_type);
 
 /* target.c */
 extern char *plan_param_cast(const char *declared, const Column *c, bool array);
+extern char *plan_column_ref(const char *alias, const Column *c);
+extern bool plan_stored_converted(const Column *c);
 extern void plan_append_where(StrBuf *sb, const Query *q, const Table *t, const int *pmap);
 extern void plan_append_limit(StrBuf *sb, const Query *q);
 extern char *plan_source_sql(const Query *q, const Table *t);

@@ -74,6 +74,20 @@ target_index(const Query *q, const char *name)
 }
 
 /*
+ * plan_column_ref
+ *		Column c of the foreign table aliased alias, cast back to the type
+ *		the source query returns when its foreign table type differs
+ *		(numeric(6,2) stored as numeric): "(t.c)::numeric(6,2)" or "t.c".
+ */
+char *
+plan_column_ref(const char *alias, const Column *c)
+{
+	if (c->src_type && c->pg_type && strcmp(c->src_type, c->pg_type) != 0)
+		return bridge_printf("(%s.%s)::%s", alias, plan_qi(c->name), c->src_type);
+	return bridge_printf("%s.%s", alias, plan_qi(c->name));
+}
+
+/*
  * target_expr
  *		The expression of output o of q over the foreign table "t": the
  *		column, a part of the address UDT, a set sorted the way SQL sorts
@@ -96,9 +110,7 @@ target_expr(const Query *q, const Table *t, int o)
 	if (strncmp(c->cql_type, "set<", 4) == 0)
 		return bridge_printf("CASE WHEN t.%s IS NULL THEN NULL ELSE ARRAY(SELECT e FROM unnest(t.%s) e ORDER BY e) END",
 							 plan_qi(c->name), plan_qi(c->name));
-	if (c->src_type && strcmp(c->src_type, c->pg_type) != 0)
-		return bridge_printf("(t.%s)::%s", plan_qi(c->name), c->src_type);
-	return bridge_printf("t.%s", plan_qi(c->name));
+	return plan_column_ref("t", c);
 }
 
 /*
@@ -111,11 +123,21 @@ target_expr(const Query *q, const Table *t, int o)
 static bool
 stored_output(const Query *q, const Table *t, int o)
 {
-	const Column *c;
-
 	if (o < 0 || q->tfield[o] >= 0)
 		return false;
-	c = &t->cols[q->tcol[o]];
+	return plan_stored_converted(&t->cols[q->tcol[o]]);
+}
+
+/*
+ * plan_stored_converted
+ *		Whether column c (a plain or collection column) holds its values in
+ *		a converted form of their own type (a timestamp at the millisecond,
+ *		an empty array as NULL), so that an answer read from the source is
+ *		converted the same way before it is compared.
+ */
+bool
+plan_stored_converted(const Column *c)
+{
 	return c->store != STORE_AS_IS &&
 		(c->shape == SHAPE_PLAIN || c->shape == SHAPE_COLLECTION) &&
 		strcmp(plan_store_expr(c->store, "x", true), "x") != 0;
