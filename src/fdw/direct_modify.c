@@ -408,15 +408,7 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 	int			npk = 0;
 	const uint8_t *key = NULL;
 	size_t		keylen = 0;
-	int64		timestamp;
-	cql_query_params params;
-	CqlRetry	rt;
-	cql_conn   *conn;
-	cql_prepared *prep;
-	cql_request *req;
-	cql_result	res;
-	cql_error	err;
-	cql_status	s;
+	cql_buf		row_key;
 
 	for (int i = 0; i < dm->nbinds; i++)
 	{
@@ -487,60 +479,81 @@ execute_direct(CqlDirectState *dm, ExprContext *econtext)
 	}
 
 	key = cqlfdw_routing_key(parts, npk, &keylen);
-	timestamp = dm->stamp_writes ? cqlfdw_write_timestamp() : CQL_NO_TIMESTAMP;
-
-	if (dm->remote.opts.write_on_commit)
+	row_key.data = NULL;
+	row_key.len = 0;
+	if (dm->remote.opts.write_on_commit && dm->full_key)
 	{
 		/* the row written, when the WHERE names one: its key values */
-		cql_buf		row = {0};
+		cql_buf_init(&row_key, &cqlfdw_palloc_allocator);
+		for (int i = 0; i < dm->nbinds; i++)
+			if (dm->binds[i].role == DIRECT_KEY)
+				cql_encode_element(&row_key, values[i].p, values[i].n);
+	}
+	cqlfdw_direct_send(&dm->remote, values, dm->nbinds, key, keylen,
+					   dm->stamp_writes, row_key.data, row_key.len);
+	MemoryContextSwitchTo(old);
+	return true;
+}
 
-		if (dm->full_key)
-		{
-			cql_buf_init(&row, &cqlfdw_palloc_allocator);
-			for (int i = 0; i < dm->nbinds; i++)
-				if (dm->binds[i].role == DIRECT_KEY)
-					cql_encode_element(&row, values[i].p, values[i].n);
-		}
-		cqlfdw_defer_write(&dm->remote, values,
-						   dm->nbinds, key, keylen, dm->remote.opts.write_consistency, 0,
-						   timestamp, dm->full_key ? row.data : NULL, row.len);
-		MemoryContextSwitchTo(old);
-		return true;
+/*
+ * cqlfdw_direct_send
+ *		Send one statement of the handle r with its encoded values: kept
+ *		until COMMIT under write_mode 'on_commit' (row_key, when not NULL,
+ *		names the one row it writes), else sent to a replica of the
+ *		partition (routing key 'key') and awaited, a failure retried with
+ *		the same timestamp when that is harmless (stamp_writes: not a
+ *		counter table).  Shared by direct UPDATE/DELETE and
+ *		cql_bridge_delete_keys (delete_keys.c).
+ */
+void
+cqlfdw_direct_send(CqlRemote *r, cql_value_ref *values, int nvalues,
+				   const uint8_t *key, size_t keylen, bool stamp_writes,
+				   const uint8_t *row_key, size_t row_key_len)
+{
+	int64		timestamp = stamp_writes ? cqlfdw_write_timestamp() : CQL_NO_TIMESTAMP;
+	cql_query_params params;
+	CqlRetry	rt;
+	cql_conn   *conn;
+	cql_prepared *prep;
+	cql_request *req;
+	cql_result	res;
+	cql_error	err;
+	cql_status	s;
+
+	if (r->opts.write_on_commit)
+	{
+		cqlfdw_defer_write(r, values, nvalues, key, keylen, r->opts.write_consistency, 0,
+						   timestamp, row_key, row_key_len);
+		return;
 	}
 
 	cql_query_params_init(&params);
-	params.consistency = dm->remote.opts.write_consistency;
+	params.consistency = r->opts.write_consistency;
 	params.default_timestamp = timestamp;
-	params.nvalues = dm->nbinds;
+	params.nvalues = nvalues;
 	params.values = values;
 
-	/*
-	 * Sent to a replica of the partition; a failure is retried with the
-	 * same timestamp when that is harmless (not a counter increment).
-	 */
 	cqlfdw_retry_start(&rt);
-	conn = cqlfdw_remote_conn_for_key(&dm->remote, NULL, key, keylen);
+	conn = cqlfdw_remote_conn_for_key(r, NULL, key, keylen);
 	for (;;)
 	{
 		cql_retry_decision d;
 
-		prep = cqlfdw_remote_prepare(&dm->remote, conn);
-		req = cqlfdw_remote_send_execute(&dm->remote, conn, prep, &params);
+		prep = cqlfdw_remote_prepare(r, conn);
+		req = cqlfdw_remote_send_execute(r, conn, prep, &params);
 		memset(&res, 0, sizeof(res));
 		cql_error_clear(&err);
 		s = cqlfdw_await(conn, req, &res, &err);
 		cql_request_free(req);
 		if (s == CQL_OK)
 			break;
-		d = cqlfdw_remote_retry(&dm->remote, &rt, conn, s, &err, dm->stamp_writes);
+		d = cqlfdw_remote_retry(r, &rt, conn, s, &err, stamp_writes);
 		if (d == CQL_RETRY_NO)
-			cqlfdw_remote_fail(&dm->remote, conn, s, &err);
+			cqlfdw_remote_fail(r, conn, s, &err);
 		if (d == CQL_RETRY_NEXT_HOST)
-			conn = cqlfdw_remote_conn_for_key(&dm->remote, &rt, key, keylen);
+			conn = cqlfdw_remote_conn_for_key(r, &rt, key, keylen);
 	}
 	cql_result_free(&res);
-	MemoryContextSwitchTo(old);
-	return true;
 }
 
 /*

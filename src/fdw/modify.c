@@ -1290,7 +1290,7 @@ cqlIsForeignRelUpdatable(Relation rel)
 	Oid			relid = RelationGetRelid(rel);
 	CqlFdwOptions opts;
 
-	cqlfdw_get_options(GetForeignTable(relid)->serverid, InvalidOid, relid, &opts);
+	cqlfdw_get_options(GetForeignServerIdByRelId(relid), InvalidOid, relid, &opts);
 	if (opts.updatable == 0)
 		return 0;
 	return (1 << CMD_INSERT) | (1 << CMD_UPDATE) | (1 << CMD_DELETE);

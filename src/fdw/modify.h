@@ -15,6 +15,8 @@
 
 #include "compat.h"
 #include "cql_fdw.h"
+#include "cql_wire.h"
+#include "remote.h"
 
 extern void cqlAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
 									   RangeTblEntry *target_rte,
@@ -60,5 +62,8 @@ extern void cqlBeginDirectModify(ForeignScanState *node, int eflags);
 extern TupleTableSlot *cqlIterateDirectModify(ForeignScanState *node);
 extern void cqlEndDirectModify(ForeignScanState *node);
 extern void cqlExplainDirectModify(ForeignScanState *node, ExplainState *es);
+extern void cqlfdw_direct_send(CqlRemote *r, cql_value_ref *values, int nvalues,
+							   const uint8_t *key, size_t keylen, bool stamp_writes,
+							   const uint8_t *row_key, size_t row_key_len);
 
 #endif							/* CQL_FDW_MODIFY_H */

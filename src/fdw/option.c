@@ -26,8 +26,12 @@
 #include "tcop/utility.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/portal.h"
+#include "utils/syscache.h"
 #include "utils/varlena.h"
 
 #include "bucket.h"
@@ -1211,17 +1215,122 @@ apply_settings(CqlFdwOptions *o)
 		o->write_on_commit = (write_mode_from_name(setting_write_mode) == 1);
 }
 
-/*
- * cqlfdw_get_options
- *		Merge server, user mapping and (if relid is valid) table options.
- *
- * userid is the user whose mapping is used (the checkAsUser of the scan, not
- * necessarily the session user).  A missing user mapping is an error only
- * where a connection is needed, so it is tolerated here when userid is
- * InvalidOid.
+/* ---------------------------------------------------------------------
+ * Merged options, cached per backend
+ * ---------------------------------------------------------------------
  */
-void
-cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
+
+/* what the merge depends on: the catalogs' rows of these three */
+typedef struct OptionsKey
+{
+	Oid			serverid;
+	Oid			userid;
+	Oid			relid;
+} OptionsKey;
+
+typedef struct OptionsEntry
+{
+	OptionsKey	key;			/* hash key: must be first */
+	CqlFdwOptions opts;			/* before the settings; strings in
+								 * OptionsCxt */
+} OptionsEntry;
+
+static HTAB *OptionsCache = NULL;
+static MemoryContext OptionsCxt = NULL;
+static uint64 options_invals = 0;
+
+/*
+ * options_cache_reset
+ *		Forget every merged entry.  Options change rarely (ALTER SERVER,
+ *		USER MAPPING, FOREIGN TABLE), so any change that may concern one
+ *		drops them all.
+ */
+static void
+options_cache_reset(void)
+{
+	options_invals++;
+	if (OptionsCache)
+	{
+		hash_destroy(OptionsCache);
+		OptionsCache = NULL;
+	}
+	if (OptionsCxt)
+		MemoryContextReset(OptionsCxt);
+}
+
+/* Syscache callback: a server, user mapping or foreign table changed. */
+static void
+options_syscache_inval(Datum arg, int cacheid, uint32 hashvalue)
+{
+	options_cache_reset();
+}
+
+/*
+ * Relcache callback: a relation changed (its name, the default remote
+ * table name; a column's options are read elsewhere).  Only the cached
+ * tables' own invalidations, or a reset of every relation, drop the cache.
+ */
+static void
+options_relcache_inval(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS scan;
+	OptionsEntry *e;
+
+	if (OptionsCache == NULL)
+		return;
+	if (!OidIsValid(relid))
+	{
+		options_cache_reset();
+		return;
+	}
+	hash_seq_init(&scan, OptionsCache);
+	while ((e = (OptionsEntry *) hash_seq_search(&scan)) != NULL)
+	{
+		if (e->key.relid == relid)
+		{
+			hash_seq_term(&scan);
+			options_cache_reset();
+			return;
+		}
+	}
+}
+
+/* A copy of s in cxt (NULL stays NULL). */
+static char *
+copy_string(MemoryContext cxt, const char *s)
+{
+	return s ? MemoryContextStrdup(cxt, s) : NULL;
+}
+
+/*
+ * copy_options
+ *		*dst = *src with every string copied into cxt.  The string fields
+ *		are listed here: a new char * field of CqlFdwOptions must be too.
+ */
+static void
+copy_options(CqlFdwOptions *dst, const CqlFdwOptions *src, MemoryContext cxt)
+{
+	*dst = *src;
+	dst->host = copy_string(cxt, src->host);
+	dst->local_dc = copy_string(cxt, src->local_dc);
+	dst->sslrootcert = copy_string(cxt, src->sslrootcert);
+	dst->sslcert = copy_string(cxt, src->sslcert);
+	dst->sslkey = copy_string(cxt, src->sslkey);
+	dst->sslpassword = copy_string(cxt, src->sslpassword);
+	dst->application_name = copy_string(cxt, src->application_name);
+	dst->username = copy_string(cxt, src->username);
+	dst->password = copy_string(cxt, src->password);
+	dst->keyspace = copy_string(cxt, src->keyspace);
+	dst->table = copy_string(cxt, src->table);
+}
+
+/*
+ * merge_options
+ *		Server, user mapping and table options over the defaults, as the
+ *		catalogs say now (the settings are applied by the caller).
+ */
+static void
+merge_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 {
 	ForeignServer *server = GetForeignServer(serverid);
 	ListCell   *lc;
@@ -1268,6 +1377,73 @@ cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
 			apply_option(o, (DefElem *) lfirst(lc));
 		if (o->table == NULL)
 			o->table = get_rel_name(relid);
+	}
+}
+
+/*
+ * cqlfdw_get_options
+ *		Merge server, user mapping and (if relid is valid) table options,
+ *		then the settings.
+ *
+ * userid is the user whose mapping is used (the checkAsUser of the scan, not
+ * necessarily the session user).  A missing user mapping is an error only
+ * where a connection is needed, so it is tolerated here when userid is
+ * InvalidOid.
+ *
+ * Every statement on a foreign table asks (planning, then each execution:
+ * a PL/pgSQL loop of DELETEs by key asks once a row), and parsing the
+ * catalogs' option arrays cost more than the DELETE itself; so the merge
+ * is cached per backend until a server, user mapping or foreign table
+ * changes (syscache and relcache callbacks).  A merge that an invalidation
+ * overtook is used once, not cached.  The strings returned are the
+ * caller's (CurrentMemoryContext), as before.
+ */
+void
+cqlfdw_get_options(Oid serverid, Oid userid, Oid relid, CqlFdwOptions *o)
+{
+	OptionsKey	key;
+	OptionsEntry *e;
+	uint64		invals;
+	bool		found;
+
+	if (OptionsCache == NULL)
+	{
+		HASHCTL		ctl;
+
+		if (OptionsCxt == NULL)
+		{
+			OptionsCxt = AllocSetContextCreate(CacheMemoryContext, "cql_fdw options",
+											   ALLOCSET_SMALL_SIZES);
+			CacheRegisterSyscacheCallback(FOREIGNSERVEROID, options_syscache_inval, (Datum) 0);
+			CacheRegisterSyscacheCallback(USERMAPPINGOID, options_syscache_inval, (Datum) 0);
+			CacheRegisterSyscacheCallback(FOREIGNTABLEREL, options_syscache_inval, (Datum) 0);
+			CacheRegisterRelcacheCallback(options_relcache_inval, (Datum) 0);
+		}
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(OptionsKey);
+		ctl.entrysize = sizeof(OptionsEntry);
+		ctl.hcxt = OptionsCxt;
+		OptionsCache = hash_create("cql_fdw options", 64, &ctl,
+								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+
+	memset(&key, 0, sizeof(key));
+	key.serverid = serverid;
+	key.userid = userid;
+	key.relid = relid;
+	e = (OptionsEntry *) hash_search(OptionsCache, &key, HASH_FIND, NULL);
+	if (e != NULL)
+		copy_options(o, &e->opts, CurrentMemoryContext);
+	else
+	{
+		invals = options_invals;
+		merge_options(serverid, userid, relid, o);
+		/* no catalog access from here on: no invalidation can come in */
+		if (invals == options_invals && OptionsCache != NULL)
+		{
+			e = (OptionsEntry *) hash_search(OptionsCache, &key, HASH_ENTER, &found);
+			copy_options(&e->opts, o, OptionsCxt);
+		}
 	}
 	apply_settings(o);
 }

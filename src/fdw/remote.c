@@ -21,6 +21,7 @@
  */
 #include "postgres.h"
 
+#include "foreign/fdwapi.h"
 #include "foreign/foreign.h"
 #include "miscadmin.h"
 #include "executor/executor.h"
@@ -106,15 +107,15 @@ CqlFdwTable *
 cqlfdw_resolve_table(Oid relid, Oid userid, bool planning, CqlFdwOptions *opts,
 					 UserMapping **user)
 {
-	ForeignTable *ft = GetForeignTable(relid);
+	Oid			serverid = GetForeignServerIdByRelId(relid);
 	UserMapping *um = NULL;
 	bool		complete;
 	CqlFdwTable *t;
 
-	cqlfdw_get_options(ft->serverid, InvalidOid, relid, opts);
+	cqlfdw_get_options(serverid, InvalidOid, relid, opts);
 	if (!planning)
 	{
-		um = GetUserMapping(userid, ft->serverid);
+		um = GetUserMapping(userid, serverid);
 		cqlfdw_options_add_mapping(opts, um);
 	}
 	t = cqlfdw_get_table(relid, opts, &complete);
@@ -122,7 +123,7 @@ cqlfdw_resolve_table(Oid relid, Oid userid, bool planning, CqlFdwOptions *opts,
 	{
 		if (um == NULL)
 		{
-			um = GetUserMapping(userid, ft->serverid);
+			um = GetUserMapping(userid, serverid);
 			cqlfdw_options_add_mapping(opts, um);
 		}
 		cqlfdw_complete_layout(t, relid, um, opts);
@@ -141,7 +142,7 @@ cqlfdw_resolve_table(Oid relid, Oid userid, bool planning, CqlFdwOptions *opts,
 		{
 			if (um == NULL)
 			{
-				um = GetUserMapping(userid, ft->serverid);
+				um = GetUserMapping(userid, serverid);
 				cqlfdw_options_add_mapping(opts, um);
 			}
 			opts->index_needs_pk = cqlfdw_index_needs_partition_key(um, opts);
@@ -163,7 +164,7 @@ cqlfdw_remote_resolve_rel(CqlRemote *r, Relation rel, Oid userid, const char *cq
 	Oid			relid = RelationGetRelid(rel);
 
 	memset(r, 0, sizeof(*r));
-	r->serverid = GetForeignTable(relid)->serverid;
+	r->serverid = GetForeignServerIdByRelId(relid);
 	r->relid = relid;
 	r->userid = userid;
 	r->relname = pstrdup(RelationGetRelationName(rel));

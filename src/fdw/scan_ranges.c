@@ -563,7 +563,7 @@ cqlIsForeignScanParallelSafe(PlannerInfo *root, RelOptInfo *rel,
 	{
 		CqlFdwOptions o;
 
-		cqlfdw_get_options(GetForeignTable(rte->relid)->serverid, InvalidOid,
+		cqlfdw_get_options(GetForeignServerIdByRelId(rte->relid), InvalidOid,
 						   rte->relid, &o);
 		if (o.async_capable)
 			return false;

@@ -92,6 +92,79 @@ has_plpgsql(PGconn *conn)
 }
 
 /*
+ * has_delete_keys
+ *		Whether conn's database has cql_bridge_delete_keys (cql_fdw 0.8 or
+ *		later; asked once per backend).
+ */
+static bool
+has_delete_keys(PGconn *conn)
+{
+	static int	pid = 0;
+	static bool has = false;
+
+	if (pid != PQbackendPID(conn))
+	{
+		PGresult   *res = PQexec(conn, "SELECT pg_catalog.to_regprocedure("
+								 "'cql_bridge_delete_keys(regclass,text[],\"any\")') IS NOT NULL");
+
+		has = res && PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
+			strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+		PQclear(res);
+		pid = PQbackendPID(conn);
+	}
+	return has;
+}
+
+/*
+ * delete_by_function
+ *		The DELETEs of the ncols key columns of every row of res through
+ *		cql_bridge_delete_keys: one statement, the keys as one array
+ *		parameter per column (bound, never spliced into the statement),
+ *		the table resolved and the DELETE prepared once for all of them.
+ *		A key column whose type is an array (a frozen collection) cannot
+ *		be an array element: false, nothing run (the caller takes the DO
+ *		block).
+ */
+static bool
+delete_by_function(PGconn *conn, const CapTable *t, PGresult *res, int ncols,
+				   bool *ok, char *err, size_t errlen)
+{
+	StrBuf		sql;
+	const char **params;
+	char	  **vals;
+	int			nrows = PQntuples(res);
+
+	for (int k = 0; k < ncols; k++)
+		if (strchr(t->key_types[k], '['))
+			return false;
+	params = bridge_malloc(sizeof(char *) * (ncols + 2));
+	vals = bridge_malloc(sizeof(char *) * ((nrows > ncols ? nrows : ncols) + 1));
+	sb_init(&sql);
+	sb_append(&sql, "SELECT cql_bridge_delete_keys($1::pg_catalog.regclass, $2::pg_catalog.text[]");
+	for (int k = 0; k < ncols; k++)
+	{
+		sb_appendf(&sql, ", $%d::%s[]", k + 3, t->key_types[k]);
+		for (int r = 0; r < nrows; r++)
+			vals[r] = PQgetvalue(res, r, k);
+		params[k + 2] = cap_array_literal(vals, nrows);
+	}
+	sb_append(&sql, ")");
+	params[0] = t->foreign_table;
+	for (int k = 0; k < ncols; k++)
+		vals[k] = t->key[k];
+	params[1] = cap_array_literal(vals, ncols);
+	*ok = cap_run(conn, "SET LOCAL cql_fdw.write_mode = 'on_commit'", 0, NULL, err, errlen) &&
+		cap_run(conn, sql.data, ncols + 2, params, err, errlen) &&
+		cap_run(conn, "SET LOCAL cql_fdw.write_mode TO DEFAULT", 0, NULL, err, errlen);
+	for (int k = 1; k < ncols + 2; k++)
+		free((char *) params[k]);
+	free(params);
+	free(vals);
+	sb_free(&sql);
+	return true;
+}
+
+/*
  * cap_delete_keys
  *		One DELETE per row of res by its first ncols key columns: the full
  *		key (the keys that vanished: ncols = nkey), or the partition key (a
@@ -102,7 +175,11 @@ has_plpgsql(PGconn *conn)
  *		until this transaction's COMMIT and sent then, pipelined (as one
  *		UNLOGGED BATCH per partition), and the COMMIT still returns only
  *		after Cassandra acknowledged every one (or fails, and the flush is
- *		retried).  They run as one DO block (delete_block): one round trip
+ *		retried).  With cql_fdw 0.8 they are one call of
+ *		cql_bridge_delete_keys (delete_by_function): the table resolved and
+ *		the DELETE prepared once, about 1 us a key instead of 9 (bench/
+ *		README.md, issue 42).  Before, and for keys of array type, they run
+ *		as one DO block (delete_block): one round trip
  *		and one plan instead of a statement per key, which cost the
  *		backend 70-80 us of CPU each (bench/README.md); without PL/pgSQL,
  *		the statement is prepared once (the unnamed statement) and
@@ -115,8 +192,11 @@ cap_delete_keys(PGconn *conn, CapTable *t, PGresult *res, int ncols, char *err, 
 	const char **params;
 	PGresult   *prep;
 	bool		ok;
-	char	   *block = has_plpgsql(conn) ? delete_block(t, res, ncols) : NULL;
+	char	   *block;
 
+	if (has_delete_keys(conn) && delete_by_function(conn, t, res, ncols, &ok, err, errlen))
+		return ok;
+	block = has_plpgsql(conn) ? delete_block(t, res, ncols) : NULL;
 	if (block != NULL)
 	{
 		ok = cap_run(conn, block, 0, NULL, err, errlen);
