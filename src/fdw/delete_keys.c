@@ -31,6 +31,7 @@
 
 #include "access/table.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
 #include "foreign/fdwapi.h"
 #include "foreign/foreign.h"
 #include "funcapi.h"
@@ -55,6 +56,8 @@ PG_FUNCTION_INFO_V1(cql_bridge_delete_keys);
 typedef struct KeyArg
 {
 	AttrNumber	attnum;
+	const char *name;			/* the column's name */
+	Oid			coltype;		/* and type */
 	Oid			elemtype;
 	Datum	   *values;
 	bool	   *nulls;
@@ -154,6 +157,8 @@ key_columns(Relation rel, const CqlFdwTable *t, ArrayType *names, KeyArg *args, 
 		if (aclresult != ACLCHECK_OK)
 			aclcheck_error(aclresult, OBJECT_COLUMN, name);
 		args[i].attnum = a;
+		args[i].name = name;
+		args[i].coltype = TupleDescAttr(RelationGetDescr(rel), a - 1)->atttypid;
 		args[i].pk_position = -1;
 		for (int k = 0; k < t->npk; k++)
 			if (t->pk[k] == a)
@@ -190,6 +195,41 @@ key_columns(Relation rel, const CqlFdwTable *t, ArrayType *names, KeyArg *args, 
 	}
 }
 
+/* integers of any width, or strings of any kind */
+static int
+type_family(Oid t)
+{
+	switch (t)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+			return 1;
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+			return 2;
+		default:
+			return 0;
+	}
+}
+
+/*
+ * same_kind_of_type
+ *		Whether values of type a may stand for a column of type b: the same
+ *		type under domains, or two integer types (the value is range-checked
+ *		against the CQL type), or two string types.  Anything else would
+ *		compare values of different meaning (a text '2026-03-01' is no date):
+ *		the caller casts.
+ */
+static bool
+same_kind_of_type(Oid a, Oid b)
+{
+	a = getBaseType(a);
+	b = getBaseType(b);
+	return a == b || (type_family(a) != 0 && type_family(a) == type_family(b));
+}
+
 /*
  * key_values
  *		Argument i + 2 as the values of key column args[i]: a one-dimensional
@@ -210,6 +250,12 @@ key_values(FunctionCallInfo fcinfo, int i, KeyArg *arg, const char *relname)
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("argument %d of cql_bridge_delete_keys is not an array", i + 3),
 				 errhint("Pass each key column's values as an array of its type, e.g. $1::int[].")));
+	if (!same_kind_of_type(arg->elemtype, arg->coltype))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("key column \"%s\" of foreign table \"%s\" is of type %s, but its values are of type %s",
+						arg->name, relname, format_type_be(arg->coltype), format_type_be(arg->elemtype)),
+				 errhint("Cast the array to %s[].", format_type_be(arg->coltype))));
 	if (PG_ARGISNULL(i + 2))
 		return -1;
 	a = PG_GETARG_ARRAYTYPE_P(i + 2);

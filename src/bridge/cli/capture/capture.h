@@ -206,6 +206,7 @@ typedef struct CapTable
 	const char *rows_sql;
 	char	  **key;			/* unquoted key column names */
 	char	  **key_types;		/* format_type of each, from the view */
+	char	  **ft_key_types;	/* and from the foreign table */
 	int			nkey;
 	int			npart;			/* leading key columns that are the partition key */
 	bool		has_static;		/* the target has static columns */

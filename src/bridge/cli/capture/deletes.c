@@ -121,6 +121,8 @@ has_delete_keys(PGconn *conn)
  *		cql_bridge_delete_keys: one statement, the keys as one array
  *		parameter per column (bound, never spliced into the statement),
  *		the table resolved and the DELETE prepared once for all of them.
+ *		The values (the view's, as text) are read as the foreign table's
+ *		key types, which the function requires.
  *		A key column whose type is an array (a frozen collection) cannot
  *		be an array element: false, nothing run (the caller takes the DO
  *		block).
@@ -135,7 +137,8 @@ delete_by_function(PGconn *conn, const CapTable *t, PGresult *res, int ncols,
 	int			nrows = PQntuples(res);
 
 	for (int k = 0; k < ncols; k++)
-		if (strchr(t->key_types[k], '['))
+		if (strchr(t->key_types[k], '[') || t->ft_key_types == NULL ||
+			strchr(t->ft_key_types[k], '['))
 			return false;
 	params = bridge_malloc(sizeof(char *) * (ncols + 2));
 	vals = bridge_malloc(sizeof(char *) * ((nrows > ncols ? nrows : ncols) + 1));
@@ -143,7 +146,7 @@ delete_by_function(PGconn *conn, const CapTable *t, PGresult *res, int ncols,
 	sb_append(&sql, "SELECT cql_bridge_delete_keys($1::pg_catalog.regclass, $2::pg_catalog.text[]");
 	for (int k = 0; k < ncols; k++)
 	{
-		sb_appendf(&sql, ", $%d::%s[]", k + 3, t->key_types[k]);
+		sb_appendf(&sql, ", $%d::%s[]", k + 3, t->ft_key_types[k]);
 		for (int r = 0; r < nrows; r++)
 			vals[r] = PQgetvalue(res, r, k);
 		params[k + 2] = cap_array_literal(vals, nrows);

@@ -345,15 +345,25 @@ cap_plan_prepare(PGconn *conn, CapPlan *p)
 		/* the foreign table's column kinds: partition key, statics */
 		params[0] = t->foreign_table;
 		res = bridge_exec(conn, "reading the column kinds of a foreign table",
-						  "SELECT a.attname, o.option_value FROM pg_catalog.pg_attribute a, "
+						  "SELECT a.attname, o.option_value, "
+						  "pg_catalog.format_type(a.atttypid, a.atttypmod) "
+						  "FROM pg_catalog.pg_attribute a, "
 						  "pg_catalog.pg_options_to_table(a.attfdwoptions) o "
 						  "WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped "
 						  "AND o.option_name = 'kind'", 1, params);
 		t->npart = 0;
 		t->has_static = false;
+		/* the foreign table's own key types (the view's by default) */
+		t->ft_key_types = bridge_malloc(sizeof(char *) * t->nkey);
+		for (int k = 0; k < t->nkey; k++)
+			t->ft_key_types[k] = t->key_types[k];
 		for (int r = 0; r < PQntuples(res); r++)
 		{
 			const char *kind = PQgetvalue(res, r, 1);
+
+			for (int k = 0; k < t->nkey; k++)
+				if (strcmp(PQgetvalue(res, r, 0), t->key[k]) == 0)
+					t->ft_key_types[k] = bridge_strdup(PQgetvalue(res, r, 2));
 
 			if (strcmp(kind, "static") == 0)
 				t->has_static = true;
