@@ -102,6 +102,16 @@ check_target(Relation rel)
 				 errhint("Its option updatable (or its server's) is false.")));
 }
 
+/* Whether attribute a is one of the nargs columns named. */
+static bool
+is_named(const KeyArg *args, int nargs, AttrNumber a)
+{
+	for (int i = 0; i < nargs; i++)
+		if (args[i].attnum == a)
+			return true;
+	return false;
+}
+
 /*
  * key_columns
  *		The attribute numbers of the named columns: each a key column of t,
@@ -167,31 +177,19 @@ key_columns(Relation rel, const CqlFdwTable *t, ArrayType *names, KeyArg *args, 
 			nck++;
 	}
 	/* every partition key column, and clustering columns 1..nck */
-	for (int k = 0; k < t->npk; k++)
+	for (int k = 0; k < t->npk + nck; k++)
 	{
-		bool		named = false;
+		bool		pk = k < t->npk;
+		AttrNumber	a = pk ? t->pk[k] : t->ck[k - t->npk];
 
-		for (int i = 0; i < nargs && !named; i++)
-			named = args[i].attnum == t->pk[k];
-		if (!named)
+		if (!is_named(args, nargs, a))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_COLUMN_REFERENCE),
-					 errmsg("partition key column \"%s\" of foreign table \"%s\" is not named",
-							get_attname(RelationGetRelid(rel), t->pk[k], false), relname),
-					 errhint("A DELETE by key names the whole partition key.")));
-	}
-	for (int k = 0; k < nck; k++)
-	{
-		bool		named = false;
-
-		for (int i = 0; i < nargs && !named; i++)
-			named = args[i].attnum == t->ck[k];
-		if (!named)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_COLUMN_REFERENCE),
-					 errmsg("clustering column \"%s\" of foreign table \"%s\" is not named, though a later one is",
-							get_attname(RelationGetRelid(rel), t->ck[k], false), relname),
-					 errhint("Name a prefix of the clustering columns.")));
+					 errmsg(pk ? "partition key column \"%s\" of foreign table \"%s\" is not named"
+							: "clustering column \"%s\" of foreign table \"%s\" is not named, though a later one is",
+							get_attname(RelationGetRelid(rel), a, false), relname),
+					 errhint(pk ? "A DELETE by key names the whole partition key."
+							 : "Name a prefix of the clustering columns.")));
 	}
 }
 
