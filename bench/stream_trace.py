@@ -24,7 +24,7 @@ KINDS = [
     ("vanished keys", r"^SELECT u\.\* FROM \(SELECT "),
     ("delete, per key", r"^DELETE FROM \S+ t WHERE "),
     ("deletes, one block", r"^DO \$cqlbridge"),
-    ("deletes, one cql_bridge_delete_keys call", r"^SELECT cql_bridge_delete_keys\("),
+    ("deletes, one cql_bridge_delete_keys call", r"^SELECT (\S+\.)?cql_bridge_delete_keys\("),
     ("lineage delete", r"^DELETE FROM \S+\.stream_keys_"),
     ("lineage insert", r"^INSERT INTO \S+\.stream_keys_"),
     ("visibility of the batch", r"^WITH c AS \(SELECT pg_catalog\.pg_current_snapshot"),

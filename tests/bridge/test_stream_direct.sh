@@ -15,7 +15,8 @@
 #      whole-table diff finds nothing, and the stream's statement trace
 #      (CQLBRIDGE_STREAM_TRACE) has no statement on the items relation,
 #      its views or the stream's view of it since the start, while the
-#      direct statements ran
+#      direct statements ran, and the keys that left a table were deleted
+#      by cql_bridge_delete_keys (no DO block of DELETEs)
 #   3. TOASTed notes: UPDATEs that leave a long note unchanged (its value
 #      not in the change: the row is recomputed), and the same in one
 #      transaction after the note was written (taken from the row's
@@ -49,7 +50,7 @@ BRIDGE_KEYSPACES=("$KS")
 bridge_begin stream_direct
 TRACE=$WORK/trace
 
-tap_plan 20
+tap_plan 21
 
 stream_suite
 fresh_db "$CQL_HOST"
@@ -133,6 +134,10 @@ ok $? "no statement read the items relation or its views ($n_src of $(wc -l < "$
 	diag "$(grep -vE '^[0-9]+	LOCK TABLE ' "$WORK/trace.mix" | grep -E "$pattern" | cut -c1-300 | head -5)"
 [ "$(grep -c "pets_by_owner_name_src" "$WORK/trace.mix")" -gt 0 ]
 ok $? "the joined table was recomputed from its view"
+n_fn=$(grep -cE '^[0-9]+	SELECT [^ ]*\.?cql_bridge_delete_keys\(' "$WORK/trace.mix")
+n_do=$(grep -cE '^[0-9]+	DO \$cqlbridge_d\$' "$WORK/trace.mix")
+[ "$n_fn" -gt 0 ] && [ "$n_do" -eq 0 ]
+ok $? "the keys that vanished were deleted by cql_bridge_delete_keys ($n_fn calls, $n_do DO blocks)"
 
 # --- 3. TOASTed values left unchanged ----------------------------------------------------
 q "UPDATE dx.item SET note = repeat('N' || id, 3000) WHERE id % 5 = 0" > /dev/null

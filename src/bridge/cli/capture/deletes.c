@@ -94,7 +94,7 @@ has_plpgsql(PGconn *conn)
 /*
  * has_delete_keys
  *		Whether conn's database has cql_bridge_delete_keys (cql_fdw 0.8 or
- *		later; asked once per backend).
+ *		later; asked once per backend), in the extension's schema.
  */
 static bool
 has_delete_keys(PGconn *conn)
@@ -104,8 +104,10 @@ has_delete_keys(PGconn *conn)
 
 	if (pid != PQbackendPID(conn))
 	{
-		PGresult   *res = PQexec(conn, "SELECT pg_catalog.to_regprocedure("
-								 "'cql_bridge_delete_keys(regclass,text[],\"any\")') IS NOT NULL");
+		const char *params[1] = {bridge_extension_schema(conn)};
+		PGresult   *res = PQexecParams(conn, "SELECT pg_catalog.to_regprocedure($1 || "
+									   "'.cql_bridge_delete_keys(pg_catalog.regclass,pg_catalog.text[],\"any\")') "
+									   "IS NOT NULL", 1, NULL, params, NULL, NULL, 0);
 
 		has = res && PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
 			strcmp(PQgetvalue(res, 0, 0), "t") == 0;
@@ -143,7 +145,8 @@ delete_by_function(PGconn *conn, const CapTable *t, PGresult *res, int ncols,
 	params = bridge_malloc(sizeof(char *) * (ncols + 2));
 	vals = bridge_malloc(sizeof(char *) * ((nrows > ncols ? nrows : ncols) + 1));
 	sb_init(&sql);
-	sb_append(&sql, "SELECT cql_bridge_delete_keys($1::pg_catalog.regclass, $2::pg_catalog.text[]");
+	sb_appendf(&sql, "SELECT %s.cql_bridge_delete_keys($1::pg_catalog.regclass, $2::pg_catalog.text[]",
+			   bridge_extension_schema(conn));
 	for (int k = 0; k < ncols; k++)
 	{
 		sb_appendf(&sql, ", $%d::%s[]", k + 3, t->ft_key_types[k]);
