@@ -10,7 +10,9 @@
 #   after each step pgbench has ended (the source is quiet), the stream
 #   must still run, catch up (stream_caught_up) and every target table
 #   must equal its source view (compare_all):
-#     1. UPDATEs of venues (the STORED generated slug is recomputed)
+#     1. UPDATEs of venues (the STORED generated slug is recomputed);
+#        1b. the stream's own session ended by PostgreSQL just before a
+#        Relation message (whose checks query the catalog): it reconnects
 #     2. ADD COLUMN capacity to venue (read by no query) and a generated
 #        column (VIRTUAL on 18, STORED before), then updates; 2b. 30
 #        rewrites of venue while pgbench writes (a flush must not read venue
@@ -54,12 +56,12 @@ FS=${KS}_cql
 BRIDGE_KEYSPACES=("$KS")
 bridge_begin stream_ddl
 
-# 3 setup checks; 13 steps (the load, steps 1-9 and 2b, the restart of 10
-# and step 12) of 2 + NT checks (NT = 3 target tables) and 11 checks of
+# 3 setup checks; 14 steps (the load, steps 1-9, 1b and 2b, the restart of
+# 10 and step 12) of 2 + NT checks (NT = 3 target tables) and 12 checks of
 # particular steps; 5 at the end (pgbench, the stops of 10 and 11, SIGTERM, nothing
 # written after 11's DROP)
 NT=3
-tap_plan $((3 + 13 * (2 + NT) + 11 + 5))
+tap_plan $((3 + 14 * (2 + NT) + 12 + 5))
 
 stream_suite
 
@@ -163,6 +165,18 @@ bench_wait
 step_end "venue updates (generated slug)"
 cass_is "SELECT slug FROM $T_VENUES WHERE venue_id = 3" "$(q "SELECT slug FROM evolve.venue WHERE venue_id = 3")" \
 	"the recomputed slug of venue 3 is in Cassandra"
+
+# 1b. PostgreSQL ends the stream's own session (not its walsender), then
+# venue's relcache entry is invalidated and a venue changes: the change
+# comes with a Relation message, whose checks (the columns read, the
+# replica identity) run on the ended session; the stream reconnects
+retries=$(grep -c "; retrying in" "$WORK/stream.log")
+sql "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND backend_type = 'client backend' AND datname = current_database()"
+sql "ALTER TABLE evolve.venue SET (fillfactor = 90)"
+sql "UPDATE evolve.venue SET name = name || '.' WHERE venue_id = 4"
+step_end "the stream's session ended before a Relation message of venue"
+[ "$(grep -c "; retrying in" "$WORK/stream.log")" -gt "$retries" ]
+ok $? "the stream reconnected after its session ended" || diag "$(tail -5 "$WORK/stream.log")"
 
 # 2. a column nobody reads is added to venue, then venues change
 bench_start

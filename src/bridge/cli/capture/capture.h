@@ -356,8 +356,8 @@ extern void cap_relations_record(PGconn *conn, CapPlan *p);
 extern int	cap_source_column(const CapSource *s, const char *name);
 extern CapCheck cap_relation_message(PGconn *conn, CapPlan *p, CapRelation *rel,
 									 char *err, size_t errlen, const char **hint);
-extern bool cap_identity_problem(PGconn *conn, CapPlan *p, int s, const char *leaf,
-								 char **msg, char **hint);
+extern CapCheck cap_identity_problem(PGconn *conn, CapPlan *p, int s, const char *leaf,
+									 char **msg, char **hint, char *err, size_t errlen);
 extern CapCheck cap_views_check(PGconn *conn, CapPlan *p, char *err, size_t errlen,
 								const char **hint);
 extern void cap_check_uncaptured(PGconn *conn, CapPlan *p);

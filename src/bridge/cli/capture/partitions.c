@@ -272,13 +272,14 @@ cap_partitions_poll(PGconn *conn, CapPlan *p, CapKeySet *req, char *err, size_t 
 			char	   *msg;
 			char	   *h;
 
-			if (cap_identity_problem(conn, p, src, name, &msg, &h))
+			rc = cap_identity_problem(conn, p, src, name, &msg, &h, err, errlen);
+			if (rc == CAP_CHECK_FATAL)
 			{
 				snprintf(err, errlen, "%s", msg);
 				*hint = h;
-				rc = CAP_CHECK_FATAL;
-				break;
 			}
+			if (rc != CAP_CHECK_OK)
+				break;
 			cap_log("partition %s of %s appeared (created or attached): its rows are written",
 					name, p->sources[src].current);
 		}

@@ -410,6 +410,7 @@ identity_of_message(PGconn *conn, CapPlan *p, int si, const CapRelation *rel,
 	bool		full_needed = false;
 	char	   *msg = NULL;
 	char	   *h = NULL;
+	CapCheck	c;
 
 	if (s->partitioned || rel->identity == 'f')
 	{
@@ -420,13 +421,15 @@ identity_of_message(PGconn *conn, CapPlan *p, int si, const CapRelation *rel,
 		if (p->affected[a].source == si && p->affected[a].sublink &&
 			p->affected[a].nold > s->npk)
 			full_needed = true;
-	if (rel->identity != 'n' && !full_needed &&
-		!cap_identity_problem(conn, p, si, NULL, &msg, &h))
+	c = cap_identity_problem(conn, p, si, NULL, &msg, &h, err, errlen);
+	if (c == CAP_CHECK_RETRY)
+		return c;
+	if (rel->identity != 'n' && !full_needed && c == CAP_CHECK_OK)
 	{
 		s->identity_short = false;	/* its key or index covers the key */
 		return CAP_CHECK_OK;
 	}
-	if (msg != NULL || cap_identity_problem(conn, p, si, NULL, &msg, &h))
+	if (c == CAP_CHECK_FATAL)
 	{
 		snprintf(err, errlen, "%s (changed while the stream ran; nothing of its changes since was written)", msg);
 		*hint = h;
@@ -594,10 +597,14 @@ static const char *const identity_sql =
  *		it, which appeared while streaming) or one of its leaf partitions
  *		has a replica identity that does not carry the key the plan traces
  *		its changes by (or, for a sublink relation whose SQL reads other
- *		columns, is not FULL); then the message and the hint (allocated).
+ *		columns, is not FULL): CAP_CHECK_FATAL, with the message and the
+ *		hint (allocated).  CAP_CHECK_RETRY, with err, when the catalog could
+ *		not be read (the connection ended: the stream reconnects, as it
+ *		does for every other query of a session).
  */
-bool
-cap_identity_problem(PGconn *conn, CapPlan *p, int s, const char *leaf, char **msg, char **hint)
+CapCheck
+cap_identity_problem(PGconn *conn, CapPlan *p, int s, const char *leaf, char **msg, char **hint,
+					 char *err, size_t errlen)
 {
 	CapSource  *src = &p->sources[s];
 	char	   *pk = cap_array_literal(src->pk, src->npk);
@@ -610,8 +617,12 @@ cap_identity_problem(PGconn *conn, CapPlan *p, int s, const char *leaf, char **m
 		if (p->affected[a].source == s && p->affected[a].sublink &&
 			p->affected[a].nold > src->npk)
 			full_needed = true;
-	res = bridge_exec(conn, "reading a source relation's replica identity",
-					  identity_sql, 2, params);
+	res = cap_exec(conn, identity_sql, 2, params, err, errlen);
+	if (res == NULL)
+	{
+		free(pk);
+		return CAP_CHECK_RETRY;
+	}
 	for (int r = 0; r < PQntuples(res) && !found; r++)
 	{
 		const char *name = PQgetvalue(res, r, 1);
@@ -638,7 +649,7 @@ cap_identity_problem(PGconn *conn, CapPlan *p, int s, const char *leaf, char **m
 	}
 	PQclear(res);
 	free(pk);
-	return found;
+	return found ? CAP_CHECK_FATAL : CAP_CHECK_OK;
 }
 
 /*

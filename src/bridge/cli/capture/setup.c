@@ -96,9 +96,19 @@ cap_check_source(PGconn *conn, CapPlan *p)
 	{
 		char	   *msg;
 		char	   *hint;
+		char		err[1024];
 
-		if (cap_identity_problem(conn, p, s, NULL, &msg, &hint))
-			bridge_fatal_hint(hint, "%s", msg);
+		switch (cap_identity_problem(conn, p, s, NULL, &msg, &hint, err, sizeof(err)))
+		{
+			case CAP_CHECK_OK:
+				break;
+			case CAP_CHECK_RETRY:
+				bridge_fatal("reading a source relation's replica identity failed: %s", err);
+				break;
+			case CAP_CHECK_FATAL:
+				bridge_fatal_hint(hint, "%s", msg);
+				break;
+		}
 	}
 }
 
