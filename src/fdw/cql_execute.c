@@ -119,6 +119,18 @@ cqlfdw_redact_cql(const char *cql, cql_error *err)
 }
 
 /*
+ * cqlfdw_server_is_ours
+ *		Whether server belongs to a wrapper with cql_fdw's handler (any
+ *		wrapper created with it, not only the one named cql_fdw).
+ */
+bool
+cqlfdw_server_is_ours(const ForeignServer *server)
+{
+	return GetForeignDataWrapper(server->fdwid)->fdwhandler ==
+		GetForeignDataWrapperByName("cql_fdw", false)->fdwhandler;
+}
+
+/*
  * cqlfdw_server_for_cql
  *		The cql_fdw server of that name for raw CQL (cql_execute,
  *		cql_query): it must exist and belong to cql_fdw, and the current
@@ -130,8 +142,7 @@ cqlfdw_server_for_cql(const char *servername)
 	ForeignServer *server = GetForeignServerByName(servername, false);
 	AclResult	aclresult;
 
-	if (GetForeignDataWrapper(server->fdwid)->fdwhandler !=
-		GetForeignDataWrapperByName("cql_fdw", false)->fdwhandler)
+	if (!cqlfdw_server_is_ours(server))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("server \"%s\" is not a cql_fdw server", servername)));

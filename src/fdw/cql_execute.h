@@ -19,6 +19,7 @@
 #include "cql_conn.h"
 #include "cql_types.h"
 
+extern bool cqlfdw_server_is_ours(const ForeignServer *server);
 extern ForeignServer *cqlfdw_server_for_cql(const char *servername);
 extern const char *cqlfdw_redact_cql(const char *cql, cql_error *err);
 

@@ -44,6 +44,7 @@
 #include "utils/rel.h"
 
 #include "convert.h"
+#include "cql_execute.h"
 #include "cql_fdw.h"
 #include "deparse.h"
 #include "modify.h"
@@ -75,7 +76,6 @@ static void
 check_target(Relation rel)
 {
 	Oid			relid = RelationGetRelid(rel);
-	ForeignServer *server;
 	AclResult	aclresult;
 
 	if (rel->rd_rel->relkind != RELKIND_FOREIGN_TABLE)
@@ -83,9 +83,7 @@ check_target(Relation rel)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a foreign table", RelationGetRelationName(rel)),
 				 errhint("cql_bridge_delete_keys deletes from a foreign table of cql_fdw.")));
-	server = GetForeignServer(GetForeignServerIdByRelId(relid));
-	if (GetForeignDataWrapper(server->fdwid)->fdwhandler !=
-		GetForeignDataWrapperByName("cql_fdw", false)->fdwhandler)
+	if (!cqlfdw_server_is_ours(GetForeignServer(GetForeignServerIdByRelId(relid))))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("foreign table \"%s\" does not belong to cql_fdw",
@@ -127,6 +125,8 @@ key_columns(Relation rel, const CqlFdwTable *t, ArrayType *names, KeyArg *args, 
 	int			n;
 	int			nck = 0;
 	const char *relname = RelationGetRelationName(rel);
+	bool		table_select = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(),
+												 ACL_SELECT) == ACLCHECK_OK;
 
 	deconstruct_array(names, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
 	if (n != nargs)
@@ -155,16 +155,14 @@ key_columns(Relation rel, const CqlFdwTable *t, ArrayType *names, KeyArg *args, 
 					(errcode(ERRCODE_INVALID_COLUMN_REFERENCE),
 					 errmsg("column \"%s\" of foreign table \"%s\" is not a key column", name, relname),
 					 errhint("Name the partition key columns and, optionally, a prefix of the clustering columns.")));
-		for (int k = 0; k < i; k++)
-			if (args[k].attnum == a)
-				ereport(ERROR,
-						(errcode(ERRCODE_DUPLICATE_COLUMN),
-						 errmsg("key column \"%s\" is named twice", name)));
+		if (is_named(args, i, a))
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_COLUMN),
+					 errmsg("key column \"%s\" is named twice", name)));
 		/* SELECT on the table, or else on the column */
-		aclresult = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_SELECT);
-		if (aclresult != ACLCHECK_OK)
-			aclresult = pg_attribute_aclcheck(RelationGetRelid(rel), a, GetUserId(), ACL_SELECT);
-		if (aclresult != ACLCHECK_OK)
+		if (!table_select &&
+			(aclresult = pg_attribute_aclcheck(RelationGetRelid(rel), a, GetUserId(),
+											   ACL_SELECT)) != ACLCHECK_OK)
 			aclcheck_error(aclresult, OBJECT_COLUMN, name);
 		args[i].attnum = a;
 		args[i].name = name;
@@ -364,22 +362,17 @@ cql_bridge_delete_keys(PG_FUNCTION_ARGS)
 
 		CHECK_FOR_INTERRUPTS();
 		old = MemoryContextSwitchTo(rowcxt);
-		for (int i = 0; i < nargs && !skip; i++)
+		for (int i = 0; i < nargs; i++)
 		{
 			cql_buf		b;
 
-			if (args[i].nulls[r])
-			{
-				skip = true;
-				break;
-			}
+			/* a NULL, or a value no CQL value equals: no row qualifies */
 			cql_buf_init(&b, &cqlfdw_palloc_allocator);
-			if (!cqlfdw_encode_bound(RelationGetRelationName(rel), &args[i].conv, CQLBIND_EQ,
-									 args[i].values[r], args[i].elemtype, &b))
-			{
-				skip = true;
+			skip = args[i].nulls[r] ||
+				!cqlfdw_encode_bound(RelationGetRelationName(rel), &args[i].conv, CQLBIND_EQ,
+									 args[i].values[r], args[i].elemtype, &b);
+			if (skip)
 				break;
-			}
 			values[i].p = b.data ? b.data : (uint8_t *) "";
 			values[i].n = (int32) b.len;
 			if (args[i].pk_position >= 0)

@@ -323,6 +323,7 @@ extern bool cap_delete_keys(PGconn *conn, CapTable *t, PGresult *res, int ncols,
 /* ---- sql.c ---- */
 
 extern char *cap_array_literal(char **values, int n);
+extern char *cap_column_array(PGresult *res, int c);
 extern bool cap_run(PGconn *conn, const char *sql, int n, const char *const *params,
 					char *err, size_t errlen);
 extern char *cap_key_columns(const CapTable *t, const char *alias, bool lin);

@@ -34,7 +34,6 @@ delete_block(const CapTable *t, PGresult *res, int ncols)
 {
 	static const char *const tag = "$cqlbridge_k$";
 	StrBuf		sb;
-	char	  **vals = bridge_malloc(sizeof(char *) * (PQntuples(res) + 1));
 
 	sb_init(&sb);
 	sb_append(&sb, "DO $cqlbridge_d$ DECLARE r record; m text := pg_catalog.current_setting('plan_cache_mode'); "
@@ -42,15 +41,11 @@ delete_block(const CapTable *t, PGresult *res, int ncols)
 			  "SET LOCAL plan_cache_mode = force_generic_plan; FOR r IN SELECT * FROM unnest(");
 	for (int k = 0; k < ncols; k++)
 	{
-		char	   *lit;
+		char	   *lit = cap_column_array(res, k);
 
-		for (int r = 0; r < PQntuples(res); r++)
-			vals[r] = PQgetvalue(res, r, k);
-		lit = cap_array_literal(vals, PQntuples(res));
 		if (strstr(lit, "$cqlbridge_"))
 		{
 			free(lit);
-			free(vals);
 			sb_free(&sb);
 			return NULL;
 		}
@@ -69,7 +64,6 @@ delete_block(const CapTable *t, PGresult *res, int ncols)
 				   strchr(t->key_types[k], '[') ? t->key_types[k] : "");
 	sb_append(&sb, "; END LOOP; SET LOCAL cql_fdw.write_mode TO DEFAULT; "
 			  "PERFORM pg_catalog.set_config('plan_cache_mode', m, true); END $cqlbridge_d$");
-	free(vals);
 	return sb.data;
 }
 
@@ -135,37 +129,29 @@ delete_by_function(PGconn *conn, const CapTable *t, PGresult *res, int ncols,
 {
 	StrBuf		sql;
 	const char **params;
-	char	  **vals;
-	int			nrows = PQntuples(res);
 
 	for (int k = 0; k < ncols; k++)
 		if (strchr(t->key_types[k], '[') || t->ft_key_types == NULL ||
 			strchr(t->ft_key_types[k], '['))
 			return false;
 	params = bridge_malloc(sizeof(char *) * (ncols + 2));
-	vals = bridge_malloc(sizeof(char *) * ((nrows > ncols ? nrows : ncols) + 1));
 	sb_init(&sql);
 	sb_appendf(&sql, "SELECT %s.cql_bridge_delete_keys($1::pg_catalog.regclass, $2::pg_catalog.text[]",
 			   bridge_extension_schema(conn));
 	for (int k = 0; k < ncols; k++)
 	{
 		sb_appendf(&sql, ", $%d::%s[]", k + 3, t->ft_key_types[k]);
-		for (int r = 0; r < nrows; r++)
-			vals[r] = PQgetvalue(res, r, k);
-		params[k + 2] = cap_array_literal(vals, nrows);
+		params[k + 2] = cap_column_array(res, k);
 	}
 	sb_append(&sql, ")");
 	params[0] = t->foreign_table;
-	for (int k = 0; k < ncols; k++)
-		vals[k] = t->key[k];
-	params[1] = cap_array_literal(vals, ncols);
+	params[1] = cap_array_literal(t->key, ncols);
 	*ok = cap_run(conn, "SET LOCAL cql_fdw.write_mode = 'on_commit'", 0, NULL, err, errlen) &&
 		cap_run(conn, sql.data, ncols + 2, params, err, errlen) &&
 		cap_run(conn, "SET LOCAL cql_fdw.write_mode TO DEFAULT", 0, NULL, err, errlen);
 	for (int k = 1; k < ncols + 2; k++)
 		free((char *) params[k]);
 	free(params);
-	free(vals);
 	sb_free(&sql);
 	return true;
 }

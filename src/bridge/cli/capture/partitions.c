@@ -82,20 +82,6 @@ roots(const CapPlan *p)
 	return sb.data;
 }
 
-/* Column c of res's rows as a text[] literal (NULLs kept). */
-static char *
-column_array(PGresult *res, int c)
-{
-	char	  **vals = bridge_malloc(sizeof(char *) * (PQntuples(res) + 1));
-	char	   *lit;
-
-	for (int r = 0; r < PQntuples(res); r++)
-		vals[r] = PQgetisnull(res, r, c) ? NULL : PQgetvalue(res, r, c);
-	lit = cap_array_literal(vals, PQntuples(res));
-	free(vals);
-	return lit;
-}
-
 /*
  * keep_leaves
  *		Remember res (leaves_sql's rows) as the set to record with the
@@ -107,7 +93,7 @@ keep_leaves(CapPlan *p, PGresult *res)
 	for (int k = 0; k < 4; k++)
 	{
 		free(p->parts_arrays[k]);
-		p->parts_arrays[k] = column_array(res, k);
+		p->parts_arrays[k] = cap_column_array(res, k);
 	}
 	p->parts_dirty = true;
 }

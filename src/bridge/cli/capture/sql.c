@@ -237,6 +237,20 @@ cap_array_literal(char **values, int n)
 	return sb.data;
 }
 
+/* Column c of res's rows as a text[] literal (NULLs kept). */
+char *
+cap_column_array(PGresult *res, int c)
+{
+	char	  **vals = bridge_malloc(sizeof(char *) * (PQntuples(res) + 1));
+	char	   *lit;
+
+	for (int r = 0; r < PQntuples(res); r++)
+		vals[r] = PQgetisnull(res, r, c) ? NULL : PQgetvalue(res, r, c);
+	lit = cap_array_literal(vals, PQntuples(res));
+	free(vals);
+	return lit;
+}
+
 /*
  * cap_column_literals
  *		The text[] literal of each of ncols columns of nrows values
