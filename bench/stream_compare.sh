@@ -77,6 +77,7 @@ HZ=$(getconf CLK_TCK)
 RESULTS=$OUTDIR/results.txt
 BENCH_PIN=${BENCH_PIN:-}
 PIN=()
+PRIO_LINE=
 mkdir -p "$OUTDIR"
 export PGDATABASE=$DB
 
@@ -204,6 +205,12 @@ stream_start()
 	[ -n "$WS_PID" ] || { tail "$OUTDIR/stream.log"; echo "the stream did not start" >&2; exit 1; }
 	BE_PID=$(q "SELECT pid FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY backend_start DESC LIMIT 1")
 	[ -n "$BENCH_NICE" ] && [ "$BENCH_NICE_WHAT" != cassandra ] && nice_pids "$STREAM_PID" "$WS_PID" "$BE_PID"
+	# what the stream's --priority gave (the scheduler's view, not the
+	# stream's word): autogroup and nice of its process, backend, walsender
+	sleep 0.5
+	PRIO_LINE=$(for p in "$STREAM_PID" "$BE_PID" "$WS_PID"; do
+		printf '%s %s, ' "$(sed -n 's/.* nice /autogroup nice /p' "/proc/$p/autogroup" 2> /dev/null)" "nice $(ps -o ni= -p "$p" | tr -d ' ') class $(ps -o cls= -p "$p" | tr -d ' ')"
+	done | sed 's/, $//')
 	return 0
 }
 
@@ -234,8 +241,22 @@ stream_stop()
 
 sampler_start()
 {
-	python3 "$HERE/stream_lag.py" sample "$1" "$2" "${3:-}" &
+	local be i
+	PGAPPNAME=stream_lag python3 "$HERE/stream_lag.py" sample "$1" "$2" "${3:-}" &
 	SAMPLER=$!
+	[ -n "$BENCH_PIN" ] || return 0
+	# the instrument off the application's core: the sampler, its psql and
+	# its backend (a child of the pinned postmaster) on Cassandra's CPU 0;
+	# its query every 50 ms is about 0.5 ms of a backend's CPU, bursts the
+	# runs without a stream would not have
+	taskset -a -p -c 0 "$SAMPLER" > /dev/null 2>&1 || true
+	for i in $(seq 50); do
+		be=$(q "SELECT pid FROM pg_stat_activity WHERE application_name = 'stream_lag'")
+		[ -n "$be" ] && break
+		sleep 0.1
+	done
+	[ -n "$be" ] && taskset -p -c 0 "$be" > /dev/null 2>&1
+	for i in $(pgrep -P "$SAMPLER"); do taskset -p -c 0 "$i" > /dev/null 2>&1 || true; done
 }
 
 sampler_stop() { kill -TERM "$SAMPLER" 2> /dev/null || true; wait "$SAMPLER" 2> /dev/null || true; SAMPLER=; }
@@ -286,7 +307,7 @@ mode_run()
 		ch1=$(q "SELECT changes FROM cqlbridge_$KS.stream_state")
 		sampler_stop
 		stream_stop
-		lagl="; stream lag $(python3 "$HERE/stream_lag.py" lag "$OUTDIR/$label.lag" "$t0" "$t1"), catch-up after the run $(printf %.1f "$(echo "$t2 - $t1" | bc)") s; $(per_change "$ns0" "$ns1" "$((ch1 - ch0))")"
+		lagl="; stream lag $(python3 "$HERE/stream_lag.py" lag "$OUTDIR/$label.lag" "$t0" "$t1"), catch-up after the run $(printf %.1f "$(echo "$t2 - $t1" | bc)") s; $(per_change "$ns0" "$ns1" "$((ch1 - ch0))"); scheduling of the stream's process, backend, walsender: $PRIO_LINE"
 	else
 		c1=$(snap)
 	fi

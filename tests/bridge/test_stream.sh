@@ -99,7 +99,7 @@ elif [ "$FAULTS" = 1 ] &&
 fi
 # 15 checks in the faults part (6, and one per target table: 9), run or
 # skipped
-tap_plan $((47 + 15))
+tap_plan $((48 + 15))
 
 SPID=
 stream_cleanup()
@@ -137,7 +137,7 @@ ok $? "a role without REPLICATION is refused with a hint" || diag "$(cat "$WORK/
 
 "$CQLBRIDGE" stream -q --priority low "$GEN" > "$WORK/prio.out" 2>&1
 rc=$?
-grep -q 'invalid value "low" for --priority (normal or idle)' "$WORK/prio.out" && [ $rc -eq 2 ]
+grep -q 'invalid value "low" for --priority (normal, background or idle)' "$WORK/prio.out" && [ $rc -eq 2 ]
 ok $? "an unknown --priority is a usage error" || diag "$(cat "$WORK/prio.out")"
 "$CQLBRIDGE" stream -q --flush-interval 5 "$GEN" > "$WORK/interval.out" 2>&1
 rc=$?
@@ -164,11 +164,19 @@ start_stream()
 # walsender, as "process backend walsender"
 sched_classes()
 {
-	local be ws p out=""
+	local be ws p out="" nice
 	be=$(q "SELECT pid FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND backend_type = 'client backend' AND pid <> pg_backend_pid() LIMIT 1")
 	ws=$(q "SELECT active_pid FROM pg_replication_slots WHERE slot_name = 'cqlbridge_$KS'")
 	for p in "$SPID" "$be" "$ws"; do
-		out="$out $(sed 's/^.*) //' "/proc/$p/stat" 2> /dev/null | cut -d' ' -f39)"
+		# class/nice: the nice value that ranks the process against the
+		# other sessions, its autogroup's where autogroups are on and it
+		# leads its session (a backend does), else its own
+		nice=$(sed 's/^.*) //' "/proc/$p/stat" 2> /dev/null | cut -d' ' -f17)
+		if grep -q 1 /proc/sys/kernel/sched_autogroup_enabled 2> /dev/null &&
+			[ "$(sed 's/^.*) //' "/proc/$p/stat" 2> /dev/null | cut -d' ' -f4)" = "$p" ]; then
+			nice=$(sed -n 's/.* nice //p' "/proc/$p/autogroup" 2> /dev/null)
+		fi
+		out="$out $(sed 's/^.*) //' "/proc/$p/stat" 2> /dev/null | cut -d' ' -f39)/$nice"
 	done
 	echo "${out# }"
 }
@@ -237,21 +245,33 @@ ok $? "stream --status reports the running stream" || diag "$(cat "$WORK/status.
 load_targets "$GEN"
 compare_all "after writes, kill -9 and outage"
 
-# --- --priority idle: the stream's process, backend and walsender in
-# SCHED_IDLE, after a reconnect too.  Briefly, and without writes to catch
-# up: a stream at idle priority runs only when a core is free, which the
-# test bed's other lane may not leave for a while (up to 120 s each step).
+# --- --priority background, then idle: the stream's process, backend and
+# walsender at nice 10 (the backends' autogroups: each backend is a session
+# of its own), then in SCHED_IDLE at nice 19, after a reconnect too.
+# Briefly, and without writes to catch up: a stream at idle priority runs
+# only when a core is free, which the test bed's other lane may not leave
+# for a while (up to 120 s each step).
 kill -TERM "$SPID"
 wait "$SPID"
 t_idle=$(date +%s)
+start_stream --priority background
+classes=
+for _ in $(seq 1 600); do
+	classes=$(sched_classes)
+	[ "$classes" = "0/10 0/10 0/10" ] && break
+	sleep 0.2
+done
+is "$classes" "0/10 0/10 0/10" "--priority background: the stream's process, backend and walsender at nice 10 in the normal class"
+kill -TERM "$SPID"
+wait "$SPID"
 start_stream --priority idle
 classes=
 for _ in $(seq 1 600); do
 	classes=$(sched_classes)
-	[ "$classes" = "5 5 5" ] && break
+	[ "$classes" = "5/19 5/19 5/19" ] && break
 	sleep 0.2
 done
-is "$classes" "5 5 5" "--priority idle: the stream's process, backend and walsender run in SCHED_IDLE"
+is "$classes" "5/19 5/19 5/19" "--priority idle: the stream's process, backend and walsender run in SCHED_IDLE at nice 19"
 old_ws=$(q "SELECT active_pid FROM pg_replication_slots WHERE slot_name = 'cqlbridge_$KS'")
 q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND datname = current_database() AND pid <> pg_backend_pid()" > /dev/null
 classes=
@@ -259,11 +279,11 @@ for _ in $(seq 1 600); do
 	ws=$(q "SELECT active_pid FROM pg_replication_slots WHERE slot_name = 'cqlbridge_$KS'")
 	if [ -n "$ws" ] && [ "$ws" != "$old_ws" ]; then
 		classes=$(sched_classes)
-		[ "$classes" = "5 5 5" ] && break
+		[ "$classes" = "5/19 5/19 5/19" ] && break
 	fi
 	sleep 0.2
 done
-is "$classes" "5 5 5" "--priority idle: the reconnected backend and walsender are in SCHED_IDLE again"
+is "$classes" "5/19 5/19 5/19" "--priority idle: the reconnected backend and walsender are in SCHED_IDLE at nice 19 again"
 kill -TERM "$SPID"
 for _ in $(seq 1 600); do
 	kill -0 "$SPID" 2> /dev/null || break

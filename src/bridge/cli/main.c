@@ -12,7 +12,7 @@
  *						 [--repair] [--consistency LEVEL] [--write-consistency LEVEL]
  *						 [--jobs N] [--row-by-row]
  *	  cqlbridge sync   [options] DIR [--uninstall]
- *	  cqlbridge stream [options] DIR [--status | --drop] [--priority idle]
+ *	  cqlbridge stream [options] DIR [--status | --drop] [--priority LEVEL]
  *		[--flush-interval MS]
  *
  * Connection options are psql's (-d -h -p -U, and the PG* environment
@@ -211,9 +211,12 @@ static const Command commands[] = {
 		"                           kB/MB/GB allowed (default: 1GB)\n"
 		"  --log-positions          log every BEGIN/COMMIT position received, every\n"
 		"                           keepalive and every position confirmed, with why\n"
-		"  --priority=normal|idle   idle: the stream's process, backend and walsender\n"
-		"                           run only on CPU nothing else wants (Linux\n"
-		"                           SCHED_IDLE; the application first), default normal\n"
+		"  --priority=normal|background|idle\n"
+		"                           the CPU priority of the stream's process, backend\n"
+		"                           and walsender (default normal): background yields\n"
+		"                           to the application (nice 10 for their Linux\n"
+		"                           autogroups, long time slices); idle runs only on\n"
+		"                           CPU nothing else wants (SCHED_IDLE, nice 19)\n"
 		"  --flush-interval=MS      changes are coalesced this long before they are\n"
 		"                           written (10 to 10000, default 500): longer costs\n"
 		"                           Cassandra and PostgreSQL less CPU per change and\n"
@@ -564,6 +567,7 @@ main(int argc, char **argv)
 	opts.jobs = 2;
 	opts.warn_wal = 1024L * 1024 * 1024;
 	opts.flush_interval_ms = 500;
+	opts.priority = "normal";
 
 	/* options of another command are usage errors, not silently ignored */
 #define ONLY_FOR(cmdname) only_for(cmd, (cmdname), long_options, optidx)
@@ -785,12 +789,11 @@ main(int argc, char **argv)
 				break;
 			case OPT_PRIORITY:
 				ONLY_FOR("stream");
-				if (strcmp(optarg, "idle") == 0)
-					opts.idle_priority = true;
-				else if (strcmp(optarg, "normal") == 0)
-					opts.idle_priority = false;
+				if (strcmp(optarg, "background") == 0 || strcmp(optarg, "idle") == 0 ||
+					strcmp(optarg, "normal") == 0)
+					opts.priority = optarg;
 				else
-					usage_error(cmd, "invalid value \"%s\" for --priority (normal or idle)", optarg);
+					usage_error(cmd, "invalid value \"%s\" for --priority (normal, background or idle)", optarg);
 				break;
 			case OPT_FLUSH_INTERVAL:
 				ONLY_FOR("stream");

@@ -91,16 +91,15 @@ stop_fatal(Stream *s, const char *hint, const char *msg)
 
 /*
  * lower_priority
- *		With --priority idle, the backend of conn (the walsender when
- *		replication) into SCHED_IDLE; true when done or not asked, false
- *		with s->err set.
+ *		The backend of conn (the walsender when replication) at the
+ *		stream's --priority (priority.c); true when done or not needed,
+ *		false with s->err set.
  */
 static bool
 lower_priority(Stream *s, PGconn *conn, bool replication)
 {
-	return !s->opts->idle_priority ||
-		cap_priority_session(conn, replication, bridge_extension_schema(s->conn),
-							 s->err, sizeof(s->err));
+	return cap_priority_session(conn, replication, s->opts, bridge_extension_schema(s->conn),
+								s->err, sizeof(s->err));
 }
 
 /*
@@ -625,7 +624,7 @@ cmd_stream(const BridgeOptions *opts)
 						  opts->dir, s.p->keyspace, cap_tables_diff_text(s.p));
 	cap_check_server(s.conn, s.p);
 	if (!lower_priority(&s, s.conn, false))
-		bridge_fatal_hint("Run the stream as a role WITH REPLICATION (or a superuser), with cql_fdw 0.7 or later (ALTER EXTENSION cql_fdw UPDATE), or without --priority idle.",
+		bridge_fatal_hint("Run the stream as a role WITH REPLICATION (or a superuser), with cql_fdw 0.7 or later (ALTER EXTENSION cql_fdw UPDATE), or with --priority normal.",
 						  "%s", s.err);
 	cap_relations_resolve(s.conn, s.p);
 	cap_check_uncaptured(s.conn, s.p);
@@ -648,7 +647,7 @@ cmd_stream(const BridgeOptions *opts)
 		bridge_fatal_hint("The role needs the REPLICATION attribute and pg_hba.conf must allow it (for \"replication=database\" the database's own lines apply).",
 						  "%s", s.err);
 	if (!lower_priority(&s, s.repl, true))
-		bridge_fatal_hint("Run the stream as a role WITH REPLICATION (or a superuser), or without --priority idle.",
+		bridge_fatal_hint("Run the stream as a role WITH REPLICATION (or a superuser), or with --priority normal.",
 						  "%s", s.err);
 	if (strcmp(cap_phase(s.conn, s.p, &confirmed), "load") == 0)
 	{

@@ -332,8 +332,8 @@ extern void cap_unnest_rows(StrBuf *sb, char *const *types, int n, int first, co
 /* ---- priority.c ---- */
 
 extern void cap_priority_process(const BridgeOptions *opts);
-extern bool cap_priority_session(PGconn *conn, bool replication, const char *ext_schema,
-								 char *err, size_t errlen);
+extern bool cap_priority_session(PGconn *conn, bool replication, const BridgeOptions *opts,
+								 const char *ext_schema, char *err, size_t errlen);
 
 extern bool cap_result_ok(PGconn *conn, PGresult *res, char *err, size_t errlen);
 extern PGresult *cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,

@@ -189,9 +189,9 @@ cap_join_start(PGconn *conn, const BridgeOptions *opts, CapPlan *p)
 	if (!any)
 		return;
 	p->join_conn = bridge_connect_try(opts, NULL, err, sizeof(err));
-	/* with --priority idle the backfill yields the CPU as the stream does */
-	if (p->join_conn && opts->idle_priority &&
-		!cap_priority_session(p->join_conn, false, bridge_extension_schema(conn), err, sizeof(err)))
+	/* the backfill yields the CPU as the stream does (--priority) */
+	if (p->join_conn &&
+		!cap_priority_session(p->join_conn, false, opts, bridge_extension_schema(conn), err, sizeof(err)))
 	{
 		PQfinish(p->join_conn);
 		p->join_conn = NULL;

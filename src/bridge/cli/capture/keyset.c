@@ -119,9 +119,23 @@ cap_encode_values(StrBuf *sb, char **vals, int n)
 	for (int i = 0; i < n; i++)
 	{
 		if (vals[i] == NULL)
-			sb_append(sb, "N");
+			sb_appendc(sb, 'N');
 		else
-			sb_appendf(sb, "V%zu:%s", strlen(vals[i]), vals[i]);
+		{
+			size_t		vlen = strlen(vals[i]);
+			size_t		len = vlen;
+			char		head[32];
+			char	   *h = head + sizeof(head);
+
+			/* "V<len>:" by hand: this runs for every value of every change */
+			*--h = ':';
+			do
+				*--h = (char) ('0' + len % 10);
+			while ((len /= 10) > 0);
+			*--h = 'V';
+			sb_appendn(sb, h, (size_t) (head + sizeof(head) - h));
+			sb_appendn(sb, vals[i], vlen);
+		}
 	}
 }
 

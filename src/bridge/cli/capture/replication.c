@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/select.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "capture/capture.h"
 
@@ -182,44 +183,75 @@ cap_start(PGconn *repl, const char *slot, CapLsn from, const char *publication,
 }
 
 /*
+ * How the stream waits for the walsender.  Waiting in select() wakes the
+ * stream for every message the walsender writes: at 1,000 transactions a
+ * second, three messages each, that is thousands of wakeups a second of
+ * both processes, each a context switch on the source's cores and a
+ * preemption of whatever ran there (bench/README.md, issue 42).  So once
+ * the socket holds nothing more (the stream has caught up), the stream
+ * sleeps READ_PACE_MS and then takes what arrived meanwhile in a few
+ * reads: the walsender's writes wake nobody, the socket buffer holds them.
+ * A stream that is behind never finds the socket empty and never sleeps.
+ * The pause adds at most READ_PACE_MS to the lag, against a flush every
+ * --flush-interval (500 ms by default).
+ */
+#define READ_PACE_MS		20
+
+/*
+ * next_buffered
+ *		The next message already read (n > 0, buf set), after reading what
+ *		the socket holds without waiting: 0 when there is none, -1 on
+ *		failure or the end of the stream.
+ */
+static int
+next_buffered(PGconn *repl, char **buf)
+{
+	int			n = PQgetCopyData(repl, buf, 1);
+
+	if (n != 0)
+		return n > 0 ? n : -1;
+	if (!PQconsumeInput(repl))
+		return -1;
+	n = PQgetCopyData(repl, buf, 1);
+	return n >= 0 ? n : -1;
+}
+
+/*
  * cap_read
- *		The next CopyData message of the stream, waiting at most timeout_ms:
- *		its length (buf set, PQfreemem it), 0 on timeout, -1 when the stream
+ *		The next CopyData message of the stream, waiting at most timeout_ms
+ *		(a pause of READ_PACE_MS when that is shorter, see above): its
+ *		length (buf set, PQfreemem it), 0 on timeout, -1 when the stream
  *		ended or the connection failed.
  */
 int
 cap_read(PGconn *repl, int timeout_ms, char **buf)
 {
-	for (int round = 0; round < 2; round++)
+	int			n = next_buffered(repl, buf);
+
+	if (n != 0)
+		return n;
+	if (timeout_ms > READ_PACE_MS)
 	{
-		int			n = PQgetCopyData(repl, buf, 1);
+		struct timespec ts = {0, READ_PACE_MS * 1000000L};
 
-		if (n != 0)
-			return n > 0 ? n : -1;
-		if (round == 1)
-			break;
-		{
-			fd_set		fds;
-			struct timeval tv;
-			int			sock = PQsocket(repl);
-			int			rc;
-
-			if (sock < 0)
-				return -1;
-			FD_ZERO(&fds);
-			FD_SET(sock, &fds);
-			tv.tv_sec = timeout_ms / 1000;
-			tv.tv_usec = (timeout_ms % 1000) * 1000;
-			rc = select(sock + 1, &fds, NULL, NULL, &tv);
-			if (rc < 0 && errno != EINTR)
-				return -1;
-			if (rc <= 0)
-				return 0;
-			if (!PQconsumeInput(repl))
-				return -1;
-		}
+		nanosleep(&ts, NULL);
 	}
-	return 0;
+	else
+	{
+		fd_set		fds;
+		struct timeval tv;
+		int			sock = PQsocket(repl);
+
+		if (sock < 0)
+			return -1;
+		FD_ZERO(&fds);
+		FD_SET(sock, &fds);
+		tv.tv_sec = timeout_ms / 1000;
+		tv.tv_usec = (timeout_ms % 1000) * 1000;
+		if (select(sock + 1, &fds, NULL, NULL, &tv) < 0 && errno != EINTR)
+			return -1;
+	}
+	return next_buffered(repl, buf);
 }
 
 /*

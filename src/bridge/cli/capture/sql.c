@@ -224,12 +224,18 @@ cap_array_literal(char **values, int n)
 			sb_append(&sb, "NULL");
 			continue;
 		}
+		/* the runs between characters to escape appended whole */
 		sb_appendc(&sb, '"');
-		for (const char *c = values[i]; *c; c++)
+		for (const char *c = values[i];;)
 		{
-			if (*c == '"' || *c == '\\')
-				sb_appendc(&sb, '\\');
-			sb_appendc(&sb, *c);
+			size_t		run = strcspn(c, "\"\\");
+
+			sb_appendn(&sb, c, run);
+			c += run;
+			if (*c == '\0')
+				break;
+			sb_appendc(&sb, '\\');
+			sb_appendc(&sb, *c++);
 		}
 		sb_appendc(&sb, '"');
 	}

@@ -95,7 +95,8 @@ typedef struct BridgeOptions
 	bool		stream_drop;	/* --drop: remove slot, publication, tables */
 	long		warn_wal;		/* --warn-wal: retained WAL that warns */
 	bool		log_positions;	/* --log-positions: trace LSNs received/confirmed */
-	bool		idle_priority;	/* --priority idle: SCHED_IDLE process and sessions */
+	const char *priority;		/* --priority: "normal" (the default),
+								 * "background" or "idle" */
 	int			flush_interval_ms;	/* --flush-interval: the stream's coalescing window */
 	bool		replan;			/* --replan: apply DIR's plan to the running stream */
 	bool		drop_removed;	/* --drop-removed: and drop the tables it removes */
@@ -157,6 +158,7 @@ typedef struct StrBuf
 
 extern void sb_init(StrBuf *sb);
 extern void sb_append(StrBuf *sb, const char *s);
+extern void sb_appendn(StrBuf *sb, const char *s, size_t n);
 extern void sb_appendc(StrBuf *sb, char c);
 extern void sb_appendf(StrBuf *sb, const char *fmt,...) __attribute__((format(printf, 2, 3)));
 extern void sb_free(StrBuf *sb);
