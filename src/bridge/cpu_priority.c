@@ -97,6 +97,29 @@ typedef struct CqlSchedAttr
 	uint64		sched_period;
 } CqlSchedAttr;
 
+#ifdef __linux__
+/*
+ * read_small_file
+ *		The start of a small file (a /proc entry) into buf, NUL-terminated;
+ *		false when it cannot be read or is empty.
+ */
+static bool
+read_small_file(const char *path, char *buf, size_t size)
+{
+	int			fd = open(path, O_RDONLY);
+	ssize_t		n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+#endif
+
 /*
  * autogroup_nice
  *		The nice value of this process's autogroup, or -100 when it has no
@@ -109,27 +132,13 @@ autogroup_nice(void)
 {
 #ifdef __linux__
 	char		buf[128];
-	int			fd;
-	ssize_t		n;
 	char	   *p;
 
-	if (getsid(0) != getpid())
+	if (getsid(0) != getpid() ||
+		!read_small_file("/proc/sys/kernel/sched_autogroup_enabled", buf, sizeof(buf)) ||
+		buf[0] != '1' ||
+		!read_small_file("/proc/self/autogroup", buf, sizeof(buf)))
 		return -100;
-	fd = open("/proc/sys/kernel/sched_autogroup_enabled", O_RDONLY);
-	if (fd < 0)
-		return -100;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || buf[0] != '1')
-		return -100;
-	fd = open("/proc/self/autogroup", O_RDONLY);
-	if (fd < 0)
-		return -100;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -100;
-	buf[n] = '\0';
 	/* "/autogroup-123 nice 0" */
 	p = strstr(buf, " nice ");
 	return p ? atoi(p + 6) : -100;

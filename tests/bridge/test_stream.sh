@@ -254,23 +254,22 @@ compare_all "after writes, kill -9 and outage"
 kill -TERM "$SPID"
 wait "$SPID"
 t_idle=$(date +%s)
+# wait_classes WANT: sched_classes until it gives WANT (at most 120 s)
+wait_classes()
+{
+	for _ in $(seq 1 600); do
+		classes=$(sched_classes)
+		[ "$classes" = "$1" ] && return
+		sleep 0.2
+	done
+}
 start_stream --priority background
-classes=
-for _ in $(seq 1 600); do
-	classes=$(sched_classes)
-	[ "$classes" = "0/10 0/10 0/10" ] && break
-	sleep 0.2
-done
+wait_classes "0/10 0/10 0/10"
 is "$classes" "0/10 0/10 0/10" "--priority background: the stream's process, backend and walsender at nice 10 in the normal class"
 kill -TERM "$SPID"
 wait "$SPID"
 start_stream --priority idle
-classes=
-for _ in $(seq 1 600); do
-	classes=$(sched_classes)
-	[ "$classes" = "5/19 5/19 5/19" ] && break
-	sleep 0.2
-done
+wait_classes "5/19 5/19 5/19"
 is "$classes" "5/19 5/19 5/19" "--priority idle: the stream's process, backend and walsender run in SCHED_IDLE at nice 19"
 old_ws=$(q "SELECT active_pid FROM pg_replication_slots WHERE slot_name = 'cqlbridge_$KS'")
 q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'cqlbridge' AND datname = current_database() AND pid <> pg_backend_pid()" > /dev/null

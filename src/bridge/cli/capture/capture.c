@@ -42,6 +42,10 @@
 #define FLUSH_AFTER_BEHIND_S 1.0	/* and then coalesces at least this long */
 #define FLUSH_REQUESTS_BEHIND 20000 /* and more (bench/README.md) */
 #define STATUS_EVERY_S	10.0	/* standby status update at least this often */
+#define IDLE_CONFIRM_S	0.1		/* commits without work confirmed at most
+								 * this often: each confirmation polls the
+								 * partitions, and cap_read returns empty
+								 * after each of its 20 ms pauses */
 #define PG_EPOCH_UNIX	946684800.0
 #define BACKOFF_MAX_S	15.0	/* retry interval after repeated failures */
 
@@ -564,7 +568,8 @@ session(Stream *s)
 		else if (n == 0 && !in_txn && queued == 0)
 		{
 			s->st.lag_seconds = 0;
-			if (now - last_status >= STATUS_EVERY_S || last_commit > s->st.confirmed)
+			if (now - last_status >= STATUS_EVERY_S ||
+				(last_commit > s->st.confirmed && now - last_status >= IDLE_CONFIRM_S))
 			{
 				if (!flush_and_confirm(s, last_commit, 0, "idle", 0))
 					return SESSION_RETRY;
