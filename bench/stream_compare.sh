@@ -41,7 +41,10 @@
 # on CPU 0; PostgreSQL (the postmaster and its processes; new backends
 # inherit it), pgbench, the stream and Debezium on CPU 1, as if Cassandra
 # ran on machines of its own and the source had one core (issue 42; as
-# bench/diff_hotel.sh's BENCH_PIN; restored at exit).
+# bench/diff_hotel.sh's BENCH_PIN; restored at exit); the lag sampler, its
+# psql and its backend on CPU 0 with Cassandra (an instrument, not part of
+# what is measured: its query every 50 ms was bursts on CPU 1 that the
+# runs without a stream did not have).
 #
 # Every run prints one line: the application's tx/s, latency p50/p99 (from
 # pgbench's per-transaction log, schedule lag included as pgbench reports
@@ -51,7 +54,9 @@
 # and what the rest of the machine used (the box is shared), with the load
 # average; for the stream and Debezium, the source's CPU per change: the
 # stream's backend and the walsender, in microseconds per change applied
-# (Debezium: its walsender alone).  Stream lag: commit -> slot confirmation, which the stream gives
+# (Debezium: its walsender alone); for the stream, the scheduler's view of
+# its process, backend and walsender (autogroup nice value, nice value,
+# class: what --priority gave them).  Stream lag: commit -> slot confirmation, which the stream gives
 # only after Cassandra acknowledged (bench/stream_lag.py, sampled every 50
 # ms); Debezium lag: receipt minus the event's commit time (and the same
 # slot-based measure).
