@@ -212,7 +212,7 @@ stream_start()
 	[ -n "$BENCH_NICE" ] && [ "$BENCH_NICE_WHAT" != cassandra ] && nice_pids "$STREAM_PID" "$WS_PID" "$BE_PID"
 	# what the stream's --priority gave (the scheduler's view, not the
 	# stream's word): autogroup and nice of its process, backend, walsender
-	sleep 0.5
+	# (all lowered before START_REPLICATION, which made WS_PID active)
 	PRIO_LINE=$(for p in "$STREAM_PID" "$BE_PID" "$WS_PID"; do
 		printf '%s %s, ' "$(sed -n 's/.* nice /autogroup nice /p' "/proc/$p/autogroup" 2> /dev/null)" "nice $(ps -o ni= -p "$p" | tr -d ' ') class $(ps -o cls= -p "$p" | tr -d ' ')"
 	done | sed 's/, $//')

@@ -26,9 +26,9 @@
  * (cql_fdw before 0.7, a role without REPLICATION, a kernel that refuses)
  * stops the stream with the error: the user asked for that priority.
  * 'normal' is the default: with the walsender's messages read in pauses
- * (replication.c), 'background' gained about 5% on the application's p99
- * in issue 42's benchmark, not enough to lower a migration's share of a
- * saturated server without being asked.
+ * (replication.c), 'background' gained 4-12% on the application's p99 in
+ * issue 42's benchmark (bench/README.md, "Follow-up 3"), not enough to
+ * lower a migration's share of a saturated server without being asked.
  *
  * layer: command
  *
