@@ -239,6 +239,26 @@ cql_error_code_name(int32_t code)
 	return "Unknown";
 }
 
+/*
+ * cql_error_is_tombstone_failure
+ *		True for a Read_failure that a replica reported as
+ *		READ_TOO_MANY_TOMBSTONES: in the v5 reason map, or (protocol v4,
+ *		which has no map, or reasons beyond the entries kept) in the
+ *		server's message, which Cassandra builds from the reasons.  A
+ *		reader may try again in smaller pages: the threshold counts the
+ *		tombstones one read command meets.
+ */
+bool
+cql_error_is_tombstone_failure(const cql_error *e)
+{
+	if (e == NULL || e->status != CQL_ERR_SERVER || e->code != CQL_ERRCODE_READ_FAILURE)
+		return false;
+	for (int i = 0; i < e->nreasons && i < CQL_ERROR_MAX_REASONS; i++)
+		if (e->reasons[i].code == CQL_FAILURE_READ_TOO_MANY_TOMBSTONES)
+			return true;
+	return strstr(e->message, "READ_TOO_MANY_TOMBSTONES") != NULL;
+}
+
 void
 cql_error_clear(cql_error *e)
 {

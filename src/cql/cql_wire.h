@@ -158,6 +158,18 @@ extern cql_status cql_consistency_parse(const char *name, uint16_t *code);
 /* "Unavailable", "Write_timeout", ...; "Unknown" for unknown codes. */
 extern const char *cql_error_code_name(int32_t code);
 
+/* v5 failure reason (RequestFailureReason) of a read that met too many tombstones */
+#define CQL_FAILURE_READ_TOO_MANY_TOMBSTONES	0x0001
+
+struct cql_error;
+
+/*
+ * Did a Read_failure come from a replica that met more tombstones than
+ * its tombstone_failure_threshold?  (The v5 reason map, or on v4 the
+ * server's message, which names the reason.)
+ */
+extern bool cql_error_is_tombstone_failure(const struct cql_error *e);
+
 /* ---------------------------------------------------------------------
  * Murmur3 partitioner - cql_murmur3.c
  * ---------------------------------------------------------------------

@@ -811,6 +811,8 @@ cqlfdw_report_as(int elevel, cql_status st, const cql_error *err, const char *cq
 				 errdetail("%s", detail.data),
 				 err->code == CQL_ERRCODE_UNAVAILABLE
 				 ? errhint("Lower the consistency level (options consistency and write_consistency) or bring more replicas up.")
+				 : cql_error_is_tombstone_failure(err)
+				 ? errhint("A replica met more deleted rows and cells (tombstones) in one read than its tombstone_failure_threshold allows (100000 by default); a foreign table scan tries pages down to one row before it fails so.  Tombstones go once gc_grace_seconds has passed and compaction purges them (nodetool garbagecollect forces it); deletes that gather in few partitions call for a partition key with more values.")
 				 : (err->code == CQL_ERRCODE_INVALID && strstr(err->message, "ALLOW FILTERING"))
 				 ? errhint("A column option sai_index may name an index Cassandra no longer has (EXPLAIN shows which index a scan uses): drop that option, re-run IMPORT FOREIGN SCHEMA, or set index_pushdown 'false'; otherwise set allow_filtering 'true' on the foreign table.")
 				 : 0,
@@ -885,13 +887,40 @@ cqlfdw_await_expecting(cql_conn *conn, cql_request *req, cql_result *res, cql_er
 }
 
 /*
+ * warning_hash
+ *		A hash of a warning's text without its digits: the tombstone
+ *		warning of every page of a scan ("Read 12 live rows and 3401
+ *		tombstone cells for query ... token -4611...") differs only in its
+ *		numbers, and is one warning to the user.
+ */
+static uint32
+warning_hash(const char *w)
+{
+	uint32		h = 0;
+	const char *run = w;
+
+	for (const char *c = w;; c++)
+	{
+		if (*c == '\0' || (*c >= '0' && *c <= '9'))
+		{
+			if (c > run)
+				h = hash_combine(h, hash_bytes((const unsigned char *) run, (int) (c - run)));
+			if (*c == '\0')
+				return h;
+			run = c + 1;
+		}
+	}
+}
+
+/*
  * report_warnings
  *		Cassandra's warnings on a response (tombstones read, a large
  *		partition or batch, a guardrail's soft limit, an aggregation
  *		without partition key...) become PostgreSQL WARNINGs naming the
  *		coordinator.  A scan gets the same warning with every page: one
- *		text is reported once per statement; one the request expected
- *		(starting with 'expected', if not NULL) is not reported.
+ *		text, up to its numbers (warning_hash), is reported once per
+ *		statement; one the request expected (starting with 'expected', if
+ *		not NULL) is not reported.
  */
 static void
 report_warnings(cql_conn *conn, const cql_response_extras *ex, const char *expected)
@@ -909,7 +938,7 @@ report_warnings(cql_conn *conn, const cql_response_extras *ex, const char *expec
 	for (int i = 0; i < ex->nwarnings; i++)
 	{
 		const char *w = ex->warnings[i] ? ex->warnings[i] : "";
-		uint32		h = hash_bytes((const unsigned char *) w, (int) strlen(w));
+		uint32		h = warning_hash(w);
 		bool		dup = false;
 
 		for (int k = 0; k < nseen && !dup; k++)

@@ -41,6 +41,8 @@ typedef struct CqlScanTask
 	CqlRetry	retry;			/* of the page in flight */
 	uint8_t    *paging_state;	/* palloc'd in batch_cxt */
 	int32		paging_len;
+	int			page_size;		/* 0: the scan's fetch_size; less after a
+								 * page met too many tombstones */
 	bool		submitted;
 	bool		finished;
 	/* merge of ordered hash buckets: this task's current page and row */
@@ -117,6 +119,7 @@ typedef struct CqlScanState
 	CqlUpperScan *upper;		/* an aggregate scan (upper_rows.c), or NULL */
 	const char *expected_warning;	/* a Cassandra warning the requests
 									 * ask for on purpose, or NULL */
+	bool		tombstone_warned;	/* smaller pages reported (once a scan) */
 	int			nretrieved;
 	AttrNumber *retrieved;
 

@@ -57,7 +57,7 @@ task_params(const CqlScanState *st, const CqlScanTask *t, cql_query_params *para
 {
 	cql_query_params_init(params);
 	params->consistency = st->consistency;
-	params->page_size = st->fetch_size;
+	params->page_size = t->page_size > 0 ? t->page_size : st->fetch_size;
 	params->paging_state = t->paging_state;
 	params->paging_state_len = t->paging_len;
 	params->nvalues = st->nbinds;
@@ -254,6 +254,45 @@ cqlfdw_scan_setup_convs(CqlScanState *st, cql_prepared *p)
 }
 
 /*
+ * shrink_page
+ *		After a page that failed with s/err: true when the failure was a
+ *		replica meeting more tombstones than its tombstone_failure_threshold
+ *		and the task's pages can still get smaller, which they then are
+ *		(an eighth, down to one row), for the rest of the task.
+ *
+ * Cassandra counts the tombstones of one read command, and a page is one:
+ * where deleted rows lie between the live ones (a partition whose rows
+ * were deleted or moved away by the thousand), a page of fewer live rows
+ * meets fewer of them.  The same page is asked again from its paging
+ * state, so no row is read twice or skipped.  Tombstones that lie
+ * together beyond the threshold fail even a page of one row: that error
+ * is raised, with its hint (connection.c).  Reported once per scan, as a
+ * WARNING: the scan goes on, more slowly, and the table needs care.
+ */
+static bool
+shrink_page(CqlScanState *st, CqlScanTask *t, cql_status s, const cql_error *err)
+{
+	int			size = t->page_size > 0 ? t->page_size : st->fetch_size;
+
+	if (s != CQL_ERR_SERVER || !cql_error_is_tombstone_failure(err) || size <= 1)
+		return false;
+	t->page_size = Max(size / 8, 1);
+	if (!st->tombstone_warned)
+	{
+		st->tombstone_warned = true;
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING),
+				 errmsg("a page of foreign table \"%s\" met more tombstones than Cassandra reads at once; reading it in smaller pages",
+						st->relname),
+				 errdetail("Cassandra table \"%s\".\"%s\", node %s: %s",
+						   st->remote.table->keyspace, st->remote.table->table,
+						   err->host[0] ? err->host : "?", err->message),
+				 errhint("Deleted rows and cells stay as tombstones until gc_grace_seconds has passed and compaction purges them (nodetool garbagecollect forces it); deletes that gather in few partitions call for a partition key with more values.")));
+	}
+	return true;
+}
+
+/*
  * cqlfdw_scan_await_task_page
  *		The next page of task t into *page: its request awaited (retried,
  *		maybe on another host, after a failure), and the page after it
@@ -283,6 +322,13 @@ cqlfdw_scan_await_task_page(CqlScanState *st, CqlScanTask *t, cql_result *page)
 		s = cqlfdw_await_expecting(t->conn, t->req, page, &err, st->expected_warning);
 		cql_request_free(t->req);
 		t->req = NULL;
+		if (s != CQL_OK && shrink_page(st, t, s, &err))
+		{
+			old = MemoryContextSwitchTo(st->batch_cxt);
+			cqlfdw_scan_submit_page(st, t, true);
+			MemoryContextSwitchTo(old);
+			continue;
+		}
 		if (s != CQL_OK)
 		{
 			/* a read is idempotent: the same page again, maybe elsewhere */

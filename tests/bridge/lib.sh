@@ -97,7 +97,16 @@ bail() { echo "Bail out! $*"; exit 1; }
 # A daemon started meanwhile (a Cassandra node, a PostgreSQL server) must
 # not inherit the descriptor, or the lock would outlive the test: start
 # it through node_unlocked CMD...
-node_exclusive() { [ -z "${CQL_NODE_LOCK_FD:-}" ] || flock -x "$CQL_NODE_LOCK_FD"; }
+# node_exclusive says, as a TAP comment, how long it waited when that was a
+# second or more: that time counts in the test's own.
+node_exclusive()
+{
+	local t0
+	[ -z "${CQL_NODE_LOCK_FD:-}" ] && return 0
+	t0=$(date +%s)
+	flock -x "$CQL_NODE_LOCK_FD"
+	[ $(($(date +%s) - t0)) -lt 1 ] || echo "# waited $(($(date +%s) - t0)) s for the other lane's test to leave the node"
+}
 node_shared() { [ -z "${CQL_NODE_LOCK_FD:-}" ] || flock -s "$CQL_NODE_LOCK_FD"; }
 node_unlocked()
 {

@@ -93,7 +93,7 @@ srv = socket.socket()
 srv.bind(("127.0.0.1", 0))
 srv.listen(4)
 print(srv.getsockname()[1], flush=True)
-srv.settimeout(60)
+srv.settimeout(600)
 def recv(c, n):
     b = b""
     while len(b) < n:
@@ -128,8 +128,12 @@ while True:
     c.close()
 PYEOF
 : > "$WORK/given"
-coproc ASKPASS { exec python3 "$WORK/askpass.py" "$WORK/given"; }
-read -r -t 10 askport <&"${ASKPASS[0]}"
+# Bash unsets ASKPASS_PID once the coprocess has ended, which under set -u
+# would end this script: its PID is kept.
+coproc ASKPASS { exec python3 "$WORK/askpass.py" "$WORK/given" 2> "$WORK/askpass.err"; }
+askpid=$ASKPASS_PID
+read -r -t 60 askport <&"${ASKPASS[0]}" || askport=
+[ -n "$askport" ] || diag "the stand-in server gave no port: $(cat "$WORK/askpass.err")"
 start=$(date +%s)
 "$CQLBRIDGE" verify -h 127.0.0.1 -p "$askport" -U alice "$WORK/p0" < /dev/null > /dev/null 2> "$WORK/err"
 rc=$?
@@ -142,8 +146,8 @@ ok $? "the server asks for a password, stdin is no terminal: libpq's error at on
 grep -q "Password for user alice" "$WORK/tty" && grep -qx "se-cret2" "$WORK/given" && ! grep -q "se-cret2" "$WORK/tty" &&
 	grep -q "password authentication failed" "$WORK/tty"
 ok $? "the server asks for a password, on a terminal: prompted as psql does, sent, not echoed"
-kill "$ASKPASS_PID" 2> /dev/null
-wait "$ASKPASS_PID" 2> /dev/null
+kill "$askpid" 2> /dev/null || diag "the stand-in server had ended: $(cat "$WORK/askpass.err")"
+wait "$askpid" 2> /dev/null
 
 # --- exit status ---------------------------------------------------------------------------
 st()

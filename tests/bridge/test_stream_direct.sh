@@ -74,11 +74,16 @@ mix()
 }
 
 # diff_clean LABEL: one test: the whole-table diff of every table finds
-# nothing (exit status 0)
+# nothing (exit status 0).  The key moves of the write mix leave their
+# tombstones in the three partitions of items_by_kind (kind is an enum):
+# a fast machine's mix passes Cassandra's tombstone_failure_threshold, and
+# the scan then reads in smaller pages (sql/tombstones.sql), said here.
 diff_clean()
 {
 	"$CQLBRIDGE" diff "$GEN" > "$WORK/diff.out" 2>&1
 	ok $? "$1: cqlbridge diff finds no difference" || diag "$(cat "$WORK/diff.out")"
+	grep -q "met more tombstones than Cassandra reads at once" "$WORK/diff.out" &&
+		echo "# $1: the diff read a table in smaller pages (too many tombstones for a page)"
 }
 
 plan_into dx "$HERE/direct/workload.sql" "plan of the direct workload (three projections, a join)"

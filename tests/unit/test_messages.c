@@ -497,6 +497,14 @@ test_errors(void)
 		}
 		else
 			is_int(e.nreasons, 0, "v4 Read_failure has no reason map");
+		ok(cql_error_is_tombstone_failure(&e) == (v == 5),
+		   "v%d Read_failure: a tombstone failure by its reason map only", v);
+		if (v == 4)
+		{
+			snprintf(e.message, sizeof(e.message), "%s",
+					 "Operation failed - received 0 responses and 1 failures: READ_TOO_MANY_TOMBSTONES from /127.0.0.1:7000");
+			ok(cql_error_is_tombstone_failure(&e), "v4 Read_failure: a tombstone failure by its message");
+		}
 
 		/* Write_failure */
 		err_begin(CQL_ERRCODE_WRITE_FAILURE, "wf");
@@ -517,6 +525,7 @@ test_errors(void)
 		   e.numfailures == 1 && strcmp(e.write_type, "BATCH_LOG") == 0, "v%d Write_failure", v);
 		if (v == 5)
 			ok(e.nreasons == 1 && e.reasons[0].code == 0 && e.reasons[0].addr[3] == 7, "v5 Write_failure reason");
+		ok(!cql_error_is_tombstone_failure(&e), "v%d Write_failure is no tombstone failure", v);
 
 		/* CAS_write_unknown */
 		err_begin(CQL_ERRCODE_CAS_WRITE_UNKNOWN, "cwu");
@@ -1211,7 +1220,7 @@ test_results(void)
 int
 main(void)
 {
-	plan(302);		/* every assertion below runs on a passing build */
+	plan(307);		/* every assertion below runs on a passing build */
 	test_startup_options_auth();
 	test_query();
 	test_prepare_execute_batch();
