@@ -287,6 +287,9 @@ flush_and_confirm(Stream *s, CapLsn upto, int64_t commit_time, const char *why,
 	s->xids.data[0] = '\0';
 	if (upto > s->st.confirmed)
 		s->st.confirmed = upto;
+	if (s->p->replay_until != 0 && s->st.confirmed >= s->p->replay_until)
+		s->p->replay_until = 0; /* past what an earlier session can have
+								 * written */
 	if (s->opts->log_positions)
 	{
 		char	   *r = cap_lsn_text(s->st.received);
@@ -353,6 +356,34 @@ slot_check(Stream *s)
 }
 
 /*
+ * replay_horizon
+ *		At a session's start: the WAL insert position, up to which the
+ *		changes the slot gives again may have been written to Cassandra
+ *		already, by a flush of an earlier session (or process) that failed
+ *		or was not confirmed.  Such a flush wrote the last states of its
+ *		rows, which may be earlier states of this session's flushes: until
+ *		the stream has confirmed past that position, a direct table's flush
+ *		deletes the keys of its rows' earlier states too (direct.c).  After
+ *		it, an earlier state was never written by anyone, and deleting its
+ *		key would only leave a tombstone: a row whose key moves ten times
+ *		between two flushes would leave ten in the partitions it passed.
+ *		False with s->err when the query fails.
+ */
+static bool
+replay_horizon(Stream *s)
+{
+	PGresult   *res = cap_exec(s->conn, "SELECT pg_catalog.pg_current_wal_insert_lsn()", 0, NULL,
+							   s->err, sizeof(s->err));
+	bool		ok = res != NULL && PQntuples(res) == 1 &&
+		cap_parse_lsn(PQgetvalue(res, 0, 0), &s->p->replay_until);
+
+	if (res != NULL && !ok)
+		snprintf(s->err, sizeof(s->err), "the WAL insert position could not be read");
+	PQclear(res);
+	return ok;
+}
+
+/*
  * session
  *		Stream from the slot until a signal (SESSION_STOP) or a failure
  *		(SESSION_RETRY, s->err says which).
@@ -378,6 +409,8 @@ session(Stream *s)
 	for (int i = 0; i < s->p->ntables; i++)
 		cap_keyset_clear(&s->p->tables[i].pending);
 	cap_direct_clear(s->p);
+	if (!replay_horizon(s))
+		return SESSION_RETRY;
 	s->p->parts_polled = 0;		/* what a failed flush did not record */
 	cap_join_start(s->conn, s->opts, s->p);	/* tables joining the stream */
 	s->xids.len = 0;

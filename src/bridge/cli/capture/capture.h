@@ -271,6 +271,10 @@ typedef struct CapPlan
 	int			joining;		/* the table being backfilled, or -1 */
 	double		join_t0;
 	struct CapDirect *direct;	/* direct.c: decoded rows since the flush */
+	CapLsn		replay_until;	/* capture.c: commits up to this position
+								 * may have been written by an earlier
+								 * session's flush (0: none); direct.c
+								 * then deletes the keys of earlier states */
 } CapPlan;
 
 extern CapPlan *cap_read_plan(const char *dir);

@@ -32,7 +32,9 @@
  * because a flush that failed half-way may have written them (the writes
  * of a direct table are not announced in the lineage table first, as
  * recomputed ones are: a retry replays the same changes, so it sees them
- * again).
+ * again).  Only then: once the stream has confirmed past what an earlier
+ * session could have written (CapPlan.replay_until, capture.c), earlier
+ * states were written by nobody and their keys are not deleted.
  *
  * A row falls back to recomputation (its keys queued as keys.c does, and
  * the keys of its states added to the pending keys) when one of its states
@@ -867,8 +869,8 @@ cap_direct_requests(CapPlan *p, CapKeySet *req)
  * state_arrays
  *		The states of d's rows chosen by which ('l': the last state of rows
  *		applied directly; 'e': their earlier states; 'r': every state of
- *		rows that recompute) as one text[] literal per read column of s;
- *		*nrows counts them.
+ *		rows that recompute; 'n': none) as one text[] literal per read
+ *		column of s; *nrows counts them.
  */
 static char **
 state_arrays(const CapSource *s, const DirectSource *d, char which, int *nrows)
@@ -883,7 +885,7 @@ state_arrays(const CapSource *s, const DirectSource *d, char which, int *nrows)
 	{
 		const DirectRow *row = &d->rows[r];
 
-		if (row->recompute != (which == 'r'))
+		if (which == 'n' || row->recompute != (which == 'r'))
 			continue;
 		for (int v = 0; v < row->nstates; v++)
 		{
@@ -1105,7 +1107,8 @@ cap_direct_write(PGconn *conn, CapPlan *p, int table, long long *written,
 	if (nkeys == 0)
 		return true;
 	last = state_arrays(s, d, 'l', &nlast);
-	earlier = state_arrays(s, d, 'e', &nearlier);
+	/* earlier states can be in Cassandra only while replaying (capture.c) */
+	earlier = state_arrays(s, d, p->replay_until != 0 ? 'e' : 'n', &nearlier);
 	params = bridge_malloc(sizeof(char *) * (2 * s->nread + s->npk + 1));
 	for (int i = 0; i < s->nread; i++)
 	{
