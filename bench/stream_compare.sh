@@ -30,7 +30,12 @@
 # (stream_bench), KS (keyspace, stream_bench), RATE (1000), CQLBRIDGE
 # (build/cqlbridge), OUTDIR (where logs and results.txt go; default a new
 # directory under /tmp), STREAM_OPTS (more options of "cqlbridge stream",
-# e.g. "--priority idle"), BENCH_NICE (a nice value, or "idle" for
+# e.g. "--priority idle"), STREAM_SESSION ("own", the default: the stream
+# started with setsid, a session of its own as under systemd or in a
+# terminal of its own, whose autogroup --priority lowers; "shared": in
+# this script's session, with pgbench, the application's client, as runs
+# before 2026-11-29 (afternoon) had it: --priority then cannot lower the
+# stream process's autogroup without lowering pgbench's), BENCH_NICE (a nice value, or "idle" for
 # SCHED_IDLE, given by renice/chrt to every thread of BENCH_NICE_WHAT:
 # "cassandra" the node's JVM, "stream" the stream's process, backend and
 # walsender, "both", the default).  On a kernel with
@@ -74,6 +79,12 @@ RATE=${RATE:-1000}
 BENCH_NICE=${BENCH_NICE:-}
 BENCH_NICE_WHAT=${BENCH_NICE_WHAT:-both}
 STREAM_OPTS=${STREAM_OPTS:-}
+STREAM_SESSION=${STREAM_SESSION:-own}
+case $STREAM_SESSION in
+	own) SESSION=(setsid) ;;	# not a process group leader here: no fork, $! is the stream
+	shared) SESSION=() ;;
+	*) echo "STREAM_SESSION must be own or shared" >&2; exit 2 ;;
+esac
 GEN=${GEN_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cql_fdw/stream_bench_plan}
 OUTDIR=${OUTDIR:-$(mktemp -d /tmp/stream_compare.XXXXXX)}
 SLOT=cqlbridge_$KS
@@ -199,7 +210,7 @@ wait_confirm()
 stream_start()
 {
 	# shellcheck disable=SC2086 # STREAM_OPTS: options, split on spaces
-	"${PIN[@]}" "$CQLBRIDGE" stream -q $STREAM_OPTS -d "$DB" "$GEN" >> "$OUTDIR/stream.log" 2>&1 &
+	"${PIN[@]}" "${SESSION[@]}" "$CQLBRIDGE" stream -q $STREAM_OPTS -d "$DB" "$GEN" >> "$OUTDIR/stream.log" 2>&1 &
 	STREAM_PID=$!
 	local i
 	for i in $(seq 100); do
