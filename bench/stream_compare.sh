@@ -35,8 +35,9 @@
 # terminal of its own, whose autogroup --priority lowers; "shared": in
 # this script's session, with pgbench, the application's client, as runs
 # before 2026-11-29 (afternoon) had it: --priority then cannot lower the
-# stream process's autogroup without lowering pgbench's), BENCH_NICE (a nice value, or "idle" for
-# SCHED_IDLE, given by renice/chrt to every thread of BENCH_NICE_WHAT:
+# stream process's autogroup without lowering pgbench's), BENCH_NICE (a
+# nice value, or "idle" for SCHED_IDLE, given by renice/chrt to every
+# thread of BENCH_NICE_WHAT:
 # "cassandra" the node's JVM, "stream" the stream's process, backend and
 # walsender, "both", the default).  On a kernel with
 # /proc/sys/kernel/sched_autogroup_enabled = 1 the scheduler first shares
