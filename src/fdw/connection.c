@@ -812,7 +812,8 @@ cqlfdw_report_as(int elevel, cql_status st, const cql_error *err, const char *cq
 				 err->code == CQL_ERRCODE_UNAVAILABLE
 				 ? errhint("Lower the consistency level (options consistency and write_consistency) or bring more replicas up.")
 				 : cql_error_is_tombstone_failure(err)
-				 ? errhint("A replica met more deleted rows and cells (tombstones) in one read than its tombstone_failure_threshold allows (100000 by default); a foreign table scan tries pages down to one row before it fails so.  Tombstones go once gc_grace_seconds has passed and compaction purges them (nodetool garbagecollect forces it); deletes that gather in few partitions call for a partition key with more values.")
+				 ? errhint("A replica met more deleted rows and cells (tombstones) in one read than its tombstone_failure_threshold allows (100000 by default); a foreign table scan tries pages down to one row before it fails so.  %s",
+						   CQLFDW_TOMBSTONE_ADVICE)
 				 : (err->code == CQL_ERRCODE_INVALID && strstr(err->message, "ALLOW FILTERING"))
 				 ? errhint("A column option sai_index may name an index Cassandra no longer has (EXPLAIN shows which index a scan uses): drop that option, re-run IMPORT FOREIGN SCHEMA, or set index_pushdown 'false'; otherwise set allow_filtering 'true' on the foreign table.")
 				 : 0,

@@ -69,6 +69,14 @@ extern void cqlfdw_complete_layout(CqlFdwTable *t, Oid relid, UserMapping *user,
 /* in connection.c: errors, interruptible waits, prepare, write timestamps */
 extern void cqlfdw_report(int elevel, cql_status st, const cql_error *err,
 						  const char *cql);
+/*
+ * What to do about tombstones that fail reads: the hint of the error
+ * (cqlfdw_report_as) and of the scan's warning when it reads in smaller
+ * pages (scan_task.c).
+ */
+#define CQLFDW_TOMBSTONE_ADVICE \
+	"Tombstones go once gc_grace_seconds has passed and compaction purges them (nodetool garbagecollect forces it); deletes that gather in few partitions call for a partition key with more values."
+
 extern void cqlfdw_report_as(int elevel, cql_status st, const cql_error *err,
 							 const char *cql, const char *what,
 							 const char *detail);

@@ -287,7 +287,7 @@ shrink_page(CqlScanState *st, CqlScanTask *t, cql_status s, const cql_error *err
 				 errdetail("Cassandra table \"%s\".\"%s\", node %s: %s",
 						   st->remote.table->keyspace, st->remote.table->table,
 						   err->host[0] ? err->host : "?", err->message),
-				 errhint("Deleted rows and cells stay as tombstones until gc_grace_seconds has passed and compaction purges them (nodetool garbagecollect forces it); deletes that gather in few partitions call for a partition key with more values.")));
+				 errhint("%s", CQLFDW_TOMBSTONE_ADVICE)));
 	}
 	return true;
 }
@@ -322,23 +322,23 @@ cqlfdw_scan_await_task_page(CqlScanState *st, CqlScanTask *t, cql_result *page)
 		s = cqlfdw_await_expecting(t->conn, t->req, page, &err, st->expected_warning);
 		cql_request_free(t->req);
 		t->req = NULL;
-		if (s != CQL_OK && shrink_page(st, t, s, &err))
-		{
-			old = MemoryContextSwitchTo(st->batch_cxt);
-			cqlfdw_scan_submit_page(st, t, true);
-			MemoryContextSwitchTo(old);
-			continue;
-		}
 		if (s != CQL_OK)
 		{
-			/* a read is idempotent: the same page again, maybe elsewhere */
-			cql_retry_decision d = cqlfdw_remote_retry(&st->remote, &t->retry,
-													   t->conn, s, &err, true);
+			/*
+			 * A read is idempotent: the same page again, in smaller pages
+			 * after too many tombstones, else as the retry policy says
+			 * (maybe elsewhere).
+			 */
+			if (!shrink_page(st, t, s, &err))
+			{
+				cql_retry_decision d = cqlfdw_remote_retry(&st->remote, &t->retry,
+														   t->conn, s, &err, true);
 
-			if (d == CQL_RETRY_NO)
-				cqlfdw_remote_fail(&st->remote, t->conn, s, &err);
-			if (d == CQL_RETRY_NEXT_HOST)
-				t->conn = NULL;
+				if (d == CQL_RETRY_NO)
+					cqlfdw_remote_fail(&st->remote, t->conn, s, &err);
+				if (d == CQL_RETRY_NEXT_HOST)
+					t->conn = NULL;
+			}
 			old = MemoryContextSwitchTo(st->batch_cxt);
 			cqlfdw_scan_submit_page(st, t, true);
 			MemoryContextSwitchTo(old);

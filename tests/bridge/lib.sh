@@ -101,11 +101,12 @@ bail() { echo "Bail out! $*"; exit 1; }
 # second or more: that time counts in the test's own.
 node_exclusive()
 {
-	local t0
+	local t0 waited
 	[ -z "${CQL_NODE_LOCK_FD:-}" ] && return 0
 	t0=$(date +%s)
 	flock -x "$CQL_NODE_LOCK_FD"
-	[ $(($(date +%s) - t0)) -lt 1 ] || echo "# waited $(($(date +%s) - t0)) s for the other lane's test to leave the node"
+	waited=$(($(date +%s) - t0))
+	[ "$waited" -lt 1 ] || echo "# waited $waited s for the other lane's test to leave the node"
 }
 node_shared() { [ -z "${CQL_NODE_LOCK_FD:-}" ] || flock -s "$CQL_NODE_LOCK_FD"; }
 node_unlocked()
@@ -225,20 +226,24 @@ load_targets()
 	mapfile -t TABLES < <(meta "$1/003_load.sql" table)
 }
 
+# DRIVER_PY: the Python with the DataStax driver (scripts/deps.sh's venv),
+# else the system's
+DRIVER_PY=${CQL_FDW_CACHE:-$HOME/.cache/cql_fdw}/venv/bin/python
+[ -x "$DRIVER_PY" ] || DRIVER_PY=python3
+
 # read_back_all LABEL: one test per target (TABLES, VIEWS, COLS of
 # load_targets): the Cassandra table, read by the DataStax Python driver
 # (tests/bridge/read_back.py, not through cql_fdw), equals its source view.
 # An empty list is a failure.
 read_back_all()
 {
-	local i out rc py=${CQL_FDW_CACHE:-$HOME/.cache/cql_fdw}/venv/bin/python
-	[ -x "$py" ] || py=python3
+	local i out rc
 	if [ "${#TABLES[@]}" -eq 0 ]; then
 		ok 1 "$1: the target tables to read back (none listed)"
 		return 1
 	fi
 	for i in "${!TABLES[@]}"; do
-		out=$("$py" "$HERE/read_back.py" "$DB" "${TABLES[$i]}" "${VIEWS[$i]}" "${COLS[$i]}" 2>&1)
+		out=$("$DRIVER_PY" "$HERE/read_back.py" "$DB" "${TABLES[$i]}" "${VIEWS[$i]}" "${COLS[$i]}" 2>&1)
 		rc=$?
 		ok $rc "$1: ${TABLES[$i]} read by the Python driver equals its source view"
 		[ $rc -eq 0 ] || sed 's/^/# /' <<< "$out" | head -20

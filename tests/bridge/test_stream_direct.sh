@@ -190,12 +190,11 @@ q "BEGIN;
    COMMIT;" > /dev/null
 stream_caught_up "$KS"
 setup_step $? "caught up after the nine moves" || diag "$(tail -5 "$WORK/stream.log")"
-VENV_PY=${CQL_FDW_CACHE:-$HOME/.cache/cql_fdw}/venv/bin/python
-if [ -x "$VENV_PY" ] && "$VENV_PY" -c "import cassandra.cluster" 2> /dev/null; then
+if "$DRIVER_PY" -c "import cassandra.cluster" 2> /dev/null; then
 	# tombstones GROUP...: "GROUP:LIVE:TOMBSTONES" per partition of items_by_grp
 	tombstones()
 	{
-		"$VENV_PY" - "$CQL_HOST" "$KS" "$@" << 'PYEOF'
+		"$DRIVER_PY" - "$CQL_HOST" "$KS" "$@" << 'PYEOF'
 import re, sys
 from cassandra.cluster import Cluster
 host, ks, groups = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -220,7 +219,7 @@ PYEOF
 		"a key moved nine times between two flushes: one tombstone (its old partition), none where it passed"
 else
 	skip_check "a key moved nine times between two flushes: one tombstone (its old partition), none where it passed" \
-		"no Python driver at $VENV_PY (scripts/deps.sh installs it)"
+		"no Python driver for $DRIVER_PY (scripts/deps.sh installs it)"
 fi
 
 # --- 4. kill -9 during the write mix, restart ------------------------------------------------
