@@ -1004,17 +1004,21 @@ cap_direct_recompute_keys(PGconn *conn, CapPlan *p, char *err, size_t errlen)
 /*
  * direct_sql
  *		The flush's statement of direct table t (see the file header).
- *		Parameters: the last states ($1..), the earlier states (next nread),
- *		the changed source keys (npk, as text[]).  It upserts the last
- *		states' rows, deletes the lineage rows of the changed keys that no
- *		last state has and adds those it lacks, and returns the keys to
- *		delete.  Every part sees the lineage table as it was before.
+ *		Parameters: the last states ($1..), the earlier states (the next
+ *		nread, only with with_earlier), the changed source keys (npk, as
+ *		text[]).  It upserts the last states' rows, deletes the lineage rows
+ *		of the changed keys that no last state has and adds those it lacks,
+ *		and returns the keys to delete.  Every part sees the lineage table
+ *		as it was before.  Without earlier states (outside a replay, nearly
+ *		always) the keys to delete are those of the changed source keys
+ *		alone, which are distinct: no UNION, no view over empty arrays.
  */
 static char *
-direct_sql(const CapTable *t, const CapSource *s, const DirectSource *d, const CapAffected *a)
+direct_sql(const CapTable *t, const CapSource *s, const DirectSource *d, const CapAffected *a,
+		   bool with_earlier)
 {
 	char	   *last = rows_sql(t, s, d, 1);
-	char	   *earlier = rows_sql(t, s, d, 1 + s->nread);
+	char	   *earlier = with_earlier ? rows_sql(t, s, d, 1 + s->nread) : NULL;
 	char	   *set = keys_set(t, "v");
 	char	   *lset = keys_set(t, "l");
 	char	   *fcols = cap_key_columns(t, "f", true);
@@ -1027,7 +1031,7 @@ direct_sql(const CapTable *t, const CapSource *s, const DirectSource *d, const C
 
 	/* the changed source keys, and how the lineage table holds them */
 	sb_init(&tk);
-	cap_unnest_rows(&tk, s->pk_types, s->npk, 1 + 2 * s->nread, "p");
+	cap_unnest_rows(&tk, s->pk_types, s->npk, 1 + (with_earlier ? 2 : 1) * s->nread, "p");
 
 	sb_init(&sb);
 	if (t->key_of_pk)
@@ -1036,11 +1040,15 @@ direct_sql(const CapTable *t, const CapSource *s, const DirectSource *d, const C
 		sb_appendf(&sb, "WITH f AS MATERIALIZED (SELECT v.* FROM (%s) v WHERE %s), ", last, set);
 		sb_appendf(&sb, "tk AS (%s), ", tk.data);
 		sb_appendf(&sb, "up AS (INSERT INTO %s (%s) SELECT %s FROM f) ", t->foreign_table, t->columns, t->columns);
-		sb_appendf(&sb, "SELECT c.* FROM (SELECT %s FROM (%s) v WHERE %s UNION SELECT ", vkeys, earlier, set);
+		sb_append(&sb, "SELECT c.* FROM (");
+		if (with_earlier)
+			sb_appendf(&sb, "SELECT %s FROM (%s) v WHERE %s UNION ", vkeys, earlier, set);
+		sb_append(&sb, "SELECT ");
 		for (int k = 0; k < t->nkey; k++)
 			for (int j = 0; j < s->npk; j++)
 				if (t->key_of_pk[j] == k)
-					sb_appendf(&sb, "%stk.p%d", k ? ", " : "", j + 1);
+					sb_appendf(&sb, "%stk.p%d AS %s", k ? ", " : "", j + 1,
+							   bridge_quote_ident(t->key[k]));
 		sb_appendf(&sb, " FROM tk) c WHERE NOT EXISTS (SELECT 1 FROM f WHERE %s)", fc_key);
 		goto done;
 	}
@@ -1053,8 +1061,10 @@ direct_sql(const CapTable *t, const CapSource *s, const DirectSource *d, const C
 	sb_appendf(&sb, " AND NOT EXISTS (SELECT 1 FROM f WHERE %s)), ", fl_lin);
 	sb_appendf(&sb, "li AS (INSERT INTO %s SELECT %s FROM f WHERE NOT EXISTS (SELECT 1 FROM %s l WHERE %s)) ",
 			   t->lineage, fcols, t->lineage, fl_lin);
-	sb_appendf(&sb, "SELECT c.* FROM (SELECT %s FROM (%s) v WHERE %s UNION SELECT %s FROM %s l JOIN tk ON ",
-			   vkeys, earlier, set, lkeys, t->lineage);
+	sb_append(&sb, "SELECT c.* FROM (");
+	if (with_earlier)
+		sb_appendf(&sb, "SELECT %s FROM (%s) v WHERE %s UNION ", vkeys, earlier, set);
+	sb_appendf(&sb, "SELECT %s FROM %s l JOIN tk ON ", lkeys, t->lineage);
 	for (int k = 0; k < s->npk; k++)
 		sb_appendf(&sb, "%sl.%s = tk.p%d", k ? " AND " : "", bridge_quote_ident(a->lin_of_pk[k]), k + 1);
 	sb_appendf(&sb, " WHERE %s) c WHERE NOT EXISTS (SELECT 1 FROM f WHERE %s)", lset, fc_key);
@@ -1093,6 +1103,7 @@ cap_direct_write(PGconn *conn, CapPlan *p, int table, long long *written,
 	int			nlast;
 	int			nearlier;
 	int			nkeys = 0;
+	int			nparams;
 	char	   *sql;
 	PGresult   *res;
 	bool		ok;
@@ -1109,11 +1120,15 @@ cap_direct_write(PGconn *conn, CapPlan *p, int table, long long *written,
 	last = state_arrays(s, d, 'l', &nlast);
 	/* earlier states can be in Cassandra only while replaying (capture.c) */
 	earlier = state_arrays(s, d, p->replay_until != 0 ? 'e' : 'n', &nearlier);
-	params = bridge_malloc(sizeof(char *) * (2 * s->nread + s->npk + 1));
+	nparams = (nearlier > 0 ? 2 : 1) * s->nread;
+	params = bridge_malloc(sizeof(char *) * (nparams + s->npk + 1));
 	for (int i = 0; i < s->nread; i++)
 	{
 		params[i] = last[i];
-		params[s->nread + i] = earlier[i];
+		if (nearlier > 0)
+			params[s->nread + i] = earlier[i];
+		else
+			free(earlier[i]);
 	}
 	{
 		/* the changed source keys (of rows applied directly) */
@@ -1140,13 +1155,14 @@ cap_direct_write(PGconn *conn, CapPlan *p, int table, long long *written,
 		}
 		keys = cap_column_literals(cols, s->npk, n);
 		for (int k = 0; k < s->npk; k++)
-			params[2 * s->nread + k] = keys[k];
+			params[nparams + k] = keys[k];
 		free(keys);
 	}
-	sql = direct_sql(t, s, d, a);
-	res = cap_exec(conn, sql, 2 * s->nread + s->npk, (const char *const *) params, err, errlen);
+	nparams += s->npk;
+	sql = direct_sql(t, s, d, a, nearlier > 0);
+	res = cap_exec(conn, sql, nparams, (const char *const *) params, err, errlen);
 	free(sql);
-	for (int i = 0; i < 2 * s->nread + s->npk; i++)
+	for (int i = 0; i < nparams; i++)
 		free(params[i]);
 	free(params);
 	free(last);

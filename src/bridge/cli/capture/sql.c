@@ -73,9 +73,15 @@ forget_prepared(void)
 	prep_generation++;
 }
 
-/* The name of sql prepared in conn's session, or NULL (not prepared). */
+/*
+ * The name of sql prepared in conn's session, or NULL: not prepared (too
+ * many kept), or the PREPARE failed and *failed is its error.  The error
+ * is the statement's own (the same text, the same parameter types
+ * inferred); running it unprepared instead would report only that the
+ * transaction is aborted.
+ */
 static const char *
-prepared(PGconn *conn, const char *sql, int n)
+prepared(PGconn *conn, const char *sql, int n, PGresult **failed)
 {
 	static char name[64];
 	PGresult   *res;
@@ -97,8 +103,10 @@ prepared(PGconn *conn, const char *sql, int n)
 	res = PQprepare(conn, name, sql, n, NULL);
 	if (res == NULL || PQresultStatus(res) != PGRES_COMMAND_OK)
 	{
-		PQclear(res);
-		return NULL;			/* run unprepared: its error is reported then */
+		*failed = res;			/* NULL (out of memory) reports the connection's error */
+		if (res == NULL)
+			*failed = PQmakeEmptyPGresult(conn, PGRES_FATAL_ERROR);
+		return NULL;
 	}
 	PQclear(res);
 	prep_sql[nprep++] = bridge_strdup(sql);
@@ -115,10 +123,12 @@ cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
 		 char *err, size_t errlen)
 {
 	unsigned long long cpu0 = cap_backend_cpu(conn);
-	const char *name = n > 0 ? prepared(conn, sql, n) : NULL;
-	PGresult   *res;
+	PGresult   *res = NULL;
+	const char *name = n > 0 ? prepared(conn, sql, n, &res) : NULL;
 
-	if (name != NULL)
+	if (res != NULL)
+		;						/* the PREPARE failed: its error */
+	else if (name != NULL)
 		res = PQexecPrepared(conn, name, n, params, NULL, NULL, 0);
 	else
 		res = PQexecParams(conn, sql, n, NULL, params, NULL, NULL, 0);
