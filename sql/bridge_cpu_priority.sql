@@ -8,18 +8,7 @@
 -- session, else its own (field 19 of /proc/PID/stat).
 --
 \i sql/include/cql_server.sql
-CREATE FUNCTION pg_temp.stat_field(n int) RETURNS int LANGUAGE sql AS $$
-	SELECT split_part(regexp_replace(pg_read_file('/proc/' || pg_backend_pid() || '/stat'),
-									 '^.*\) ', ''), ' ', n - 2)::int $$;
-CREATE FUNCTION pg_temp.sched_policy() RETURNS int LANGUAGE sql AS $$
-	SELECT pg_temp.stat_field(41) $$;
--- the nice value that ranks this backend against the other sessions
-CREATE FUNCTION pg_temp.ranking_nice() RETURNS int LANGUAGE sql AS $$
-	SELECT CASE WHEN pg_read_file('/proc/sys/kernel/sched_autogroup_enabled', 0, 8, true) LIKE '1%'
-				 AND pg_temp.stat_field(6) = pg_backend_pid()
-			THEN substring(pg_read_file('/proc/' || pg_backend_pid() || '/autogroup') FROM ' nice (-?[0-9]+)')::int
-			ELSE pg_temp.stat_field(19) END $$;
-
+\i sql/include/proc_sched.sql
 -- a new session is normal, and 'normal' says so without changing it
 SELECT cql_bridge_cpu_priority('normal') AS class, pg_temp.sched_policy() AS policy,
 	   pg_temp.ranking_nice() AS nice;
@@ -59,6 +48,42 @@ SELECT cql_bridge_cpu_priority('idle') AS class;
 SELECT cql_bridge_cpu_priority('background');
 SELECT cql_bridge_cpu_priority('normal');
 SELECT count(*) FROM generate_series(1, 100000);
+
+-- 'auto' (0.9), in a new session: SCHED_IDLE where the session's autogroup
+-- counts, nothing elsewhere; cql_bridge_autogroup_nice() then moves that
+-- autogroup's nice value both ways without privilege.  Written to hold on
+-- a kernel without autogroups too (NULL: nothing to move).
+\c
+\i sql/include/proc_sched.sql
+-- (the kernel's record is read as the superuser: \gset keeps each result)
+SET ROLE regress_cpu_streamer;
+SELECT cql_bridge_cpu_priority('auto') AS auto_class \gset
+RESET ROLE;
+SELECT :'auto_class' = CASE WHEN pg_temp.autogroup_counts() THEN 'idle' ELSE 'normal' END AS auto,
+	   pg_temp.sched_policy() = CASE WHEN pg_temp.autogroup_counts() THEN 5 ELSE 0 END AS policy;
+SET ROLE regress_cpu_streamer;
+SELECT coalesce(cql_bridge_autogroup_nice(19)::text, 'null') AS yield_nice \gset
+RESET ROLE;
+SELECT :'yield_nice' = CASE WHEN pg_temp.autogroup_counts() THEN '19' ELSE 'null' END AS yielding,
+	   pg_temp.ranking_nice() = CASE WHEN pg_temp.autogroup_counts() THEN 19 ELSE 0 END AS ranked;
+SET ROLE regress_cpu_streamer;
+SELECT coalesce(cql_bridge_autogroup_nice(0, pg_backend_pid())::text, 'null') AS full_nice \gset
+RESET ROLE;
+SELECT :'full_nice' = CASE WHEN pg_temp.autogroup_counts() THEN '0' ELSE 'null' END AS full_share,
+	   pg_temp.ranking_nice() AS nice;
+-- asking again is harmless; out of range (22023); NULL does nothing
+SET ROLE regress_cpu_streamer;
+SELECT cql_bridge_cpu_priority('auto') = :'auto_class' AS again;
+SELECT cql_bridge_autogroup_nice(20);
+SELECT cql_bridge_autogroup_nice(-1);
+SELECT cql_bridge_autogroup_nice(NULL) IS NULL AS null_does_nothing;
+-- another process only when it is a session of the role (22023)
+SELECT cql_bridge_autogroup_nice(5, 1);
+RESET ROLE;
+-- a role without REPLICATION may not (42501)
+SET ROLE regress_cpu_plain;
+SELECT cql_bridge_autogroup_nice(0);
+RESET ROLE;
 
 DROP ROLE regress_cpu_plain;
 DROP ROLE regress_cpu_streamer;

@@ -2,7 +2,9 @@
  *
  * cpu_priority.c
  *	  cql_bridge_cpu_priority(text): lowers the CPU priority of the calling
- *	  backend (or walsender) for "cqlbridge stream --priority".
+ *	  backend (or walsender) for "cqlbridge stream --priority";
+ *	  cql_bridge_autogroup_nice(int, int): moves it, or the stream's
+ *	  other sessions, between yielding and a full share (--priority auto).
  *
  * An online migration runs beside the application it migrates.  Its work
  * in PostgreSQL (the statements of each flush in its backend, the decoding
@@ -27,7 +29,7 @@
  *   application backend, with the default slice (0.75-3 ms), preempt it.
  *
  * The levels:
- * - 'background' (the stream's default): the backend's autogroup at nice 10
+ * - 'background': the backend's autogroup at nice 10
  *   where it leads its own session and autogroups are on, else the task at
  *   nice 10; and a 100 ms slice where the kernel takes one (older kernels
  *   ignore it).  The backend keeps the normal class and a share of the CPU
@@ -37,6 +39,16 @@
  *   of its group wants the CPU) and the autogroup at nice 19, so that the
  *   class means something against the other sessions too.  On a saturated
  *   server the stream may make almost no progress: WAL accumulates.
+ * - 'auto' (the stream's default, cql_fdw 0.9): where the session leads
+ *   an autogroup that counts, SCHED_IDLE with the autogroup's nice value
+ *   left as it is; elsewhere nothing (SCHED_IDLE in a shared group would
+ *   leave the backend no share on a saturated server).  The stream then
+ *   moves the autogroups with cql_bridge_autogroup_nice(): nice 19 while it
+ *   keeps up (the session runs like 'idle': any woken task of the
+ *   application preempts it at once, and its group weighs little), nice 0
+ *   while it lags (a full share again).  Unlike a task's own nice value or
+ *   its class, an autogroup's nice value may be raised again without
+ *   privilege (down to 0), which is what makes the level reversible.
  * - 'normal': changes nothing; an error when the session was lowered.
  * bench/README.md has the measurements.
  *
@@ -74,9 +86,12 @@
 
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
 #include "utils/builtins.h"
 
 PG_FUNCTION_INFO_V1(cql_bridge_cpu_priority);
+PG_FUNCTION_INFO_V1(cql_bridge_autogroup_nice);
 
 /* the nice values of the two lowered levels */
 #define BACKGROUND_NICE		10
@@ -121,23 +136,25 @@ read_small_file(const char *path, char *buf, size_t size)
 #endif
 
 /*
- * autogroup_nice
- *		The nice value of this process's autogroup, or -100 when it has no
+ * autogroup_nice_of
+ *		The nice value of process pid's autogroup, or -100 when it has no
  *		autogroup of its own that counts: autogroups off or missing, or a
- *		session this process does not lead (its nice value would be the
+ *		session the process does not lead (its nice value would be the
  *		whole session's).
  */
 static int
-autogroup_nice(void)
+autogroup_nice_of(pid_t pid)
 {
 #ifdef __linux__
+	char		path[64];
 	char		buf[128];
 	char	   *p;
 
-	if (getsid(0) != getpid() ||
+	snprintf(path, sizeof(path), "/proc/%d/autogroup", (int) pid);
+	if (getsid(pid) != pid ||
 		!read_small_file("/proc/sys/kernel/sched_autogroup_enabled", buf, sizeof(buf)) ||
 		buf[0] != '1' ||
-		!read_small_file("/proc/self/autogroup", buf, sizeof(buf)))
+		!read_small_file(path, buf, sizeof(buf)))
 		return -100;
 	/* "/autogroup-123 nice 0" */
 	p = strstr(buf, " nice ");
@@ -147,24 +164,34 @@ autogroup_nice(void)
 #endif
 }
 
+/* autogroup_nice_of this process */
+static int
+autogroup_nice(void)
+{
+	return autogroup_nice_of(getpid());
+}
+
 /*
- * set_autogroup_nice
- *		This process's autogroup (see autogroup_nice) at nice value nice;
+ * set_autogroup_nice_of
+ *		Process pid's autogroup (see autogroup_nice_of) at nice value nice;
  *		false, errno set, when the kernel refused.  Linux takes one such
  *		change from an unprivileged process per 100 ms on the whole machine
- *		(EAGAIN otherwise: the stream lowers its backend and its walsender
- *		at about the same time), so a refusal for that reason waits and
- *		tries again, for up to 3 s.
+ *		(EAGAIN otherwise: the stream moves its backend, its walsender and
+ *		itself at about the same time), so a refusal for that reason waits
+ *		and tries again, for up to 3 s.  Any nice value from 0 to 19 is
+ *		allowed without privilege, in both directions.
  */
 static bool
-set_autogroup_nice(int nice)
+set_autogroup_nice_of(pid_t pid, int nice)
 {
+	char		path[64];
 	char		buf[16];
 	int			len = snprintf(buf, sizeof(buf), "%d", nice);
 
+	snprintf(path, sizeof(path), "/proc/%d/autogroup", (int) pid);
 	for (int attempt = 0; attempt < 30; attempt++)
 	{
-		int			fd = open("/proc/self/autogroup", O_WRONLY);
+		int			fd = open(path, O_WRONLY);
 		bool		ok;
 		int			save;
 
@@ -185,6 +212,13 @@ set_autogroup_nice(int nice)
 	}
 	errno = EAGAIN;
 	return false;
+}
+
+/* set_autogroup_nice_of this process */
+static bool
+set_autogroup_nice(int nice)
+{
+	return set_autogroup_nice_of(getpid(), nice);
 }
 
 /*
@@ -270,11 +304,80 @@ lower_nice(int nice)
 }
 
 /*
+ * check_priority_privilege
+ *		An ERROR unless the current user is a superuser or has REPLICATION
+ *		(see the header: a backend at low priority holding a lock is one
+ *		the others may wait for).
+ */
+static void
+check_priority_privilege(void)
+{
+	if (!superuser() && !has_rolreplication(GetUserId()))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to change the CPU priority of this session"),
+				 errdetail("Only superusers and roles with the REPLICATION attribute may lower a backend's CPU priority."),
+				 errhint("Run the change stream as a role WITH REPLICATION, or leave its priority normal.")));
+}
+
+/*
+ * set_idle_class
+ *		This process into SCHED_IDLE; an ERROR when the system refuses or
+ *		has no such class.
+ */
+static void
+set_idle_class(void)
+{
+#ifdef SCHED_IDLE
+	struct sched_param param;
+
+	memset(&param, 0, sizeof(param));
+	if (sched_setscheduler(0, SCHED_IDLE, &param) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("could not set the idle CPU priority: %m"),
+				 errhint("The operating system refused SCHED_IDLE; run the stream at background priority.")));
+#else
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("idle CPU priority is not supported on this platform"),
+			 errhint("It needs Linux's SCHED_IDLE; run the stream at background priority.")));
+#endif
+}
+
+/*
+ * check_own_session
+ *		An ERROR unless pid is a backend or walsender of the current user's
+ *		role (of any role for a superuser): the other processes whose
+ *		priority cql_bridge_autogroup_nice() moves are the stream's other
+ *		sessions.
+ */
+static void
+check_own_session(pid_t pid)
+{
+	PGPROC	   *proc = BackendPidGetProc(pid);
+
+	if (proc == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("process %d is not a PostgreSQL session", (int) pid),
+				 errhint("Pass the process ID of a backend or walsender (pg_stat_activity.pid), or NULL for this session.")));
+	if (!superuser() && proc->roleId != GetUserId())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to change the CPU priority of process %d", (int) pid),
+				 errdetail("The session runs for another role."),
+				 errhint("Only the session's own role (or a superuser) may change its priority.")));
+}
+
+/*
  * cql_bridge_cpu_priority
  *		cql_bridge_cpu_priority(priority text) RETURNS text: 'background' or
  *		'idle' lowers this backend's priority for the rest of its life (see
- *		the header); 'normal' checks that it was not lowered.  Returns the
- *		priority now in effect.
+ *		the header); 'auto' puts it into SCHED_IDLE where its autogroup
+ *		counts, for cql_bridge_autogroup_nice() to move; 'normal' checks
+ *		that it was not lowered.  Returns the priority now in effect
+ *		('idle' after an 'auto' that did something, else 'normal').
  */
 Datum
 cql_bridge_cpu_priority(PG_FUNCTION_ARGS)
@@ -283,20 +386,26 @@ cql_bridge_cpu_priority(PG_FUNCTION_ARGS)
 	const char *now;
 
 	if (strcmp(want, "idle") != 0 && strcmp(want, "normal") != 0 &&
-		strcmp(want, "background") != 0)
+		strcmp(want, "background") != 0 && strcmp(want, "auto") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid CPU priority \"%s\"", want),
-				 errhint("Use 'background' (yield to the other sessions), 'idle' (run only when the CPU is otherwise free) or 'normal'.")));
+				 errhint("Use 'auto' (yield while the stream keeps up), 'background' (yield to the other sessions), 'idle' (run only when the CPU is otherwise free) or 'normal'.")));
 
-	if (!superuser() && !has_rolreplication(GetUserId()))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to change the CPU priority of this session"),
-				 errdetail("Only superusers and roles with the REPLICATION attribute may lower a backend's CPU priority."),
-				 errhint("Run the change stream as a role WITH REPLICATION, or leave its priority normal.")));
+	check_priority_privilege();
 
 	now = current_class();
+	if (strcmp(want, "auto") == 0)
+	{
+		/*
+		 * SCHED_IDLE only where the autogroup's nice value ranks the session
+		 * (see the header); its nice value is the stream's to move.
+		 */
+		if (autogroup_nice() != -100 &&
+			(strcmp(now, "normal") == 0 || strcmp(now, "background") == 0))
+			set_idle_class();
+		PG_RETURN_TEXT_P(cstring_to_text(current_class()));
+	}
 	if (strcmp(want, "normal") == 0 ||
 		(strcmp(want, "background") == 0 && strcmp(now, "idle") == 0))
 	{
@@ -317,24 +426,53 @@ cql_bridge_cpu_priority(PG_FUNCTION_ARGS)
 		PG_RETURN_TEXT_P(cstring_to_text(current_class()));
 	}
 
-#ifdef SCHED_IDLE
-	{
-		struct sched_param param;
-
-		lower_nice(IDLE_NICE);
-		memset(&param, 0, sizeof(param));
-		if (sched_setscheduler(0, SCHED_IDLE, &param) != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_SYSTEM_ERROR),
-					 errmsg("could not set the idle CPU priority: %m"),
-					 errhint("The operating system refused SCHED_IDLE; run the stream at background priority.")));
-	}
-#else
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("idle CPU priority is not supported on this platform"),
-			 errhint("It needs Linux's SCHED_IDLE; run the stream at background priority.")));
-#endif
-
+	lower_nice(IDLE_NICE);
+	set_idle_class();
 	PG_RETURN_TEXT_P(cstring_to_text(current_class()));
+}
+
+/*
+ * cql_bridge_autogroup_nice
+ *		cql_bridge_autogroup_nice(nice integer, pid integer DEFAULT NULL)
+ *		RETURNS integer: the autogroup of this backend, or of the session
+ *		(backend or walsender) with that process ID (one of the calling
+ *		role's, or any for a superuser), at nice value nice (0 to 19), for
+ *		"cqlbridge
+ *		stream --priority auto" (see the header).  Returns the nice value
+ *		now in effect, or NULL when the process has no autogroup that counts
+ *		(nothing is done).  Raising the value again needs no privilege, so
+ *		the stream moves between yielding and a full share as its lag asks.
+ */
+Datum
+cql_bridge_autogroup_nice(PG_FUNCTION_ARGS)
+{
+	int32		nice;
+	pid_t		pid = MyProcPid;
+	int			now;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	nice = PG_GETARG_INT32(0);
+	if (nice < 0 || nice > IDLE_NICE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("autogroup nice value %d is out of range", nice),
+				 errhint("Use a value from 0 (a full share) to 19 (the least).")));
+	check_priority_privilege();
+	if (PG_NARGS() > 1 && !PG_ARGISNULL(1) && PG_GETARG_INT32(1) != MyProcPid)
+	{
+		pid = PG_GETARG_INT32(1);
+		check_own_session(pid);
+	}
+	if (autogroup_nice_of(pid) == -100)
+		PG_RETURN_NULL();
+	if (!set_autogroup_nice_of(pid, nice))
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("could not set the autogroup nice value of process %d: %m", (int) pid),
+				 errhint("Run the stream with --priority normal.")));
+	now = autogroup_nice_of(pid);
+	if (now == -100)
+		PG_RETURN_NULL();
+	PG_RETURN_INT32(now);
 }

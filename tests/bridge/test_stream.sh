@@ -99,7 +99,7 @@ elif [ "$FAULTS" = 1 ] &&
 fi
 # 15 checks in the faults part (6, and one per target table: 9), run or
 # skipped
-tap_plan $((48 + 15))
+tap_plan $((48 + 19))
 
 SPID=
 stream_cleanup()
@@ -137,7 +137,7 @@ ok $? "a role without REPLICATION is refused with a hint" || diag "$(cat "$WORK/
 
 "$CQLBRIDGE" stream -q --priority low "$GEN" > "$WORK/prio.out" 2>&1
 rc=$?
-grep -q 'invalid value "low" for --priority (normal, background or idle)' "$WORK/prio.out" && [ $rc -eq 2 ]
+grep -q 'invalid value "low" for --priority (auto, normal, background or idle)' "$WORK/prio.out" && [ $rc -eq 2 ]
 ok $? "an unknown --priority is a usage error" || diag "$(cat "$WORK/prio.out")"
 "$CQLBRIDGE" stream -q --flush-interval 5 "$GEN" > "$WORK/interval.out" 2>&1
 rc=$?
@@ -292,6 +292,34 @@ kill -9 "$SPID" 2> /dev/null
 wait "$SPID"
 ok $? "the stream at idle priority stops with status 0 after confirming" || diag "$(tail -5 "$WORK/stream.log")"
 echo "# --priority idle part: $(($(date +%s) - t_idle)) s"
+
+# --- --priority auto (the default): started as a service would be (setsid:
+# the process leads its session, so its autogroup is its own), the stream's
+# process, backend and walsender are in SCHED_IDLE at autogroup nice 0,
+# move to nice 19 once the lag stayed low for 10 s, and back to nice 0 as
+# soon as the lag exceeds --yield-lag (here 2 s: the process is stopped
+# for 4 s while a row changes).
+t_auto=$(date +%s)
+setsid "$CQLBRIDGE" stream --yield-lag 2 "$GEN" >> "$WORK/stream.log" 2>&1 &
+SPID=$!
+wait_classes "5/19 5/19 5/19"
+is "$classes" "5/19 5/19 5/19" "--priority auto: once caught up, the stream's process, backend and walsender yield (SCHED_IDLE, autogroup nice 19)" ||
+	diag "$(grep -- '--priority auto' "$WORK/stream.log" | tail -5)"
+kill -STOP "$SPID"
+q "UPDATE hotel_rel.hotel SET name = 'Yield Lag Inn' WHERE id = (SELECT id FROM hotel_rel.hotel ORDER BY id LIMIT 1)" > /dev/null
+sleep 4
+kill -CONT "$SPID"
+wait_classes "5/0 5/0 5/0"
+is "$classes" "5/0 5/0 5/0" "--priority auto: a lag over --yield-lag gives them a full share again (autogroup nice 0)" ||
+	diag "$(grep -- '--priority auto' "$WORK/stream.log" | tail -5)"
+grep -q -- "--priority auto: a full share again (lag [0-9.]* s over --yield-lag 2 s" "$WORK/stream.log"
+ok $? "--priority auto logs why it stopped yielding" || diag "$(grep -- '--priority auto' "$WORK/stream.log" | tail -5)"
+wait_classes "5/19 5/19 5/19"
+is "$classes" "5/19 5/19 5/19" "--priority auto: caught up again, they yield again" ||
+	diag "$(grep -- '--priority auto' "$WORK/stream.log" | tail -5)"
+kill -TERM "$SPID"
+wait "$SPID"
+echo "# --priority auto part: $(($(date +%s) - t_auto)) s"
 
 # --- --flush-interval: a change waits out the coalescing window --------------
 # Not yet written 1 s after its commit with a 5 s window (a slow machine only

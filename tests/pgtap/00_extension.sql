@@ -16,13 +16,13 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 DROP EXTENSION IF EXISTS cql_fdw CASCADE;
 
-SELECT plan(50);
+SELECT plan(51);
 
 -- installation
 SELECT lives_ok('CREATE EXTENSION cql_fdw', 'CREATE EXTENSION cql_fdw works');
 SELECT has_extension('cql_fdw', 'extension cql_fdw is installed');
 SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'cql_fdw'),
-          '0.8', 'installed version is 0.8');
+          '0.9', 'installed version is 0.9');
 SELECT ok(NOT has_function_privilege('public', 'cql_execute(text, text)', 'EXECUTE'),
           'EXECUTE on cql_execute is not granted to PUBLIC');
 
@@ -112,6 +112,8 @@ SELECT has_function('cql_token', ARRAY['text[]', '"any"'],
                     'cql_token(text[], VARIADIC "any") exists (0.7: cqlbridge diff orders by it)');
 SELECT has_function('cql_bridge_delete_keys', ARRAY['regclass', 'text[]', '"any"'],
                     'cql_bridge_delete_keys(regclass, text[], VARIADIC "any") exists (0.8: the stream deletes through it)');
+SELECT has_function('cql_bridge_autogroup_nice', ARRAY['integer', 'integer'],
+                    'cql_bridge_autogroup_nice(integer, integer) exists (0.9: --priority auto moves its sessions with it)');
 SELECT volatility_is('cql_token', ARRAY['text[]', '"any"'], 'immutable',
                      'cql_token() is immutable');
 SELECT is(cql_token(ARRAY['text'], 'local'::text), -7564491331177403445::bigint,
@@ -142,11 +144,12 @@ SELECT lives_ok($$ALTER USER MAPPING FOR CURRENT_USER SERVER pgtap_cql
 SELECT lives_ok('DROP EXTENSION cql_fdw CASCADE', 'drop for the update test');
 SELECT lives_ok($$CREATE EXTENSION cql_fdw VERSION '0.1'$$, 'version 0.1 installs');
 SELECT lives_ok('ALTER EXTENSION cql_fdw UPDATE', 'ALTER EXTENSION cql_fdw UPDATE works');
-SELECT ok((SELECT extversion FROM pg_extension WHERE extname = 'cql_fdw') = '0.8'
+SELECT ok((SELECT extversion FROM pg_extension WHERE extname = 'cql_fdw') = '0.9'
           AND to_regprocedure('cql_bridge_cursor_last_key()') IS NOT NULL
           AND to_regprocedure('cql_bridge_delete_keys(regclass,text[],"any")') IS NOT NULL
+          AND to_regprocedure('cql_bridge_autogroup_nice(integer,integer)') IS NOT NULL
           AND obj_description('cql_fdw_statistics()'::regprocedure, 'pg_proc') IS NOT NULL,
-          'the update reaches 0.8, with the functions apply and the stream use and the comments of 0.7');
+          'the update reaches 0.9, with the functions apply and the stream use and the comments of 0.7');
 SELECT ok(NOT has_function_privilege('public', 'cql_execute(text, text)', 'EXECUTE'),
           'after the update EXECUTE on cql_execute is not PUBLIC''s either');
 SELECT ok(NOT has_function_privilege('public', 'cql_query(text, text, "any")', 'EXECUTE')

@@ -84,6 +84,7 @@ enum
 	OPT_REPLAN,
 	OPT_DROP_REMOVED,
 	OPT_PRIORITY,
+	OPT_YIELD_LAG,
 	OPT_FLUSH_INTERVAL,
 	OPT_HELP
 };
@@ -211,12 +212,16 @@ static const Command commands[] = {
 		"                           kB/MB/GB allowed (default: 1GB)\n"
 		"  --log-positions          log every BEGIN/COMMIT position received, every\n"
 		"                           keepalive and every position confirmed, with why\n"
-		"  --priority=normal|background|idle\n"
+		"  --priority=auto|normal|background|idle\n"
 		"                           the CPU priority of the stream's process, backend\n"
-		"                           and walsender (default normal): background yields\n"
-		"                           to the application (nice 10 for their Linux\n"
-		"                           autogroups, long time slices); idle runs only on\n"
-		"                           CPU nothing else wants (SCHED_IDLE, nice 19)\n"
+		"                           and walsender (default auto): auto yields to the\n"
+		"                           application while the stream keeps up (SCHED_IDLE,\n"
+		"                           Linux autogroups at nice 19) and takes a full share\n"
+		"                           while it lags more than --yield-lag; background\n"
+		"                           yields always (nice 10, long time slices); idle\n"
+		"                           runs only on CPU nothing else wants (nice 19)\n"
+		"  --yield-lag=SECONDS      with --priority auto, the lag above which the\n"
+		"                           stream stops yielding (1 to 3600, default 10)\n"
 		"  --flush-interval=MS      changes are coalesced this long before they are\n"
 		"                           written (10 to 10000, default 500): longer costs\n"
 		"                           Cassandra and PostgreSQL less CPU per change and\n"
@@ -524,6 +529,7 @@ main(int argc, char **argv)
 		{"replan", no_argument, NULL, OPT_REPLAN},
 		{"drop-removed", no_argument, NULL, OPT_DROP_REMOVED},
 		{"priority", required_argument, NULL, OPT_PRIORITY},
+		{"yield-lag", required_argument, NULL, OPT_YIELD_LAG},
 		{"flush-interval", required_argument, NULL, OPT_FLUSH_INTERVAL},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0}
@@ -567,7 +573,8 @@ main(int argc, char **argv)
 	opts.jobs = 2;
 	opts.warn_wal = 1024L * 1024 * 1024;
 	opts.flush_interval_ms = 500;
-	opts.priority = "normal";
+	opts.priority = "auto";
+	opts.yield_lag_s = 10;
 
 	/* options of another command are usage errors, not silently ignored */
 #define ONLY_FOR(cmdname) only_for(cmd, (cmdname), long_options, optidx)
@@ -790,10 +797,14 @@ main(int argc, char **argv)
 			case OPT_PRIORITY:
 				ONLY_FOR("stream");
 				if (strcmp(optarg, "background") == 0 || strcmp(optarg, "idle") == 0 ||
-					strcmp(optarg, "normal") == 0)
+					strcmp(optarg, "normal") == 0 || strcmp(optarg, "auto") == 0)
 					opts.priority = optarg;
 				else
-					usage_error(cmd, "invalid value \"%s\" for --priority (normal, background or idle)", optarg);
+					usage_error(cmd, "invalid value \"%s\" for --priority (auto, normal, background or idle)", optarg);
+				break;
+			case OPT_YIELD_LAG:
+				ONLY_FOR("stream");
+				opts.yield_lag_s = (int) parse_long(cmd, "--yield-lag", optarg, 1, 3600, false);
 				break;
 			case OPT_FLUSH_INTERVAL:
 				ONLY_FOR("stream");

@@ -609,6 +609,7 @@ session(Stream *s)
 				last_status = now;
 			}
 		}
+		cap_priority_adapt(s->conn, s->st.lag_seconds, s->opts, bridge_extension_schema(s->conn));
 		cap_status_update(s->conn, s->p, &s->st, false, s->tty, s->opts->quiet);
 	}
 }

@@ -336,6 +336,8 @@ extern void cap_unnest_rows(StrBuf *sb, char *const *types, int n, int first, co
 /* ---- priority.c ---- */
 
 extern void cap_priority_process(const BridgeOptions *opts);
+extern void cap_priority_adapt(PGconn *conn, double lag, const BridgeOptions *opts,
+							   const char *ext_schema);
 extern bool cap_priority_session(PGconn *conn, bool replication, const BridgeOptions *opts,
 								 const char *ext_schema, char *err, size_t errlen);
 

@@ -25,10 +25,24 @@
  * for the long time slice.  A session or process that cannot be lowered
  * (cql_fdw before 0.7, a role without REPLICATION, a kernel that refuses)
  * stops the stream with the error: the user asked for that priority.
- * 'normal' is the default: with the walsender's messages read in pauses
- * (replication.c), 'background' gained 4-12% on the application's p99 in
- * issue 42's benchmark (bench/README.md, "Follow-up 3"), not enough to
- * lower a migration's share of a saturated server without being asked.
+ * 'auto' is the default (cql_fdw 0.9).  A lowered stream helps the
+ * application's slowest transactions only as far as the application's
+ * woken backends preempt the stream's at once, which SCHED_IDLE gives
+ * (Linux preempts a SCHED_IDLE task for any other task that wakes, in any
+ * group) and a nice value alone does not (issue 42's benchmark,
+ * bench/README.md "Follow-up 4": the application's p99 1.2-1.5x that
+ * without a stream at idle, 1.9-2.1x at normal).  But 'idle' is for the
+ * rest of the processes' lives, and on a saturated server a stream that
+ * cannot catch up keeps WAL on the source without bound.  So 'auto' puts
+ * each process into SCHED_IDLE only where it leads an autogroup (Linux's
+ * autogroups on, and a session of its own: every backend, and this process
+ * when started as a service or with setsid), and moves those autogroups'
+ * nice values, which an unprivileged process may raise again: nice 19 once
+ * the lag has stayed at most half of --yield-lag for YIELD_HOLD_S seconds,
+ * nice 0 (a full share, as 'normal') as soon as it exceeds --yield-lag.
+ * Every session starts at nice 0, the initial load and a catch-up
+ * included.  Where nothing can be moved (autogroups off, cql_fdw before
+ * 0.9), 'auto' is 'normal', said once in the log.
  *
  * layer: command
  *
@@ -135,11 +149,86 @@ process_slice(void)
 #endif
 }
 
+/* how long the lag stays low before 'auto' yields again, in seconds */
+#define YIELD_HOLD_S		10.0
+/* after a failed move, the next attempt, in seconds */
+#define YIELD_RETRY_S		30.0
+
+/* --priority auto's state (one stream per process) */
+static struct
+{
+	bool		process;		/* this process's autogroup is the stream's to move */
+	int		   *pids;			/* sessions in 'auto': backends, walsender */
+	int			npids;
+	int			cappids;
+	bool		yielding;		/* all of them at nice 19 */
+	double		calm_since;		/* lag at most half the bound since (0: not) */
+	double		next_try;		/* after a failed move: not before */
+	bool		said_normal;	/* "runs at normal priority" logged */
+}			autop;
+
+/* Linux's autogroups are on (kernel.sched_autogroup_enabled = 1). */
+static bool
+autogroups_on(void)
+{
+	char		c = '0';
+	int			fd = open("/proc/sys/kernel/sched_autogroup_enabled", O_RDONLY);
+
+	if (fd < 0)
+		return false;
+	if (read(fd, &c, 1) != 1)
+		c = '0';
+	close(fd);
+	return c == '1';
+}
+
+/*
+ * process_autogroup
+ *		This process's autogroup at nice value nice (0 to 19, allowed in
+ *		both directions without privilege); Linux takes one such change per
+ *		100 ms from an unprivileged process (EAGAIN): tried again for up to
+ *		3 s.  False with err on refusal.
+ */
+static bool
+process_autogroup(int nice, char *err, size_t errlen)
+{
+	char		buf[16];
+	int			len = snprintf(buf, sizeof(buf), "%d", nice);
+
+	for (int attempt = 0; attempt < 30; attempt++)
+	{
+		int			fd = open("/proc/self/autogroup", O_WRONLY);
+		bool		done;
+		int			save;
+
+		if (fd < 0)
+		{
+			snprintf(err, errlen, "could not open /proc/self/autogroup: %s", strerror(errno));
+			return false;
+		}
+		done = write(fd, buf, len) == len;
+		save = errno;
+		close(fd);
+		if (done)
+			return true;
+		if (save != EAGAIN)
+		{
+			snprintf(err, errlen, "could not set the stream's autogroup to nice %d: %s",
+					 nice, strerror(save));
+			return false;
+		}
+		usleep(100000);
+	}
+	snprintf(err, errlen, "could not set the stream's autogroup to nice %d: %s", nice, strerror(EAGAIN));
+	return false;
+}
+
 /*
  * cap_priority_process
  *		This process at opts->priority: 'background' a nice value of 10 and
  *		a long slice, 'idle' SCHED_IDLE and a nice value of 19 (no privilege
- *		needed to lower one's own); fatal when the system refuses.
+ *		needed to lower one's own), 'auto' SCHED_IDLE where it leads its own
+ *		autogroup (see the header); fatal when the system refuses.
  */
 void
 cap_priority_process(const BridgeOptions *opts)
@@ -147,7 +236,17 @@ cap_priority_process(const BridgeOptions *opts)
 	char		err[256] = "";
 	bool		ok = true;
 
-	if (strcmp(opts->priority, "background") == 0)
+	if (strcmp(opts->priority, "auto") == 0)
+	{
+#ifdef SCHED_IDLE
+		struct sched_param param;
+
+		memset(&param, 0, sizeof(param));
+		autop.process = getsid(0) == getpid() && autogroups_on() &&
+			sched_setscheduler(0, SCHED_IDLE, &param) == 0;
+#endif
+	}
+	else if (strcmp(opts->priority, "background") == 0)
 	{
 		ok = process_nice(10, err, sizeof(err));
 		if (ok)
@@ -175,6 +274,168 @@ cap_priority_process(const BridgeOptions *opts)
 }
 
 /*
+ * auto_session
+ *		cap_priority_session for 'auto': the session into SCHED_IDLE where
+ *		its autogroup counts, then kept in autop.pids, and at nice 19 at
+ *		once when the stream yields.  A server that cannot (cql_fdw before
+ *		0.9, a role that may not) leaves the session at normal priority,
+ *		said once: 'auto' is the default and must not stop a stream.  False
+ *		with err only when the connection failed.
+ */
+static bool
+auto_session(PGconn *conn, bool replication, const char *ext_schema, char *err, size_t errlen)
+{
+	char	   *sql = bridge_printf("SELECT %s.cql_bridge_cpu_priority('auto')", ext_schema);
+	PGresult   *res = PQexec(conn, sql);
+	bool		moved;
+
+	free(sql);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+	{
+		(void) cap_result_ok(conn, res, err, errlen);	/* err; clears res */
+		if (PQstatus(conn) != CONNECTION_OK)
+			return false;
+		if (!autop.said_normal)
+			cap_log("--priority auto: the %s runs at normal priority: %s (cql_fdw 0.9 moves it)",
+					replication ? "walsender" : "backend", err);
+		autop.said_normal = true;
+		err[0] = '\0';
+		moved = false;
+	}
+	else
+	{
+		moved = strcmp(PQgetvalue(res, 0, 0), "idle") == 0;
+		PQclear(res);
+	}
+	if (!replication)
+	{
+		res = PQexec(conn, "SET max_parallel_workers_per_gather = 0");
+		if (!cap_result_ok(conn, res, err, errlen))
+			return false;
+		PQclear(res);
+	}
+	if (!moved)
+		return true;
+	if (autop.npids == autop.cappids)
+	{
+		autop.cappids = autop.cappids ? 2 * autop.cappids : 4;
+		autop.pids = bridge_realloc(autop.pids, sizeof(int) * autop.cappids);
+	}
+	autop.pids[autop.npids++] = PQbackendPID(conn);
+	if (autop.yielding)
+	{
+		sql = bridge_printf("SELECT %s.cql_bridge_autogroup_nice(19)", ext_schema);
+		res = PQexec(conn, sql);
+		free(sql);
+		if (!cap_result_ok(conn, res, err, errlen))
+			return false;
+		PQclear(res);
+	}
+	return true;
+}
+
+/*
+ * move_all
+ *		This process (where its autogroup is the stream's) and the sessions
+ *		of autop.pids still alive (the others are forgotten) at autogroup
+ *		nice value nice, through conn; false with err.
+ */
+static bool
+move_all(PGconn *conn, const char *ext_schema, int nice, char *err, size_t errlen)
+{
+	StrBuf		pids;
+	char		nbuf[16];
+	const char *params[2];
+	char	   *sql;
+	PGresult   *res;
+
+	if (autop.process && !process_autogroup(nice, err, errlen))
+		return false;
+	if (autop.npids == 0)
+		return true;
+	sb_init(&pids);
+	sb_appendc(&pids, '{');
+	for (int i = 0; i < autop.npids; i++)
+		sb_appendf(&pids, "%s%d", i ? "," : "", autop.pids[i]);
+	sb_appendc(&pids, '}');
+	snprintf(nbuf, sizeof(nbuf), "%d", nice);
+	params[0] = nbuf;
+	params[1] = pids.data;
+	/* sessions that ended (a reconnect) are left out before the call */
+	sql = bridge_printf("WITH live AS MATERIALIZED (SELECT p FROM pg_catalog.unnest($2::int[]) p "
+						"WHERE p IN (SELECT pid FROM pg_catalog.pg_stat_activity)) "
+						"SELECT p, %s.cql_bridge_autogroup_nice($1::int, p) FROM live",
+						ext_schema);
+	res = PQexecParams(conn, sql, 2, NULL, params, NULL, NULL, 0);
+	free(sql);
+	sb_free(&pids);
+	if (!cap_result_ok(conn, res, err, errlen))
+		return false;
+	autop.npids = 0;
+	for (int r = 0; r < PQntuples(res); r++)
+		autop.pids[autop.npids++] = atoi(PQgetvalue(res, r, 0));
+	PQclear(res);
+	return true;
+}
+
+/*
+ * cap_priority_adapt
+ *		--priority auto: yield (nice 19) once lag, the stream's lag in
+ *		seconds, has stayed at most half of --yield-lag for YIELD_HOLD_S,
+ *		and take a full share (nice 0) as soon as it exceeds --yield-lag
+ *		(see the header).  conn is the stream's session, idle (between
+ *		flushes).  A failure is logged and tried again YIELD_RETRY_S later;
+ *		the stream goes on.
+ */
+void
+cap_priority_adapt(PGconn *conn, double lag, const BridgeOptions *opts, const char *ext_schema)
+{
+	double		now;
+	char		err[512];
+	int			nice;
+
+	if (strcmp(opts->priority, "auto") != 0 || (!autop.process && autop.npids == 0))
+		return;
+	now = bridge_now();
+	if (now < autop.next_try)
+		return;
+	if (autop.yielding)
+	{
+		if (lag <= opts->yield_lag_s)
+			return;
+		nice = 0;
+	}
+	else
+	{
+		if (lag > opts->yield_lag_s / 2.0)
+		{
+			autop.calm_since = 0;
+			return;
+		}
+		if (autop.calm_since == 0)
+			autop.calm_since = now;
+		if (now - autop.calm_since < YIELD_HOLD_S)
+			return;
+		nice = 19;
+	}
+	if (!move_all(conn, ext_schema, nice, err, sizeof(err)))
+	{
+		cap_log("--priority auto: %s; trying again in %.0f s", err, YIELD_RETRY_S);
+		autop.next_try = now + YIELD_RETRY_S;
+		return;
+	}
+	autop.yielding = nice > 0;
+	autop.calm_since = 0;
+	if (autop.yielding)
+		cap_log("--priority auto: yielding to the application (lag %.2f s; %d session%s%s at autogroup nice 19)",
+				lag, autop.npids, autop.npids == 1 ? "" : "s", autop.process ? " and this process" : "");
+	else
+		cap_log("--priority auto: a full share again (lag %.2f s over --yield-lag %d s; %d session%s%s at autogroup nice 0)",
+				lag, opts->yield_lag_s, autop.npids, autop.npids == 1 ? "" : "s",
+				autop.process ? " and this process" : "");
+}
+
+/*
  * cap_priority_session
  *		The backend of conn (a walsender when replication is true) at
  *		opts->priority, and no parallel workers in a normal session.  The
@@ -193,6 +454,8 @@ cap_priority_session(PGconn *conn, bool replication, const BridgeOptions *opts,
 
 	if (strcmp(opts->priority, "normal") == 0)
 		return true;
+	if (strcmp(opts->priority, "auto") == 0)
+		return auto_session(conn, replication, ext_schema, err, errlen);
 	sql = bridge_printf("SELECT %s.cql_bridge_cpu_priority('%s')%s", ext_schema, opts->priority,
 						replication ? "" : "; SET max_parallel_workers_per_gather = 0");
 	res = PQexec(conn, sql);

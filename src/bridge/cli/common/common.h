@@ -95,8 +95,9 @@ typedef struct BridgeOptions
 	bool		stream_drop;	/* --drop: remove slot, publication, tables */
 	long		warn_wal;		/* --warn-wal: retained WAL that warns */
 	bool		log_positions;	/* --log-positions: trace LSNs received/confirmed */
-	const char *priority;		/* --priority: "normal" (the default),
-								 * "background" or "idle" */
+	const char *priority;		/* --priority: "auto" (the default),
+								 * "normal", "background" or "idle" */
+	int			yield_lag_s;	/* --yield-lag: auto stops yielding above it */
 	int			flush_interval_ms;	/* --flush-interval: the stream's coalescing window */
 	bool		replan;			/* --replan: apply DIR's plan to the running stream */
 	bool		drop_removed;	/* --drop-removed: and drop the tables it removes */
