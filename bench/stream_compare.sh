@@ -225,10 +225,17 @@ stream_start()
 	# what the stream's --priority gave (the scheduler's view, not the
 	# stream's word): autogroup and nice of its process, backend, walsender
 	# (all lowered before START_REPLICATION, which made WS_PID active)
+	prio_line
+	return 0
+}
+
+# prio_line: PRIO_LINE, the scheduler's view of the stream's process,
+# backend and walsender now
+prio_line()
+{
 	PRIO_LINE=$(for p in "$STREAM_PID" "$BE_PID" "$WS_PID"; do
 		printf '%s %s, ' "$(sed -n 's/.* nice /autogroup nice /p' "/proc/$p/autogroup" 2> /dev/null)" "nice $(ps -o ni= -p "$p" | tr -d ' ') class $(ps -o cls= -p "$p" | tr -d ' ')"
 	done | sed 's/, $//')
-	return 0
 }
 
 # nice_pids PID...: every thread of those processes to nice $BENCH_NICE, or
@@ -282,8 +289,9 @@ sampler_stop() { kill -TERM "$SAMPLER" 2> /dev/null || true; wait "$SAMPLER" 2> 
 # written so far (the backlog of the runs without it); prints the rate
 catch_up()
 {
-	local end t0 t1 c0 c1 s0 s1 backlog
+	local end t0 t1 c0 c1 s0 s1 backlog yields i
 	backlog=$(q "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn) FROM pg_replication_slots WHERE slot_name = '$SLOT'")
+	yields=$(grep -c -- '--priority auto: yielding' "$OUTDIR/stream.log" 2> /dev/null)
 	stream_start
 	s0=$(snap)
 	end=$(wal)
@@ -293,6 +301,15 @@ catch_up()
 	t1=$(now)
 	s1=$(snap)
 	c1=$(q "SELECT changes FROM cqlbridge_$KS.stream_state")
+	# --priority auto (the default) yields once its lag stayed low for 10 s:
+	# the run measures that steady state (a migration streams for weeks)
+	if [[ " $STREAM_OPTS " != *--priority* || " $STREAM_OPTS " == *auto* ]]; then
+		for i in $(seq 300); do
+			[ "$(grep -c -- '--priority auto: yielding' "$OUTDIR/stream.log")" -gt "${yields:-0}" ] && break
+			sleep 0.1
+		done
+		prio_line
+	fi
 	say "$1: stream started and caught up its backlog ($((backlog / 1024)) kB of WAL) in $(printf %.1f "$(echo "$t1 - $t0" | bc)") s: $((c1 - c0)) changes, $(echo "$c1 $c0 $t1 $t0" | awk '{ printf "%.0f", ($1 - $2) / ($3 - $4) }') changes/s; $(cpu_line "$s0" "$s1" 0)"
 }
 

@@ -431,7 +431,8 @@ session(Stream *s)
 				return SESSION_RETRY;
 			return SESSION_STOP;
 		}
-		n = cap_read(s->repl, 100, &buf);
+		/* paced only while caught up: a stream behind reads at once */
+		n = cap_read(s->repl, 100, !behind(last_commit_time), &buf);
 		if (n < 0)
 		{
 			PGresult   *res = PQgetResult(s->repl);

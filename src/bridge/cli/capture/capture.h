@@ -120,7 +120,7 @@ extern bool cap_create_slot(PGconn *repl, const char *slot, char **snapshot,
 							CapLsn *consistent, char *err, size_t errlen, char *sqlstate);
 extern bool cap_start(PGconn *repl, const char *slot, CapLsn from,
 					  const char *publication, char *err, size_t errlen, char *sqlstate);
-extern int	cap_read(PGconn *repl, int timeout_ms, char **buf);
+extern int	cap_read(PGconn *repl, int timeout_ms, bool paced, char **buf);
 extern bool cap_send_status(PGconn *repl, CapLsn received, CapLsn flushed, bool reply);
 extern char *cap_lsn_text(CapLsn lsn);
 extern bool cap_parse_lsn(const char *s, CapLsn *lsn);

@@ -70,6 +70,45 @@
 #include "capture/capture.h"
 
 /*
+ * process_autogroup
+ *		This process's autogroup at nice value nice (0 to 19, allowed in
+ *		both directions without privilege; nothing on a kernel without
+ *		autogroups).  Linux takes one such change per 100 ms from an
+ *		unprivileged process (EAGAIN): tried again for up to 3 s.  False
+ *		with err on refusal.
+ */
+static bool
+process_autogroup(int nice, char *err, size_t errlen)
+{
+	char		buf[16];
+	int			len = snprintf(buf, sizeof(buf), "%d", nice);
+
+	for (int attempt = 0; attempt < 30; attempt++)
+	{
+		int			fd = open("/proc/self/autogroup", O_WRONLY);
+		bool		done;
+		int			save;
+
+		if (fd < 0)
+			return true;		/* no autogroups: nothing to move */
+		done = write(fd, buf, len) == len;
+		save = errno;
+		close(fd);
+		if (done)
+			return true;
+		if (save != EAGAIN)
+		{
+			snprintf(err, errlen, "could not set the stream's autogroup to nice %d: %s",
+					 nice, strerror(save));
+			return false;
+		}
+		usleep(100000);
+	}
+	snprintf(err, errlen, "could not set the stream's autogroup to nice %d: %s", nice, strerror(EAGAIN));
+	return false;
+}
+
+/*
  * process_nice
  *		This process at nice value nice, and its autogroup too when the
  *		process leads its session; false with a message in err on refusal.
@@ -85,36 +124,9 @@ process_nice(int nice, char *err, size_t errlen)
 				 strerror(errno));
 		return false;
 	}
-#ifdef __linux__
-	/*
-	 * A kernel without autogroups has no such file: nothing to do.  Linux
-	 * takes one change of an autogroup's nice value per 100 ms from an
-	 * unprivileged process (EAGAIN): tried again for up to 3 s.
-	 */
-	for (int attempt = 0; getsid(0) == getpid() && attempt < 30; attempt++)
-	{
-		int			fd = open("/proc/self/autogroup", O_WRONLY);
-		char		buf[16];
-		int			len = snprintf(buf, sizeof(buf), "%d", nice);
-		bool		done;
-		int			save;
-
-		if (fd < 0)
-			break;
-		done = write(fd, buf, len) == len;
-		save = errno;
-		close(fd);
-		if (done)
-			break;
-		if (save != EAGAIN || attempt == 29)
-		{
-			snprintf(err, errlen, "could not lower the CPU priority of the stream's autogroup: %s",
-					 strerror(save));
-			return false;
-		}
-		usleep(100000);
-	}
-#endif
+	/* a kernel without autogroups has no such file: nothing to do */
+	if (getsid(0) == getpid() && !process_autogroup(nice, err, errlen))
+		return false;
 	return true;
 }
 
@@ -183,47 +195,6 @@ autogroups_on(void)
 }
 
 /*
- * process_autogroup
- *		This process's autogroup at nice value nice (0 to 19, allowed in
- *		both directions without privilege); Linux takes one such change per
- *		100 ms from an unprivileged process (EAGAIN): tried again for up to
- *		3 s.  False with err on refusal.
- */
-static bool
-process_autogroup(int nice, char *err, size_t errlen)
-{
-	char		buf[16];
-	int			len = snprintf(buf, sizeof(buf), "%d", nice);
-
-	for (int attempt = 0; attempt < 30; attempt++)
-	{
-		int			fd = open("/proc/self/autogroup", O_WRONLY);
-		bool		done;
-		int			save;
-
-		if (fd < 0)
-		{
-			snprintf(err, errlen, "could not open /proc/self/autogroup: %s", strerror(errno));
-			return false;
-		}
-		done = write(fd, buf, len) == len;
-		save = errno;
-		close(fd);
-		if (done)
-			return true;
-		if (save != EAGAIN)
-		{
-			snprintf(err, errlen, "could not set the stream's autogroup to nice %d: %s",
-					 nice, strerror(save));
-			return false;
-		}
-		usleep(100000);
-	}
-	snprintf(err, errlen, "could not set the stream's autogroup to nice %d: %s", nice, strerror(EAGAIN));
-	return false;
-}
-
-/*
  * cap_priority_process
  *		This process at opts->priority: 'background' a nice value of 10 and
  *		a long slice, 'idle' SCHED_IDLE and a nice value of 19 (no privilege
@@ -245,6 +216,8 @@ cap_priority_process(const BridgeOptions *opts)
 		autop.process = getsid(0) == getpid() && autogroups_on() &&
 			sched_setscheduler(0, SCHED_IDLE, &param) == 0;
 #endif
+		if (!autop.process && autogroups_on() && getsid(0) != getpid())
+			cap_log("--priority auto: this process shares the autogroup of the session it was started from and keeps its priority (start it as a service, or with setsid, for it to yield too)");
 	}
 	else if (strcmp(opts->priority, "background") == 0)
 	{

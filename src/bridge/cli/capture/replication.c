@@ -191,9 +191,13 @@ cap_start(PGconn *repl, const char *slot, CapLsn from, const char *publication,
  * the socket holds nothing more (the stream has caught up), the stream
  * sleeps READ_PACE_MS and then takes what arrived meanwhile in a few
  * reads: the walsender's writes wake nobody, the socket buffer holds them.
- * A stream that is behind never finds the socket empty and never sleeps.
  * The pause adds at most READ_PACE_MS to the lag, against a flush every
- * --flush-interval (500 ms by default).
+ * --flush-interval (500 ms by default).  Only while the stream is caught
+ * up (the caller says: its last commit received is recent): a stream that
+ * is behind finds the socket empty too whenever the walsender decodes
+ * slower than the stream reads, and pauses there capped a catch-up at
+ * about 6,000 changes a second where waking for each message gives 49,000
+ * (bench/README.md, issue 42, "Follow-up 4").
  */
 #define READ_PACE_MS		20
 
@@ -219,18 +223,18 @@ next_buffered(PGconn *repl, char **buf)
 /*
  * cap_read
  *		The next CopyData message of the stream, waiting at most timeout_ms
- *		(a pause of READ_PACE_MS when that is shorter, see above): its
- *		length (buf set, PQfreemem it), 0 on timeout, -1 when the stream
- *		ended or the connection failed.
+ *		(with paced, a pause of READ_PACE_MS when that is shorter, see
+ *		above): its length (buf set, PQfreemem it), 0 on timeout, -1 when
+ *		the stream ended or the connection failed.
  */
 int
-cap_read(PGconn *repl, int timeout_ms, char **buf)
+cap_read(PGconn *repl, int timeout_ms, bool paced, char **buf)
 {
 	int			n = next_buffered(repl, buf);
 
 	if (n != 0)
 		return n;
-	if (timeout_ms > READ_PACE_MS)
+	if (paced && timeout_ms > READ_PACE_MS)
 	{
 		struct timespec ts = {0, READ_PACE_MS * 1000000L};
 
