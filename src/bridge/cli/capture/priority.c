@@ -30,8 +30,10 @@
  * woken backends preempt the stream's at once, which SCHED_IDLE gives
  * (Linux preempts a SCHED_IDLE task for any other task that wakes, in any
  * group) and a nice value alone does not (issue 42's benchmark,
- * bench/README.md "Follow-up 4": the application's p99 1.2-1.5x that
- * without a stream at idle, 1.9-2.1x at normal).  But 'idle' is for the
+ * bench/README.md "Follow-up 4": the application's p99 1.15x that without
+ * a stream at 'auto' once it yields, 1.18-1.36x at 'idle', 1.87x at
+ * 'normal', 1.57-1.65x with the autogroups at nice 19 and no SCHED_IDLE).
+ * But 'idle' is for the
  * rest of the processes' lives, and on a saturated server a stream that
  * cannot catch up keeps WAL on the source without bound.  So 'auto' puts
  * each process into SCHED_IDLE only where it leads an autogroup (Linux's
@@ -334,9 +336,13 @@ move_all(PGconn *conn, const char *ext_schema, int nice, char *err, size_t errle
 	snprintf(nbuf, sizeof(nbuf), "%d", nice);
 	params[0] = nbuf;
 	params[1] = pids.data;
-	/* sessions that ended (a reconnect) are left out before the call */
+	/*
+	 * Sessions that ended (a reconnect) are left out before the call, and so
+	 * is a process ID reused since by a session of another program.
+	 */
 	sql = bridge_printf("WITH live AS MATERIALIZED (SELECT p FROM pg_catalog.unnest($2::int[]) p "
-						"WHERE p IN (SELECT pid FROM pg_catalog.pg_stat_activity)) "
+						"WHERE p IN (SELECT pid FROM pg_catalog.pg_stat_activity "
+						"WHERE application_name = pg_catalog.current_setting('application_name'))) "
 						"SELECT p, %s.cql_bridge_autogroup_nice($1::int, p) FROM live",
 						ext_schema);
 	res = PQexecParams(conn, sql, 2, NULL, params, NULL, NULL, 0);
