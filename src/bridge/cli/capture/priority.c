@@ -399,8 +399,22 @@ cap_priority_adapt(PGconn *conn, double lag, const BridgeOptions *opts, const ch
 	}
 	if (!move_all(conn, ext_schema, nice, err, sizeof(err)))
 	{
-		cap_log("--priority auto: %s; trying again in %.0f s", err, YIELD_RETRY_S);
-		autop.next_try = now + YIELD_RETRY_S;
+		if (strstr(err, "(SQLSTATE 42883)") != NULL)
+		{
+			/*
+			 * The library is 0.9, the extension in the database older: its
+			 * sessions stay in SCHED_IDLE at a full share (as 'normal', but
+			 * preempted by every task that wakes), for the rest of the run.
+			 */
+			cap_log("--priority auto: %s; the stream's sessions keep a full share (ALTER EXTENSION cql_fdw UPDATE gives cql_bridge_autogroup_nice)",
+					err);
+			autop.npids = 0;
+		}
+		else
+		{
+			cap_log("--priority auto: %s; trying again in %.0f s", err, YIELD_RETRY_S);
+			autop.next_try = now + YIELD_RETRY_S;
+		}
 		return;
 	}
 	autop.yielding = nice > 0;
