@@ -437,11 +437,11 @@ cql_bridge_cpu_priority(PG_FUNCTION_ARGS)
  *		RETURNS integer: the autogroup of this backend, or of the session
  *		(backend or walsender) with that process ID (one of the calling
  *		role's, or any for a superuser), at nice value nice (0 to 19), for
- *		"cqlbridge
- *		stream --priority auto" (see the header).  Returns the nice value
- *		now in effect, or NULL when the process has no autogroup that counts
- *		(nothing is done).  Raising the value again needs no privilege, so
- *		the stream moves between yielding and a full share as its lag asks.
+ *		"cqlbridge stream --priority auto" (see the header).  Returns the
+ *		nice value now in effect, or NULL when the process has no autogroup
+ *		that counts (nothing is done).  Raising the value again needs no
+ *		privilege, so the stream moves between yielding and a full share as
+ *		its lag asks.
  */
 Datum
 cql_bridge_autogroup_nice(PG_FUNCTION_ARGS)

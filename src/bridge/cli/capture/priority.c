@@ -211,14 +211,15 @@ cap_priority_process(const BridgeOptions *opts)
 
 	if (strcmp(opts->priority, "auto") == 0)
 	{
+		bool		leads = getsid(0) == getpid();
+		bool		groups = autogroups_on();
 #ifdef SCHED_IDLE
 		struct sched_param param;
 
 		memset(&param, 0, sizeof(param));
-		autop.process = getsid(0) == getpid() && autogroups_on() &&
-			sched_setscheduler(0, SCHED_IDLE, &param) == 0;
+		autop.process = leads && groups && sched_setscheduler(0, SCHED_IDLE, &param) == 0;
 #endif
-		if (!autop.process && autogroups_on() && getsid(0) != getpid())
+		if (groups && !leads)
 			cap_log("--priority auto: this process shares the autogroup of the session it was started from and keeps its priority (start it as a service, or with setsid, for it to yield too)");
 	}
 	else if (strcmp(opts->priority, "background") == 0)
@@ -282,13 +283,8 @@ auto_session(PGconn *conn, bool replication, const char *ext_schema, char *err, 
 		moved = strcmp(PQgetvalue(res, 0, 0), "idle") == 0;
 		PQclear(res);
 	}
-	if (!replication)
-	{
-		res = PQexec(conn, "SET max_parallel_workers_per_gather = 0");
-		if (!cap_result_ok(conn, res, err, errlen))
-			return false;
-		PQclear(res);
-	}
+	if (!replication && !cap_run(conn, "SET max_parallel_workers_per_gather = 0", 0, NULL, err, errlen))
+		return false;
 	if (!moved)
 		return true;
 	if (autop.npids == autop.cappids)

@@ -103,9 +103,8 @@ prepared(PGconn *conn, const char *sql, int n, PGresult **failed)
 	res = PQprepare(conn, name, sql, n, NULL);
 	if (res == NULL || PQresultStatus(res) != PGRES_COMMAND_OK)
 	{
-		*failed = res;			/* NULL (out of memory) reports the connection's error */
-		if (res == NULL)
-			*failed = PQmakeEmptyPGresult(conn, PGRES_FATAL_ERROR);
+		/* NULL (out of memory): an error result, the connection's message */
+		*failed = res ? res : PQmakeEmptyPGresult(conn, PGRES_FATAL_ERROR);
 		return NULL;
 	}
 	PQclear(res);
@@ -126,12 +125,9 @@ cap_exec(PGconn *conn, const char *sql, int n, const char *const *params,
 	PGresult   *res = NULL;
 	const char *name = n > 0 ? prepared(conn, sql, n, &res) : NULL;
 
-	if (res != NULL)
-		;						/* the PREPARE failed: its error */
-	else if (name != NULL)
-		res = PQexecPrepared(conn, name, n, params, NULL, NULL, 0);
-	else
-		res = PQexecParams(conn, sql, n, NULL, params, NULL, NULL, 0);
+	if (res == NULL)			/* else the PREPARE failed: its error */
+		res = name != NULL ? PQexecPrepared(conn, name, n, params, NULL, NULL, 0)
+			: PQexecParams(conn, sql, n, NULL, params, NULL, NULL, 0);
 	cap_trace(conn, sql, cpu0);
 	if (cap_result_ok(conn, res, err, errlen))
 		return res;
